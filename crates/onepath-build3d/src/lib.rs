@@ -1,0 +1,2 @@
+//! onepath-build3d (under construction).
+#![forbid(unsafe_code)]

@@ -1,0 +1,250 @@
+//! Little-endian byte cursor and writer shared by every OnePath reader and writer.
+//!
+//! Every read names the field it reads, so a short or broken input fails with
+//! "malformed polygon count: need 4 bytes, 2 remain" rather than a bare end-of-input.
+//! Counts read from the bytes are checked against what remains before anything is
+//! allocated ([`ByteReader::count`]); all size arithmetic is checked.
+
+use crate::error::FormatError;
+
+/// A cursor over untrusted bytes. Never panics.
+#[derive(Debug, Clone)]
+pub struct ByteReader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+macro_rules! read_le {
+    ($name:ident, $ty:ty, $n:expr) => {
+        #[doc = concat!("Reads a little-endian `", stringify!($ty), "` named `field`.")]
+        pub fn $name(&mut self, field: &str) -> Result<$ty, FormatError> {
+            let b = self.array::<$n>(field)?;
+            Ok(<$ty>::from_le_bytes(b))
+        }
+    };
+}
+
+impl<'a> ByteReader<'a> {
+    /// A reader at the start of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        ByteReader { bytes, pos: 0 }
+    }
+
+    /// Bytes not yet read.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    /// Offset of the next byte to read.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// True when every byte has been read.
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// Takes the next `len` bytes, named `field`.
+    pub fn bytes(&mut self, len: usize, field: &str) -> Result<&'a [u8], FormatError> {
+        if len > self.remaining() {
+            return Err(FormatError::malformed(
+                field,
+                format!("need {len} bytes, {} remain", self.remaining()),
+            ));
+        }
+        let out = &self.bytes[self.pos..self.pos + len];
+        self.pos += len;
+        Ok(out)
+    }
+
+    /// Takes the next `N` bytes as an array, named `field`.
+    pub fn array<const N: usize>(&mut self, field: &str) -> Result<[u8; N], FormatError> {
+        let s = self.bytes(N, field)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(s);
+        Ok(out)
+    }
+
+    read_le!(u8, u8, 1);
+    read_le!(u16, u16, 2);
+    read_le!(u32, u32, 4);
+    read_le!(u64, u64, 8);
+    read_le!(i32, i32, 4);
+    read_le!(i64, i64, 8);
+    read_le!(f32, f32, 4);
+    read_le!(f64, f64, 8);
+
+    /// Reads a `u8` that must be 0 or 1.
+    pub fn bool_u8(&mut self, field: &str) -> Result<bool, FormatError> {
+        match self.u8(field)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(FormatError::malformed(field, format!("{v} is not 0 or 1"))),
+        }
+    }
+
+    /// Reads a `u32` count of items of `item_size` bytes each and checks, with checked
+    /// arithmetic, that that many items fit in the bytes that remain. Returns the count.
+    pub fn count(&mut self, field: &str, item_size: usize) -> Result<usize, FormatError> {
+        let n = self.u32(field)? as usize;
+        self.check_fits(field, n, item_size)?;
+        Ok(n)
+    }
+
+    /// Checks that `count` items of `item_size` bytes fit in the remaining bytes.
+    pub fn check_fits(
+        &self,
+        field: &str,
+        count: usize,
+        item_size: usize,
+    ) -> Result<(), FormatError> {
+        match count.checked_mul(item_size) {
+            Some(total) if total <= self.remaining() => Ok(()),
+            _ => Err(FormatError::malformed(
+                field,
+                format!(
+                    "{count} items of {item_size} bytes do not fit in the {} bytes that remain",
+                    self.remaining()
+                ),
+            )),
+        }
+    }
+
+    /// A sub-reader over a `u32` length-prefixed body; the outer cursor moves past it.
+    pub fn length_prefixed(&mut self, field: &str) -> Result<ByteReader<'a>, FormatError> {
+        let len = self.u32(field)? as usize;
+        let body = self.bytes(len, field)?;
+        Ok(ByteReader::new(body))
+    }
+
+    /// Fails when bytes remain (trailing bytes are always an error in OnePath layouts).
+    pub fn expect_end(&self, what: &str) -> Result<(), FormatError> {
+        if self.remaining() != 0 {
+            return Err(FormatError::malformed(
+                what,
+                format!("{} trailing bytes", self.remaining()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads the 4-byte magic and fails unless it equals `magic`.
+    pub fn magic(&mut self, magic: &[u8; 4], what: &str) -> Result<(), FormatError> {
+        let found = self.array::<4>(what)?;
+        if &found != magic {
+            return Err(FormatError::malformed(
+                what,
+                format!(
+                    "bad magic {:02X} {:02X} {:02X} {:02X} (expected {})",
+                    found[0],
+                    found[1],
+                    found[2],
+                    found[3],
+                    String::from_utf8_lossy(magic)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// An infallible little-endian writer.
+#[derive(Debug, Clone, Default)]
+pub struct ByteWriter {
+    buf: Vec<u8>,
+}
+
+macro_rules! write_le {
+    ($name:ident, $ty:ty) => {
+        #[doc = concat!("Appends a little-endian `", stringify!($ty), "`.")]
+        pub fn $name(&mut self, v: $ty) {
+            self.buf.extend_from_slice(&v.to_le_bytes());
+        }
+    };
+}
+
+impl ByteWriter {
+    /// An empty writer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty writer with room for `n` bytes (writers compute their size first).
+    pub fn with_capacity(n: usize) -> Self {
+        ByteWriter {
+            buf: Vec::with_capacity(n),
+        }
+    }
+
+    write_le!(u8, u8);
+    write_le!(u16, u16);
+    write_le!(u32, u32);
+    write_le!(u64, u64);
+    write_le!(i32, i32);
+    write_le!(i64, i64);
+    write_le!(f32, f32);
+    write_le!(f64, f64);
+
+    /// Appends raw bytes.
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// True when nothing has been written.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// The bytes written.
+    pub fn into_vec(self) -> Vec<u8> {
+        self.buf
+    }
+
+    /// The bytes written so far.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.buf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_read_names_the_field() {
+        let mut r = ByteReader::new(&[1, 2]);
+        let e = r.u32("polygon count").unwrap_err();
+        assert_eq!(
+            e,
+            FormatError::malformed("polygon count", "need 4 bytes, 2 remain")
+        );
+    }
+
+    #[test]
+    fn huge_count_is_rejected_before_allocating() {
+        let mut r = ByteReader::new(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0]);
+        let e = r.count("slot count", 5).unwrap_err();
+        assert!(matches!(e, FormatError::Malformed { ref at, .. } if at == "slot count"));
+    }
+
+    #[test]
+    fn round_trip_little_endian() {
+        let mut w = ByteWriter::new();
+        w.u16(0x0102);
+        w.f64(-0.0);
+        w.i32(-5);
+        let v = w.into_vec();
+        assert_eq!(&v[..2], &[0x02, 0x01]);
+        let mut r = ByteReader::new(&v);
+        assert_eq!(r.u16("a").unwrap(), 0x0102);
+        assert_eq!(r.f64("b").unwrap().to_bits(), (-0.0f64).to_bits());
+        assert_eq!(r.i32("c").unwrap(), -5);
+        r.expect_end("x").unwrap();
+    }
+}

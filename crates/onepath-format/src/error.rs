@@ -1,0 +1,148 @@
+//! The error family every OnePath reader shares.
+
+use std::fmt;
+
+use crate::params::Fingerprint;
+
+/// A byte-level or rule-level failure: malformed input, an unknown version, or a tile
+/// built against other parameters.
+///
+/// Every variant names where the failure is (a field, slot, polygon, edge or array), so a
+/// message read out of a log is enough to find the offending byte.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// The bytes or data break a rule of the format. `at` names the field, slot, polygon or
+    /// edge (outermost context first, e.g. `slot 3: tile: polygon 7: edge 2`).
+    #[error("malformed {at}: {reason}")]
+    Malformed {
+        /// Where: field, slot, polygon, edge or array.
+        at: String,
+        /// What is wrong there.
+        reason: String,
+    },
+    /// A version this reader does not know (for navmesh layouts: anything but 2).
+    #[error("unsupported {what} version {found} (expected {expected})")]
+    Version {
+        /// Which layout (e.g. "ONPT").
+        what: &'static str,
+        /// The version found in the bytes.
+        found: u16,
+        /// The version this reader accepts.
+        expected: u16,
+    },
+    /// A tile (or snapshot, or library tile) built against other parameters.
+    #[error("fingerprint mismatch{}: found {found}, expected {expected}", at_suffix(.at))]
+    Fingerprint {
+        /// Where the mismatching tile was found (may be empty).
+        at: String,
+        /// The fingerprint the tile carries.
+        found: Fingerprint,
+        /// The fingerprint of the parameters it was checked against.
+        expected: Fingerprint,
+    },
+    /// A grid-family object's saved state does not fit the object it is restored into, or is
+    /// inconsistent (OPGS, `onepath-gridstate`).
+    #[error("grid state error: {message}")]
+    GridState {
+        /// Names the mismatch or the broken rule.
+        message: String,
+    },
+    /// A graph's saved state (or a graph search's) is inconsistent or does not fit
+    /// (OPGS, `onepath-gridstate`).
+    #[error("graph state error: {message}")]
+    GraphState {
+        /// Names the mismatch or the broken rule.
+        message: String,
+    },
+}
+
+fn at_suffix(at: &str) -> String {
+    if at.is_empty() {
+        String::new()
+    } else {
+        format!(" at {at}")
+    }
+}
+
+/// The kind of a [`FormatError`], for callers that branch on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FormatErrorKind {
+    /// [`FormatError::Malformed`].
+    Malformed,
+    /// [`FormatError::Version`].
+    Version,
+    /// [`FormatError::Fingerprint`].
+    Fingerprint,
+    /// [`FormatError::GridState`].
+    GridState,
+    /// [`FormatError::GraphState`].
+    GraphState,
+}
+
+impl FormatError {
+    /// A malformed-input error at `at`.
+    pub fn malformed(at: impl fmt::Display, reason: impl fmt::Display) -> Self {
+        FormatError::Malformed {
+            at: at.to_string(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// The error's kind.
+    pub fn kind(&self) -> FormatErrorKind {
+        match self {
+            FormatError::Malformed { .. } => FormatErrorKind::Malformed,
+            FormatError::Version { .. } => FormatErrorKind::Version,
+            FormatError::Fingerprint { .. } => FormatErrorKind::Fingerprint,
+            FormatError::GridState { .. } => FormatErrorKind::GridState,
+            FormatError::GraphState { .. } => FormatErrorKind::GraphState,
+        }
+    }
+
+    /// Prefixes the location with an outer context (`slot 3`, `tile`), so nested readers
+    /// produce `slot 3: tile: polygon 7`.
+    pub fn within(self, context: impl fmt::Display) -> Self {
+        match self {
+            FormatError::Malformed { at, reason } => FormatError::Malformed {
+                at: format!("{context}: {at}"),
+                reason,
+            },
+            FormatError::Fingerprint {
+                at,
+                found,
+                expected,
+            } => FormatError::Fingerprint {
+                at: if at.is_empty() {
+                    context.to_string()
+                } else {
+                    format!("{context}: {at}")
+                },
+                found,
+                expected,
+            },
+            FormatError::GridState { message } => FormatError::GridState {
+                message: format!("{context}: {message}"),
+            },
+            FormatError::GraphState { message } => FormatError::GraphState {
+                message: format!("{context}: {message}"),
+            },
+            other => other,
+        }
+    }
+}
+
+/// A world coordinate (or another public numeric argument) outside its allowed range.
+///
+/// World positions must be finite and lie strictly within ±2^21 ([`crate::COORD_BOUND`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{what} = {value} is out of range (bound {bound})")]
+pub struct CoordinateError {
+    /// The argument, e.g. `start.x` or `OffMeshLinks[2].end.z`.
+    pub what: String,
+    /// The value given.
+    pub value: f64,
+    /// The bound it broke.
+    pub bound: f64,
+}

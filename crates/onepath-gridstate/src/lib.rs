@@ -1,0 +1,2 @@
+//! onepath-gridstate (under construction).
+#![forbid(unsafe_code)]

@@ -1,0 +1,2 @@
+//! onepath-mesh (under construction).
+#![forbid(unsafe_code)]

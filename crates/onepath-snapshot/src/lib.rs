@@ -1,0 +1,2 @@
+//! onepath-snapshot (under construction).
+#![forbid(unsafe_code)]

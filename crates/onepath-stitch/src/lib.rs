@@ -1,0 +1,2 @@
+//! onepath-stitch (under construction).
+#![forbid(unsafe_code)]

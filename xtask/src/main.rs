@@ -1,0 +1,2 @@
+//! cargo xtask: repository tasks (under construction).
+fn main() {}
