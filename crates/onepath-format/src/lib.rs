@@ -30,7 +30,13 @@ pub mod bytes;
 pub mod error;
 pub mod params;
 pub mod polyref;
+pub mod tile;
+mod validate;
 
 pub use error::{CoordinateError, FormatError, FormatErrorKind};
 pub use params::{Fingerprint, NavMeshParams, COORD_BOUND, FORMAT_VERSION, PARAMS_BLOCK_LEN};
 pub use polyref::{next_salt, PolyRef, TileRef, MAX_SALT, MAX_SLOTS};
+pub use tile::{
+    DetailMesh, DetailTriangle, NavTile, NavTileData, OffMeshLinkSlot, TileGeometry, MAX_AREA,
+    MAX_LAYER, NO_PORTAL,
+};

@@ -1,0 +1,250 @@
+//! Tiles: the hand-built / builder-filled [`NavTileData`] and the validated, immutable
+//! [`NavTile`].
+
+use std::sync::Arc;
+
+use crate::error::FormatError;
+use crate::params::{Fingerprint, NavMeshParams};
+
+/// Largest layer index of a tile column.
+pub const MAX_LAYER: u16 = 1023;
+/// Largest polygon area value.
+pub const MAX_AREA: u8 = 63;
+/// Edge portal side value meaning "not a portal".
+pub const NO_PORTAL: u8 = 0xFF;
+
+/// One polygon's detail sub-mesh: ranges into the tile's detail vertex and triangle arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DetailMesh {
+    /// First detail vertex of this polygon.
+    pub vertex_base: u32,
+    /// Number of detail vertices of this polygon.
+    pub vertex_count: u32,
+    /// First detail triangle of this polygon.
+    pub triangle_base: u32,
+    /// Number of detail triangles of this polygon.
+    pub triangle_count: u32,
+}
+
+/// One detail triangle: three vertex indices (polygon vertices first, then the polygon's
+/// detail vertices) and edge flags (bit k: edge k lies on the polygon boundary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DetailTriangle {
+    /// Vertex indices.
+    pub v: [u8; 3],
+    /// Edge flags.
+    pub edge_flags: u8,
+}
+
+/// An off-mesh link slot as stored in a tile (tile-local coordinates).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OffMeshLinkSlot {
+    /// Start point, tile-local (X/Z against the tile origin, Y against the tile's OriginY).
+    pub start: [f32; 3],
+    /// End point in the owning tile's frame (may lie in any tile).
+    pub end: [f32; 3],
+    /// Attachment radius, > 0.
+    pub radius: f32,
+    /// Area of the link, 0..=63.
+    pub area: u8,
+    /// Whether the link may also be taken from end to start.
+    pub bidirectional: bool,
+    /// Polygon flags of the link.
+    pub flags: u16,
+    /// Caller's id.
+    pub user_id: u32,
+}
+
+/// The raw content of a tile, as a builder or a hand-written test fills it. Structure of
+/// arrays, exactly the ONPT arrays. [`NavTile::create`] validates it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NavTileData {
+    /// Tile column.
+    pub tile_x: i32,
+    /// Tile row.
+    pub tile_z: i32,
+    /// Layer, 0..=1023.
+    pub layer: u16,
+    /// World Y of the tile's local origin (finite, strictly within ±2^21).
+    pub origin_y: f64,
+    /// Vertices, tile-local.
+    pub vertices: Vec<[f32; 3]>,
+    /// Vertex count of each polygon (3..=MaxVertsPerPoly).
+    pub poly_sizes: Vec<u8>,
+    /// Area of each polygon (0..=63).
+    pub poly_areas: Vec<u8>,
+    /// Flags of each polygon.
+    pub poly_flags: Vec<u16>,
+    /// Corner vertex indices; polygon p owns the next `poly_sizes[p]` entries.
+    pub corners: Vec<u16>,
+    /// Per corner (edge k runs from corner k to k+1): 0 none, else in-tile polygon + 1.
+    pub edge_neighbours: Vec<u32>,
+    /// Per corner: [`NO_PORTAL`] or portal side 0..=3.
+    pub edge_portal_sides: Vec<u8>,
+    /// Per polygon detail mesh (empty, or one per polygon).
+    pub detail_meshes: Vec<DetailMesh>,
+    /// Detail vertices, tile-local.
+    pub detail_vertices: Vec<[f32; 3]>,
+    /// Detail triangles.
+    pub detail_triangles: Vec<DetailTriangle>,
+    /// Off-mesh link slots.
+    pub off_mesh_links: Vec<OffMeshLinkSlot>,
+}
+
+/// The immutable part of a validated tile, shared (`Arc`) between every mesh and copy
+/// that holds the tile.
+#[derive(Debug, PartialEq)]
+pub struct TileGeometry {
+    /// The tile's data as validated. Areas and flags here are the as-built values.
+    pub data: NavTileData,
+    /// Derived: index of each polygon's first corner (prefix sums of `poly_sizes`), plus
+    /// one final entry equal to the corner count.
+    pub poly_first_corner: Vec<u32>,
+}
+
+/// A validated tile. Immutable geometry is shared; the tile also carries *current* areas,
+/// flags and off-mesh link switches (equal to the as-built values for a freshly created
+/// or read tile; a tile taken from an edited mesh carries that mesh's current values).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NavTile {
+    fingerprint: Fingerprint,
+    geometry: Arc<TileGeometry>,
+    areas: Arc<[u8]>,
+    flags: Arc<[u16]>,
+    link_enabled: Arc<[bool]>,
+}
+
+impl NavTile {
+    /// Validates `data` against `params` (every tile rule; see `validate.rs`) and creates the
+    /// tile, which records `params.fingerprint()`.
+    pub fn create(params: &NavMeshParams, data: NavTileData) -> Result<NavTile, FormatError> {
+        crate::validate::validate_tile(params, &data)?;
+        Ok(Self::from_valid(params.fingerprint(), data))
+    }
+
+    /// Builds the tile from data already validated.
+    pub(crate) fn from_valid(fingerprint: Fingerprint, data: NavTileData) -> NavTile {
+        let mut poly_first_corner = Vec::with_capacity(data.poly_sizes.len() + 1);
+        let mut acc = 0u32;
+        for &s in &data.poly_sizes {
+            poly_first_corner.push(acc);
+            acc += u32::from(s);
+        }
+        poly_first_corner.push(acc);
+        let areas: Arc<[u8]> = data.poly_areas.clone().into();
+        let flags: Arc<[u16]> = data.poly_flags.clone().into();
+        let link_enabled: Arc<[bool]> = vec![true; data.off_mesh_links.len()].into();
+        NavTile {
+            fingerprint,
+            geometry: Arc::new(TileGeometry {
+                data,
+                poly_first_corner,
+            }),
+            areas,
+            flags,
+            link_enabled,
+        }
+    }
+
+    /// The same tile with other current areas, flags and link switches (what a mesh hands out
+    /// from `get_tile`). The as-built values are unchanged. Fails when a length differs from
+    /// the tile's counts or an area is above 63.
+    pub fn with_current_state(
+        &self,
+        areas: Arc<[u8]>,
+        flags: Arc<[u16]>,
+        link_enabled: Arc<[bool]>,
+    ) -> Result<NavTile, FormatError> {
+        let n = self.poly_count();
+        if areas.len() != n {
+            return Err(FormatError::malformed(
+                "areas",
+                format!("{} values for {n} polygons", areas.len()),
+            ));
+        }
+        if flags.len() != n {
+            return Err(FormatError::malformed(
+                "flags",
+                format!("{} values for {n} polygons", flags.len()),
+            ));
+        }
+        if let Some(p) = areas.iter().position(|&a| a > MAX_AREA) {
+            return Err(FormatError::malformed(
+                format!("polygon {p}: area"),
+                format!("{} is above {MAX_AREA}", areas[p]),
+            ));
+        }
+        let l = self.data().off_mesh_links.len();
+        if link_enabled.len() != l {
+            return Err(FormatError::malformed(
+                "link switches",
+                format!("{} values for {l} off-mesh links", link_enabled.len()),
+            ));
+        }
+        Ok(NavTile {
+            fingerprint: self.fingerprint,
+            geometry: Arc::clone(&self.geometry),
+            areas,
+            flags,
+            link_enabled,
+        })
+    }
+
+    /// The fingerprint of the parameters the tile was created against.
+    pub fn fingerprint(&self) -> Fingerprint {
+        self.fingerprint
+    }
+
+    /// The shared immutable geometry.
+    pub fn geometry(&self) -> &Arc<TileGeometry> {
+        &self.geometry
+    }
+
+    /// The tile's data (areas and flags in it are the as-built values).
+    pub fn data(&self) -> &NavTileData {
+        &self.geometry.data
+    }
+
+    /// (TileX, TileZ, Layer).
+    pub fn position(&self) -> (i32, i32, u16) {
+        let d = &self.geometry.data;
+        (d.tile_x, d.tile_z, d.layer)
+    }
+
+    /// Number of polygons.
+    pub fn poly_count(&self) -> usize {
+        self.geometry.data.poly_sizes.len()
+    }
+
+    /// The corner range of polygon `p` (indices into `corners`, `edge_neighbours`,
+    /// `edge_portal_sides`). Panics if `p` is out of range.
+    pub fn poly_corners(&self, p: usize) -> std::ops::Range<usize> {
+        let f = &self.geometry.poly_first_corner;
+        f[p] as usize..f[p + 1] as usize
+    }
+
+    /// Current areas.
+    pub fn areas(&self) -> &Arc<[u8]> {
+        &self.areas
+    }
+
+    /// Current flags.
+    pub fn flags(&self) -> &Arc<[u16]> {
+        &self.flags
+    }
+
+    /// Current off-mesh link switches (true = enabled).
+    pub fn link_enabled(&self) -> &Arc<[bool]> {
+        &self.link_enabled
+    }
+
+    /// As-built areas.
+    pub fn as_built_areas(&self) -> &[u8] {
+        &self.geometry.data.poly_areas
+    }
+
+    /// As-built flags.
+    pub fn as_built_flags(&self) -> &[u16] {
+        &self.geometry.data.poly_flags
+    }
+}
