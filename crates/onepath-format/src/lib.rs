@@ -27,16 +27,23 @@
 #![forbid(unsafe_code)]
 
 pub mod bytes;
+pub mod content_id;
 pub mod error;
+pub mod onpt;
+pub mod orient;
 pub mod params;
 pub mod polyref;
 pub mod tile;
 mod validate;
 
+pub use content_id::ContentId;
 pub use error::{CoordinateError, FormatError, FormatErrorKind};
+pub use onpt::{onpt_len, ONPT_HEADER_LEN, ONPT_MAGIC};
+pub use orient::orient2d_exact;
 pub use params::{Fingerprint, NavMeshParams, COORD_BOUND, FORMAT_VERSION, PARAMS_BLOCK_LEN};
 pub use polyref::{next_salt, PolyRef, TileRef, MAX_SALT, MAX_SLOTS};
 pub use tile::{
     DetailMesh, DetailTriangle, NavTile, NavTileData, OffMeshLinkSlot, TileGeometry, MAX_AREA,
     MAX_LAYER, NO_PORTAL,
 };
+pub use validate::{MAX_TILE_POLYS, MAX_TILE_VERTICES};
