@@ -1,2 +1,67 @@
-//! onepath-gridstate (under construction).
+//! # onepath-gridstate
+//!
+//! Grids, graphs and the searches that run on them, one-shot (tier 1) or sliced
+//! (tier 2: `begin` / `step(n)` / `result`), designed so that the OPGS state format
+//! (`grid-state.txt`) can save and restore every search byte for byte.
+//!
+//! ## Invariants
+//! - **Deterministic**: only IEEE-exact arithmetic (+ − × ÷ √) reaches a result; every
+//!   priority queue has a documented total tie-break; no hash-map order reaches an output.
+//!   The same inputs give the same path, cost, counters and expansion order everywhere.
+//! - **Sliced = one-shot**: a search stepped with any budgets returns the result of the
+//!   one-shot query (one iteration is defined per engine in `docs/grid-search.md`).
+//! - **Exact octile costs**: the specialised engines of [`GridSearch`] count costs as
+//!   (straight, diagonal) step pairs ([`StepPair`]) compared exactly.
+//! - **Optimal**: every engine returns a least-cost path for its options (a heuristic
+//!   weight above 1 bounds the cost by weight × optimum instead).
+//! - **No panics on public input**: misuse returns a [`GridError`]; no `unsafe`.
+//!
+//! ## Example
+//! ```
+//! use onepath_gridstate::{Grid, GridAlgorithm, GridOptions, GridSearch, PathStatus};
+//!
+//! let grid = Grid::from_ascii(&[
+//!     ".....",
+//!     ".##..",
+//!     ".....",
+//! ]).unwrap();
+//! let mut search = GridSearch::new(GridAlgorithm::JumpPoint, GridOptions::default()).unwrap();
+//! let result = search.find_path(&grid, (0, 0), (4, 2)).unwrap();
+//! assert_eq!(result.status, PathStatus::Found);
+//! // 4 straight steps and 1 diagonal step (no corner of a wall is touched): 4 + √2.
+//! assert_eq!(result.cost, 4.0 + std::f64::consts::SQRT_2);
+//! assert_eq!(result.nodes.first(), Some(&0));
+//! assert_eq!(result.nodes.last(), Some(&(2 * 5 + 4)));
+//! ```
 #![forbid(unsafe_code)]
+
+mod area;
+mod astar;
+mod bitgrid;
+mod buffers;
+mod error;
+mod grid;
+mod grid_search;
+mod grid_view;
+mod heap;
+mod jps;
+mod jps_plus;
+mod move_mask;
+mod octile;
+mod options;
+mod pair_astar;
+mod result;
+mod space;
+
+pub use area::{AreaCosts, WALL};
+pub use astar::{AStarCore, GridAStar, SearchGraph};
+pub use buffers::{SearchBuffers, NO_NODE};
+pub use error::GridError;
+pub use grid::{CellEdit, Grid, ListenerId, EDIT_JOURNAL_LEN, MAX_CELLS};
+pub use grid_search::{GridAlgorithm, GridEngine, GridSearch};
+pub use heap::{OpenSet, OpenSlot};
+pub use jps::JumpFinder;
+pub use octile::StepPair;
+pub use options::{Connectivity, CostHook, DiagonalRule, GridOptions, PassableHook};
+pub use result::{PathResult, PathStatus, SearchStatus};
+pub use space::{GridSpace, SPACE_LIMIT};

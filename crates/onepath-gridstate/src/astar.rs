@@ -1,0 +1,266 @@
+//! The generic A* engine (f64 costs, [`OpenSet`] tie-break) and its grid front end
+//! [`GridAStar`].
+//!
+//! One iteration = one node popped from the open set: the goal (the search ends `Found`)
+//! or a node that is then expanded. An empty open set ends the search `NoPath` without
+//! using an iteration.
+
+use crate::buffers::{SearchBuffers, NO_NODE};
+use crate::error::GridError;
+use crate::grid::Grid;
+use crate::grid_view::{GridCache, GridView};
+use crate::heap::OpenSet;
+use crate::options::GridOptions;
+use crate::result::{PathResult, PathStatus, SearchStatus};
+
+/// A graph the generic engines can search: nodes `0..node_count`, weighted successors and
+/// an admissible, consistent estimate of the remaining cost.
+pub trait SearchGraph {
+    /// Number of nodes.
+    fn node_count(&self) -> usize;
+    /// Whether `node` may be entered at all (start and goal must be).
+    fn is_passable(&self, node: u32) -> bool;
+    /// Appends `(successor, cost)` pairs of `node` to `out` (costs finite and ≥ 0).
+    fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>);
+    /// Appends `(predecessor, cost of predecessor → node)` pairs (for backward searches).
+    fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>);
+    /// A lower bound of the cost from `from` to `to` (unweighted).
+    fn estimate(&self, from: u32, to: u32) -> f64;
+}
+
+/// The reusable A* state: buffers, open set, counters. Part 2 saves exactly these fields.
+#[derive(Debug, Clone, Default)]
+pub struct AStarCore {
+    pub(crate) buffers: SearchBuffers,
+    pub(crate) open: OpenSet,
+    pub(crate) status: SearchStatus,
+    pub(crate) weight: f64,
+    pub(crate) start: u32,
+    pub(crate) goal: u32,
+    pub(crate) expanded: u32,
+    pub(crate) iterations: u32,
+    pub(crate) path_cost: f64,
+    pub(crate) record: bool,
+    pub(crate) expansions: Vec<u32>,
+    scratch: Vec<(u32, f64)>,
+}
+
+impl AStarCore {
+    /// Starts a search from `start` to `goal` over a graph of `node_count` nodes. The caller
+    /// has range-checked both nodes.
+    pub fn begin<G: SearchGraph>(
+        &mut self,
+        graph: &G,
+        start: u32,
+        goal: u32,
+        weight: f64,
+        record: bool,
+    ) {
+        let n = graph.node_count();
+        self.buffers.reset(n);
+        self.open.reset(n);
+        self.status = SearchStatus::InProgress;
+        self.weight = weight;
+        self.start = start;
+        self.goal = goal;
+        self.expanded = 0;
+        self.iterations = 0;
+        self.path_cost = 0.0;
+        self.record = record;
+        self.expansions.clear();
+        if !graph.is_passable(start) || !graph.is_passable(goal) {
+            self.status = SearchStatus::NoPath;
+            return;
+        }
+        self.buffers.visit(start, 0.0, NO_NODE);
+        let h = weight * graph.estimate(start, goal);
+        self.open.push_or_decrease(start, h, 0.0);
+    }
+
+    /// Runs at most `max_iterations` iterations and returns the status.
+    pub fn step<G: SearchGraph>(&mut self, graph: &G, max_iterations: u64) -> SearchStatus {
+        let mut done = 0u64;
+        while self.status == SearchStatus::InProgress {
+            if self.open.is_empty() {
+                self.status = SearchStatus::NoPath;
+                break;
+            }
+            if done >= max_iterations {
+                break;
+            }
+            let Some(top) = self.open.pop() else { break };
+            done += 1;
+            self.iterations = self.iterations.saturating_add(1);
+            let node = top.node;
+            self.buffers.close(node);
+            if node == self.goal {
+                self.path_cost = top.g;
+                self.status = SearchStatus::Found;
+                break;
+            }
+            self.expanded = self.expanded.saturating_add(1);
+            if self.record {
+                self.expansions.push(node);
+            }
+            let mut scratch = std::mem::take(&mut self.scratch);
+            scratch.clear();
+            graph.successors(node, &mut scratch);
+            for &(m, c) in &scratch {
+                if self.buffers.is_closed(m) {
+                    continue;
+                }
+                let g = top.g + c;
+                if g < self.buffers.g(m) {
+                    self.buffers.visit(m, g, node);
+                    let f = g + self.weight * graph.estimate(m, self.goal);
+                    self.open.push_or_decrease(m, f, g);
+                }
+            }
+            self.scratch = scratch;
+        }
+        self.status
+    }
+
+    /// The status.
+    pub fn status(&self) -> SearchStatus {
+        self.status
+    }
+
+    /// The result so far (a path only when found).
+    pub fn result(&self) -> PathResult {
+        let status = match self.status {
+            SearchStatus::Found => PathStatus::Found,
+            SearchStatus::NoPath => PathStatus::NoPath,
+            _ => PathStatus::BudgetExhausted,
+        };
+        PathResult {
+            status,
+            nodes: if status == PathStatus::Found {
+                self.buffers.path_to(self.goal)
+            } else {
+                Vec::new()
+            },
+            cost: if status == PathStatus::Found {
+                self.path_cost
+            } else {
+                0.0
+            },
+            expanded: self.expanded,
+            iterations: self.iterations,
+            expansions: if self.record {
+                Some(self.expansions.clone())
+            } else {
+                None
+            },
+        }
+    }
+
+    /// The buffers (visited/closed/g/parent).
+    pub fn buffers(&self) -> &SearchBuffers {
+        &self.buffers
+    }
+    /// The open set in heap order.
+    pub fn open_set(&self) -> &OpenSet {
+        &self.open
+    }
+}
+
+/// Runs a one-shot query with a tier-1 budget (0 = unlimited).
+pub(crate) fn run_budgeted<G: SearchGraph>(
+    core: &mut AStarCore,
+    graph: &G,
+    budget: u64,
+) -> PathResult {
+    let max = if budget == 0 { u64::MAX } else { budget };
+    core.step(graph, max);
+    core.result()
+}
+
+/// A* on a [`Grid`] with any [`GridOptions`] (f64 costs: step length × the entered cell's
+/// area multiplier, or the cost hook).
+#[derive(Debug, Clone)]
+pub struct GridAStar {
+    options: GridOptions,
+    core: AStarCore,
+    cache: GridCache,
+    began: Option<(u64, u32)>,
+}
+
+impl GridAStar {
+    /// A search with these options.
+    pub fn new(options: GridOptions) -> Result<Self, GridError> {
+        options.validate()?;
+        Ok(GridAStar {
+            options,
+            core: AStarCore::default(),
+            cache: GridCache::default(),
+            began: None,
+        })
+    }
+
+    /// The options.
+    pub fn options(&self) -> &GridOptions {
+        &self.options
+    }
+
+    /// One-shot path from `start` to `goal` (cells as (x, y)).
+    pub fn find_path(
+        &mut self,
+        grid: &Grid,
+        start: (u32, u32),
+        goal: (u32, u32),
+    ) -> Result<PathResult, GridError> {
+        self.begin(grid, start, goal)?;
+        let view = GridView::new(grid, &self.options, &mut self.cache);
+        Ok(run_budgeted(
+            &mut self.core,
+            &view,
+            self.options.iteration_budget,
+        ))
+    }
+
+    /// Begins a sliced search.
+    pub fn begin(
+        &mut self,
+        grid: &Grid,
+        start: (u32, u32),
+        goal: (u32, u32),
+    ) -> Result<(), GridError> {
+        let s = grid.index(start.0, start.1)?;
+        let g = grid.index(goal.0, goal.1)?;
+        let view = GridView::new(grid, &self.options, &mut self.cache);
+        let w = view.heuristic_weight();
+        self.core
+            .begin(&view, s, g, w, self.options.record_expansions);
+        self.began = Some(grid.cache_key());
+        Ok(())
+    }
+
+    /// Runs at most `max_iterations` iterations.
+    pub fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        let Some(key) = self.began else {
+            return Err(GridError::NotBegun);
+        };
+        if key != grid.cache_key() {
+            return Err(GridError::Stale {
+                began: u64::from(key.1),
+                now: u64::from(grid.version()),
+            });
+        }
+        let view = GridView::new(grid, &self.options, &mut self.cache);
+        Ok(self.core.step(&view, max_iterations))
+    }
+
+    /// The result so far (`BudgetExhausted` while in progress).
+    pub fn result(&self) -> Result<PathResult, GridError> {
+        if self.began.is_none() {
+            return Err(GridError::NotBegun);
+        }
+        Ok(self.core.result())
+    }
+
+    /// The engine state (buffers, open set, counters).
+    pub fn core(&self) -> &AStarCore {
+        &self.core
+    }
+}

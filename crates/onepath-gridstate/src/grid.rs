@@ -1,0 +1,349 @@
+//! The square grid: width × height cells, one area byte each (255 = wall).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::area::{next_version, AreaCosts, WALL};
+use crate::error::{invalid, out_of_range, GridError};
+use crate::space::GridSpace;
+
+/// The largest number of cells a grid may hold (the state format counts them in an i32).
+pub const MAX_CELLS: u64 = i32::MAX as u64;
+
+static NEXT_UID: AtomicU64 = AtomicU64::new(1);
+
+/// A unique identity for a grid object; caches derived from a grid (move masks, jump
+/// tables, bit rows) key on it together with the version. It never reaches a result.
+pub(crate) fn fresh_uid() -> u64 {
+    NEXT_UID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// One cell edit, as told to listeners: the cell index (`y * width + x`) and the areas
+/// before and after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellEdit {
+    /// The edited cell, `y * width + x`.
+    pub cell: u32,
+    /// The area before the edit.
+    pub old_area: u8,
+    /// The area after the edit.
+    pub new_area: u8,
+}
+
+/// A handle returned by [`Grid::add_listener`], used to remove the listener.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ListenerId(u64);
+
+type Listener = Box<dyn FnMut(&CellEdit) + Send>;
+
+/// How many recent edits a grid keeps for [`Grid::edits_since`]; dependents further behind
+/// rebuild from scratch.
+pub const EDIT_JOURNAL_LEN: usize = 4096;
+
+/// A rectangular grid of area bytes.
+///
+/// * cell (x, y) has index `y * width + x`; y grows "south", x grows "east";
+/// * area 255 ([`WALL`]) is blocked, every other area is walkable at the cost factor
+///   [`AreaCosts::get`];
+/// * [`Grid::version`] grows by one with every edit that changes a cell;
+/// * listeners registered with [`Grid::add_listener`] are told every edit, in registration
+///   order, and [`Grid::edits_since`] replays the recent ones to dependents that poll.
+pub struct Grid {
+    width: u32,
+    height: u32,
+    cells: Vec<u8>,
+    version: u32,
+    areas: AreaCosts,
+    space: GridSpace,
+    uid: u64,
+    journal: Vec<(u32, CellEdit)>,
+    listeners: Vec<(ListenerId, Listener)>,
+    next_listener: u64,
+}
+
+impl std::fmt::Debug for Grid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Grid")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("version", &self.version)
+            .field("area_version", &self.areas.version())
+            .field("listeners", &self.listeners.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Clone for Grid {
+    /// Clones cells, areas, space and version; listeners are not cloned and the clone is a
+    /// new object for caches.
+    fn clone(&self) -> Self {
+        Grid {
+            width: self.width,
+            height: self.height,
+            cells: self.cells.clone(),
+            version: self.version,
+            areas: self.areas.clone(),
+            space: self.space,
+            uid: fresh_uid(),
+            journal: self.journal.clone(),
+            listeners: Vec::new(),
+            next_listener: 0,
+        }
+    }
+}
+
+impl Grid {
+    /// A grid of `width × height` walkable cells of area 0.
+    pub fn new(width: u32, height: u32) -> Result<Self, GridError> {
+        Self::filled(width, height, 0)
+    }
+
+    /// A grid with every cell set to `area`.
+    pub fn filled(width: u32, height: u32, area: u8) -> Result<Self, GridError> {
+        if width == 0 {
+            return Err(out_of_range("width", 0, 1, MAX_CELLS as i64));
+        }
+        if height == 0 {
+            return Err(out_of_range("height", 0, 1, MAX_CELLS as i64));
+        }
+        let n = u64::from(width) * u64::from(height);
+        if n > MAX_CELLS {
+            return Err(invalid(
+                "size",
+                format!("{width} x {height} cells exceed {MAX_CELLS}"),
+            ));
+        }
+        Ok(Grid {
+            width,
+            height,
+            cells: vec![area; n as usize],
+            version: 0,
+            areas: AreaCosts::new(),
+            space: GridSpace::default(),
+            uid: fresh_uid(),
+            journal: Vec::new(),
+            listeners: Vec::new(),
+            next_listener: 0,
+        })
+    }
+
+    /// Reads a Moving AI `.map` file (`type octile`, `height`, `width`, `map`, rows).
+    /// `.`, `G` and `S` are walkable (area 0); every other character is a wall.
+    pub fn from_movingai(text: &str) -> Result<Self, GridError> {
+        let mut lines = text.lines();
+        let mut width = None;
+        let mut height = None;
+        for line in lines.by_ref() {
+            let line = line.trim();
+            if line == "map" {
+                break;
+            }
+            let mut parts = line.split_whitespace();
+            match (parts.next(), parts.next()) {
+                (Some("width"), Some(v)) => width = v.parse::<u32>().ok(),
+                (Some("height"), Some(v)) => height = v.parse::<u32>().ok(),
+                _ => {}
+            }
+        }
+        let (Some(w), Some(h)) = (width, height) else {
+            return Err(invalid("Moving AI map", "missing width or height"));
+        };
+        let mut grid = Grid::new(w, h)?;
+        let mut y = 0u32;
+        for line in lines {
+            let row = line.trim_end_matches(['\r', '\n']);
+            if row.is_empty() && y >= h {
+                continue;
+            }
+            if y >= h {
+                return Err(invalid("Moving AI map", format!("more than {h} rows")));
+            }
+            if row.len() != w as usize {
+                return Err(invalid(
+                    "Moving AI map",
+                    format!("row {y} has {} cells, not {w}", row.len()),
+                ));
+            }
+            for (x, ch) in row.bytes().enumerate() {
+                let area = match ch {
+                    b'.' | b'G' | b'S' => 0,
+                    _ => WALL,
+                };
+                grid.cells[(y * w) as usize + x] = area;
+            }
+            y += 1;
+        }
+        if y != h {
+            return Err(invalid("Moving AI map", format!("{y} rows, expected {h}")));
+        }
+        Ok(grid)
+    }
+
+    /// Builds a grid from rows of text: `#` is a wall, `.` area 0, a digit `d` area d.
+    pub fn from_ascii(rows: &[&str]) -> Result<Self, GridError> {
+        let h = u32::try_from(rows.len()).map_err(|_| invalid("rows", "too many rows"))?;
+        let w = rows.first().map_or(0, |r| r.len());
+        let w = u32::try_from(w).map_err(|_| invalid("rows", "row too long"))?;
+        let mut grid = Grid::new(w, h)?;
+        for (y, row) in rows.iter().enumerate() {
+            if row.len() != w as usize {
+                return Err(invalid(
+                    "rows",
+                    format!("row {y} has length {}, not {w}", row.len()),
+                ));
+            }
+            for (x, ch) in row.bytes().enumerate() {
+                grid.cells[y * w as usize + x] = match ch {
+                    b'#' => WALL,
+                    b'0'..=b'9' => ch - b'0',
+                    _ => 0,
+                };
+            }
+        }
+        Ok(grid)
+    }
+
+    /// Width in cells.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+    /// Height in cells.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+    /// `width * height`.
+    pub fn cell_count(&self) -> usize {
+        self.cells.len()
+    }
+    /// The cell edit version: 0 at creation, +1 per changing edit (wraps to 0 after
+    /// `i32::MAX`).
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+    /// The area multipliers.
+    pub fn areas(&self) -> &AreaCosts {
+        &self.areas
+    }
+    /// Sets the multiplier of one area (see [`AreaCosts::set`]).
+    pub fn set_area_cost(&mut self, area: u8, multiplier: f64) -> Result<(), GridError> {
+        self.areas.set(area, multiplier)
+    }
+    /// The world placement.
+    pub fn space(&self) -> GridSpace {
+        self.space
+    }
+    /// Replaces the world placement.
+    pub fn set_space(&mut self, space: GridSpace) {
+        self.space = space;
+    }
+    /// All cells, row-major.
+    pub fn cells(&self) -> &[u8] {
+        &self.cells
+    }
+    /// A key that changes whenever cells may have changed (identity and version); derived
+    /// caches compare it.
+    pub(crate) fn cache_key(&self) -> (u64, u32) {
+        (self.uid, self.version)
+    }
+
+    /// The index of (x, y), checked.
+    pub fn index(&self, x: u32, y: u32) -> Result<u32, GridError> {
+        if x >= self.width {
+            return Err(out_of_range(
+                "x",
+                i64::from(x),
+                0,
+                i64::from(self.width) - 1,
+            ));
+        }
+        if y >= self.height {
+            return Err(out_of_range(
+                "y",
+                i64::from(y),
+                0,
+                i64::from(self.height) - 1,
+            ));
+        }
+        Ok(y * self.width + x)
+    }
+
+    /// The (x, y) of a cell index (not checked against the size).
+    pub fn xy(&self, cell: u32) -> (u32, u32) {
+        (cell % self.width, cell / self.width)
+    }
+
+    /// The area of (x, y).
+    pub fn area(&self, x: u32, y: u32) -> Result<u8, GridError> {
+        let i = self.index(x, y)?;
+        Ok(self.cells[i as usize])
+    }
+
+    /// True when (x, y) lies inside the grid and is not a wall. Never fails.
+    pub fn is_walkable(&self, x: i64, y: i64) -> bool {
+        if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
+            return false;
+        }
+        self.cells[(y as u64 * u64::from(self.width) + x as u64) as usize] != WALL
+    }
+
+    /// Sets the area of (x, y). A change bumps the version, is journalled and told to every
+    /// listener; setting the same area is not an edit.
+    pub fn set_area(&mut self, x: u32, y: u32, area: u8) -> Result<(), GridError> {
+        let i = self.index(x, y)?;
+        let old = self.cells[i as usize];
+        if old == area {
+            return Ok(());
+        }
+        self.cells[i as usize] = area;
+        self.version = next_version(self.version);
+        let edit = CellEdit {
+            cell: i,
+            old_area: old,
+            new_area: area,
+        };
+        if self.journal.len() == EDIT_JOURNAL_LEN {
+            self.journal.remove(0);
+        }
+        self.journal.push((self.version, edit));
+        for (_, l) in self.listeners.iter_mut() {
+            l(&edit);
+        }
+        Ok(())
+    }
+
+    /// Makes (x, y) a wall (`true`) or area 0 (`false`).
+    pub fn set_blocked(&mut self, x: u32, y: u32, blocked: bool) -> Result<(), GridError> {
+        self.set_area(x, y, if blocked { WALL } else { 0 })
+    }
+
+    /// Registers a listener told every cell edit (in registration order).
+    pub fn add_listener(&mut self, listener: impl FnMut(&CellEdit) + Send + 'static) -> ListenerId {
+        let id = ListenerId(self.next_listener);
+        self.next_listener += 1;
+        self.listeners.push((id, Box::new(listener)));
+        id
+    }
+
+    /// Removes a listener; false when the id is unknown.
+    pub fn remove_listener(&mut self, id: ListenerId) -> bool {
+        let before = self.listeners.len();
+        self.listeners.retain(|(i, _)| *i != id);
+        before != self.listeners.len()
+    }
+
+    /// The edits made after `version`, oldest first, if the journal still holds them all
+    /// (`None`: the dependent is too far behind, or the version is not from this timeline,
+    /// and must rebuild).
+    pub fn edits_since(&self, version: u32) -> Option<Vec<CellEdit>> {
+        if version == self.version {
+            return Some(Vec::new());
+        }
+        let pos = self
+            .journal
+            .iter()
+            .position(|(v, _)| *v == next_version(version))?;
+        if self.journal.last().map(|(v, _)| *v) != Some(self.version) {
+            return None;
+        }
+        Some(self.journal[pos..].iter().map(|(_, e)| *e).collect())
+    }
+}
