@@ -146,3 +146,14 @@ pub struct CoordinateError {
     /// The bound it broke.
     pub bound: f64,
 }
+
+impl From<CoordinateError> for FormatError {
+    /// A value out of range read from bytes is a format error naming it
+    /// (`Malformed { at: what, .. }`).
+    fn from(e: CoordinateError) -> Self {
+        FormatError::malformed(
+            &e.what,
+            format!("{} is out of range (bound {})", e.value, e.bound),
+        )
+    }
+}

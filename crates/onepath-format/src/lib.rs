@@ -33,6 +33,7 @@ pub mod onpt;
 pub mod orient;
 pub mod params;
 pub mod polyref;
+pub mod settings;
 pub mod tile;
 mod validate;
 
@@ -42,6 +43,9 @@ pub use onpt::{onpt_len, ONPT_HEADER_LEN, ONPT_MAGIC};
 pub use orient::orient2d_exact;
 pub use params::{Fingerprint, NavMeshParams, COORD_BOUND, FORMAT_VERSION, PARAMS_BLOCK_LEN};
 pub use polyref::{next_salt, PolyRef, TileRef, MAX_SALT, MAX_SLOTS};
+pub use settings::{
+    decode_settings, encode_settings, NavSettings, OffMeshLinkDefinition, Partition,
+};
 pub use tile::{
     DetailMesh, DetailTriangle, NavTile, NavTileData, OffMeshLinkSlot, TileGeometry, MAX_AREA,
     MAX_LAYER, NO_PORTAL,
