@@ -1,2 +1,53 @@
-//! onepath-mesh (under construction).
+//! # onepath-mesh
+//!
+//! The tiled navigation mesh of OnePath ([`TiledNavMesh`]): tiles in numbered slots, each
+//! slot with a generation (salt) embedded in every polygon reference, the stitched links
+//! between tiles (computed by `onepath-stitch`), and run-time edits of polygon areas, flags
+//! and off-mesh link switches.
+//!
+//! ## Invariants
+//! - Slots: at most 1 048 575. A new tile takes the lowest free slot. A slot's generation
+//!   starts at 1 and advances (`(g + 1) & 0xFFFFFF`, skipping 0) whenever its tile is
+//!   removed or replaced; slots are never dropped, so free slots keep their generation.
+//! - A [`PolyRef`](onepath_format::PolyRef) is valid iff its slot exists, holds a tile, has
+//!   the reference's salt, and the tile has that polygon index. Stale and forged references
+//!   (wrong salt, salt 0, slot out of range, polygon past the count) are invalid.
+//! - Positions (column, row, layer) are unique. Every add and replace checks the tile's
+//!   fingerprint first.
+//! - Links are a function of the tiles in their slots: each edit restitches the changed
+//!   column and its four side neighbours (every tile when off-mesh links are involved), and
+//!   the result always equals [`TiledNavMesh::restitch_all`].
+//! - The mesh owns its areas, flags and link switches (copy on write): editing never changes
+//!   a caller's `NavTile`; a failed operation leaves the mesh exactly as it was.
+//!
+//! ## Example
+//! ```
+//! use onepath_format::NavMeshParams;
+//! use onepath_mesh::{fixtures::flat_grid_tile, TiledNavMesh};
+//!
+//! let params = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+//! let mut mesh = TiledNavMesh::new(params).unwrap();
+//! let a = mesh.add_tile(flat_grid_tile(&params, 0, 0, 0, 0.0, 2).unwrap()).unwrap();
+//! let b = mesh.add_tile(flat_grid_tile(&params, 1, 0, 0, 0.0, 2).unwrap()).unwrap();
+//! assert_eq!((a.slot, a.salt, b.slot), (0, 1, 1));
+//!
+//! // Polygon 1 of tile a (cell i = 1, j = 0) touches tile b's polygon 0 across side 0.
+//! let p = a.poly(1).unwrap();
+//! let links = mesh.poly_links(p).unwrap();
+//! assert_eq!(links.len(), 1);
+//! assert_eq!(links[0].target, b.poly(0).unwrap());
+//!
+//! // Removing a tile advances its slot's generation: old references become invalid.
+//! mesh.remove_tile(b).unwrap();
+//! assert!(!mesh.is_valid_poly_ref(b.poly(0).unwrap()));
+//! assert!(mesh.poly_links(p).unwrap().is_empty());
+//! ```
 #![forbid(unsafe_code)]
+
+pub mod error;
+pub mod fixtures;
+pub mod mesh;
+
+pub use error::MeshError;
+pub use mesh::{MeshTile, SlotView, TiledNavMesh};
+pub use onepath_stitch::{Link, LinkKind, OffMeshConnection, TileLinks};

@@ -1,2 +1,63 @@
-//! onepath-stitch (under construction).
+//! # onepath-stitch
+//!
+//! Links as a pure function of tiles: given the tiles of a mesh in their slots (a
+//! [`TileSet`]), compute every tile's [`TileLinks`] — portal links across tile boundaries
+//! and off-mesh links — exactly as "Stitching (links)" of the navmesh format specifies.
+//! `onepath-mesh` calls this after every add, remove and replace; nothing here keeps state.
+//!
+//! ## Invariants
+//! - The links are a function of the set of (slot, salt, tile) only: any history that ends
+//!   with the same tiles in the same slots gives the same links, in the same order.
+//! - Portal links come in symmetric pairs (the test is symmetric in both edges).
+//! - Link order per polygon: portal links by (side, portal order of the tile, neighbour
+//!   layer, neighbour portal order), then forward off-mesh links in link order, then
+//!   reverse off-mesh links by (owner slot, link index).
+//! - Only IEEE-exact operations (+ − × ÷ sqrt, conversions, comparisons) decide a link;
+//!   nothing depends on hash order or thread count.
+//! - Off-mesh link switches do not change links (the query layer reads the switches).
+//!
+//! ## Example
+//! ```
+//! use onepath_format::{NavMeshParams, NavTile, NavTileData, NO_PORTAL};
+//! use onepath_stitch::{stitch_all, LinkKind, TileSet};
+//!
+//! let params = NavMeshParams::new([0.0, 0.0, 0.0], 4.0, 0.25, 6);
+//! // A 4×4 square tile at (x, 0) whose +X edge (side 0) and −X edge (side 2) are portals.
+//! let square = |x: i32| {
+//!     NavTile::create(&params, NavTileData {
+//!         tile_x: x,
+//!         vertices: vec![[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [4.0, 0.0, 4.0], [0.0, 0.0, 4.0]],
+//!         poly_sizes: vec![4],
+//!         poly_areas: vec![0],
+//!         poly_flags: vec![1],
+//!         // Counter-clockwise (X right, Z up); edge k runs from corner k to k + 1.
+//!         corners: vec![1, 2, 3, 0],
+//!         edge_neighbours: vec![0; 4],
+//!         edge_portal_sides: vec![0, NO_PORTAL, 2, NO_PORTAL],
+//!         ..Default::default()
+//!     })
+//!     .unwrap()
+//! };
+//! let (a, b) = (square(0), square(1));
+//! let set = TileSet::new(&params, [(0, 1, &a), (1, 1, &b)]);
+//! let links = stitch_all(&set);
+//! let l = links[0].as_ref().unwrap().poly_links(0);
+//! assert_eq!(l.len(), 1);
+//! assert_eq!(l[0].target.slot(), 1);
+//! assert!(matches!(l[0].kind, LinkKind::Portal { side: 0, range_min: 0, range_max: 255, .. }));
+//! ```
 #![forbid(unsafe_code)]
+// `!(a <= b)` is deliberate throughout: it rejects NaN along with the failing comparison.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+pub mod links;
+pub mod off_mesh;
+pub mod portals;
+pub mod stitch;
+pub mod tiles;
+
+pub use links::{Link, LinkKind, OffMeshConnection, TileLinks};
+pub use off_mesh::{attach_links, attach_score, best_poly};
+pub use portals::{neighbour_column, portal_edges, portal_overlap, PortalEdge, PortalOverlap};
+pub use stitch::{restitch_scope, stitch_all, stitch_tiles};
+pub use tiles::{SlotTile, TileSet};

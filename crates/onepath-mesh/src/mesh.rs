@@ -1,0 +1,574 @@
+//! [`TiledNavMesh`]: numbered tile slots with generations, the position index, add /
+//! remove / replace, run-time edits, and the stitched links of every tile.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use onepath_format::{
+    next_salt, Fingerprint, FormatError, NavMeshParams, NavTile, PolyRef, TileRef, MAX_AREA,
+    MAX_SALT, MAX_SLOTS,
+};
+use onepath_stitch::{
+    restitch_scope, stitch_all, stitch_tiles, Link, OffMeshConnection, TileLinks, TileSet,
+};
+
+use crate::error::MeshError;
+
+/// A tile as the mesh holds it: the mesh's own copy of the tile (shared immutable geometry,
+/// the mesh's current areas, flags and link switches) and its stitched links.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshTile {
+    tile_ref: TileRef,
+    origin: [f64; 3],
+    tile: NavTile,
+    links: TileLinks,
+}
+
+impl MeshTile {
+    /// The (salt, slot) of this tile generation.
+    pub fn tile_ref(&self) -> TileRef {
+        self.tile_ref
+    }
+
+    /// The slot index.
+    pub fn slot(&self) -> u32 {
+        self.tile_ref.slot
+    }
+
+    /// World origin of the tile: X/Z from the parameters (`tile_origin`), Y = the tile's OriginY.
+    pub fn origin(&self) -> [f64; 3] {
+        self.origin
+    }
+
+    /// The mesh's copy of the tile (current areas, flags and switches; as-built values in
+    /// its data).
+    pub fn tile(&self) -> &NavTile {
+        &self.tile
+    }
+
+    /// The stitched links of the tile.
+    pub fn links(&self) -> &TileLinks {
+        &self.links
+    }
+
+    /// The links leaving polygon `poly`, in stitching order (empty when out of range).
+    pub fn poly_links(&self, poly: usize) -> &[Link] {
+        self.links.poly_links(poly)
+    }
+
+    /// Where each of the tile's off-mesh link slots attached, in slot order.
+    pub fn off_mesh_connections(&self) -> &[OffMeshConnection] {
+        self.links.off_mesh()
+    }
+
+    /// The reference of polygon `poly` of this tile generation (`None` past the count).
+    pub fn poly_ref(&self, poly: u32) -> Option<PolyRef> {
+        if (poly as usize) < self.tile.poly_count() {
+            self.tile_ref.poly(poly)
+        } else {
+            None
+        }
+    }
+
+    /// Polygons whose current area or flags differ from the as-built values:
+    /// `(polygon, current area, current flags)`, ascending polygon.
+    pub fn poly_edits(&self) -> impl Iterator<Item = (u32, u8, u16)> + '_ {
+        let (a, f) = (self.tile.areas(), self.tile.flags());
+        let (ba, bf) = (self.tile.as_built_areas(), self.tile.as_built_flags());
+        (0..a.len())
+            .filter(move |&p| a[p] != ba[p] || f[p] != bf[p])
+            .map(move |p| (p as u32, a[p], f[p]))
+    }
+
+    /// Indices of the off-mesh links currently disabled, ascending.
+    pub fn disabled_links(&self) -> impl Iterator<Item = u32> + '_ {
+        self.tile
+            .link_enabled()
+            .iter()
+            .enumerate()
+            .filter(|(_, &on)| !on)
+            .map(|(i, _)| i as u32)
+    }
+}
+
+/// One slot: its generation and the tile in it, if any.
+#[derive(Debug, Clone, PartialEq)]
+struct Slot {
+    generation: u32,
+    tile: Option<MeshTile>,
+}
+
+/// A read-only view of one slot (for snapshots and tools).
+#[derive(Debug, Clone, Copy)]
+pub struct SlotView<'a> {
+    /// Slot index.
+    pub slot: u32,
+    /// Current generation (salt), 1..=0xFFFFFF.
+    pub generation: u32,
+    /// The tile in the slot, if any.
+    pub tile: Option<&'a MeshTile>,
+}
+
+/// A tiled navigation mesh: tiles in numbered slots, each slot with a generation, plus the
+/// links stitched between them. See the crate docs for the rules.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TiledNavMesh {
+    params: NavMeshParams,
+    fingerprint: Fingerprint,
+    slots: Vec<Slot>,
+    /// Free slot indices below `slots.len()`.
+    free: BTreeSet<u32>,
+    /// (column, row, layer) -> slot.
+    positions: BTreeMap<(i32, i32, u16), u32>,
+    /// Number of tiles with at least one off-mesh link slot.
+    off_mesh_tiles: usize,
+}
+
+impl TiledNavMesh {
+    /// An empty mesh over validated `params`.
+    pub fn new(params: NavMeshParams) -> Result<TiledNavMesh, MeshError> {
+        params.validate()?;
+        Ok(TiledNavMesh {
+            fingerprint: params.fingerprint(),
+            params,
+            slots: Vec::new(),
+            free: BTreeSet::new(),
+            positions: BTreeMap::new(),
+            off_mesh_tiles: 0,
+        })
+    }
+
+    /// A complete mesh from its slots: `(generation, tile)` per slot index, in order. Checks
+    /// the slot count, every generation (1..=0xFFFFFF), every fingerprint (first, per slot)
+    /// and the uniqueness of positions, then stitches once in slot order. This is how a
+    /// snapshot restore or a mesh reader builds a new state on the side.
+    pub fn from_slots(
+        params: NavMeshParams,
+        slots: Vec<(u32, Option<NavTile>)>,
+    ) -> Result<TiledNavMesh, MeshError> {
+        let mut mesh = TiledNavMesh::new(params)?;
+        if slots.len() > MAX_SLOTS as usize {
+            return Err(MeshError::SlotsExhausted);
+        }
+        for (i, (generation, tile)) in slots.into_iter().enumerate() {
+            let slot = i as u32;
+            if generation == 0 || generation > MAX_SALT {
+                return Err(FormatError::malformed(
+                    format!("slot {slot}: generation"),
+                    format!("{generation} is not in 1..={MAX_SALT}"),
+                )
+                .into());
+            }
+            let tile = match tile {
+                None => {
+                    mesh.free.insert(slot);
+                    None
+                }
+                Some(tile) => {
+                    mesh.check_fingerprint(&tile, &format!("slot {slot}"))?;
+                    let (x, z, layer) = tile.position();
+                    if let Some(&other) = mesh.positions.get(&(x, z, layer)) {
+                        return Err(MeshError::OccupiedPosition {
+                            x,
+                            z,
+                            layer,
+                            slot: other,
+                        });
+                    }
+                    mesh.positions.insert((x, z, layer), slot);
+                    if !tile.data().off_mesh_links.is_empty() {
+                        mesh.off_mesh_tiles += 1;
+                    }
+                    Some(mesh.mesh_tile(
+                        TileRef {
+                            salt: generation,
+                            slot,
+                        },
+                        tile,
+                    ))
+                }
+            };
+            mesh.slots.push(Slot { generation, tile });
+        }
+        mesh.restitch_all();
+        Ok(mesh)
+    }
+
+    fn mesh_tile(&self, tile_ref: TileRef, tile: NavTile) -> MeshTile {
+        let d = tile.data();
+        let (ox, oz) = self.params.tile_origin(d.tile_x, d.tile_z);
+        MeshTile {
+            tile_ref,
+            origin: [ox, d.origin_y, oz],
+            tile,
+            links: TileLinks::default(),
+        }
+    }
+
+    fn check_fingerprint(&self, tile: &NavTile, at: &str) -> Result<(), MeshError> {
+        if tile.fingerprint() != self.fingerprint {
+            return Err(FormatError::Fingerprint {
+                at: at.to_string(),
+                found: tile.fingerprint(),
+                expected: self.fingerprint,
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// The mesh parameters.
+    pub fn params(&self) -> &NavMeshParams {
+        &self.params
+    }
+
+    /// The build fingerprint of the parameters (every tile carries the same).
+    pub fn fingerprint(&self) -> Fingerprint {
+        self.fingerprint
+    }
+
+    /// Number of slots (occupied and free). Slots are never dropped: a freed slot keeps its
+    /// advanced generation for the next tile.
+    pub fn slot_count(&self) -> u32 {
+        self.slots.len() as u32
+    }
+
+    /// Number of tiles.
+    pub fn tile_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// The generation (salt) of `slot`, or `None` past the slot count.
+    pub fn slot_generation(&self, slot: u32) -> Option<u32> {
+        self.slots.get(slot as usize).map(|s| s.generation)
+    }
+
+    /// Every slot in order, with its generation and tile.
+    pub fn slots(&self) -> impl ExactSizeIterator<Item = SlotView<'_>> + '_ {
+        self.slots.iter().enumerate().map(|(i, s)| SlotView {
+            slot: i as u32,
+            generation: s.generation,
+            tile: s.tile.as_ref(),
+        })
+    }
+
+    /// The tiles in slot order.
+    pub fn tiles(&self) -> impl Iterator<Item = &MeshTile> + '_ {
+        self.slots.iter().filter_map(|s| s.tile.as_ref())
+    }
+
+    /// Free slot indices below the slot count, ascending.
+    pub fn free_slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.free.iter().copied()
+    }
+
+    /// The tile in `slot`, if any.
+    pub fn tile_at_slot(&self, slot: u32) -> Option<&MeshTile> {
+        self.slots.get(slot as usize)?.tile.as_ref()
+    }
+
+    /// The tile of this generation, or `None` when the reference is stale or unknown.
+    pub fn tile(&self, r: TileRef) -> Option<&MeshTile> {
+        let s = self.slots.get(r.slot as usize)?;
+        if s.generation != r.salt {
+            return None;
+        }
+        s.tile.as_ref()
+    }
+
+    /// The mesh's copy of the tile (current areas, flags and switches), or `None` when the
+    /// reference is stale or unknown.
+    pub fn get_tile(&self, r: TileRef) -> Option<&NavTile> {
+        self.tile(r).map(MeshTile::tile)
+    }
+
+    /// The tile at (column, row, layer).
+    pub fn tile_at(&self, x: i32, z: i32, layer: u16) -> Option<&MeshTile> {
+        let slot = *self.positions.get(&(x, z, layer))?;
+        self.tile_at_slot(slot)
+    }
+
+    /// The tiles of column (x, z), ascending by layer. Does not allocate.
+    pub fn tiles_at(&self, x: i32, z: i32) -> impl Iterator<Item = &MeshTile> + '_ {
+        self.positions
+            .range((x, z, 0)..=(x, z, u16::MAX))
+            .filter_map(move |(_, &slot)| self.tile_at_slot(slot))
+    }
+
+    /// True iff `r`'s slot exists, holds a tile, has generation `r.salt()` and the tile has
+    /// polygon `r.poly()`. The null reference and every forged value are invalid.
+    pub fn is_valid_poly_ref(&self, r: PolyRef) -> bool {
+        self.poly(r).is_ok()
+    }
+
+    /// Decodes a polygon reference: the tile and the polygon index, or
+    /// [`MeshError::InvalidPolyRef`].
+    pub fn poly(&self, r: PolyRef) -> Result<(&MeshTile, usize), MeshError> {
+        let t = self.tile(r.tile()).ok_or(MeshError::InvalidPolyRef(r))?;
+        let p = r.poly() as usize;
+        if r.salt() == 0 || p >= t.tile.poly_count() {
+            return Err(MeshError::InvalidPolyRef(r));
+        }
+        Ok((t, p))
+    }
+
+    /// The links leaving the polygon, in stitching order.
+    pub fn poly_links(&self, r: PolyRef) -> Result<&[Link], MeshError> {
+        let (t, p) = self.poly(r)?;
+        Ok(t.poly_links(p))
+    }
+
+    /// The polygon's current area.
+    pub fn poly_area(&self, r: PolyRef) -> Result<u8, MeshError> {
+        let (t, p) = self.poly(r)?;
+        Ok(t.tile.areas()[p])
+    }
+
+    /// The polygon's current flags.
+    pub fn poly_flags(&self, r: PolyRef) -> Result<u16, MeshError> {
+        let (t, p) = self.poly(r)?;
+        Ok(t.tile.flags()[p])
+    }
+
+    /// Whether off-mesh link `link` of the tile is enabled (links start enabled).
+    pub fn off_mesh_link_enabled(&self, r: TileRef, link: u32) -> Result<bool, MeshError> {
+        let t = self.tile(r).ok_or(MeshError::StaleTileRef(r))?;
+        let sw = t.tile.link_enabled();
+        sw.get(link as usize)
+            .copied()
+            .ok_or(MeshError::LinkOutOfRange {
+                link,
+                count: sw.len() as u32,
+            })
+    }
+
+    /// Where off-mesh link `link` of the tile attached.
+    pub fn off_mesh_connection(
+        &self,
+        r: TileRef,
+        link: u32,
+    ) -> Result<&OffMeshConnection, MeshError> {
+        let t = self.tile(r).ok_or(MeshError::StaleTileRef(r))?;
+        let c = t.off_mesh_connections();
+        c.get(link as usize).ok_or(MeshError::LinkOutOfRange {
+            link,
+            count: c.len() as u32,
+        })
+    }
+
+    /// Adds a tile into the lowest free slot. Checks, in order: the fingerprint
+    /// ([`FormatError::Fingerprint`]), the position ([`MeshError::OccupiedPosition`]), a free
+    /// slot ([`MeshError::SlotsExhausted`]). Restitches the tile's column and its four side
+    /// neighbours (every tile when off-mesh links are involved).
+    pub fn add_tile(&mut self, tile: NavTile) -> Result<TileRef, MeshError> {
+        self.check_fingerprint(&tile, "added tile")?;
+        let (x, z, layer) = tile.position();
+        if let Some(&slot) = self.positions.get(&(x, z, layer)) {
+            return Err(MeshError::OccupiedPosition { x, z, layer, slot });
+        }
+        let slot = match self.free.first() {
+            Some(&s) => s,
+            None if self.slots.len() < MAX_SLOTS as usize => {
+                self.slots.push(Slot {
+                    generation: 1,
+                    tile: None,
+                });
+                (self.slots.len() - 1) as u32
+            }
+            None => return Err(MeshError::SlotsExhausted),
+        };
+        self.free.remove(&slot);
+        let off_mesh_before = self.off_mesh_tiles > 0;
+        if !tile.data().off_mesh_links.is_empty() {
+            self.off_mesh_tiles += 1;
+        }
+        let tile_ref = TileRef {
+            salt: self.slots[slot as usize].generation,
+            slot,
+        };
+        let mt = self.mesh_tile(tile_ref, tile);
+        self.slots[slot as usize].tile = Some(mt);
+        self.positions.insert((x, z, layer), slot);
+        self.restitch(&[(x, z)], off_mesh_before);
+        Ok(tile_ref)
+    }
+
+    /// Replaces the tile at the new tile's position: the slot stays, its generation advances
+    /// (old references become invalid even if the new tile is identical), and the position's
+    /// edits reset to the new tile's current values. Checks the fingerprint first, then that a
+    /// tile is at the position ([`MeshError::NoTileAtPosition`]). Returns the removed tile.
+    pub fn replace_tile(&mut self, tile: NavTile) -> Result<(TileRef, NavTile), MeshError> {
+        self.check_fingerprint(&tile, "replacing tile")?;
+        let (x, z, layer) = tile.position();
+        let Some(&slot) = self.positions.get(&(x, z, layer)) else {
+            return Err(MeshError::NoTileAtPosition { x, z, layer });
+        };
+        let off_mesh_before = self.off_mesh_tiles > 0;
+        let s = &mut self.slots[slot as usize];
+        s.generation = next_salt(s.generation);
+        let tile_ref = TileRef {
+            salt: s.generation,
+            slot,
+        };
+        let new_has = !tile.data().off_mesh_links.is_empty();
+        let mt = self.mesh_tile(tile_ref, tile);
+        let old = self.slots[slot as usize]
+            .tile
+            .replace(mt)
+            .expect("positions index names an occupied slot");
+        if !old.tile.data().off_mesh_links.is_empty() {
+            self.off_mesh_tiles -= 1;
+        }
+        if new_has {
+            self.off_mesh_tiles += 1;
+        }
+        self.restitch(&[(x, z)], off_mesh_before);
+        Ok((tile_ref, old.tile))
+    }
+
+    /// Removes the tile of this generation, advancing the slot's generation and freeing it.
+    /// Returns the mesh's copy of the tile (current values).
+    pub fn remove_tile(&mut self, r: TileRef) -> Result<NavTile, MeshError> {
+        if self.tile(r).is_none() {
+            return Err(MeshError::StaleTileRef(r));
+        }
+        let off_mesh_before = self.off_mesh_tiles > 0;
+        let tile = self.take_slot(r.slot);
+        let (x, z, _) = tile.position();
+        self.restitch(&[(x, z)], off_mesh_before);
+        Ok(tile)
+    }
+
+    /// Removes the tile at (column, row, layer), if any (as [`TiledNavMesh::remove_tile`]).
+    pub fn remove_tile_at(&mut self, x: i32, z: i32, layer: u16) -> Option<NavTile> {
+        let r = self.tile_at(x, z, layer)?.tile_ref;
+        self.remove_tile(r).ok()
+    }
+
+    /// Removes every layer of the column (x, z), lowest layer first, each as one removal
+    /// (slot freed, generation advanced); restitches once. Returns the removed tiles in that
+    /// order.
+    pub fn remove_column(&mut self, x: i32, z: i32) -> Vec<NavTile> {
+        let slots: Vec<u32> = self
+            .positions
+            .range((x, z, 0)..=(x, z, u16::MAX))
+            .map(|(_, &s)| s)
+            .collect();
+        if slots.is_empty() {
+            return Vec::new();
+        }
+        let off_mesh_before = self.off_mesh_tiles > 0;
+        let removed = slots.into_iter().map(|s| self.take_slot(s)).collect();
+        self.restitch(&[(x, z)], off_mesh_before);
+        removed
+    }
+
+    fn take_slot(&mut self, slot: u32) -> NavTile {
+        let s = &mut self.slots[slot as usize];
+        let mt = s.tile.take().expect("caller checked the slot is occupied");
+        s.generation = next_salt(s.generation);
+        self.free.insert(slot);
+        self.positions.remove(&mt.tile.position());
+        if !mt.tile.data().off_mesh_links.is_empty() {
+            self.off_mesh_tiles -= 1;
+        }
+        mt.tile
+    }
+
+    /// Sets a polygon's current area (0..=63). Checks the reference, then the area.
+    pub fn set_poly_area(&mut self, r: PolyRef, area: u8) -> Result<(), MeshError> {
+        let (_, p) = self.poly(r)?;
+        if area > MAX_AREA {
+            return Err(MeshError::AreaOutOfRange { area });
+        }
+        self.edit(r.slot(), |t| {
+            let mut a = t.areas().to_vec();
+            a[p] = area;
+            t.with_current_state(
+                a.into(),
+                Arc::clone(t.flags()),
+                Arc::clone(t.link_enabled()),
+            )
+        })
+    }
+
+    /// Sets a polygon's current flags.
+    pub fn set_poly_flags(&mut self, r: PolyRef, flags: u16) -> Result<(), MeshError> {
+        let (_, p) = self.poly(r)?;
+        self.edit(r.slot(), |t| {
+            let mut f = t.flags().to_vec();
+            f[p] = flags;
+            t.with_current_state(
+                Arc::clone(t.areas()),
+                f.into(),
+                Arc::clone(t.link_enabled()),
+            )
+        })
+    }
+
+    /// Turns an off-mesh link of the tile on or off (links start enabled). The switch does not
+    /// change the stitched links; queries read it.
+    pub fn set_off_mesh_link_enabled(
+        &mut self,
+        r: TileRef,
+        link: u32,
+        enabled: bool,
+    ) -> Result<(), MeshError> {
+        self.off_mesh_link_enabled(r, link)?;
+        self.edit(r.slot, |t| {
+            let mut sw = t.link_enabled().to_vec();
+            sw[link as usize] = enabled;
+            t.with_current_state(Arc::clone(t.areas()), Arc::clone(t.flags()), sw.into())
+        })
+    }
+
+    /// Applies a copy-on-write change to the current state of the tile in `slot` (checked
+    /// occupied by the caller). The caller's `NavTile` and other copies never change.
+    fn edit(
+        &mut self,
+        slot: u32,
+        f: impl FnOnce(&NavTile) -> Result<NavTile, FormatError>,
+    ) -> Result<(), MeshError> {
+        let mt = self.slots[slot as usize]
+            .tile
+            .as_mut()
+            .expect("caller validated the reference");
+        mt.tile = f(&mt.tile)?;
+        Ok(())
+    }
+
+    /// Recomputes every tile's links from scratch, in slot order. The result always equals
+    /// the incrementally maintained links.
+    pub fn restitch_all(&mut self) {
+        let set = self.tile_set();
+        let all = stitch_all(&set);
+        drop(set);
+        for (s, links) in self.slots.iter_mut().zip(all) {
+            if let (Some(t), Some(l)) = (s.tile.as_mut(), links) {
+                t.links = l;
+            }
+        }
+    }
+
+    fn tile_set(&self) -> TileSet<'_> {
+        TileSet::new(
+            &self.params,
+            self.slots
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.tile.as_ref().map(|t| (i as u32, s.generation, &t.tile))),
+        )
+    }
+
+    fn restitch(&mut self, columns: &[(i32, i32)], off_mesh_before: bool) {
+        let set = self.tile_set();
+        let scope = restitch_scope(&set, columns, off_mesh_before);
+        let fresh = stitch_tiles(&set, &scope);
+        drop(set);
+        for (slot, links) in fresh {
+            if let Some(t) = self.slots[slot as usize].tile.as_mut() {
+                t.links = links;
+            }
+        }
+    }
+}

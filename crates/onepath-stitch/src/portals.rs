@@ -1,0 +1,244 @@
+//! Portal links: polygons of neighbouring tile columns joined along the shared tile
+//! boundary ("Stitching (links)", "Portals").
+
+use onepath_format::{NavTile, NO_PORTAL};
+
+/// (dx, dz) of the neighbouring column across side 0..=3.
+pub const SIDE_OFFSETS: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
+
+/// The side facing `side` from the neighbouring column (`side ⊕ 2`).
+pub fn opposite_side(side: u8) -> u8 {
+    side ^ 2
+}
+
+/// The coordinate index (0 = X, 2 = Z) that runs along the boundary of `side`.
+pub fn boundary_axis(side: u8) -> usize {
+    if side & 1 == 0 {
+        2
+    } else {
+        0
+    }
+}
+
+/// The column across `side` of (x, z), or `None` when it is outside the i32 range.
+pub fn neighbour_column(x: i32, z: i32, side: u8) -> Option<(i32, i32)> {
+    let (dx, dz) = SIDE_OFFSETS[usize::from(side & 3)];
+    Some((x.checked_add(dx)?, z.checked_add(dz)?))
+}
+
+/// One portal edge of a tile, ready for the overlap test.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PortalEdge {
+    /// Polygon index.
+    pub poly: u32,
+    /// Edge index within the polygon.
+    pub edge: u8,
+    /// Coordinate along the boundary of the edge's first vertex (tile-local, exact f32).
+    pub u0: f64,
+    /// Coordinate along the boundary of the edge's second vertex.
+    pub u1: f64,
+    /// World height of the first vertex: `OriginY + y`.
+    pub h0: f64,
+    /// World height of the second vertex.
+    pub h1: f64,
+}
+
+impl PortalEdge {
+    /// World height at boundary coordinate `u`, linearly interpolated from the first vertex:
+    /// `h0 + (h1 − h0)·((u − u0)/(u1 − u0))`, exact at both vertices.
+    pub fn height_at(&self, u: f64) -> f64 {
+        if u == self.u0 {
+            self.h0
+        } else if u == self.u1 {
+            self.h1
+        } else {
+            self.h0 + (self.h1 - self.h0) * ((u - self.u0) / (self.u1 - self.u0))
+        }
+    }
+
+    /// Edge parameter of `u` measured from the first vertex: `(u − u0)/(u1 − u0)`.
+    pub fn param_at(&self, u: f64) -> f64 {
+        (u - self.u0) / (self.u1 - self.u0)
+    }
+
+    fn lo(&self) -> f64 {
+        self.u0.min(self.u1)
+    }
+
+    fn hi(&self) -> f64 {
+        self.u0.max(self.u1)
+    }
+}
+
+/// The portal edges of `tile` on `side`, in portal order (corner order: polygon, then edge).
+pub fn portal_edges(tile: &NavTile, side: u8) -> Vec<PortalEdge> {
+    let d = tile.data();
+    let axis = boundary_axis(side);
+    let mut out = Vec::new();
+    for p in 0..tile.poly_count() {
+        let corners = tile.poly_corners(p);
+        let n = corners.len();
+        for k in 0..n {
+            let c = corners.start + k;
+            if d.edge_portal_sides.get(c).copied().unwrap_or(NO_PORTAL) != side {
+                continue;
+            }
+            if let Some(e) = edge_at(tile, p, k, axis) {
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
+/// Edge `k` of polygon `p` as a portal edge along `axis`; `None` if an index is out of range
+/// (a validated tile never has one).
+pub(crate) fn edge_at(tile: &NavTile, p: usize, k: usize, axis: usize) -> Option<PortalEdge> {
+    let d = tile.data();
+    let corners = tile.poly_corners(p);
+    let n = corners.len();
+    let a = *d
+        .vertices
+        .get(usize::from(*d.corners.get(corners.start + k)?))?;
+    let b = *d
+        .vertices
+        .get(usize::from(*d.corners.get(corners.start + (k + 1) % n)?))?;
+    Some(PortalEdge {
+        poly: p as u32,
+        edge: k as u8,
+        u0: f64::from(a[axis]),
+        u1: f64::from(b[axis]),
+        h0: d.origin_y + f64::from(a[1]),
+        h1: d.origin_y + f64::from(b[1]),
+    })
+}
+
+/// The result of the portal test between edge `a` and edge `b` of facing sides.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PortalOverlap {
+    /// Lower end of the common boundary interval.
+    pub lo: f64,
+    /// Upper end of the common boundary interval.
+    pub hi: f64,
+    /// Covered part of `a` from its first vertex, 1/255ths, floor.
+    pub range_min: u8,
+    /// Covered part of `a` from its first vertex, 1/255ths, ceil.
+    pub range_max: u8,
+}
+
+/// The portal test of "Stitching (links)": the u intervals overlap with `hi > lo`, and the
+/// interpolated world heights of both edges differ by at most `climb` at `lo` and at `hi`.
+/// The test is symmetric in `a` and `b`; the ranges are measured along `a`.
+pub fn portal_overlap(a: &PortalEdge, b: &PortalEdge, climb: f64) -> Option<PortalOverlap> {
+    let lo = a.lo().max(b.lo());
+    let hi = a.hi().min(b.hi());
+    // `!(hi > lo)` also rejects NaN and zero-length edges before any division.
+    if !(hi > lo) {
+        return None;
+    }
+    for u in [lo, hi] {
+        let diff = (a.height_at(u) - b.height_at(u)).abs();
+        if !(diff <= climb) {
+            return None;
+        }
+    }
+    let t_lo = a.param_at(lo);
+    let t_hi = a.param_at(hi);
+    let (tmin, tmax) = if t_lo <= t_hi {
+        (t_lo, t_hi)
+    } else {
+        (t_hi, t_lo)
+    };
+    Some(PortalOverlap {
+        lo,
+        hi,
+        range_min: quantize((tmin * 255.0).floor()),
+        range_max: quantize((tmax * 255.0).ceil()),
+    })
+}
+
+fn quantize(v: f64) -> u8 {
+    if v <= 0.0 {
+        0
+    } else if v >= 255.0 {
+        255
+    } else {
+        v as u8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edge(u0: f64, u1: f64, h0: f64, h1: f64) -> PortalEdge {
+        PortalEdge {
+            poly: 0,
+            edge: 0,
+            u0,
+            u1,
+            h0,
+            h1,
+        }
+    }
+
+    #[test]
+    fn range_is_floor_and_ceil_of_the_covered_parameters_from_the_first_vertex() {
+        // A runs from u = 0 to u = 10; B covers 3..7: t = 0.3 and 0.7.
+        // 0.3·255 = 76.5 -> floor 76; 0.7·255 = 178.5 -> ceil 179.
+        let a = edge(0.0, 10.0, 0.0, 0.0);
+        let b = edge(7.0, 3.0, 0.0, 0.0);
+        let o = portal_overlap(&a, &b, 0.0).unwrap();
+        assert_eq!((o.lo, o.hi), (3.0, 7.0));
+        assert_eq!((o.range_min, o.range_max), (76, 179));
+        // Measured from A's first vertex: reversing A mirrors the range.
+        let a_rev = edge(10.0, 0.0, 0.0, 0.0);
+        let o = portal_overlap(&a_rev, &b, 0.0).unwrap();
+        assert_eq!((o.range_min, o.range_max), (76, 179));
+        let b2 = edge(0.0, 2.0, 0.0, 0.0);
+        let o = portal_overlap(&a_rev, &b2, 0.0).unwrap();
+        // t from 10 down: u=0 -> 1.0, u=2 -> 0.8: 204..255.
+        assert_eq!((o.range_min, o.range_max), (204, 255));
+    }
+
+    #[test]
+    fn full_cover_is_0_to_255() {
+        let a = edge(2.0, 6.0, 1.0, 1.0);
+        let b = edge(8.0, 0.0, 1.0, 1.0);
+        let o = portal_overlap(&a, &b, 0.0).unwrap();
+        assert_eq!((o.range_min, o.range_max), (0, 255));
+    }
+
+    #[test]
+    fn touching_intervals_do_not_link() {
+        let a = edge(0.0, 4.0, 0.0, 0.0);
+        let b = edge(4.0, 8.0, 0.0, 0.0);
+        assert_eq!(portal_overlap(&a, &b, 1.0), None);
+    }
+
+    #[test]
+    fn climb_is_checked_at_both_ends_of_the_overlap() {
+        // A is flat at 0; B rises from 0 at u=0 to 2 at u=4; overlap 0..4.
+        let a = edge(0.0, 4.0, 0.0, 0.0);
+        let b = edge(4.0, 0.0, 2.0, 0.0);
+        assert_eq!(portal_overlap(&a, &b, 1.5), None);
+        assert!(portal_overlap(&a, &b, 2.0).is_some());
+        // Interpolated: B covering only 0..2 of a rising A (0 -> 4 over 0..4) at height 0.
+        let a = edge(0.0, 4.0, 0.0, 4.0);
+        let b = edge(2.0, 0.0, 0.0, 0.0);
+        assert!(portal_overlap(&a, &b, 2.0).is_some());
+        assert_eq!(portal_overlap(&a, &b, 1.999), None);
+    }
+
+    #[test]
+    fn test_is_symmetric() {
+        let a = edge(0.5, 9.25, 3.0, 1.0);
+        let b = edge(12.0, 1.0, 2.5, 2.0);
+        for climb in [0.0, 0.5, 1.0, 2.0] {
+            assert_eq!(
+                portal_overlap(&a, &b, climb).is_some(),
+                portal_overlap(&b, &a, climb).is_some()
+            );
+        }
+    }
+}
