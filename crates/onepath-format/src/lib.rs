@@ -26,6 +26,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod assembler;
 pub mod bytes;
 pub mod content_id;
 pub mod error;
@@ -37,6 +38,7 @@ pub mod settings;
 pub mod tile;
 mod validate;
 
+pub use assembler::{NavTileAssembler, DEFAULT_AREA, DEFAULT_FLAGS};
 pub use content_id::ContentId;
 pub use error::{CoordinateError, FormatError, FormatErrorKind};
 pub use onpt::{onpt_len, ONPT_HEADER_LEN, ONPT_MAGIC};
