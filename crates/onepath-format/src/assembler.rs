@@ -170,8 +170,8 @@ impl NavTileAssembler {
             (corners[first[poly] + k], corners[first[poly] + (k + 1) % n])
         };
         let mut by_pair: BTreeMap<(u16, u16), Vec<(usize, usize)>> = BTreeMap::new();
-        for poly in 0..p {
-            for k in 0..usize::from(poly_sizes[poly]) {
+        for (poly, &s) in poly_sizes.iter().enumerate() {
+            for k in 0..usize::from(s) {
                 let (a, b) = edge(poly, k);
                 by_pair
                     .entry((a.min(b), a.max(b)))
@@ -182,8 +182,8 @@ impl NavTileAssembler {
         let tsf = ts as f32;
         let mut edge_neighbours = vec![0u32; corner_count];
         let mut edge_portal_sides = vec![NO_PORTAL; corner_count];
-        for poly in 0..p {
-            for k in 0..usize::from(poly_sizes[poly]) {
+        for (poly, &s) in poly_sizes.iter().enumerate() {
+            for k in 0..usize::from(s) {
                 let (a, b) = edge(poly, k);
                 let users = &by_pair[&(a.min(b), a.max(b))];
                 let c = first[poly] + k;
