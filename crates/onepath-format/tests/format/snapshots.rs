@@ -1,0 +1,139 @@
+//! Byte layouts locked by insta snapshots (hex dumps): a layout change fails here.
+
+use std::fmt::Write;
+
+use onepath_format::{
+    encode_settings, DetailMesh, DetailTriangle, NavMeshParams, NavSettings, NavTile, NavTileData,
+    OffMeshLinkSlot, NO_PORTAL,
+};
+
+/// 16 bytes per line, offset first.
+fn hex_dump(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for (i, line) in bytes.chunks(16).enumerate() {
+        write!(out, "{:04x}:", i * 16).unwrap();
+        for b in line {
+            write!(out, " {b:02x}").unwrap();
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn params() -> NavMeshParams {
+    NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6)
+}
+
+/// One triangle touching the −Z boundary; no detail, no links.
+pub fn one_triangle() -> NavTileData {
+    NavTileData {
+        tile_x: -1,
+        tile_z: 2,
+        layer: 1,
+        origin_y: 1.5,
+        vertices: vec![[0.0, 0.0, 0.0], [8.0, 0.0, 0.0], [4.0, 1.0, 4.0]],
+        poly_sizes: vec![3],
+        poly_areas: vec![2],
+        poly_flags: vec![0x0101],
+        corners: vec![0, 1, 2],
+        edge_neighbours: vec![0, 0, 0],
+        edge_portal_sides: vec![3, NO_PORTAL, NO_PORTAL],
+        ..NavTileData::default()
+    }
+}
+
+/// Two quads sharing an edge, every boundary edge a portal, detail and one link.
+pub fn two_quads() -> NavTileData {
+    NavTileData {
+        tile_x: 0,
+        tile_z: 0,
+        layer: 0,
+        origin_y: 0.0,
+        vertices: vec![
+            [0.0, 0.0, 0.0],
+            [4.0, 0.0, 0.0],
+            [8.0, 0.0, 0.0],
+            [8.0, 0.0, 8.0],
+            [4.0, 0.0, 8.0],
+            [0.0, 0.0, 8.0],
+        ],
+        poly_sizes: vec![4, 4],
+        poly_areas: vec![0, 5],
+        poly_flags: vec![1, 1],
+        corners: vec![0, 1, 4, 5, 1, 2, 3, 4],
+        edge_neighbours: vec![0, 2, 0, 0, 0, 0, 0, 1],
+        edge_portal_sides: vec![3, NO_PORTAL, 1, 2, 3, 0, 1, NO_PORTAL],
+        detail_meshes: vec![
+            DetailMesh {
+                vertex_base: 0,
+                vertex_count: 0,
+                triangle_base: 0,
+                triangle_count: 2,
+            },
+            DetailMesh {
+                vertex_base: 0,
+                vertex_count: 1,
+                triangle_base: 2,
+                triangle_count: 1,
+            },
+        ],
+        detail_vertices: vec![[6.0, 0.5, 4.0]],
+        detail_triangles: vec![
+            DetailTriangle {
+                v: [0, 1, 2],
+                edge_flags: 3,
+            },
+            DetailTriangle {
+                v: [0, 2, 3],
+                edge_flags: 6,
+            },
+            DetailTriangle {
+                v: [0, 1, 4],
+                edge_flags: 1,
+            },
+        ],
+        off_mesh_links: vec![OffMeshLinkSlot {
+            start: [1.0, 0.0, 1.0],
+            end: [6.0, 0.0, 6.0],
+            radius: 0.5,
+            area: 3,
+            bidirectional: true,
+            flags: 1,
+            user_id: 7,
+        }],
+    }
+}
+
+#[test]
+fn parameter_block_layout_is_locked() {
+    let mut p = params();
+    p.walkable_climb = 0.5;
+    p.agent_radius = 0.25;
+    p.agent_height = 2.0;
+    p.settings_digest = 0x0102_0304_0506_0708;
+    insta::assert_snapshot!(hex_dump(&p.to_block()));
+    insta::assert_snapshot!("parameter_block_fingerprint", p.fingerprint().to_string());
+}
+
+#[test]
+fn onpt_layout_of_one_triangle_is_locked() {
+    let t = NavTile::create(&params(), one_triangle()).unwrap();
+    insta::assert_snapshot!(hex_dump(&t.to_bytes()));
+    insta::assert_snapshot!("one_triangle_content_id", t.content_id().to_string());
+}
+
+#[test]
+fn onpt_layout_of_two_quads_with_detail_and_link_is_locked() {
+    let t = NavTile::create(&params(), two_quads()).unwrap();
+    insta::assert_snapshot!(hex_dump(&t.to_bytes()));
+}
+
+#[test]
+fn settings_encoding_of_the_defaults_is_locked() {
+    let s = NavSettings::default();
+    insta::assert_snapshot!(hex_dump(&encode_settings(&s)));
+    insta::assert_snapshot!(
+        "default_settings_digest",
+        format!("{:016x}", s.settings_digest())
+    );
+}
