@@ -44,10 +44,16 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod debug;
 pub mod error;
 pub mod fixtures;
 pub mod mesh;
+pub mod serializer;
+pub mod streamer;
 
+pub use debug::{DebugLink, DebugPolygon, NavMeshDebug};
 pub use error::MeshError;
 pub use mesh::{MeshTile, SlotView, TiledNavMesh};
 pub use onepath_stitch::{Link, LinkKind, OffMeshConnection, TileLinks};
+pub use serializer::{NavMeshSerializer, ONPM_HEADER_LEN, ONPM_MAGIC};
+pub use streamer::{StreamOp, TileStreamer};

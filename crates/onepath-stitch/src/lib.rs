@@ -58,6 +58,9 @@ pub mod tiles;
 
 pub use links::{Link, LinkKind, OffMeshConnection, TileLinks};
 pub use off_mesh::{attach_links, attach_score, best_poly};
-pub use portals::{neighbour_column, portal_edges, portal_overlap, PortalEdge, PortalOverlap};
+pub use portals::{
+    boundary_axis, edge_at, neighbour_column, portal_edges, portal_overlap, PortalEdge,
+    PortalOverlap,
+};
 pub use stitch::{restitch_scope, stitch_all, stitch_tiles};
 pub use tiles::{SlotTile, TileSet};

@@ -91,9 +91,10 @@ pub fn portal_edges(tile: &NavTile, side: u8) -> Vec<PortalEdge> {
     out
 }
 
-/// Edge `k` of polygon `p` as a portal edge along `axis`; `None` if an index is out of range
+/// Edge `k` of polygon `p` as a portal edge along `axis` (0 = X, 2 = Z; see
+/// [`boundary_axis`]); `None` if an index is out of range
 /// (a validated tile never has one).
-pub(crate) fn edge_at(tile: &NavTile, p: usize, k: usize, axis: usize) -> Option<PortalEdge> {
+pub fn edge_at(tile: &NavTile, p: usize, k: usize, axis: usize) -> Option<PortalEdge> {
     let d = tile.data();
     let corners = tile.poly_corners(p);
     let n = corners.len();
