@@ -1,28 +1,60 @@
 //! # onepath-format
 //!
 //! The bytes and rules of OnePath's tiled navmesh format, version 2 (frozen): mesh
-//! parameters and their 68-byte block, the build fingerprint, polygon and tile references,
-//! tiles ([`NavTile`]) with exact validation, and the byte cursor ([`bytes::ByteReader`])
-//! and error family ([`FormatError`]) that every OnePath reader shares.
+//! parameters and their 68-byte block ([`NavMeshParams`]), builder settings with their
+//! digest ([`NavSettings`], [`OffMeshLinkDefinition`]), the build fingerprint, polygon and
+//! tile references ([`PolyRef`], [`TileRef`]), tiles ([`NavTileData`] → [`NavTile`]) with
+//! exact validation ([`orient2d_exact`]), the tile bytes ONPT ([`NavTile::to_bytes`],
+//! [`NavTile::from_bytes`]), the tile content id ([`ContentId`]), the 2D builder hand-over
+//! ([`NavTileAssembler`]), and the byte cursor ([`bytes::ByteReader`]) and error family
+//! ([`FormatError`]) that every OnePath reader shares. `docs/navmesh-format.md` has every
+//! table and rule.
 //!
 //! ## Invariants
 //! - Readers never panic and never index out of range on any input: every count is checked
 //!   against the bytes that remain, with checked arithmetic, before anything is allocated;
 //!   every failure is a [`FormatError`] naming the field, polygon, edge or array.
-//! - A [`NavTile`] is valid by construction (created only through validation) and immutable.
-//! - Writers are canonical: one value, one encoding, on every platform.
-//! - Only IEEE-exact arithmetic reaches bytes; orientation tests are exact.
+//! - A [`NavTile`] is valid by construction (created only through validation, by
+//!   [`NavTile::create`] or [`NavTile::from_bytes`], which run the same rules) and
+//!   immutable; it records the fingerprint of the parameters it was created against.
+//! - The tile reader checks magic, version, flags, then the fingerprint before any other
+//!   validation of the tile, then the exact length, then every tile rule.
+//! - Writers are canonical: one value, one encoding, on every platform; readers accept only
+//!   canonical bytes, so whatever reads writes back byte for byte.
+//! - Only IEEE-exact arithmetic reaches bytes; the orientation predicate is exact.
 //!
 //! ## Example
 //! ```
-//! use onepath_format::{NavMeshParams, PolyRef};
+//! use onepath_format::{NavMeshParams, NavTile, NavTileAssembler, FormatError};
 //!
-//! let params = NavMeshParams::new([0.0, 0.0, 0.0], 32.0, 0.25, 6);
+//! let params = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
 //! params.validate().unwrap();
-//! let block = params.to_block();
-//! assert_eq!(block.len(), 68);
-//! let r = PolyRef::new(1, 0, 5).unwrap();
-//! assert_eq!((r.salt(), r.slot(), r.poly()), (1, 0, 5));
+//! assert_eq!(params.to_block().len(), 68);
+//!
+//! // Two world-space squares of tile (1, 0) sharing the edge between vertices 1 and 4;
+//! // the second is given clockwise and is reversed.
+//! let world = [
+//!     [8.0, 0.0, 0.0], [12.0, 0.0, 0.0], [16.0, 0.0, 0.0],
+//!     [16.0, 0.0, 8.0], [12.0, 0.0, 8.0], [8.0, 0.0, 8.0],
+//! ];
+//! let data = NavTileAssembler::from_polygons(
+//!     &params, 1, 0, 0, 0.0, &world, &[4, 4], &[0, 1, 4, 5, 1, 4, 3, 2], None, None,
+//! ).unwrap();
+//! let tile = NavTile::create(&params, data).unwrap();
+//! assert_eq!(tile.data().edge_neighbours[1], 2); // polygon 0, edge 1 → polygon 1
+//!
+//! let bytes = tile.to_bytes();
+//! let back = NavTile::from_bytes(&bytes, &params).unwrap();
+//! assert_eq!(back.to_bytes(), bytes);
+//! assert_eq!(back.content_id(), tile.content_id());
+//!
+//! // A tile read against other parameters is a fingerprint error.
+//! let mut other = params;
+//! other.agent_radius = 0.5;
+//! assert!(matches!(
+//!     NavTile::from_bytes(&bytes, &other),
+//!     Err(FormatError::Fingerprint { .. })
+//! ));
 //! ```
 #![forbid(unsafe_code)]
 
