@@ -20,6 +20,16 @@
 //! - The mesh owns its areas, flags and link switches (copy on write): editing never changes
 //!   a caller's `NavTile`; a failed operation leaves the mesh exactly as it was.
 //!
+//! ## Modules
+//! - [`mesh`]: [`TiledNavMesh`] and its per-tile view [`MeshTile`];
+//! - [`serializer`]: ONPM (the mesh as a file) and ONPT through [`NavMeshSerializer`];
+//! - [`debug`]: [`NavMeshDebug::collect`], world-space polygons and links as plain data;
+//! - [`streamer`]: [`TileStreamer`], queued add / replace / remove-column operations;
+//! - [`fixtures`]: small deterministic meshes for tests, among them
+//!   [`fixtures::bridge_and_building`].
+//!
+//! The rules are written out in `docs/navmesh-stitching.md`.
+//!
 //! ## Example
 //! ```
 //! use onepath_format::NavMeshParams;

@@ -295,6 +295,14 @@ impl TiledNavMesh {
             .filter_map(move |(_, &slot)| self.tile_at_slot(slot))
     }
 
+    /// The tile column (column, row) holding world point (x, z), after checking the
+    /// coordinate rule ([`MeshError::CoordinateOutOfRange`] names the value and the bound).
+    pub fn column_at_point(&self, x: f64, z: f64) -> Result<(i32, i32), MeshError> {
+        NavMeshParams::check_coordinate("x", x)?;
+        NavMeshParams::check_coordinate("z", z)?;
+        Ok(self.params.world_to_tile(x, z))
+    }
+
     /// True iff `r`'s slot exists, holds a tile, has generation `r.salt()` and the tile has
     /// polygon `r.poly()`. The null reference and every forged value are invalid.
     pub fn is_valid_poly_ref(&self, r: PolyRef) -> bool {

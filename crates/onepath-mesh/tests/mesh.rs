@@ -347,3 +347,21 @@ fn from_slots_rejects_duplicate_positions_and_generation_0() {
         ))
     );
 }
+
+#[test]
+fn world_coordinates_beyond_the_bound_are_rejected_naming_the_value() {
+    let m = mesh();
+    assert_eq!(m.column_at_point(9.0, -1.0), Ok((1, -1)));
+    assert_eq!(
+        m.column_at_point(2_097_152.0, 0.0).unwrap_err(),
+        MeshError::CoordinateOutOfRange(onepath_format::CoordinateError {
+            what: "x".into(),
+            value: 2_097_152.0,
+            bound: 2_097_152.0
+        })
+    );
+    assert!(matches!(
+        m.column_at_point(0.0, f64::NAN).unwrap_err(),
+        MeshError::CoordinateOutOfRange(ref e) if e.what == "z"
+    ));
+}
