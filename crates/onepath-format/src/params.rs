@@ -308,7 +308,99 @@ mod tests {
         p.tile_size = 8192.0 * 0.25;
         p.validate().unwrap();
         p.tile_size = 8192.0 * 0.25 + 0.25;
-        assert!(p.validate().is_err());
+        assert!(matches!(
+            p.validate().unwrap_err(),
+            FormatError::Malformed { ref at, .. } if at == "TileSize"
+        ));
+    }
+
+    #[track_caller]
+    fn assert_field(p: NavMeshParams, field: &str) {
+        match p.validate() {
+            Err(FormatError::Malformed { at, .. }) => assert_eq!(at, field),
+            other => panic!("expected an error naming {field}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn validate_checks_every_parameter_rule() {
+        let ok = sample();
+        ok.validate().unwrap();
+        let mut p = ok;
+        p.origin_z = f64::NAN;
+        assert_field(p, "OriginZ");
+        let mut p = ok;
+        p.origin_y = -COORD_BOUND;
+        assert_field(p, "OriginY");
+        let mut p = ok;
+        p.cell_size = 0.0;
+        assert_field(p, "CellSize");
+        let mut p = ok;
+        p.tile_size = -32.0;
+        assert_field(p, "TileSize");
+        let mut p = ok;
+        p.max_verts_per_poly = 2;
+        assert_field(p, "MaxVertsPerPoly");
+        p.max_verts_per_poly = 17;
+        assert_field(p, "MaxVertsPerPoly");
+        let mut p = ok;
+        p.walkable_climb = -0.5;
+        assert_field(p, "WalkableClimb");
+        let mut p = ok;
+        p.agent_radius = f32::INFINITY;
+        assert_field(p, "AgentRadius");
+        let mut p = ok;
+        p.agent_height = f32::NAN;
+        assert_field(p, "AgentHeight");
+        let mut p = ok;
+        p.agent_max_slope = 90.5;
+        assert_field(p, "AgentMaxSlope");
+        p.agent_max_slope = 90.0;
+        p.validate().unwrap();
+    }
+
+    #[test]
+    fn tile_origin_is_product_then_sum_in_f64() {
+        let mut p = sample();
+        p.origin_x = 0.1;
+        p.origin_z = -1000.3;
+        p.tile_size = f64::from(9.6f32);
+        let (x, z) = p.tile_origin(-7, 123_456);
+        assert_eq!(x.to_bits(), (0.1 + (-7.0 * f64::from(9.6f32))).to_bits());
+        assert_eq!(
+            z.to_bits(),
+            (-1000.3 + 123_456.0 * f64::from(9.6f32)).to_bits()
+        );
+    }
+
+    #[test]
+    fn coordinate_rule_names_the_value_and_the_bound() {
+        assert_eq!(
+            NavMeshParams::check_point("start", [0.0, COORD_BOUND, 0.0]).unwrap_err(),
+            CoordinateError {
+                what: "start.y".into(),
+                value: COORD_BOUND,
+                bound: COORD_BOUND
+            }
+        );
+        NavMeshParams::check_point("start", [-2_097_151.9, 0.0, 2_097_151.9]).unwrap();
+    }
+
+    #[test]
+    fn read_block_rejects_a_nonzero_reserved_field_and_invalid_values() {
+        let mut b = sample().to_block();
+        b[42] = 1;
+        assert!(matches!(
+            NavMeshParams::read_block(&mut ByteReader::new(&b)).unwrap_err(),
+            FormatError::Malformed { ref at, .. } if at == "parameters: reserved"
+        ));
+        let mut p = sample();
+        p.cell_size = -1.0;
+        let b = p.to_block();
+        assert!(matches!(
+            NavMeshParams::read_block(&mut ByteReader::new(&b)).unwrap_err(),
+            FormatError::Malformed { ref at, .. } if at == "parameters: CellSize"
+        ));
     }
 
     #[test]

@@ -115,9 +115,12 @@ pub struct NavTile {
 }
 
 impl NavTile {
-    /// Validates `data` against `params` (every tile rule; see `validate.rs`) and creates the
-    /// tile, which records `params.fingerprint()`.
+    /// Validates `data` against `params` (every tile rule, in the order listed in
+    /// `docs/navmesh-format.md`; the error names the array, polygon, edge or link) and
+    /// creates the tile, which records `params.fingerprint()`. Invalid `params` are an error
+    /// too (prefixed `parameters:`).
     pub fn create(params: &NavMeshParams, data: NavTileData) -> Result<NavTile, FormatError> {
+        params.validate().map_err(|e| e.within("parameters"))?;
         crate::validate::validate_tile(params, &data)?;
         Ok(Self::from_valid(params.fingerprint(), data))
     }

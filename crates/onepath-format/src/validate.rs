@@ -26,6 +26,8 @@
 
 use std::cmp::Ordering;
 
+use smallvec::SmallVec;
+
 use crate::error::FormatError;
 use crate::orient::{orient2d_exact, xz};
 use crate::params::{NavMeshParams, COORD_BOUND};
@@ -234,7 +236,7 @@ fn check_polygon(
             ));
         }
     }
-    let pts: Vec<[f32; 2]> = idx
+    let pts: SmallVec<[[f32; 2]; 16]> = idx
         .iter()
         .map(|&i| xz(d.vertices[usize::from(i)]))
         .collect();
@@ -278,7 +280,7 @@ fn check_polygon(
     // must wind exactly once. Count the wraps from the lower half-plane of directions
     // ([π, 2π)) to the upper ([0, π)); each is decided by exact coordinate comparisons.
     let upper = |a: [f32; 2], b: [f32; 2]| b[1] > a[1] || (b[1] == a[1] && b[0] > a[0]);
-    let halves: Vec<bool> = (0..n).map(|k| upper(pts[k], pts[(k + 1) % n])).collect();
+    let halves: SmallVec<[bool; 16]> = (0..n).map(|k| upper(pts[k], pts[(k + 1) % n])).collect();
     let wraps = (0..n)
         .filter(|&k| !halves[k] && halves[(k + 1) % n])
         .count();
@@ -533,6 +535,22 @@ pub(crate) mod tests {
     fn a_tile_has_at_least_one_polygon() {
         let d = NavTileData::default();
         assert_rejected_at(&d, "polygon sizes");
+    }
+
+    #[test]
+    fn a_tile_has_fewer_than_2_pow_20_polygons() {
+        let mut d = two_quads();
+        d.poly_sizes = vec![3; MAX_TILE_POLYS];
+        assert_rejected_at(&d, "polygon sizes");
+    }
+
+    #[test]
+    fn a_tile_has_at_most_65535_vertices() {
+        let mut d = two_quads();
+        d.vertices.resize(MAX_TILE_VERTICES, [0.0; 3]);
+        validate_tile(&params(), &d).unwrap();
+        d.vertices.push([0.0; 3]);
+        assert_rejected_at(&d, "vertices");
     }
 
     #[test]
