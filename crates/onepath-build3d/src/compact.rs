@@ -1,0 +1,447 @@
+//! The open-span (compact) heightfield: walkable floors with their clearance and links to
+//! the neighbouring columns, erosion by the agent radius, area volumes and the distance
+//! field (`docs/build3d-spans.md` §4–§6).
+
+use crate::heightfield::{Heightfield, DIR_X, DIR_Z, NULL_AREA};
+
+/// "No link" in [`CompactSpan::con`].
+pub const NOT_CONNECTED: u32 = u32::MAX;
+
+/// An open span: the floor `y` of a solid span and the free height `h` above it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactSpan {
+    /// Floor height in cells.
+    pub y: u16,
+    /// Free height above the floor in cells (clamped to 255).
+    pub h: u8,
+    /// Linked span in each direction (−x, +z, +x, −z), or [`NOT_CONNECTED`].
+    pub con: [u32; 4],
+}
+
+/// The open spans of a grid, column by column (X fastest), each column bottom up.
+///
+/// The span graph (`spans[..].con`, `span_x`, `span_z`) depends only on the geometry, never on
+/// areas, so a tile cache can keep it and copy only `areas` per rebuild.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactHeightfield {
+    /// Columns along X.
+    pub width: i32,
+    /// Columns along Z.
+    pub depth: i32,
+    /// Border cells on each side (not part of the tile).
+    pub border: i32,
+    /// World position of the grid's minimum corner.
+    pub origin: [f64; 3],
+    /// Horizontal cell size.
+    pub cs: f64,
+    /// Vertical cell size.
+    pub ch: f64,
+    /// Agent height in cells.
+    pub walkable_height: i32,
+    /// Agent climb in cells.
+    pub walkable_climb: i32,
+    /// First span of each column.
+    pub cell_first: Vec<u32>,
+    /// Span count of each column.
+    pub cell_count: Vec<u32>,
+    /// The spans.
+    pub spans: Vec<CompactSpan>,
+    /// Column X of each span.
+    pub span_x: Vec<u16>,
+    /// Column Z of each span.
+    pub span_z: Vec<u16>,
+    /// Area id of each span (0 = not walkable).
+    pub areas: Vec<u8>,
+}
+
+impl CompactHeightfield {
+    /// Builds the open spans of every walkable solid span and links them: span A links to
+    /// the first span B of the neighbouring column (bottom up) with
+    /// `|B.y − A.y| ≤ climb` and `min(tops) − max(floors) ≥ walkable_height`.
+    pub fn build(hf: &Heightfield, border: i32, walkable_height: i32, walkable_climb: i32) -> Self {
+        let w = hf.width;
+        let d = hf.depth;
+        let ncols = (w.max(0) as usize) * (d.max(0) as usize);
+        let mut cell_first = vec![0u32; ncols];
+        let mut cell_count = vec![0u32; ncols];
+        let mut spans = Vec::new();
+        let mut areas = Vec::new();
+        let mut span_x = Vec::new();
+        let mut span_z = Vec::new();
+        const MAX_H: i32 = crate::config::MAX_HEIGHT_CELLS;
+        for z in 0..d {
+            for x in 0..w {
+                let c = (x + z * w) as usize;
+                let col = &hf.columns[c];
+                cell_first[c] = spans.len() as u32;
+                for (si, s) in col.iter().enumerate() {
+                    if s.area == NULL_AREA {
+                        continue;
+                    }
+                    let bot = i32::from(s.smax);
+                    let top = col.get(si + 1).map_or(MAX_H, |n| i32::from(n.smin));
+                    spans.push(CompactSpan {
+                        y: bot.clamp(0, 0xFFFF) as u16,
+                        h: (top - bot).clamp(0, 0xFF) as u8,
+                        con: [NOT_CONNECTED; 4],
+                    });
+                    areas.push(s.area);
+                    span_x.push(x as u16);
+                    span_z.push(z as u16);
+                }
+                cell_count[c] = spans.len() as u32 - cell_first[c];
+            }
+        }
+        let mut chf = CompactHeightfield {
+            width: w,
+            depth: d,
+            border,
+            origin: hf.origin,
+            cs: hf.cs,
+            ch: hf.ch,
+            walkable_height,
+            walkable_climb,
+            cell_first,
+            cell_count,
+            spans,
+            span_x,
+            span_z,
+            areas,
+        };
+        for i in 0..chf.spans.len() {
+            let x = i32::from(chf.span_x[i]);
+            let z = i32::from(chf.span_z[i]);
+            let s = chf.spans[i];
+            for dir in 0..4 {
+                let nx = x + DIR_X[dir];
+                let nz = z + DIR_Z[dir];
+                if nx < 0 || nz < 0 || nx >= w || nz >= d {
+                    continue;
+                }
+                let nc = (nx + nz * w) as usize;
+                let first = chf.cell_first[nc];
+                for k in first..first + chf.cell_count[nc] {
+                    let ns = chf.spans[k as usize];
+                    let bot = i32::from(s.y).max(i32::from(ns.y));
+                    let top =
+                        (i32::from(s.y) + i32::from(s.h)).min(i32::from(ns.y) + i32::from(ns.h));
+                    if top - bot >= walkable_height
+                        && (i32::from(ns.y) - i32::from(s.y)).abs() <= walkable_climb
+                    {
+                        chf.spans[i].con[dir] = k;
+                        break;
+                    }
+                }
+            }
+        }
+        chf
+    }
+
+    /// The same grid (sizes, border, origin, agent values) with no spans.
+    pub fn clone_header(&self) -> CompactHeightfield {
+        CompactHeightfield {
+            width: self.width,
+            depth: self.depth,
+            border: self.border,
+            origin: self.origin,
+            cs: self.cs,
+            ch: self.ch,
+            walkable_height: self.walkable_height,
+            walkable_climb: self.walkable_climb,
+            cell_first: Vec::new(),
+            cell_count: Vec::new(),
+            spans: Vec::new(),
+            span_x: Vec::new(),
+            span_z: Vec::new(),
+            areas: Vec::new(),
+        }
+    }
+
+    /// Number of spans.
+    pub fn span_count(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The span range of column (x, z).
+    pub fn column(&self, x: i32, z: i32) -> std::ops::Range<usize> {
+        let c = (x + z * self.width) as usize;
+        let f = self.cell_first[c] as usize;
+        f..f + self.cell_count[c] as usize
+    }
+
+    /// The linked span of `i` in direction `dir`, if any.
+    #[inline]
+    pub fn neighbour(&self, i: usize, dir: usize) -> Option<usize> {
+        let c = self.spans[i].con[dir];
+        (c != NOT_CONNECTED).then_some(c as usize)
+    }
+
+    /// Erosion: every walkable span closer than `radius` cells (chamfer distance 2 per side
+    /// step, 3 per diagonal step, in half cells) to a non-walkable span or a missing link
+    /// becomes non-walkable.
+    pub fn erode(&mut self, radius: i32) {
+        let n = self.spans.len();
+        let mut dist = vec![0xFFu8; n];
+        for i in 0..n {
+            if self.areas[i] == NULL_AREA {
+                dist[i] = 0;
+                continue;
+            }
+            let mut nc = 0;
+            for dir in 0..4 {
+                if let Some(a) = self.neighbour(i, dir) {
+                    if self.areas[a] != NULL_AREA {
+                        nc += 1;
+                    }
+                }
+            }
+            if nc != 4 {
+                dist[i] = 0;
+            }
+        }
+        let relax = |dist: &mut Vec<u8>, i: usize, j: usize, add: u8| {
+            let nd = dist[j].saturating_add(add);
+            if nd < dist[i] {
+                dist[i] = nd;
+            }
+        };
+        // Pass 1: from −x / −z.
+        for i in 0..n {
+            if let Some(a) = self.neighbour(i, 0) {
+                relax(&mut dist, i, a, 2);
+                if let Some(aa) = self.neighbour(a, 3) {
+                    relax(&mut dist, i, aa, 3);
+                }
+            }
+            if let Some(a) = self.neighbour(i, 3) {
+                relax(&mut dist, i, a, 2);
+                if let Some(aa) = self.neighbour(a, 2) {
+                    relax(&mut dist, i, aa, 3);
+                }
+            }
+        }
+        // Pass 2: from +x / +z, in reverse span order.
+        for i in (0..n).rev() {
+            if let Some(a) = self.neighbour(i, 2) {
+                relax(&mut dist, i, a, 2);
+                if let Some(aa) = self.neighbour(a, 1) {
+                    relax(&mut dist, i, aa, 3);
+                }
+            }
+            if let Some(a) = self.neighbour(i, 1) {
+                relax(&mut dist, i, a, 2);
+                if let Some(aa) = self.neighbour(a, 0) {
+                    relax(&mut dist, i, aa, 3);
+                }
+            }
+        }
+        let thr = (radius * 2).min(255) as u8;
+        for i in 0..n {
+            if dist[i] < thr {
+                self.areas[i] = NULL_AREA;
+            }
+        }
+    }
+
+    /// Marks every walkable span whose column centre lies inside the convex volume (X/Z,
+    /// boundary included) and whose floor lies in `[min_y, max_y]` with the volume's area.
+    pub fn mark_convex_volume(&mut self, vol: &ConvexVolume) {
+        if vol.points.len() < 3 {
+            return;
+        }
+        let mut bmin = [f64::INFINITY; 2];
+        let mut bmax = [f64::NEG_INFINITY; 2];
+        for p in &vol.points {
+            bmin[0] = bmin[0].min(p[0]);
+            bmin[1] = bmin[1].min(p[1]);
+            bmax[0] = bmax[0].max(p[0]);
+            bmax[1] = bmax[1].max(p[1]);
+        }
+        let x0 = (((bmin[0] - self.origin[0]) / self.cs).floor() as i64)
+            .clamp(0, i64::from(self.width)) as i32;
+        let x1 = (((bmax[0] - self.origin[0]) / self.cs).floor() as i64)
+            .clamp(-1, i64::from(self.width) - 1) as i32;
+        let z0 = (((bmin[1] - self.origin[2]) / self.cs).floor() as i64)
+            .clamp(0, i64::from(self.depth)) as i32;
+        let z1 = (((bmax[1] - self.origin[2]) / self.cs).floor() as i64)
+            .clamp(-1, i64::from(self.depth) - 1) as i32;
+        for z in z0..=z1 {
+            for x in x0..=x1 {
+                let cx = self.origin[0] + (f64::from(x) + 0.5) * self.cs;
+                let cz = self.origin[2] + (f64::from(z) + 0.5) * self.cs;
+                if !vol.contains_xz(cx, cz) {
+                    continue;
+                }
+                for i in self.column(x, z) {
+                    if self.areas[i] == NULL_AREA {
+                        continue;
+                    }
+                    let fy = self.origin[1] + f64::from(self.spans[i].y) * self.ch;
+                    if fy >= vol.min_y && fy <= vol.max_y {
+                        self.areas[i] = vol.area;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The distance field: for each span, twice the chamfer distance (in cells) to the
+    /// nearest span with a missing link or a link to another area, then a 3×3 box blur
+    /// (values ≤ 2 kept). Returns the field and its maximum.
+    pub fn distance_field(&self) -> (Vec<u16>, u16) {
+        let n = self.spans.len();
+        let mut src = vec![0xFFFFu16; n];
+        for i in 0..n {
+            let mut nc = 0;
+            for dir in 0..4 {
+                if let Some(a) = self.neighbour(i, dir) {
+                    if self.areas[a] == self.areas[i] {
+                        nc += 1;
+                    }
+                }
+            }
+            if nc != 4 {
+                src[i] = 0;
+            }
+        }
+        let relax = |src: &mut Vec<u16>, i: usize, j: usize, add: u16| {
+            let nd = src[j].saturating_add(add);
+            if nd < src[i] {
+                src[i] = nd;
+            }
+        };
+        for i in 0..n {
+            if let Some(a) = self.neighbour(i, 0) {
+                relax(&mut src, i, a, 2);
+                if let Some(aa) = self.neighbour(a, 3) {
+                    relax(&mut src, i, aa, 3);
+                }
+            }
+            if let Some(a) = self.neighbour(i, 3) {
+                relax(&mut src, i, a, 2);
+                if let Some(aa) = self.neighbour(a, 2) {
+                    relax(&mut src, i, aa, 3);
+                }
+            }
+        }
+        for i in (0..n).rev() {
+            if let Some(a) = self.neighbour(i, 2) {
+                relax(&mut src, i, a, 2);
+                if let Some(aa) = self.neighbour(a, 1) {
+                    relax(&mut src, i, aa, 3);
+                }
+            }
+            if let Some(a) = self.neighbour(i, 1) {
+                relax(&mut src, i, a, 2);
+                if let Some(aa) = self.neighbour(a, 0) {
+                    relax(&mut src, i, aa, 3);
+                }
+            }
+        }
+        let mut max_dist = 0u16;
+        for &d in &src {
+            max_dist = max_dist.max(d);
+        }
+        // Box blur.
+        let mut dst = vec![0u16; n];
+        for i in 0..n {
+            let cd = u32::from(src[i]);
+            if cd <= 2 {
+                dst[i] = cd as u16;
+                continue;
+            }
+            let mut d = cd;
+            for dir in 0..4 {
+                if let Some(a) = self.neighbour(i, dir) {
+                    d += u32::from(src[a]);
+                    match self.neighbour(a, (dir + 1) & 3) {
+                        Some(aa) => d += u32::from(src[aa]),
+                        None => d += cd,
+                    }
+                } else {
+                    d += cd * 2;
+                }
+            }
+            dst[i] = ((d + 5) / 9) as u16;
+        }
+        (dst, max_dist)
+    }
+}
+
+/// A convex volume that sets the area id of eroded walkable spans (a build-time area
+/// volume): a convex polygon in X/Z (world, any winding) and a floor-height range.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConvexVolume {
+    /// The polygon's corners as (x, z).
+    pub points: Vec<[f64; 2]>,
+    /// Lowest floor height marked (world Y, included).
+    pub min_y: f64,
+    /// Highest floor height marked (world Y, included).
+    pub max_y: f64,
+    /// Area id given (0 makes the spans non-walkable).
+    pub area: u8,
+}
+
+impl ConvexVolume {
+    /// Whether (x, z) lies inside or on the polygon (even-odd crossing test, edges
+    /// included).
+    pub fn contains_xz(&self, x: f64, z: f64) -> bool {
+        let pts = &self.points;
+        let n = pts.len();
+        // Inside a convex polygon (either winding, boundary included) iff the point is not
+        // strictly right of one edge and strictly left of another.
+        let mut pos = false;
+        let mut neg = false;
+        for i in 0..n {
+            let a = pts[i];
+            let b = pts[(i + 1) % n];
+            let cr = (b[0] - a[0]) * (z - a[1]) - (b[1] - a[1]) * (x - a[0]);
+            if cr > 0.0 {
+                pos = true;
+            } else if cr < 0.0 {
+                neg = true;
+            }
+            if pos && neg {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl ConvexVolume {
+    /// Checks the volume: at least 3 points, every number finite and within ±2^21,
+    /// `min_y ≤ max_y`, area ≤ 63. The error names `volumes[index]` and the value.
+    pub fn validate(&self, index: usize) -> Result<(), crate::error::BuildError> {
+        use crate::error::BuildError;
+        let name = format!("volumes[{index}]");
+        if self.points.len() < 3 {
+            return Err(BuildError::input(
+                format!("{name}.points"),
+                format!("{} points; at least 3 needed", self.points.len()),
+            ));
+        }
+        let ok = |v: f64| v.is_finite() && v.abs() < onepath_format::COORD_BOUND;
+        for (k, p) in self.points.iter().enumerate() {
+            if !ok(p[0]) || !ok(p[1]) {
+                return Err(BuildError::input(
+                    format!("{name}.points[{k}]"),
+                    "not finite and strictly within ±2^21",
+                ));
+            }
+        }
+        if !ok(self.min_y) || !ok(self.max_y) || self.min_y > self.max_y {
+            return Err(BuildError::input(
+                format!("{name}.min_y"),
+                "heights must be finite, within ±2^21 and min_y ≤ max_y",
+            ));
+        }
+        if self.area > 63 {
+            return Err(BuildError::input(
+                format!("{name}.area"),
+                format!("{} is above 63", self.area),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,365 @@
+//! Build settings ([`BuildConfig`]) and the voxel values derived from them ([`VoxelConfig`]).
+
+use onepath_format::{NavMeshParams, NavSettings, OffMeshLinkDefinition, Partition};
+
+use crate::error::BuildError;
+
+/// How walkable spans are grouped into regions (`docs/build3d-regions.md`).
+///
+/// The numeric values are those of the settings digest (`Partition` i32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum PartitionType {
+    /// Distance field + watershed (value 0).
+    #[default]
+    Watershed,
+    /// Monotone sweep regions (value 1).
+    Monotone,
+    /// Height layers, then monotone regions on each layer (value 2).
+    Layers,
+}
+
+impl PartitionType {
+    /// The value the settings digest records.
+    pub fn value(self) -> i32 {
+        match self {
+            PartitionType::Watershed => 0,
+            PartitionType::Monotone => 1,
+            PartitionType::Layers => 2,
+        }
+    }
+}
+
+/// Every setting of a 3D build, in world units (the Recast demo's meaning).
+///
+/// [`BuildConfig::default`] is the Recast demo's configuration: cell 0.3 / 0.2, agent height
+/// 2.0, radius 0.6, climb 0.9, slope 45°, regions 8 / 20 cells wide (areas 64 / 400 spans),
+/// edges 12 long with error 1.3, 6 vertices per polygon, detail 6 / 1, tiles of 32 cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildConfig {
+    /// World origin of the tile grid (tile (0, 0)'s corner; Y is the mesh origin Y).
+    pub origin: [f64; 3],
+    /// Horizontal cell size.
+    pub cell_size: f64,
+    /// Vertical cell size.
+    pub cell_height: f64,
+    /// Tile edge in cells; the tile size is `(float)(tile_cells · cell_size)`.
+    pub tile_cells: u32,
+    /// Agent height (world).
+    pub agent_height: f32,
+    /// Agent radius (world).
+    pub agent_radius: f32,
+    /// Largest step the agent climbs (world).
+    pub agent_max_climb: f32,
+    /// Steepest walkable slope in degrees.
+    pub agent_max_slope: f32,
+    /// Smallest isolated region kept, in spans.
+    pub min_region_area: u32,
+    /// Regions smaller than this many spans are merged into a neighbour when possible.
+    pub merge_region_area: u32,
+    /// Longest contour edge along a wall (world; 0 = no limit).
+    pub max_edge_len: f64,
+    /// Largest distance a simplified contour strays from the raw one, in cells.
+    pub max_simplification_error: f32,
+    /// Largest polygon size (3..=16).
+    pub max_verts_per_poly: u16,
+    /// Detail sample spacing in cells (below 0.9: no interior sampling).
+    pub detail_sample_dist: f64,
+    /// Largest height error of the detail mesh, in cell heights.
+    pub detail_sample_max_error: f64,
+    /// Region partition.
+    pub partition: PartitionType,
+    /// Area id of input triangles without their own area (1..=63).
+    pub area: u8,
+    /// Flags of every built polygon.
+    pub flags: u16,
+    /// Authored off-mesh links, baked into the tile holding each start.
+    pub off_mesh_links: Vec<OffMeshLinkDefinition>,
+    /// The settings digest recorded in the parameters (0 for a hand-made configuration;
+    /// [`BuildConfig::from_settings`] takes the settings' own).
+    pub settings_digest: u64,
+}
+
+impl Default for BuildConfig {
+    fn default() -> Self {
+        BuildConfig {
+            origin: [0.0, 0.0, 0.0],
+            cell_size: 0.3,
+            cell_height: 0.2,
+            tile_cells: 32,
+            agent_height: 2.0,
+            agent_radius: 0.6,
+            agent_max_climb: 0.9,
+            agent_max_slope: 45.0,
+            min_region_area: 64,
+            merge_region_area: 400,
+            max_edge_len: 12.0,
+            max_simplification_error: 1.3,
+            max_verts_per_poly: 6,
+            detail_sample_dist: 6.0,
+            detail_sample_max_error: 1.0,
+            partition: PartitionType::Watershed,
+            area: 63,
+            flags: 1,
+            off_mesh_links: Vec::new(),
+            settings_digest: 0,
+        }
+    }
+}
+
+/// The settings in cells, as every stage uses them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VoxelConfig {
+    /// Horizontal cell size (world).
+    pub cs: f64,
+    /// Vertical cell size (world).
+    pub ch: f64,
+    /// Tile edge in cells.
+    pub tile_cells: i32,
+    /// Border cells around a tile: `walkable_radius + 3`.
+    pub border: i32,
+    /// `ceil(agent_height / ch)` (float32 division).
+    pub walkable_height: i32,
+    /// `floor(agent_max_climb / ch)` (float32 division).
+    pub walkable_climb: i32,
+    /// `ceil(agent_radius / cs)` (float32 division).
+    pub walkable_radius: i32,
+    /// `cos(slope)` (libm, f64): a triangle is walkable when its unit normal's Y exceeds it.
+    pub walkable_slope_cos: f64,
+    /// `trunc(max_edge_len / cs)` in cells.
+    pub max_edge_len: i32,
+    /// Simplification error in cells.
+    pub max_error: f32,
+    /// Minimum region area in spans.
+    pub min_region_area: u32,
+    /// Merge region area in spans.
+    pub merge_region_area: u32,
+    /// Largest polygon size.
+    pub nvp: usize,
+    /// Detail sample distance in world units (0 = no interior sampling).
+    pub detail_sample_dist: f64,
+    /// Detail height error in world units.
+    pub detail_max_error: f64,
+    /// Partition.
+    pub partition: PartitionType,
+}
+
+/// Spans taller than this (in cells) cannot be represented.
+pub const MAX_HEIGHT_CELLS: i32 = 0xFFFF;
+
+impl BuildConfig {
+    /// The configuration of a [`NavSettings`]. `MinRegionArea` and `MergeRegionArea` are in
+    /// spans (as `build3d-runtime.txt` counts them); `ContourMaxError` is in cells;
+    /// `DetailSampleDistance` in cells and `DetailMaxError` in cell heights (Recast's units);
+    /// `Area` 0 means the 3D default 63 (area 0 is "not walkable" inside the voxel stages).
+    /// The tile size must be a whole number of cells (within 10^-4 of one).
+    pub fn from_settings(s: &NavSettings) -> Result<BuildConfig, BuildError> {
+        let params = s.to_params()?;
+        let cells = s.tile_size() / s.cell_size();
+        let tile_cells = cells.round();
+        if !((tile_cells - cells).abs() <= 1e-4 && (4.0..=8192.0).contains(&tile_cells)) {
+            return Err(BuildError::setting(
+                "TileSize",
+                format!(
+                    "{} is not a whole number (4..=8192) of cells of {}",
+                    s.tile_size(),
+                    s.cell_size()
+                ),
+            ));
+        }
+        let non_neg = |what: &'static str, v: i32| {
+            u32::try_from(v).map_err(|_| BuildError::setting(what, format!("{v} is negative")))
+        };
+        let cfg = BuildConfig {
+            origin: s.origin(),
+            cell_size: s.cell_size(),
+            cell_height: s.cell_height(),
+            tile_cells: tile_cells as u32,
+            agent_height: s.agent_height(),
+            agent_radius: s.agent_radius(),
+            agent_max_climb: s.walkable_climb(),
+            agent_max_slope: s.agent_max_slope(),
+            min_region_area: non_neg("MinRegionArea", s.min_region_area())?,
+            merge_region_area: non_neg("MergeRegionArea", s.merge_region_area())?,
+            max_edge_len: s.max_edge_length(),
+            max_simplification_error: s.contour_max_error(),
+            max_verts_per_poly: s.max_verts_per_poly(),
+            detail_sample_dist: s.detail_sample_distance(),
+            detail_sample_max_error: s.detail_max_error(),
+            partition: match s.partition() {
+                Partition::Monotone => PartitionType::Monotone,
+                Partition::Layers => PartitionType::Layers,
+                _ => PartitionType::Watershed,
+            },
+            area: if s.area() == 0 { 63 } else { s.area() },
+            flags: s.flags(),
+            off_mesh_links: s.off_mesh_links().to_vec(),
+            settings_digest: params.settings_digest,
+        };
+        if !cfg.params().bitwise_eq(&params) {
+            return Err(BuildError::setting(
+                "TileSize",
+                format!(
+                    "{} differs from (float)(cells · CellSize) = {}",
+                    s.tile_size(),
+                    cfg.tile_size()
+                ),
+            ));
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks every setting; the error names it.
+    pub fn validate(&self) -> Result<(), BuildError> {
+        for (i, v) in self.origin.iter().enumerate() {
+            if !(v.is_finite() && v.abs() < onepath_format::COORD_BOUND) {
+                return Err(BuildError::setting(
+                    ["origin.x", "origin.y", "origin.z"][i],
+                    format!("{v} is not finite and strictly within ±2^21"),
+                ));
+            }
+        }
+        if !(self.cell_size.is_finite() && self.cell_size > 0.0) {
+            return Err(BuildError::setting(
+                "cell_size",
+                "must be positive and finite",
+            ));
+        }
+        if !(self.cell_height.is_finite() && self.cell_height > 0.0) {
+            return Err(BuildError::setting(
+                "cell_height",
+                "must be positive and finite",
+            ));
+        }
+        if !(4..=8192).contains(&self.tile_cells) {
+            return Err(BuildError::setting(
+                "tile_cells",
+                format!("{} is not in 4..=8192", self.tile_cells),
+            ));
+        }
+        for (name, v) in [
+            ("agent_height", self.agent_height),
+            ("agent_radius", self.agent_radius),
+            ("agent_max_climb", self.agent_max_climb),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(BuildError::setting(
+                    name,
+                    format!("{v} is not finite and non-negative"),
+                ));
+            }
+        }
+        if !(self.agent_max_slope.is_finite() && (0.0..=90.0).contains(&self.agent_max_slope)) {
+            return Err(BuildError::setting(
+                "agent_max_slope",
+                "must be in 0..=90 degrees",
+            ));
+        }
+        if !(self.max_edge_len.is_finite() && self.max_edge_len >= 0.0) {
+            return Err(BuildError::setting(
+                "max_edge_len",
+                "must be finite and non-negative",
+            ));
+        }
+        if !(self.max_simplification_error.is_finite() && self.max_simplification_error >= 0.0) {
+            return Err(BuildError::setting(
+                "max_simplification_error",
+                "must be finite and non-negative",
+            ));
+        }
+        if !(3..=16).contains(&self.max_verts_per_poly) {
+            return Err(BuildError::setting(
+                "max_verts_per_poly",
+                "must be in 3..=16",
+            ));
+        }
+        if !(self.detail_sample_dist.is_finite() && self.detail_sample_dist >= 0.0) {
+            return Err(BuildError::setting(
+                "detail_sample_dist",
+                "must be finite and non-negative",
+            ));
+        }
+        if !(self.detail_sample_max_error.is_finite() && self.detail_sample_max_error >= 0.0) {
+            return Err(BuildError::setting(
+                "detail_sample_max_error",
+                "must be finite and non-negative",
+            ));
+        }
+        if !(1..=63).contains(&self.area) {
+            return Err(BuildError::setting(
+                "area",
+                format!("{} is not in 1..=63", self.area),
+            ));
+        }
+        let v = self.voxel();
+        if v.walkable_height > 255 || v.walkable_climb > 255 || v.walkable_radius > 255 {
+            return Err(BuildError::setting(
+                "agent_height",
+                "agent height, climb and radius must each be at most 255 cells",
+            ));
+        }
+        self.params().validate()?;
+        for (i, l) in self.off_mesh_links.iter().enumerate() {
+            l.validate(i)?;
+        }
+        Ok(())
+    }
+
+    /// The tile size in world units, `(float)(tile_cells · cell_size)` as f64.
+    pub fn tile_size(&self) -> f64 {
+        f64::from((f64::from(self.tile_cells) * self.cell_size) as f32)
+    }
+
+    /// The mesh parameters of this build.
+    pub fn params(&self) -> NavMeshParams {
+        NavMeshParams {
+            origin_x: self.origin[0],
+            origin_y: self.origin[1],
+            origin_z: self.origin[2],
+            tile_size: self.tile_size(),
+            cell_size: self.cell_size,
+            max_verts_per_poly: self.max_verts_per_poly,
+            walkable_climb: self.agent_max_climb,
+            agent_radius: self.agent_radius,
+            agent_height: self.agent_height,
+            agent_max_slope: self.agent_max_slope,
+            settings_digest: self.settings_digest,
+        }
+    }
+
+    /// The settings in cells (the Recast demo's conversions).
+    pub fn voxel(&self) -> VoxelConfig {
+        let cs = self.cell_size;
+        let ch = self.cell_height;
+        // In float32, as the agent values are stored (0.6 / 0.3 is exactly 2 there, but
+        // 2.0000000795 from the float32 radius in double).
+        let (cs32, ch32) = (cs as f32, ch as f32);
+        let walkable_height = (self.agent_height / ch32).ceil() as i32;
+        let walkable_climb = (self.agent_max_climb / ch32).floor() as i32;
+        let walkable_radius = (self.agent_radius / cs32).ceil() as i32;
+        let slope = f64::from(self.agent_max_slope) / 180.0 * std::f64::consts::PI;
+        VoxelConfig {
+            cs,
+            ch,
+            tile_cells: self.tile_cells as i32,
+            border: walkable_radius + 3,
+            walkable_height,
+            walkable_climb,
+            walkable_radius,
+            walkable_slope_cos: libm::cos(slope),
+            max_edge_len: (self.max_edge_len / cs) as i32,
+            max_error: self.max_simplification_error,
+            min_region_area: self.min_region_area,
+            merge_region_area: self.merge_region_area,
+            nvp: usize::from(self.max_verts_per_poly),
+            detail_sample_dist: if self.detail_sample_dist < 0.9 {
+                0.0
+            } else {
+                cs * self.detail_sample_dist
+            },
+            detail_max_error: ch * self.detail_sample_max_error,
+            partition: self.partition,
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The hand-over: a tile's polygon mesh (and detail mesh) into [`NavTileData`]
+//! (`docs/build3d-polys.md` §4).
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use onepath_format::{DetailMesh, DetailTriangle, NavMeshParams, NavTileData, NO_PORTAL};
+
+use crate::detail::PolyDetail;
+use crate::error::BuildError;
+use crate::polymesh::PolyMesh;
+
+/// How cell coordinates of one tile become stored float32 positions.
+#[derive(Debug, Clone, Copy)]
+pub struct TileFrame {
+    /// Tile edge in cells.
+    pub tile_cells: i32,
+    /// Horizontal cell size.
+    pub cs: f64,
+    /// Vertical cell size.
+    pub ch: f64,
+    /// World Y of cell height 0.
+    pub base_y: f64,
+    /// `(float)TileSize`.
+    pub tile_size_f32: f32,
+}
+
+impl TileFrame {
+    /// Tile-local float32 X (or Z) of a cell line: `(float)(i · cs)`, and exactly
+    /// `(float)TileSize` on the far boundary so portal edges lie on it bitwise.
+    pub fn local_xz(&self, i: i32) -> f32 {
+        if i == self.tile_cells {
+            self.tile_size_f32
+        } else {
+            (f64::from(i) * self.cs) as f32
+        }
+    }
+
+    /// World Y of a height in cells.
+    pub fn world_y(&self, y: i32) -> f64 {
+        self.base_y + f64::from(y) * self.ch
+    }
+}
+
+fn orient(a: [f32; 2], b: [f32; 2], c: [f32; 2]) -> Ordering {
+    let det = robust::orient2d(
+        robust::Coord {
+            x: f64::from(a[0]),
+            y: f64::from(a[1]),
+        },
+        robust::Coord {
+            x: f64::from(b[0]),
+            y: f64::from(b[1]),
+        },
+        robust::Coord {
+            x: f64::from(c[0]),
+            y: f64::from(c[1]),
+        },
+    );
+    det.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
+}
+
+/// Whether the polygon (cell vertices, either winding) is strictly convex enough for the
+/// format in its stored float32 X/Z positions: distinct indices, every other vertex left of
+/// or on every edge of the counter-clockwise order, and at least one strictly left of each.
+pub fn convex_in_f32(frame: &TileFrame, verts: &[[i32; 3]], poly: &[u32]) -> bool {
+    let n = poly.len();
+    if n < 3 {
+        return false;
+    }
+    for i in 0..n {
+        for j in i + 1..n {
+            if poly[i] == poly[j] {
+                return false;
+            }
+        }
+    }
+    let pts: Vec<[f32; 2]> = poly
+        .iter()
+        .map(|&k| {
+            let v = verts[k as usize];
+            [frame.local_xz(v[0]), frame.local_xz(v[2])]
+        })
+        .collect();
+    // Winding from the integer area (exact); positive = counter-clockwise with +Z up.
+    let ccw = cell_area2(verts, poly) > 0;
+    for i in 0..n {
+        let (a, b) = if ccw {
+            (pts[i], pts[(i + 1) % n])
+        } else {
+            (pts[(i + 1) % n], pts[i])
+        };
+        if a == b {
+            return false;
+        }
+        let mut strict = false;
+        for (k, &c) in pts.iter().enumerate() {
+            if k == i || k == (i + 1) % n {
+                continue;
+            }
+            match orient(a, b, c) {
+                Ordering::Less => return false,
+                Ordering::Greater => strict = true,
+                Ordering::Equal => {}
+            }
+        }
+        if !strict {
+            return false;
+        }
+    }
+    true
+}
+
+/// Twice the signed area in cells, positive when counter-clockwise with X right, Z up.
+fn cell_area2(verts: &[[i32; 3]], poly: &[u32]) -> i64 {
+    let n = poly.len();
+    let mut a = 0i64;
+    for i in 0..n {
+        let p = verts[poly[i] as usize];
+        let q = verts[poly[(i + 1) % n] as usize];
+        a += i64::from(p[0]) * i64::from(q[2]) - i64::from(q[0]) * i64::from(p[2]);
+    }
+    a
+}
+
+/// Fills a tile's data from its polygon mesh: counter-clockwise polygons, adjacency from
+/// reversed shared edges (an edge used by other than two polygons is a wall), portal sides
+/// for wall edges lying on the tile boundary, areas, flags, and the detail mesh when given
+/// (one entry per polygon). Polygons that are not valid in float32 are left out. Returns
+/// `None` when no polygon remains.
+#[allow(clippy::too_many_arguments)]
+pub fn to_tile_data(
+    params: &NavMeshParams,
+    frame: &TileFrame,
+    tile_x: i32,
+    tile_z: i32,
+    layer: u16,
+    mesh: &PolyMesh,
+    detail: Option<&[PolyDetail]>,
+    flags: u16,
+) -> Result<Option<NavTileData>, BuildError> {
+    // Keep valid polygons, counter-clockwise.
+    let mut polys: Vec<(Vec<u32>, u8, Option<PolyDetail>)> = Vec::new();
+    for (p, poly) in mesh.polys.iter().enumerate() {
+        if !convex_in_f32(frame, &mesh.verts, poly) {
+            continue;
+        }
+        let mut poly = poly.clone();
+        let mut det = detail.map(|d| d[p].clone());
+        if cell_area2(&mesh.verts, &poly) < 0 {
+            let n = poly.len();
+            poly.reverse();
+            if let Some(d) = det.as_mut() {
+                d.reverse_polygon(n);
+            }
+        }
+        polys.push((poly, mesh.areas[p], det));
+    }
+    if polys.is_empty() {
+        return Ok(None);
+    }
+    // Compact the vertices to those used, in order of first use.
+    let mut remap = vec![u32::MAX; mesh.verts.len()];
+    let mut used: Vec<u32> = Vec::new();
+    for (poly, _, _) in &polys {
+        for &v in poly {
+            if remap[v as usize] == u32::MAX {
+                remap[v as usize] = used.len() as u32;
+                used.push(v);
+            }
+        }
+    }
+    if used.len() > usize::from(u16::MAX) {
+        return Err(BuildError::input(
+            format!("tile ({tile_x}, {tile_z})"),
+            format!("{} vertices exceed the tile limit of 65535", used.len()),
+        ));
+    }
+    // Vertical origin: the lowest vertex (polygon or detail).
+    let mut min_y = i32::MAX;
+    for &v in &used {
+        min_y = min_y.min(mesh.verts[v as usize][1]);
+    }
+    let mut origin_y = frame.world_y(min_y);
+    if let Some(lowest) = polys
+        .iter()
+        .filter_map(|(_, _, d)| d.as_ref())
+        .flat_map(|d| d.verts.iter().map(|v| v[1]))
+        .reduce(f64::min)
+    {
+        origin_y = origin_y.min(lowest);
+    }
+    let limit = params.max_local_extent();
+    let local_y = |wy: f64| -> Result<f32, BuildError> {
+        let y = wy - origin_y;
+        if y.abs() > limit {
+            return Err(BuildError::input(
+                format!("tile ({tile_x}, {tile_z})"),
+                format!(
+                    "a floor {y} above the tile's lowest vertex exceeds MaxLocalExtent {limit}"
+                ),
+            ));
+        }
+        Ok(y as f32)
+    };
+    let mut data = NavTileData {
+        tile_x,
+        tile_z,
+        layer,
+        origin_y,
+        ..NavTileData::default()
+    };
+    for &v in &used {
+        let c = mesh.verts[v as usize];
+        data.vertices.push([
+            frame.local_xz(c[0]),
+            local_y(frame.world_y(c[1]))?,
+            frame.local_xz(c[2]),
+        ]);
+    }
+    // Directed edge -> (polygon, edge) occurrences.
+    let mut edges: HashMap<(u32, u32), Vec<(usize, usize)>> = HashMap::new();
+    for (p, (poly, _, _)) in polys.iter().enumerate() {
+        let n = poly.len();
+        for k in 0..n {
+            edges
+                .entry((poly[k], poly[(k + 1) % n]))
+                .or_default()
+                .push((p, k));
+        }
+    }
+    let tc = frame.tile_cells;
+    for (p, (poly, area, det)) in polys.iter().enumerate() {
+        let n = poly.len();
+        data.poly_sizes.push(n as u8);
+        data.poly_areas.push(*area);
+        data.poly_flags.push(flags);
+        for k in 0..n {
+            let a = poly[k];
+            let b = poly[(k + 1) % n];
+            data.corners.push(remap[a as usize] as u16);
+            let fwd = edges.get(&(a, b)).map_or(0, Vec::len);
+            let rev = edges.get(&(b, a));
+            let neighbour = match rev {
+                Some(r) if r.len() == 1 && fwd == 1 && r[0].0 != p => r[0].0 as u32 + 1,
+                _ => 0,
+            };
+            data.edge_neighbours.push(neighbour);
+            let mut side = NO_PORTAL;
+            if neighbour == 0 {
+                let va = mesh.verts[a as usize];
+                let vb = mesh.verts[b as usize];
+                if va[0] == tc && vb[0] == tc && va[2] != vb[2] {
+                    side = 0;
+                } else if va[2] == tc && vb[2] == tc && va[0] != vb[0] {
+                    side = 1;
+                } else if va[0] == 0 && vb[0] == 0 && va[2] != vb[2] {
+                    side = 2;
+                } else if va[2] == 0 && vb[2] == 0 && va[0] != vb[0] {
+                    side = 3;
+                }
+            }
+            data.edge_portal_sides.push(side);
+        }
+        if let Some(d) = det {
+            let vertex_base = data.detail_vertices.len() as u32;
+            let triangle_base = data.detail_triangles.len() as u32;
+            for v in &d.verts {
+                data.detail_vertices.push([
+                    (v[0] - params.tile_origin(tile_x, tile_z).0) as f32,
+                    local_y(v[1])?,
+                    (v[2] - params.tile_origin(tile_x, tile_z).1) as f32,
+                ]);
+            }
+            for t in &d.tris {
+                data.detail_triangles.push(DetailTriangle {
+                    v: [t[0], t[1], t[2]],
+                    edge_flags: t[3],
+                });
+            }
+            data.detail_meshes.push(DetailMesh {
+                vertex_base,
+                vertex_count: d.verts.len() as u32,
+                triangle_base,
+                triangle_count: d.tris.len() as u32,
+            });
+        }
+    }
+    if data.detail_meshes.len() != data.poly_sizes.len() {
+        data.detail_meshes.clear();
+        data.detail_vertices.clear();
+        data.detail_triangles.clear();
+    }
+    Ok(Some(data))
+}

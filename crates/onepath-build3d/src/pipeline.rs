@@ -1,0 +1,463 @@
+//! [`Mesh3DPipeline`]: geometry in, tiles and a [`TiledNavMesh`] out. Tiles are built in
+//! parallel (rayon) and merged in tile order, so the thread count never changes a byte.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use onepath_format::{NavMeshParams, NavSettings, NavTile, NavTileData};
+use onepath_mesh::TiledNavMesh;
+use rayon::prelude::*;
+
+use crate::chunky::ChunkyTriMesh;
+use crate::compact::{CompactHeightfield, ConvexVolume};
+use crate::config::{BuildConfig, PartitionType, VoxelConfig, MAX_HEIGHT_CELLS};
+use crate::contour::build_contours;
+use crate::error::BuildError;
+use crate::handover::{convex_in_f32, to_tile_data, TileFrame};
+use crate::heightfield::Heightfield;
+use crate::input::{is_walkable_triangle, HeightGrid, TriangleSoup};
+use crate::obstacle::Obstacle;
+use crate::offmesh::bake_off_mesh_links;
+use crate::polymesh::build_poly_mesh;
+use crate::region;
+
+/// The result of a build: the parameters, every tile in tile order (row `TileZ`, then
+/// column `TileX`, then layer), and the mesh holding them (added in that order, so tile `i`
+/// is in slot `i`).
+#[derive(Debug, Clone)]
+pub struct BuiltMesh {
+    /// The parameters every tile was created against.
+    pub params: NavMeshParams,
+    /// The tiles.
+    pub tiles: Vec<NavTile>,
+    /// The stitched mesh.
+    pub mesh: TiledNavMesh,
+}
+
+/// The vertical lattice of a build: world Y of cell height 0 and the number of cell heights.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VerticalGrid {
+    /// World Y of cell height 0: `OriginY + floor((minY − OriginY) / ch) · ch`.
+    pub base_y: f64,
+    /// Cell heights covered.
+    pub height_cells: i32,
+}
+
+/// The 3D builder: a [`BuildConfig`], build-time area volumes and obstacles, and the build
+/// entry points ([`Mesh3DPipeline::build_soup`], [`Mesh3DPipeline::build_chunk`],
+/// [`Mesh3DPipeline::build_heightfield`]).
+#[derive(Debug, Clone, Default)]
+pub struct Mesh3DPipeline {
+    /// The settings.
+    pub config: BuildConfig,
+    /// Build-time convex area volumes, applied after erosion in list order (later wins).
+    pub volumes: Vec<ConvexVolume>,
+    /// Obstacles applied to every tile after erosion and the volumes, in list order
+    /// (`build3d-runtime.txt`, "Obstacles").
+    pub obstacles: Vec<Obstacle>,
+}
+
+/// A progress callback: `(tiles done, tiles total)`. Called once per tile from the thread
+/// that built it (so not necessarily in tile order); it never changes a result.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// One tile to build and the triangles (ascending) that touch its grid.
+#[derive(Debug, Clone)]
+struct TileJob {
+    tile_x: i32,
+    tile_z: i32,
+    triangles: Vec<u32>,
+}
+
+impl Mesh3DPipeline {
+    /// A pipeline with this configuration and no volumes or obstacles.
+    pub fn new(config: BuildConfig) -> Self {
+        Mesh3DPipeline {
+            config,
+            volumes: Vec::new(),
+            obstacles: Vec::new(),
+        }
+    }
+
+    /// A pipeline for these settings ([`BuildConfig::from_settings`]).
+    pub fn from_settings(settings: &NavSettings) -> Result<Self, BuildError> {
+        Ok(Self::new(BuildConfig::from_settings(settings)?))
+    }
+
+    /// Builds every tile a triangle soup touches.
+    pub fn build_soup(&self, soup: &TriangleSoup) -> Result<BuiltMesh, BuildError> {
+        self.build_soup_with_progress(soup, &|_, _| {})
+    }
+
+    /// [`Mesh3DPipeline::build_soup`] with a progress callback.
+    pub fn build_soup_with_progress(
+        &self,
+        soup: &TriangleSoup,
+        progress: Progress<'_>,
+    ) -> Result<BuiltMesh, BuildError> {
+        self.check()?;
+        soup.validate()?;
+        let params = self.config.params();
+        let Some((bmin, bmax)) = soup.bounds() else {
+            return self.finish(params, Vec::new());
+        };
+        let jobs = tile_jobs_soup(&params, &self.config.voxel(), soup, bmin, bmax);
+        self.run(soup, bmin, bmax, &jobs, progress)
+    }
+
+    /// Builds a chunked triangle mesh: each tile asks the spatial index for the triangles
+    /// near it. Gives exactly the tiles [`Mesh3DPipeline::build_soup`] gives for the same
+    /// triangles.
+    pub fn build_chunk(&self, chunky: &ChunkyTriMesh) -> Result<BuiltMesh, BuildError> {
+        self.build_chunk_with_progress(chunky, &|_, _| {})
+    }
+
+    /// [`Mesh3DPipeline::build_chunk`] with a progress callback.
+    pub fn build_chunk_with_progress(
+        &self,
+        chunky: &ChunkyTriMesh,
+        progress: Progress<'_>,
+    ) -> Result<BuiltMesh, BuildError> {
+        self.check()?;
+        let soup = chunky.soup();
+        soup.validate()?;
+        let params = self.config.params();
+        let Some((bmin, bmax)) = soup.bounds() else {
+            return self.finish(params, Vec::new());
+        };
+        let vc = self.config.voxel();
+        let pad = f64::from(vc.border + 1) * vc.cs;
+        let (tx0, tz0) = params.world_to_tile(bmin[0], bmin[2]);
+        let (tx1, tz1) = params.world_to_tile(bmax[0], bmax[2]);
+        let mut jobs = Vec::new();
+        for tz in tz0..=tz1 {
+            for tx in tx0..=tx1 {
+                let (ox, oz) = params.tile_origin(tx, tz);
+                let ts = params.tile_size;
+                let tris =
+                    chunky.triangles_in([ox - pad, oz - pad], [ox + ts + pad, oz + ts + pad]);
+                if !tris.is_empty() {
+                    jobs.push(TileJob {
+                        tile_x: tx,
+                        tile_z: tz,
+                        triangles: tris,
+                    });
+                }
+            }
+        }
+        self.run(soup, bmin, bmax, &jobs, progress)
+    }
+
+    /// Builds a height grid (terrain): each grid square is two triangles.
+    pub fn build_heightfield(&self, grid: &HeightGrid) -> Result<BuiltMesh, BuildError> {
+        self.build_heightfield_with_progress(grid, &|_, _| {})
+    }
+
+    /// [`Mesh3DPipeline::build_heightfield`] with a progress callback.
+    pub fn build_heightfield_with_progress(
+        &self,
+        grid: &HeightGrid,
+        progress: Progress<'_>,
+    ) -> Result<BuiltMesh, BuildError> {
+        let soup = grid.to_soup()?;
+        self.build_soup_with_progress(&soup, progress)
+    }
+
+    fn check(&self) -> Result<(), BuildError> {
+        self.config.validate()?;
+        for (i, o) in self.obstacles.iter().enumerate() {
+            o.validate(i)?;
+        }
+        for (i, v) in self.volumes.iter().enumerate() {
+            v.validate(i)?;
+        }
+        Ok(())
+    }
+
+    fn run(
+        &self,
+        soup: &TriangleSoup,
+        bmin: [f64; 3],
+        bmax: [f64; 3],
+        jobs: &[TileJob],
+        progress: Progress<'_>,
+    ) -> Result<BuiltMesh, BuildError> {
+        let params = self.config.params();
+        let vc = self.config.voxel();
+        let vgrid = vertical_grid(&params, &vc, bmin[1], bmax[1])?;
+        let areas = triangle_areas(soup, &vc, self.config.area);
+        let total = jobs.len();
+        let done = AtomicUsize::new(0);
+        let results: Vec<Result<Vec<NavTileData>, BuildError>> = jobs
+            .par_iter()
+            .map(|job| {
+                let r = self.build_tile_data(&params, &vc, vgrid, job.tile_x, job.tile_z, |hf| {
+                    for &t in &job.triangles {
+                        let tri = soup.triangles[t as usize];
+                        let v = [
+                            soup.vertices[tri[0] as usize],
+                            soup.vertices[tri[1] as usize],
+                            soup.vertices[tri[2] as usize],
+                        ];
+                        hf.rasterize_triangle(v, areas[t as usize], vc.walkable_climb);
+                    }
+                });
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(n, total);
+                r
+            })
+            .collect();
+        let mut datas = Vec::new();
+        for r in results {
+            datas.extend(r?);
+        }
+        self.finish(params, datas)
+    }
+
+    /// Bakes the authored links, validates every tile (in parallel, merged in order) and
+    /// adds them to a new mesh in tile order.
+    fn finish(
+        &self,
+        params: NavMeshParams,
+        mut datas: Vec<NavTileData>,
+    ) -> Result<BuiltMesh, BuildError> {
+        bake_off_mesh_links(&params, &self.config.off_mesh_links, &mut datas)?;
+        let created: Vec<Result<NavTile, BuildError>> = datas
+            .into_par_iter()
+            .map(|d| {
+                let (tile_x, tile_z, layer) = (d.tile_x, d.tile_z, d.layer);
+                NavTile::create(&params, d).map_err(|source| BuildError::Tile {
+                    tile_x,
+                    tile_z,
+                    layer,
+                    source,
+                })
+            })
+            .collect();
+        let mut tiles = Vec::with_capacity(created.len());
+        for t in created {
+            tiles.push(t?);
+        }
+        let mut mesh = TiledNavMesh::new(params)?;
+        for t in &tiles {
+            mesh.add_tile(t.clone())?;
+        }
+        Ok(BuiltMesh {
+            params,
+            tiles,
+            mesh,
+        })
+    }
+
+    /// Builds one tile's data (every layer): `rasterize` fills the tile's solid heightfield
+    /// (its cells plus the border), then every later stage runs. Off-mesh links are not
+    /// baked here (they need the whole column).
+    pub fn build_tile_data(
+        &self,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        vgrid: VerticalGrid,
+        tile_x: i32,
+        tile_z: i32,
+        rasterize: impl FnOnce(&mut Heightfield),
+    ) -> Result<Vec<NavTileData>, BuildError> {
+        let mut chf = self.eroded_heightfield(params, vc, vgrid, tile_x, tile_z, rasterize);
+        for o in &self.obstacles {
+            o.mark(&mut chf, vc);
+        }
+        self.tile_data_from_compact(params, vc, vgrid, tile_x, tile_z, &chf)
+    }
+
+    /// Stages 1–3 of a tile: rasterize, filter, compact, erode, build-time volumes. This is
+    /// what a tile cache keeps.
+    pub fn eroded_heightfield(
+        &self,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        vgrid: VerticalGrid,
+        tile_x: i32,
+        tile_z: i32,
+        rasterize: impl FnOnce(&mut Heightfield),
+    ) -> CompactHeightfield {
+        let b = vc.border;
+        let w = vc.tile_cells + 2 * b;
+        let (ox, oz) = params.tile_origin(tile_x, tile_z);
+        let bcs = f64::from(b) * vc.cs;
+        let origin = [ox - bcs, vgrid.base_y, oz - bcs];
+        let mut hf = Heightfield::new(w, w, origin, vc.cs, vc.ch, vgrid.height_cells);
+        rasterize(&mut hf);
+        hf.filter_low_hanging_obstacles(vc.walkable_climb);
+        hf.filter_ledge_spans(vc.walkable_height, vc.walkable_climb);
+        hf.filter_low_height_spans(vc.walkable_height);
+        let mut chf = CompactHeightfield::build(&hf, b, vc.walkable_height, vc.walkable_climb);
+        chf.erode(vc.walkable_radius);
+        for v in &self.volumes {
+            chf.mark_convex_volume(v);
+        }
+        chf
+    }
+
+    /// Stage 5 of a tile from its (marked) compact heightfield: regions, contours,
+    /// polygons, detail, tile data (one per layer).
+    pub fn tile_data_from_compact(
+        &self,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        vgrid: VerticalGrid,
+        tile_x: i32,
+        tile_z: i32,
+        chf: &CompactHeightfield,
+    ) -> Result<Vec<NavTileData>, BuildError> {
+        let frame = TileFrame {
+            tile_cells: vc.tile_cells,
+            cs: vc.cs,
+            ch: vc.ch,
+            base_y: vgrid.base_y,
+            tile_size_f32: params.tile_size_f32(),
+        };
+        let regions = match vc.partition {
+            PartitionType::Monotone => {
+                region::monotone(chf, vc.min_region_area, vc.merge_region_area)
+            }
+            PartitionType::Layers => {
+                let mut out = Vec::new();
+                for (layer, sub) in crate::layers::split_layers(chf).iter().enumerate() {
+                    let regions = region::monotone(sub, vc.min_region_area, vc.merge_region_area);
+                    if let Some(d) = self.polygons_to_data(
+                        params,
+                        vc,
+                        &frame,
+                        tile_x,
+                        tile_z,
+                        layer as u16,
+                        sub,
+                        &regions.ids,
+                    )? {
+                        out.push(d);
+                    }
+                }
+                // Layers without polygons take no number: renumber densely from 0.
+                for (k, d) in out.iter_mut().enumerate() {
+                    d.layer = k as u16;
+                }
+                return Ok(out);
+            }
+            _ => region::watershed(chf, vc.min_region_area, vc.merge_region_area),
+        };
+        Ok(self
+            .polygons_to_data(params, vc, &frame, tile_x, tile_z, 0, chf, &regions.ids)?
+            .into_iter()
+            .collect())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn polygons_to_data(
+        &self,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        frame: &TileFrame,
+        tile_x: i32,
+        tile_z: i32,
+        layer: u16,
+        chf: &CompactHeightfield,
+        regions: &[u16],
+    ) -> Result<Option<NavTileData>, BuildError> {
+        let contours = build_contours(chf, regions, vc.max_error, vc.max_edge_len);
+        let convex_ok = |verts: &[[i32; 3]], poly: &[u32]| convex_in_f32(frame, verts, poly);
+        let mesh = build_poly_mesh(&contours, vc.nvp, &convex_ok);
+        let detail = crate::detail::build_detail(&mesh, chf, frame, params, tile_x, tile_z, vc);
+        to_tile_data(
+            params,
+            frame,
+            tile_x,
+            tile_z,
+            layer,
+            &mesh,
+            detail.as_deref(),
+            self.config.flags,
+        )
+    }
+}
+
+/// The vertical lattice for geometry spanning `min_y..=max_y`.
+pub fn vertical_grid(
+    params: &NavMeshParams,
+    vc: &VoxelConfig,
+    min_y: f64,
+    max_y: f64,
+) -> Result<VerticalGrid, BuildError> {
+    let base_y = params.origin_y + ((min_y - params.origin_y) / vc.ch).floor() * vc.ch;
+    let cells = ((max_y - base_y) / vc.ch).ceil() + 1.0;
+    let most = MAX_HEIGHT_CELLS - 1 - vc.walkable_height;
+    if cells.is_nan() || cells > f64::from(most) {
+        return Err(BuildError::input(
+            "vertices",
+            format!("the level is {cells} cell heights tall; at most {most} fit"),
+        ));
+    }
+    Ok(VerticalGrid {
+        base_y,
+        height_cells: cells as i32,
+    })
+}
+
+/// The area each triangle rasterizes with: its own (or the default) when walkable, else 0.
+pub fn triangle_areas(soup: &TriangleSoup, vc: &VoxelConfig, default_area: u8) -> Vec<u8> {
+    soup.triangles
+        .iter()
+        .enumerate()
+        .map(|(t, tri)| {
+            let v = [
+                soup.vertices[tri[0] as usize],
+                soup.vertices[tri[1] as usize],
+                soup.vertices[tri[2] as usize],
+            ];
+            let a = soup.areas.as_ref().map_or(default_area, |a| a[t]);
+            if a != 0 && is_walkable_triangle(v, vc.walkable_slope_cos) {
+                a
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
+/// Tiles whose cells overlap the geometry's bounds, in tile order, each with the triangles
+/// whose bounds touch the tile's grid (cells plus border, one cell of slack).
+fn tile_jobs_soup(
+    params: &NavMeshParams,
+    vc: &VoxelConfig,
+    soup: &TriangleSoup,
+    bmin: [f64; 3],
+    bmax: [f64; 3],
+) -> Vec<TileJob> {
+    let (tx0, tz0) = params.world_to_tile(bmin[0], bmin[2]);
+    let (tx1, tz1) = params.world_to_tile(bmax[0], bmax[2]);
+    let nx = (i64::from(tx1) - i64::from(tx0) + 1) as usize;
+    let nz = (i64::from(tz1) - i64::from(tz0) + 1) as usize;
+    let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nx * nz];
+    let pad = f64::from(vc.border + 1) * vc.cs;
+    for (t, tri) in soup.triangles.iter().enumerate() {
+        let (lo, hi) = crate::chunky::triangle_bounds(soup, tri);
+        let (ax, az) = params.world_to_tile(lo[0] - pad, lo[1] - pad);
+        let (bx, bz) = params.world_to_tile(hi[0] + pad, hi[1] + pad);
+        for tz in az.max(tz0)..=bz.min(tz1) {
+            for tx in ax.max(tx0)..=bx.min(tx1) {
+                lists[(tz - tz0) as usize * nx + (tx - tx0) as usize].push(t as u32);
+            }
+        }
+    }
+    let mut jobs = Vec::new();
+    for tz in tz0..=tz1 {
+        for tx in tx0..=tx1 {
+            let tris = std::mem::take(&mut lists[(tz - tz0) as usize * nx + (tx - tx0) as usize]);
+            if !tris.is_empty() {
+                jobs.push(TileJob {
+                    tile_x: tx,
+                    tile_z: tz,
+                    triangles: tris,
+                });
+            }
+        }
+    }
+    jobs
+}

@@ -1,0 +1,363 @@
+//! The polygon mesh: each contour triangulated by ear clipping and the triangles merged
+//! greedily into convex polygons of at most MaxVertsPerPoly vertices
+//! (`docs/build3d-polys.md` §1–§2).
+
+use std::collections::HashMap;
+
+use crate::contour::Contour;
+
+/// Polygons over shared vertices, in tile cells (x and z 0..=tile_cells, y in cell heights
+/// above the heightfield's origin).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PolyMesh {
+    /// Vertices (x, y, z) in cells.
+    pub verts: Vec<[i32; 3]>,
+    /// Vertex indices of each polygon, in Recast's winding (clockwise with +Z up).
+    pub polys: Vec<Vec<u32>>,
+    /// Region of each polygon.
+    pub regs: Vec<u16>,
+    /// Area of each polygon.
+    pub areas: Vec<u8>,
+}
+
+#[inline]
+fn area2(a: [i32; 4], b: [i32; 4], c: [i32; 4]) -> i64 {
+    (i64::from(b[0]) - i64::from(a[0])) * (i64::from(c[2]) - i64::from(a[2]))
+        - (i64::from(c[0]) - i64::from(a[0])) * (i64::from(b[2]) - i64::from(a[2]))
+}
+#[inline]
+fn left(a: [i32; 4], b: [i32; 4], c: [i32; 4]) -> bool {
+    area2(a, b, c) < 0
+}
+#[inline]
+fn left_on(a: [i32; 4], b: [i32; 4], c: [i32; 4]) -> bool {
+    area2(a, b, c) <= 0
+}
+#[inline]
+fn collinear(a: [i32; 4], b: [i32; 4], c: [i32; 4]) -> bool {
+    area2(a, b, c) == 0
+}
+#[inline]
+fn vequal(a: [i32; 4], b: [i32; 4]) -> bool {
+    a[0] == b[0] && a[2] == b[2]
+}
+
+fn intersect_prop(a: [i32; 4], b: [i32; 4], c: [i32; 4], d: [i32; 4]) -> bool {
+    if collinear(a, b, c) || collinear(a, b, d) || collinear(c, d, a) || collinear(c, d, b) {
+        return false;
+    }
+    (left(a, b, c) ^ left(a, b, d)) && (left(c, d, a) ^ left(c, d, b))
+}
+
+fn between(a: [i32; 4], b: [i32; 4], c: [i32; 4]) -> bool {
+    if !collinear(a, b, c) {
+        return false;
+    }
+    if a[0] != b[0] {
+        (a[0] <= c[0] && c[0] <= b[0]) || (a[0] >= c[0] && c[0] >= b[0])
+    } else {
+        (a[2] <= c[2] && c[2] <= b[2]) || (a[2] >= c[2] && c[2] >= b[2])
+    }
+}
+
+/// Whether segments ab and cd intersect, properly or improperly (cells, X/Z).
+pub(crate) fn intersect(a: [i32; 4], b: [i32; 4], c: [i32; 4], d: [i32; 4]) -> bool {
+    intersect_prop(a, b, c, d)
+        || between(a, b, c)
+        || between(a, b, d)
+        || between(c, d, a)
+        || between(c, d, b)
+}
+
+struct Ring<'a> {
+    verts: &'a [[i32; 4]],
+    idx: Vec<usize>,
+    ear: Vec<bool>,
+}
+
+impl Ring<'_> {
+    fn n(&self) -> usize {
+        self.idx.len()
+    }
+    fn next(&self, i: usize) -> usize {
+        if i + 1 >= self.n() {
+            0
+        } else {
+            i + 1
+        }
+    }
+    fn prev(&self, i: usize) -> usize {
+        if i == 0 {
+            self.n() - 1
+        } else {
+            i - 1
+        }
+    }
+    fn v(&self, i: usize) -> [i32; 4] {
+        self.verts[self.idx[i]]
+    }
+    fn diagonalie(&self, i: usize, j: usize, loose: bool) -> bool {
+        let d0 = self.v(i);
+        let d1 = self.v(j);
+        for k in 0..self.n() {
+            let k1 = self.next(k);
+            if k == i || k1 == i || k == j || k1 == j {
+                continue;
+            }
+            let p0 = self.v(k);
+            let p1 = self.v(k1);
+            if vequal(d0, p0) || vequal(d1, p0) || vequal(d0, p1) || vequal(d1, p1) {
+                continue;
+            }
+            let hit = if loose {
+                intersect_prop(d0, d1, p0, p1)
+            } else {
+                intersect(d0, d1, p0, p1)
+            };
+            if hit {
+                return false;
+            }
+        }
+        true
+    }
+    fn in_cone(&self, i: usize, j: usize, loose: bool) -> bool {
+        let pi = self.v(i);
+        let pj = self.v(j);
+        let pi1 = self.v(self.next(i));
+        let pin1 = self.v(self.prev(i));
+        if left_on(pin1, pi, pi1) {
+            if loose {
+                return left_on(pi, pj, pin1) && left_on(pj, pi, pi1);
+            }
+            return left(pi, pj, pin1) && left(pj, pi, pi1);
+        }
+        !(left_on(pi, pj, pi1) && left_on(pj, pi, pin1))
+    }
+    fn diagonal(&self, i: usize, j: usize, loose: bool) -> bool {
+        self.in_cone(i, j, loose) && self.diagonalie(i, j, loose)
+    }
+    fn dist_sq(&self, i: usize, j: usize) -> i64 {
+        let a = self.v(i);
+        let b = self.v(j);
+        let dx = i64::from(b[0] - a[0]);
+        let dz = i64::from(b[2] - a[2]);
+        dx * dx + dz * dz
+    }
+}
+
+/// Ear-clipping triangulation of a simple contour (indices into `verts`). The ear with the
+/// shortest closing diagonal goes first (ties: the lowest position in the ring). Returns
+/// `None` when the contour cannot be triangulated.
+pub fn triangulate(verts: &[[i32; 4]]) -> Option<Vec<[usize; 3]>> {
+    let n = verts.len();
+    let mut r = Ring {
+        verts,
+        idx: (0..n).collect(),
+        ear: vec![false; n],
+    };
+    for i in 0..n {
+        let i2 = r.next(r.next(i));
+        let i1 = r.next(i);
+        r.ear[i1] = r.diagonal(i, i2, false);
+    }
+    let mut tris = Vec::with_capacity(n.saturating_sub(2));
+    while r.n() > 3 {
+        let mut best: Option<(i64, usize)> = None;
+        for i in 0..r.n() {
+            let i1 = r.next(i);
+            if r.ear[i1] {
+                let len = r.dist_sq(i, r.next(i1));
+                if best.map_or(true, |(b, _)| len < b) {
+                    best = Some((len, i));
+                }
+            }
+        }
+        if best.is_none() {
+            for i in 0..r.n() {
+                let i1 = r.next(i);
+                let i2 = r.next(i1);
+                if r.diagonal(i, i2, true) {
+                    let len = r.dist_sq(i, i2);
+                    if best.map_or(true, |(b, _)| len < b) {
+                        best = Some((len, i));
+                    }
+                }
+            }
+        }
+        let (_, i) = best?;
+        let mut i1 = r.next(i);
+        let i2 = r.next(i1);
+        tris.push([r.idx[i], r.idx[i1], r.idx[i2]]);
+        r.idx.remove(i1);
+        r.ear.remove(i1);
+        if i1 >= r.n() {
+            i1 = 0;
+        }
+        let i = r.prev(i1);
+        let pi = r.prev(i);
+        r.ear[i] = r.diagonal(pi, i1, false);
+        let ni1 = r.next(i1);
+        r.ear[i1] = r.diagonal(i, ni1, false);
+    }
+    tris.push([r.idx[0], r.idx[1], r.idx[2]]);
+    Some(tris)
+}
+
+fn uleft(a: [i32; 3], b: [i32; 3], c: [i32; 3]) -> bool {
+    (i64::from(b[0]) - i64::from(a[0])) * (i64::from(c[2]) - i64::from(a[2]))
+        - (i64::from(c[0]) - i64::from(a[0])) * (i64::from(b[2]) - i64::from(a[2]))
+        < 0
+}
+
+/// The merge value of two polygons sharing an edge: the squared length of that edge when
+/// the merged polygon stays convex (strictly, in cells) and within `nvp` vertices.
+fn merge_value(
+    pa: &[u32],
+    pb: &[u32],
+    verts: &[[i32; 3]],
+    nvp: usize,
+) -> Option<(i64, usize, usize)> {
+    let na = pa.len();
+    let nb = pb.len();
+    if na + nb - 2 > nvp {
+        return None;
+    }
+    let mut found = None;
+    'outer: for i in 0..na {
+        let (mut va0, mut va1) = (pa[i], pa[(i + 1) % na]);
+        if va0 > va1 {
+            std::mem::swap(&mut va0, &mut va1);
+        }
+        for j in 0..nb {
+            let (mut vb0, mut vb1) = (pb[j], pb[(j + 1) % nb]);
+            if vb0 > vb1 {
+                std::mem::swap(&mut vb0, &mut vb1);
+            }
+            if va0 == vb0 && va1 == vb1 {
+                found = Some((i, j));
+                break 'outer;
+            }
+        }
+    }
+    let (ea, eb) = found?;
+    let v = |k: u32| verts[k as usize];
+    if !uleft(v(pa[(ea + na - 1) % na]), v(pa[ea]), v(pb[(eb + 2) % nb])) {
+        return None;
+    }
+    if !uleft(v(pb[(eb + nb - 1) % nb]), v(pb[eb]), v(pa[(ea + 2) % na])) {
+        return None;
+    }
+    let a = v(pa[ea]);
+    let b = v(pa[(ea + 1) % na]);
+    let dx = i64::from(a[0] - b[0]);
+    let dz = i64::from(a[2] - b[2]);
+    Some((dx * dx + dz * dz, ea, eb))
+}
+
+/// A veto on merges: given the mesh vertices and a merged polygon, whether to allow it.
+pub type ConvexCheck<'a> = dyn Fn(&[[i32; 3]], &[u32]) -> bool + 'a;
+
+/// Builds the polygon mesh of a tile's contours. `convex_ok` is asked about every merge
+/// (with the merged vertex list) and can veto it (the hand-over uses it to keep polygons
+/// convex in stored float32 positions too).
+pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck<'_>) -> PolyMesh {
+    let mut mesh = PolyMesh::default();
+    let mut lookup: HashMap<(i32, i32), Vec<u32>> = HashMap::new();
+    for c in contours {
+        if c.verts.len() < 3 {
+            continue;
+        }
+        let Some(tris) = triangulate(&c.verts) else {
+            continue;
+        };
+        let mut map = Vec::with_capacity(c.verts.len());
+        for v in &c.verts {
+            map.push(add_vertex(&mut mesh.verts, &mut lookup, [v[0], v[1], v[2]]));
+        }
+        let mut polys: Vec<Vec<u32>> = Vec::new();
+        for t in tris {
+            let (a, b, cc) = (map[t[0]], map[t[1]], map[t[2]]);
+            if a != b && a != cc && b != cc {
+                polys.push(vec![a, b, cc]);
+            }
+        }
+        if polys.is_empty() {
+            continue;
+        }
+        if nvp > 3 {
+            loop {
+                let mut best: Option<(i64, usize, usize, usize, usize)> = None;
+                for j in 0..polys.len().saturating_sub(1) {
+                    for k in j + 1..polys.len() {
+                        if let Some((val, ea, eb)) =
+                            merge_value(&polys[j], &polys[k], &mesh.verts, nvp)
+                        {
+                            if best.map_or(true, |b| val > b.0) {
+                                let merged = merged_poly(&polys[j], &polys[k], ea, eb);
+                                if convex_ok(&mesh.verts, &merged) {
+                                    best = Some((val, j, k, ea, eb));
+                                }
+                            }
+                        }
+                    }
+                }
+                let Some((_, pa, pb, ea, eb)) = best else {
+                    break;
+                };
+                let merged = merged_poly(&polys[pa], &polys[pb], ea, eb);
+                polys[pa] = merged;
+                polys.swap_remove(pb);
+            }
+        }
+        for p in polys {
+            mesh.polys.push(p);
+            mesh.regs.push(c.reg);
+            mesh.areas.push(c.area);
+        }
+    }
+    mesh
+}
+
+fn merged_poly(pa: &[u32], pb: &[u32], ea: usize, eb: usize) -> Vec<u32> {
+    let na = pa.len();
+    let nb = pb.len();
+    let mut out = Vec::with_capacity(na + nb - 2);
+    for i in 0..na - 1 {
+        out.push(pa[(ea + 1 + i) % na]);
+    }
+    for i in 0..nb - 1 {
+        out.push(pb[(eb + 1 + i) % nb]);
+    }
+    out
+}
+
+/// Welds a vertex: an existing vertex with the same x and z and a height within 2 cells
+/// (the most recently added such vertex) is reused.
+fn add_vertex(
+    verts: &mut Vec<[i32; 3]>,
+    lookup: &mut HashMap<(i32, i32), Vec<u32>>,
+    v: [i32; 3],
+) -> u32 {
+    let bucket = lookup.entry((v[0], v[2])).or_default();
+    for &k in bucket.iter().rev() {
+        if (verts[k as usize][1] - v[1]).abs() <= 2 {
+            return k;
+        }
+    }
+    let k = verts.len() as u32;
+    verts.push(v);
+    bucket.push(k);
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn square_contour_triangulates_into_two_triangles() {
+        let v = [[0, 0, 0, 0], [0, 0, 4, 0], [4, 0, 4, 0], [4, 0, 0, 0]];
+        let t = triangulate(&v).unwrap();
+        assert_eq!(t.len(), 2);
+    }
+}

@@ -1,0 +1,718 @@
+//! Region partitions (`docs/build3d-regions.md`): watershed on the distance field,
+//! monotone sweeps, and the region clean-up (island removal, merging, renumbering) they share.
+
+use crate::compact::CompactHeightfield;
+use crate::heightfield::{DIR_X, DIR_Z, NULL_AREA};
+
+/// Bit set on the region id of the tile's border ring.
+pub const BORDER_REG: u16 = 0x8000;
+
+/// The region of every span (0 = none; [`BORDER_REG`] set = border ring) and the number of
+/// regions (ids `1..count` after renumbering).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Regions {
+    /// Region id per span.
+    pub ids: Vec<u16>,
+    /// One more than the largest non-border region id.
+    pub count: u16,
+}
+
+const LOG_LEVELS_PER_STACK: u32 = 1;
+const NB_STACKS: usize = 8;
+
+#[derive(Clone, Copy)]
+struct LevelEntry {
+    x: i32,
+    z: i32,
+    i: i64,
+}
+
+fn paint_rect(
+    chf: &CompactHeightfield,
+    reg: &mut [u16],
+    x0: i32,
+    x1: i32,
+    z0: i32,
+    z1: i32,
+    id: u16,
+) {
+    for z in z0..z1 {
+        for x in x0..x1 {
+            for i in chf.column(x, z) {
+                if chf.areas[i] != NULL_AREA {
+                    reg[i] = id;
+                }
+            }
+        }
+    }
+}
+
+/// Paints the border ring with four border regions; returns the next free id.
+fn paint_border(chf: &CompactHeightfield, reg: &mut [u16]) -> u16 {
+    let w = chf.width;
+    let h = chf.depth;
+    let mut id = 1u16;
+    if chf.border > 0 {
+        let bw = w.min(chf.border);
+        let bh = h.min(chf.border);
+        paint_rect(chf, reg, 0, bw, 0, h, id | BORDER_REG);
+        id += 1;
+        paint_rect(chf, reg, w - bw, w, 0, h, id | BORDER_REG);
+        id += 1;
+        paint_rect(chf, reg, 0, w, 0, bh, id | BORDER_REG);
+        id += 1;
+        paint_rect(chf, reg, 0, w, h - bh, h, id | BORDER_REG);
+        id += 1;
+    }
+    id
+}
+
+/// Watershed partition: regions grow from the highest distance-field levels down, two
+/// levels at a time; each step first expands existing regions (8 iterations), then floods
+/// new regions from the spans still unassigned at that level, in span order.
+pub fn watershed(
+    chf: &CompactHeightfield,
+    min_region_area: u32,
+    merge_region_area: u32,
+) -> Regions {
+    let n = chf.span_count();
+    let (dist, max_dist) = chf.distance_field();
+    let mut reg = vec![0u16; n];
+    let mut rdist = vec![0u16; n];
+    let mut region_id = paint_border(chf, &mut reg);
+    let mut level: u32 = (u32::from(max_dist) + 1) & !1;
+    let expand_iters = 8;
+    let mut stacks: Vec<Vec<LevelEntry>> = vec![Vec::new(); NB_STACKS];
+    let mut flood_stack: Vec<LevelEntry> = Vec::new();
+    let mut s_id: usize = NB_STACKS - 1;
+    while level > 0 {
+        level = level.saturating_sub(2);
+        s_id = (s_id + 1) & (NB_STACKS - 1);
+        if s_id == 0 {
+            sort_cells_by_level(level, chf, &reg, &dist, &mut stacks);
+        } else {
+            let (prev, cur) = stacks.split_at_mut(s_id);
+            let src = &prev[s_id - 1];
+            for e in src {
+                if e.i < 0 || reg[e.i as usize] != 0 {
+                    continue;
+                }
+                cur[0].push(*e);
+            }
+        }
+        expand_regions(
+            expand_iters,
+            level,
+            chf,
+            &mut reg,
+            &mut rdist,
+            &mut stacks[s_id],
+            false,
+        );
+        let entries = stacks[s_id].clone();
+        for e in entries {
+            if e.i >= 0
+                && reg[e.i as usize] == 0
+                && flood_region(
+                    e,
+                    level,
+                    region_id,
+                    chf,
+                    &dist,
+                    &mut reg,
+                    &mut rdist,
+                    &mut flood_stack,
+                )
+            {
+                if region_id == 0x7FFF {
+                    // Out of region ids: leave the rest to expansion.
+                    break;
+                }
+                region_id += 1;
+            }
+        }
+    }
+    let mut stack = Vec::new();
+    expand_regions(
+        expand_iters * 8,
+        0,
+        chf,
+        &mut reg,
+        &mut rdist,
+        &mut stack,
+        true,
+    );
+    let count =
+        merge_and_filter_regions(chf, &mut reg, region_id, min_region_area, merge_region_area);
+    Regions { ids: reg, count }
+}
+
+fn sort_cells_by_level(
+    start_level: u32,
+    chf: &CompactHeightfield,
+    reg: &[u16],
+    dist: &[u16],
+    stacks: &mut [Vec<LevelEntry>],
+) {
+    let start = (start_level >> LOG_LEVELS_PER_STACK) as i64;
+    for s in stacks.iter_mut() {
+        s.clear();
+    }
+    for i in 0..chf.span_count() {
+        if chf.areas[i] == NULL_AREA || reg[i] != 0 {
+            continue;
+        }
+        let lvl = i64::from(dist[i] >> LOG_LEVELS_PER_STACK);
+        let sid = (start - lvl).max(0);
+        if sid >= NB_STACKS as i64 {
+            continue;
+        }
+        stacks[sid as usize].push(LevelEntry {
+            x: i32::from(chf.span_x[i]),
+            z: i32::from(chf.span_z[i]),
+            i: i as i64,
+        });
+    }
+}
+
+fn expand_regions(
+    max_iter: u32,
+    level: u32,
+    chf: &CompactHeightfield,
+    reg: &mut [u16],
+    rdist: &mut [u16],
+    stack: &mut Vec<LevelEntry>,
+    fill_stack: bool,
+) {
+    if fill_stack {
+        stack.clear();
+        for i in 0..chf.span_count() {
+            if reg[i] == 0 && chf.areas[i] != NULL_AREA {
+                stack.push(LevelEntry {
+                    x: i32::from(chf.span_x[i]),
+                    z: i32::from(chf.span_z[i]),
+                    i: i as i64,
+                });
+            }
+        }
+    } else {
+        for e in stack.iter_mut() {
+            if e.i >= 0 && reg[e.i as usize] != 0 {
+                e.i = -1;
+            }
+        }
+    }
+    let mut iter = 0;
+    let mut dirty: Vec<(usize, u16, u16)> = Vec::new();
+    while !stack.is_empty() {
+        let mut failed = 0;
+        dirty.clear();
+        for e in stack.iter_mut() {
+            if e.i < 0 {
+                failed += 1;
+                continue;
+            }
+            let i = e.i as usize;
+            let mut r = reg[i];
+            let mut d2 = 0xFFFFu16;
+            let area = chf.areas[i];
+            for dir in 0..4 {
+                let Some(a) = chf.neighbour(i, dir) else {
+                    continue;
+                };
+                if chf.areas[a] != area {
+                    continue;
+                }
+                if reg[a] > 0 && reg[a] & BORDER_REG == 0 && u32::from(rdist[a]) + 2 < u32::from(d2)
+                {
+                    r = reg[a];
+                    d2 = rdist[a] + 2;
+                }
+            }
+            if r != 0 {
+                e.i = -1;
+                dirty.push((i, r, d2));
+            } else {
+                failed += 1;
+            }
+        }
+        for &(i, r, d) in &dirty {
+            reg[i] = r;
+            rdist[i] = d;
+        }
+        if failed == stack.len() {
+            break;
+        }
+        if level > 0 {
+            iter += 1;
+            if iter >= max_iter {
+                break;
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn flood_region(
+    start: LevelEntry,
+    level: u32,
+    r: u16,
+    chf: &CompactHeightfield,
+    dist: &[u16],
+    reg: &mut [u16],
+    rdist: &mut [u16],
+    stack: &mut Vec<LevelEntry>,
+) -> bool {
+    let i0 = start.i as usize;
+    let area = chf.areas[i0];
+    stack.clear();
+    stack.push(start);
+    reg[i0] = r;
+    rdist[i0] = 0;
+    let lev = level.saturating_sub(2);
+    let mut count = 0;
+    while let Some(e) = stack.pop() {
+        let ci = e.i as usize;
+        let mut ar = 0u16;
+        'dirs: for dir in 0..4 {
+            let Some(a) = chf.neighbour(ci, dir) else {
+                continue;
+            };
+            if chf.areas[a] != area {
+                continue;
+            }
+            let nr = reg[a];
+            if nr & BORDER_REG != 0 {
+                continue;
+            }
+            if nr != 0 && nr != r {
+                ar = nr;
+                break 'dirs;
+            }
+            if let Some(aa) = chf.neighbour(a, (dir + 1) & 3) {
+                if chf.areas[aa] != area {
+                    continue;
+                }
+                let nr2 = reg[aa];
+                if nr2 != 0 && nr2 != r {
+                    ar = nr2;
+                    break 'dirs;
+                }
+            }
+        }
+        if ar != 0 {
+            reg[ci] = 0;
+            continue;
+        }
+        count += 1;
+        for dir in 0..4 {
+            let Some(a) = chf.neighbour(ci, dir) else {
+                continue;
+            };
+            if chf.areas[a] != area {
+                continue;
+            }
+            if u32::from(dist[a]) >= lev && reg[a] == 0 {
+                reg[a] = r;
+                rdist[a] = 0;
+                stack.push(LevelEntry {
+                    x: e.x + DIR_X[dir],
+                    z: e.z + DIR_Z[dir],
+                    i: a as i64,
+                });
+            }
+        }
+    }
+    count > 0
+}
+
+/// Monotone partition: each row (increasing Z) is swept along X; a run of spans takes the
+/// region of the row below when that is its only −z neighbour region and that region
+/// continues into exactly this run, otherwise it opens a new region.
+pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_area: u32) -> Regions {
+    let n = chf.span_count();
+    let w = chf.width;
+    let h = chf.depth;
+    let mut reg = vec![0u16; n];
+    let mut id = paint_border(chf, &mut reg);
+    #[derive(Clone, Default)]
+    struct Sweep {
+        rid: u16,
+        id: u16,
+        ns: u32,
+        nei: u16,
+    }
+    let mut prev: Vec<u32> = Vec::new();
+    let mut sweeps: Vec<Sweep> = Vec::new();
+    let border = chf.border;
+    for z in border..h - border {
+        prev.clear();
+        prev.resize(usize::from(id) + 1, 0);
+        sweeps.clear();
+        let mut rid: u16 = 1;
+        for x in border..w - border {
+            for i in chf.column(x, z) {
+                if chf.areas[i] == NULL_AREA {
+                    continue;
+                }
+                // −x neighbour.
+                let mut previd = 0u16;
+                if let Some(a) = chf.neighbour(i, 0) {
+                    if reg[a] & BORDER_REG == 0 && chf.areas[i] == chf.areas[a] {
+                        previd = reg[a];
+                    }
+                }
+                if previd == 0 {
+                    previd = rid;
+                    rid += 1;
+                    if usize::from(previd) >= sweeps.len() {
+                        sweeps.resize(usize::from(previd) + 1, Sweep::default());
+                    }
+                    sweeps[usize::from(previd)] = Sweep {
+                        rid: previd,
+                        id: 0,
+                        ns: 0,
+                        nei: 0,
+                    };
+                }
+                // −z neighbour.
+                if let Some(a) = chf.neighbour(i, 3) {
+                    let nr = reg[a];
+                    if nr != 0 && nr & BORDER_REG == 0 && chf.areas[i] == chf.areas[a] {
+                        let sw = &mut sweeps[usize::from(previd)];
+                        if sw.nei == 0 || sw.nei == nr {
+                            sw.nei = nr;
+                            sw.ns += 1;
+                            prev[usize::from(nr)] += 1;
+                        } else {
+                            sw.nei = 0xFFFF;
+                        }
+                    }
+                }
+                reg[i] = previd;
+            }
+        }
+        // Create unique ids.
+        for s in sweeps.iter_mut().skip(1) {
+            if s.rid == 0 {
+                continue;
+            }
+            if s.nei != 0xFFFF && s.nei != 0 && prev[usize::from(s.nei)] == s.ns {
+                s.id = s.nei;
+            } else {
+                s.id = id;
+                if id < 0x7FFF {
+                    id += 1;
+                }
+            }
+        }
+        // Remap local sweep ids to region ids.
+        for x in border..w - border {
+            for i in chf.column(x, z) {
+                if reg[i] > 0 && usize::from(reg[i]) < rid as usize && reg[i] & BORDER_REG == 0 {
+                    reg[i] = sweeps[usize::from(reg[i])].id;
+                }
+            }
+        }
+    }
+    let count = merge_and_filter_regions(chf, &mut reg, id, min_region_area, merge_region_area);
+    Regions { ids: reg, count }
+}
+
+#[derive(Clone, Default)]
+struct Region {
+    span_count: u32,
+    id: u16,
+    area: u8,
+    remap: bool,
+    visited: bool,
+    overlap: bool,
+    connections: Vec<u16>,
+    floors: Vec<u16>,
+}
+
+fn is_solid_edge(chf: &CompactHeightfield, reg: &[u16], i: usize, dir: usize) -> bool {
+    let r = chf.neighbour(i, dir).map_or(0, |a| reg[a]);
+    r != reg[i]
+}
+
+fn walk_region_contour(
+    chf: &CompactHeightfield,
+    reg: &[u16],
+    mut i: usize,
+    mut dir: usize,
+    cont: &mut Vec<u16>,
+) {
+    let start_dir = dir;
+    let start_i = i;
+    let mut cur_reg = chf.neighbour(i, dir).map_or(0, |a| reg[a]);
+    cont.push(cur_reg);
+    let mut iter = 0;
+    loop {
+        iter += 1;
+        if iter >= 40000 {
+            break;
+        }
+        if is_solid_edge(chf, reg, i, dir) {
+            let r = chf.neighbour(i, dir).map_or(0, |a| reg[a]);
+            if r != cur_reg {
+                cur_reg = r;
+                cont.push(cur_reg);
+            }
+            dir = (dir + 1) & 3;
+        } else {
+            let Some(ni) = chf.neighbour(i, dir) else {
+                return;
+            };
+            i = ni;
+            dir = (dir + 3) & 3;
+        }
+        if start_i == i && start_dir == dir {
+            break;
+        }
+    }
+    remove_adjacent_duplicates(cont);
+}
+
+fn remove_adjacent_duplicates(cont: &mut Vec<u16>) {
+    let mut j = 0;
+    while cont.len() > 1 && j < cont.len() {
+        let nj = (j + 1) % cont.len();
+        if cont[j] == cont[nj] {
+            cont.remove(j);
+        } else {
+            j += 1;
+        }
+    }
+}
+
+fn add_unique_floor(r: &mut Region, id: u16) {
+    if !r.floors.contains(&id) {
+        r.floors.push(id);
+    }
+}
+
+fn can_merge(a: &Region, b: &Region) -> bool {
+    if a.area != b.area {
+        return false;
+    }
+    let n = a.connections.iter().filter(|&&c| c == b.id).count();
+    if n > 1 {
+        return false;
+    }
+    !a.floors.contains(&b.id)
+}
+
+fn merge_regions(regions: &mut [Region], ai: usize, bi: usize) -> bool {
+    let aid = regions[ai].id;
+    let bid = regions[bi].id;
+    let acon = regions[ai].connections.clone();
+    let bcon = regions[bi].connections.clone();
+    let Some(insa) = acon.iter().position(|&c| c == bid) else {
+        return false;
+    };
+    let Some(insb) = bcon.iter().position(|&c| c == aid) else {
+        return false;
+    };
+    let mut merged = Vec::with_capacity(acon.len() + bcon.len());
+    for k in 0..acon.len() - 1 {
+        merged.push(acon[(insa + 1 + k) % acon.len()]);
+    }
+    for k in 0..bcon.len() - 1 {
+        merged.push(bcon[(insb + 1 + k) % bcon.len()]);
+    }
+    remove_adjacent_duplicates(&mut merged);
+    regions[ai].connections = merged;
+    let bfloors = regions[bi].floors.clone();
+    for f in bfloors {
+        add_unique_floor(&mut regions[ai], f);
+    }
+    regions[ai].span_count += regions[bi].span_count;
+    regions[bi].span_count = 0;
+    regions[bi].connections.clear();
+    true
+}
+
+fn replace_neighbour(r: &mut Region, old: u16, new: u16) {
+    let mut changed = false;
+    for c in r.connections.iter_mut() {
+        if *c == old {
+            *c = new;
+            changed = true;
+        }
+    }
+    for f in r.floors.iter_mut() {
+        if *f == old {
+            *f = new;
+        }
+    }
+    if changed {
+        remove_adjacent_duplicates(&mut r.connections);
+    }
+}
+
+/// Island removal, merging of small regions and renumbering (shared by every partition).
+/// Returns the region count (ids `1..count`).
+fn merge_and_filter_regions(
+    chf: &CompactHeightfield,
+    reg: &mut [u16],
+    max_id: u16,
+    min_area: u32,
+    merge_area: u32,
+) -> u16 {
+    let nreg = usize::from(max_id) + 1;
+    let mut regions: Vec<Region> = (0..nreg)
+        .map(|i| Region {
+            id: i as u16,
+            ..Region::default()
+        })
+        .collect();
+    // Span counts, floors and neighbour rings.
+    for z in 0..chf.depth {
+        for x in 0..chf.width {
+            let col = chf.column(x, z);
+            for i in col.clone() {
+                let r = usize::from(reg[i]);
+                if r == 0 || r >= nreg {
+                    continue;
+                }
+                regions[r].span_count += 1;
+                for j in col.clone() {
+                    if i == j {
+                        continue;
+                    }
+                    let f = usize::from(reg[j]);
+                    if f == 0 || f >= nreg {
+                        continue;
+                    }
+                    if f == r {
+                        regions[r].overlap = true;
+                    }
+                    add_unique_floor(&mut regions[r], f as u16);
+                }
+                if !regions[r].connections.is_empty() {
+                    continue;
+                }
+                regions[r].area = chf.areas[i];
+                if let Some(dir) = (0..4).find(|&d| is_solid_edge(chf, reg, i, d)) {
+                    let mut cont = Vec::new();
+                    walk_region_contour(chf, reg, i, dir, &mut cont);
+                    regions[r].connections = cont;
+                }
+            }
+        }
+    }
+    // Remove islands smaller than the minimum area.
+    let mut stack = Vec::new();
+    let mut trace = Vec::new();
+    for i in 0..nreg {
+        let r = &regions[i];
+        if r.id == 0 || r.id & BORDER_REG != 0 || r.span_count == 0 || r.visited {
+            continue;
+        }
+        let mut connects_to_border = false;
+        let mut span_count = 0u32;
+        stack.clear();
+        trace.clear();
+        regions[i].visited = true;
+        stack.push(i);
+        while let Some(ri) = stack.pop() {
+            span_count += regions[ri].span_count;
+            trace.push(ri);
+            for k in 0..regions[ri].connections.len() {
+                let c = regions[ri].connections[k];
+                if c & BORDER_REG != 0 {
+                    connects_to_border = true;
+                    continue;
+                }
+                let ci = usize::from(c);
+                if ci >= nreg
+                    || regions[ci].visited
+                    || regions[ci].id == 0
+                    || regions[ci].id & BORDER_REG != 0
+                {
+                    continue;
+                }
+                stack.push(ci);
+                regions[ci].visited = true;
+            }
+        }
+        if span_count < min_area && !connects_to_border {
+            for &t in &trace {
+                regions[t].span_count = 0;
+                regions[t].id = 0;
+            }
+        }
+    }
+    // Merge small regions into neighbours.
+    loop {
+        let mut merge_count = 0;
+        for i in 0..nreg {
+            let r = &regions[i];
+            if r.id == 0 || r.id & BORDER_REG != 0 || r.overlap || r.span_count == 0 {
+                continue;
+            }
+            if r.span_count > merge_area && r.connections.contains(&0) {
+                continue;
+            }
+            let mut smallest = u32::MAX;
+            let mut merge_id = r.id;
+            for &c in &r.connections {
+                if c & BORDER_REG != 0 {
+                    continue;
+                }
+                let m = &regions[usize::from(c)];
+                if m.id == 0 || m.id & BORDER_REG != 0 || m.overlap {
+                    continue;
+                }
+                if m.span_count < smallest && can_merge(r, m) && can_merge(m, r) {
+                    smallest = m.span_count;
+                    merge_id = m.id;
+                }
+            }
+            if merge_id != r.id {
+                let old = r.id;
+                let target = usize::from(merge_id);
+                if merge_regions(&mut regions, target, i) {
+                    for rg in regions.iter_mut() {
+                        if rg.id == 0 || rg.id & BORDER_REG != 0 {
+                            continue;
+                        }
+                        if rg.id == old {
+                            rg.id = merge_id;
+                        }
+                        replace_neighbour(rg, old, merge_id);
+                    }
+                    merge_count += 1;
+                }
+            }
+        }
+        if merge_count == 0 {
+            break;
+        }
+    }
+    // Compress ids in order of the old ids.
+    for r in regions.iter_mut() {
+        r.remap = r.id != 0 && r.id & BORDER_REG == 0;
+    }
+    let mut gen = 0u16;
+    for i in 0..nreg {
+        if !regions[i].remap {
+            continue;
+        }
+        let old = regions[i].id;
+        gen += 1;
+        for r in regions[i..].iter_mut() {
+            if r.id == old {
+                r.id = gen;
+                r.remap = false;
+            }
+        }
+    }
+    for r in reg.iter_mut() {
+        if *r & BORDER_REG == 0 {
+            *r = regions[usize::from(*r)].id;
+        }
+    }
+    gen + 1
+}
