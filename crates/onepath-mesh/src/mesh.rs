@@ -9,7 +9,8 @@ use onepath_format::{
     MAX_SALT, MAX_SLOTS,
 };
 use onepath_stitch::{
-    restitch_scope, stitch_all, stitch_tiles, Link, OffMeshConnection, TileLinks, TileSet,
+    restitch_scope, stitch_all, stitch_tiles, ColumnIndex, Link, OffMeshConnection, TileLinks,
+    TileSet,
 };
 
 use crate::error::MeshError;
@@ -120,6 +121,8 @@ pub struct TiledNavMesh {
     free: BTreeSet<u32>,
     /// (column, row, layer) -> slot.
     positions: BTreeMap<(i32, i32, u16), u32>,
+    /// The same positions by column, for stitching: (column, row) -> (layer, slot) ascending.
+    columns: ColumnIndex,
     /// Number of tiles with at least one off-mesh link slot.
     off_mesh_tiles: usize,
 }
@@ -134,6 +137,7 @@ impl TiledNavMesh {
             slots: Vec::new(),
             free: BTreeSet::new(),
             positions: BTreeMap::new(),
+            columns: ColumnIndex::new(),
             off_mesh_tiles: 0,
         })
     }
@@ -175,7 +179,7 @@ impl TiledNavMesh {
                             slot: other,
                         });
                     }
-                    mesh.positions.insert((x, z, layer), slot);
+                    mesh.place(x, z, layer, slot);
                     if !tile.data().off_mesh_links.is_empty() {
                         mesh.off_mesh_tiles += 1;
                     }
@@ -396,7 +400,7 @@ impl TiledNavMesh {
         };
         let mt = self.mesh_tile(tile_ref, tile);
         self.slots[slot as usize].tile = Some(mt);
-        self.positions.insert((x, z, layer), slot);
+        self.place(x, z, layer, slot);
         self.restitch(&[(x, z)], off_mesh_before);
         Ok(tile_ref)
     }
@@ -471,12 +475,27 @@ impl TiledNavMesh {
         removed
     }
 
+    /// Records a tile position in both indexes.
+    fn place(&mut self, x: i32, z: i32, layer: u16, slot: u32) {
+        self.positions.insert((x, z, layer), slot);
+        let col = self.columns.entry((x, z)).or_default();
+        let at = col.partition_point(|&(l, _)| l < layer);
+        col.insert(at, (layer, slot));
+    }
+
     fn take_slot(&mut self, slot: u32) -> NavTile {
         let s = &mut self.slots[slot as usize];
         let mt = s.tile.take().expect("caller checked the slot is occupied");
         s.generation = next_salt(s.generation);
         self.free.insert(slot);
-        self.positions.remove(&mt.tile.position());
+        let (x, z, layer) = mt.tile.position();
+        self.positions.remove(&(x, z, layer));
+        if let Some(col) = self.columns.get_mut(&(x, z)) {
+            col.retain(|&(l, _)| l != layer);
+            if col.is_empty() {
+                self.columns.remove(&(x, z));
+            }
+        }
         if !mt.tile.data().off_mesh_links.is_empty() {
             self.off_mesh_tiles -= 1;
         }
@@ -545,10 +564,17 @@ impl TiledNavMesh {
         Ok(())
     }
 
-    /// Recomputes every tile's links from scratch, in slot order. The result always equals
-    /// the incrementally maintained links.
+    /// Recomputes every tile's links from scratch, in slot order, with a column index built
+    /// afresh from the tiles (not the one the mesh maintains). The result always equals the
+    /// incrementally maintained links.
     pub fn restitch_all(&mut self) {
-        let set = self.tile_set();
+        let set = TileSet::new(
+            &self.params,
+            self.slots
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.tile.as_ref().map(|t| (i as u32, s.generation, &t.tile))),
+        );
         let all = stitch_all(&set);
         drop(set);
         for (s, links) in self.slots.iter_mut().zip(all) {
@@ -559,12 +585,13 @@ impl TiledNavMesh {
     }
 
     fn tile_set(&self) -> TileSet<'_> {
-        TileSet::new(
+        TileSet::with_columns(
             &self.params,
             self.slots
                 .iter()
                 .enumerate()
                 .filter_map(|(i, s)| s.tile.as_ref().map(|t| (i as u32, s.generation, &t.tile))),
+            &self.columns,
         )
     }
 

@@ -63,4 +63,4 @@ pub use portals::{
     PortalOverlap,
 };
 pub use stitch::{restitch_scope, stitch_all, stitch_tiles};
-pub use tiles::{SlotTile, TileSet};
+pub use tiles::{ColumnIndex, SlotTile, TileSet};

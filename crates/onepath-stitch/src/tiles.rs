@@ -1,6 +1,7 @@
 //! The set of tiles stitching reads: which tile (and generation) sits in which slot, and
 //! which slots make up a tile column.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use onepath_format::{NavMeshParams, NavTile, PolyRef};
@@ -14,6 +15,10 @@ pub struct SlotTile<'a> {
     pub tile: &'a NavTile,
 }
 
+/// A column index: (column, row) -> (layer, slot) pairs, ascending by layer. A mesh can keep
+/// one up to date and lend it to [`TileSet::with_columns`] instead of having it rebuilt.
+pub type ColumnIndex = BTreeMap<(i32, i32), Vec<(u16, u32)>>;
+
 /// The tiles of a mesh in their slots, with a column index. Stitching is a function of this
 /// value only.
 #[derive(Debug, Clone)]
@@ -21,7 +26,7 @@ pub struct TileSet<'a> {
     params: &'a NavMeshParams,
     slots: Vec<Option<SlotTile<'a>>>,
     /// (column, row) -> (layer, slot), ascending by layer.
-    columns: BTreeMap<(i32, i32), Vec<(u16, u32)>>,
+    columns: Cow<'a, ColumnIndex>,
     off_mesh_tiles: usize,
 }
 
@@ -32,23 +37,12 @@ impl<'a> TileSet<'a> {
         params: &'a NavMeshParams,
         tiles: impl IntoIterator<Item = (u32, u32, &'a NavTile)>,
     ) -> TileSet<'a> {
-        let mut slots: Vec<Option<SlotTile<'a>>> = Vec::new();
-        for (slot, salt, tile) in tiles {
-            let i = slot as usize;
-            if slots.len() <= i {
-                slots.resize(i + 1, None);
-            }
-            slots[i] = Some(SlotTile { salt, tile });
-        }
-        let mut columns: BTreeMap<(i32, i32), Vec<(u16, u32)>> = BTreeMap::new();
-        let mut off_mesh_tiles = 0;
+        let (slots, off_mesh_tiles) = Self::slot_table(tiles);
+        let mut columns = ColumnIndex::new();
         for (i, s) in slots.iter().enumerate() {
             if let Some(s) = s {
                 let (x, z, layer) = s.tile.position();
                 columns.entry((x, z)).or_default().push((layer, i as u32));
-                if !s.tile.data().off_mesh_links.is_empty() {
-                    off_mesh_tiles += 1;
-                }
             }
         }
         for v in columns.values_mut() {
@@ -57,9 +51,46 @@ impl<'a> TileSet<'a> {
         TileSet {
             params,
             slots,
-            columns,
+            columns: Cow::Owned(columns),
             off_mesh_tiles,
         }
+    }
+
+    /// The same set with a column index the caller keeps: it must list exactly the
+    /// occupied slots by their tiles' positions, ascending by layer (a mesh maintains it on
+    /// every edit). Entries naming a free slot are skipped.
+    pub fn with_columns(
+        params: &'a NavMeshParams,
+        tiles: impl IntoIterator<Item = (u32, u32, &'a NavTile)>,
+        columns: &'a ColumnIndex,
+    ) -> TileSet<'a> {
+        let (slots, off_mesh_tiles) = Self::slot_table(tiles);
+        TileSet {
+            params,
+            slots,
+            columns: Cow::Borrowed(columns),
+            off_mesh_tiles,
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn slot_table(
+        tiles: impl IntoIterator<Item = (u32, u32, &'a NavTile)>,
+    ) -> (Vec<Option<SlotTile<'a>>>, usize) {
+        let mut slots: Vec<Option<SlotTile<'a>>> = Vec::new();
+        for (slot, salt, tile) in tiles {
+            let i = slot as usize;
+            if slots.len() <= i {
+                slots.resize(i + 1, None);
+            }
+            slots[i] = Some(SlotTile { salt, tile });
+        }
+        let off_mesh_tiles = slots
+            .iter()
+            .flatten()
+            .filter(|s| !s.tile.data().off_mesh_links.is_empty())
+            .count();
+        (slots, off_mesh_tiles)
     }
 
     /// The mesh parameters.
