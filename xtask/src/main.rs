@@ -9,6 +9,7 @@
 mod hash_matrix;
 mod layers;
 mod scenarios;
+mod scenarios_mesh;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};

@@ -16,11 +16,23 @@ pub(crate) struct Scenario {
     pub(crate) run: fn(&mut Recorder) -> Result<(), String>,
 }
 
-pub(crate) const SCENARIOS: &[Scenario] = &[Scenario {
-    name: "format/params",
-    parallel: false,
-    run: format_params,
-}];
+pub(crate) const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "format/params",
+        parallel: false,
+        run: format_params,
+    },
+    Scenario {
+        name: "format/tile-bytes",
+        parallel: false,
+        run: crate::scenarios_mesh::format_tile_bytes,
+    },
+    Scenario {
+        name: "mesh/stitch",
+        parallel: false,
+        run: crate::scenarios_mesh::mesh_stitch,
+    },
+];
 
 /// Parameter blocks and build fingerprints of a spread of parameter sets.
 fn format_params(rec: &mut Recorder) -> Result<(), String> {
