@@ -41,6 +41,29 @@ impl MeshTile {
         self.origin
     }
 
+    /// World position of tile vertex `v`: origin + local, in f64 (`None` past the count).
+    pub fn vertex_world(&self, v: usize) -> Option<[f64; 3]> {
+        let l = self.tile.data().vertices.get(v)?;
+        let o = self.origin;
+        Some([
+            o[0] + f64::from(l[0]),
+            o[1] + f64::from(l[1]),
+            o[2] + f64::from(l[2]),
+        ])
+    }
+
+    /// World positions of polygon `poly`'s corners, in corner order (counter-clockwise seen
+    /// from above). Empty when `poly` is out of range. Does not allocate.
+    pub fn poly_world_vertices(&self, poly: usize) -> impl Iterator<Item = [f64; 3]> + '_ {
+        let d = self.tile.data();
+        let range = if poly < self.tile.poly_count() {
+            self.tile.poly_corners(poly)
+        } else {
+            0..0
+        };
+        range.filter_map(move |c| self.vertex_world(usize::from(d.corners[c])))
+    }
+
     /// The mesh's copy of the tile (current areas, flags and switches; as-built values in
     /// its data).
     pub fn tile(&self) -> &NavTile {

@@ -365,3 +365,63 @@ fn world_coordinates_beyond_the_bound_are_rejected_naming_the_value() {
         MeshError::CoordinateOutOfRange(ref e) if e.what == "z"
     ));
 }
+
+#[test]
+fn link_switches_and_connections_need_a_current_tile_reference() {
+    let p = params();
+    let mut d = flat_grid_data(&p, 0, 0, 0, 0.0, 1);
+    d.off_mesh_links.push(OffMeshLinkSlot {
+        start: [1.0, 0.0, 1.0],
+        end: [2.0, 0.0, 2.0],
+        radius: 0.5,
+        area: 0,
+        bidirectional: false,
+        flags: 1,
+        user_id: 0,
+    });
+    let mut m = mesh();
+    let a = m.add_tile(NavTile::create(&p, d.clone()).unwrap()).unwrap();
+    let (a2, _) = m.replace_tile(NavTile::create(&p, d).unwrap()).unwrap();
+    let before = m.clone();
+    assert_eq!(
+        m.set_off_mesh_link_enabled(a, 0, false).unwrap_err(),
+        MeshError::StaleTileRef(a)
+    );
+    assert_eq!(
+        m.off_mesh_link_enabled(a, 0).unwrap_err(),
+        MeshError::StaleTileRef(a)
+    );
+    assert_eq!(
+        m.off_mesh_connection(a, 0).unwrap_err(),
+        MeshError::StaleTileRef(a)
+    );
+    assert_eq!(
+        m.off_mesh_connection(a2, 1).unwrap_err(),
+        MeshError::LinkOutOfRange { link: 1, count: 1 }
+    );
+    assert_eq!(m, before);
+}
+
+#[test]
+fn polygon_world_vertices_are_the_tile_origin_plus_local() {
+    let mut p = params();
+    p.origin_x = 10.0;
+    p.origin_z = -20.0;
+    let mut m = TiledNavMesh::new(p).unwrap();
+    let a = m
+        .add_tile(flat_grid_tile(&p, 1, 2, 0, 5.0, 2).unwrap())
+        .unwrap();
+    let t = m.tile(a).unwrap();
+    assert_eq!(t.origin(), [18.0, 5.0, -4.0]);
+    let v: Vec<_> = t.poly_world_vertices(3).collect();
+    assert_eq!(
+        v,
+        vec![
+            [22.0, 5.0, 0.0],
+            [26.0, 5.0, 0.0],
+            [26.0, 5.0, 4.0],
+            [22.0, 5.0, 4.0]
+        ]
+    );
+    assert_eq!(t.poly_world_vertices(4).count(), 0);
+}

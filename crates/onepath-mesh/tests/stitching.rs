@@ -614,3 +614,50 @@ proptest! {
         }
     }
 }
+
+/// The tiles in their slots, ignoring generations.
+fn tiles_in_slots(m: &TiledNavMesh) -> Vec<Option<NavTile>> {
+    m.slots()
+        .map(|s| s.tile.map(|t| t.tile().clone()))
+        .collect()
+}
+
+fn history_and_permutation() -> impl Strategy<Value = (Vec<Op>, Vec<usize>)> {
+    proptest::collection::vec(
+        prop_oneof![
+            3 => (0u8..3, 0u8..4).prop_map(|(p, v)| Op::Add(p, v)),
+            1 => (0u8..3).prop_map(Op::Remove),
+            2 => (0u8..3, 0u8..4).prop_map(|(p, v)| Op::Replace(p, v)),
+        ],
+        2..7,
+    )
+    .prop_flat_map(|ops| {
+        let idx: Vec<usize> = (0..ops.len()).collect();
+        (Just(ops), Just(idx).prop_shuffle())
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        max_global_rejects: 100_000,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn a_permuted_history_that_ends_in_the_same_tiles_in_the_same_slots_gives_identical_links(
+        (ops, perm) in history_and_permutation(),
+        off_mesh in any::<bool>(),
+    ) {
+        let mut a = TiledNavMesh::new(params()).unwrap();
+        for o in &ops {
+            run(&mut a, o, off_mesh);
+        }
+        let mut b = TiledNavMesh::new(params()).unwrap();
+        for &i in &perm {
+            run(&mut b, &ops[i], off_mesh);
+        }
+        prop_assume!(tiles_in_slots(&a) == tiles_in_slots(&b));
+        prop_assert_eq!(normalized_links(&a), normalized_links(&b));
+    }
+}

@@ -1,0 +1,435 @@
+//! The polygon graph every search walks: polygon outlines in world space, the neighbours
+//! of a polygon under a filter (in a fixed order), and the path cost model shared by the
+//! A* search, the sliced search and any reference search (the Dijkstra cross-check).
+
+use smallvec::SmallVec;
+
+use onepath_format::{PolyRef, NO_PORTAL};
+
+use crate::mesh::{MeshTile, TiledNavMesh};
+use crate::query::error::QueryError;
+use crate::query::filter::QueryFilter;
+use crate::query::geom::{dist, lerp, Vec3};
+use crate::LinkKind;
+
+/// A polygon outline in world space (at most 16 corners).
+pub type PolyVerts = SmallVec<[Vec3; 16]>;
+
+/// The heuristic is `distance × smallest area cost × HEURISTIC_SCALE`. The scale keeps it
+/// strictly below the true remaining cost even after the rounding of the sums along a
+/// path, so the search stays exact (admissible) in floating point.
+pub const HEURISTIC_SCALE: f64 = 0.999_999;
+
+/// World position of a tile-local vertex: `origin + f64(local)`, per component.
+pub(crate) fn world(origin: [f64; 3], v: [f32; 3]) -> Vec3 {
+    [
+        origin[0] + f64::from(v[0]),
+        origin[1] + f64::from(v[1]),
+        origin[2] + f64::from(v[2]),
+    ]
+}
+
+/// Fills `out` with the world-space corners of polygon `p` of `tile`, in corner order.
+pub(crate) fn poly_verts(tile: &MeshTile, p: usize, out: &mut PolyVerts) {
+    out.clear();
+    let d = tile.tile().data();
+    let o = tile.origin();
+    for c in tile.tile().poly_corners(p) {
+        out.push(world(o, d.vertices[usize::from(d.corners[c])]));
+    }
+}
+
+/// The centre of a polygon: the average of its corners, summed in corner order.
+pub(crate) fn poly_centre(verts: &[Vec3]) -> Vec3 {
+    let mut c = [0.0; 3];
+    for v in verts {
+        c[0] += v[0];
+        c[1] += v[1];
+        c[2] += v[2];
+    }
+    let n = verts.len() as f64;
+    [c[0] / n, c[1] / n, c[2] / n]
+}
+
+/// Decodes a reference or names it in [`QueryError::InvalidPolyRef`].
+pub(crate) fn decode(mesh: &TiledNavMesh, r: PolyRef) -> Result<(&MeshTile, usize), QueryError> {
+    mesh.poly(r).map_err(|_| QueryError::InvalidPolyRef(r))
+}
+
+/// True when the polygon's current flags pass the filter.
+pub(crate) fn poly_passes(tile: &MeshTile, p: usize, filter: &QueryFilter) -> bool {
+    filter.passes_flags(tile.tile().flags()[p])
+}
+
+/// How a path passes from one polygon to a neighbour.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Crossing {
+    /// Across a shared edge (in-tile) or the covered part of a portal edge. `left` and
+    /// `right` are as seen moving from the polygon into the neighbour; both lie on the
+    /// departing polygon's edge `edge`.
+    Edge {
+        /// Left end of the crossing segment.
+        left: Vec3,
+        /// Right end of the crossing segment.
+        right: Vec3,
+        /// Edge index in the departing polygon.
+        edge: u8,
+    },
+    /// An off-mesh link, taken from `start` to `end` (a reverse link has them swapped).
+    OffMesh {
+        /// Departure point (world).
+        start: Vec3,
+        /// Arrival point (world).
+        end: Vec3,
+        /// The link's area.
+        area: u8,
+        /// The link's flags.
+        flags: u16,
+        /// Slot of the tile that owns the link.
+        owner_slot: u32,
+        /// Index of the link in its owner tile.
+        link: u32,
+    },
+}
+
+impl Crossing {
+    /// The point the path cost model measures through: the midpoint of an edge crossing, the
+    /// departure point of an off-mesh link.
+    pub fn entry_point(&self) -> Vec3 {
+        match *self {
+            Crossing::Edge { left, right, .. } => midpoint(left, right),
+            Crossing::OffMesh { start, .. } => start,
+        }
+    }
+
+    /// The point where the path continues in the neighbour: the midpoint of an edge
+    /// crossing, the arrival point of an off-mesh link.
+    pub fn exit_point(&self) -> Vec3 {
+        match *self {
+            Crossing::Edge { left, right, .. } => midpoint(left, right),
+            Crossing::OffMesh { end, .. } => end,
+        }
+    }
+}
+
+fn midpoint(a: Vec3, b: Vec3) -> Vec3 {
+    [
+        (a[0] + b[0]) * 0.5,
+        (a[1] + b[1]) * 0.5,
+        (a[2] + b[2]) * 0.5,
+    ]
+}
+
+/// `a + (b − a)·t`, but exactly `b` at `t = 1` (and `a` at 0).
+fn edge_point(a: Vec3, b: Vec3, t: f64) -> Vec3 {
+    if t >= 1.0 {
+        b
+    } else {
+        lerp(a, b, t)
+    }
+}
+
+/// One neighbour of a polygon: the polygon reached and how.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Neighbour {
+    /// The neighbouring polygon.
+    pub target: PolyRef,
+    /// How the path gets there.
+    pub crossing: Crossing,
+}
+
+/// Calls `f` with every neighbour of polygon `p` of `tile` that `filter` allows, in this
+/// order: in-tile neighbours by edge index, then the stitched links in stitching order
+/// (portals, forward off-mesh links, reverse off-mesh links). Only the *first* crossing to
+/// each target is reported, so the polygon graph has at most one edge per ordered pair.
+///
+/// A neighbour is allowed when its current flags pass the filter; an off-mesh link also
+/// needs its own flags to pass and its run-time switch on.
+pub(crate) fn for_each_neighbour(
+    mesh: &TiledNavMesh,
+    tile: &MeshTile,
+    p: usize,
+    filter: &QueryFilter,
+    mut f: impl FnMut(Neighbour),
+) {
+    let d = tile.tile().data();
+    let o = tile.origin();
+    let corners = tile.tile().poly_corners(p);
+    let n = corners.len();
+    let mut seen: SmallVec<[PolyRef; 16]> = SmallVec::new();
+    let vertex = |k: usize| world(o, d.vertices[usize::from(d.corners[corners.start + k % n])]);
+    for k in 0..n {
+        let nb = d.edge_neighbours[corners.start + k];
+        if nb == 0 {
+            continue;
+        }
+        let q = (nb - 1) as usize;
+        let Some(target) = tile.poly_ref(nb - 1) else {
+            continue;
+        };
+        if !poly_passes(tile, q, filter) || seen.contains(&target) {
+            continue;
+        }
+        seen.push(target);
+        f(Neighbour {
+            target,
+            crossing: Crossing::Edge {
+                left: vertex(k + 1),
+                right: vertex(k),
+                edge: k as u8,
+            },
+        });
+    }
+    for link in tile.poly_links(p) {
+        if seen.contains(&link.target) {
+            continue;
+        }
+        let Ok((tt, tp)) = mesh.poly(link.target) else {
+            continue;
+        };
+        if !poly_passes(tt, tp, filter) {
+            continue;
+        }
+        let crossing = match link.kind {
+            LinkKind::Portal {
+                side,
+                edge,
+                neighbour_edge,
+                ..
+            } => match portal_segment(tile, p, edge, side, tt, tp, neighbour_edge) {
+                Some((left, right)) => Crossing::Edge { left, right, edge },
+                None => continue,
+            },
+            LinkKind::OffMesh { link: l } => {
+                match off_mesh_crossing(tile, l, filter, false) {
+                    Some(c) => c,
+                    None => continue,
+                }
+            }
+            LinkKind::OffMeshReverse { owner_slot, link: l } => {
+                let Some(owner) = mesh.tile_at_slot(owner_slot) else {
+                    continue;
+                };
+                match off_mesh_crossing(owner, l, filter, true) {
+                    Some(c) => c,
+                    None => continue,
+                }
+            }
+        };
+        seen.push(link.target);
+        f(Neighbour {
+            target: link.target,
+            crossing,
+        });
+    }
+}
+
+/// The crossing of off-mesh link `l` of `owner`, when its switch is on and its flags pass.
+fn off_mesh_crossing(
+    owner: &MeshTile,
+    l: u32,
+    filter: &QueryFilter,
+    reverse: bool,
+) -> Option<Crossing> {
+    let i = l as usize;
+    let slot = owner.tile().data().off_mesh_links.get(i)?;
+    let conn = owner.off_mesh_connections().get(i)?;
+    let on = owner.tile().link_enabled().get(i).copied().unwrap_or(false);
+    if !on || !conn.is_connected() || !filter.passes_flags(slot.flags) {
+        return None;
+    }
+    let (start, end) = if reverse {
+        (conn.end, conn.start)
+    } else {
+        (conn.start, conn.end)
+    };
+    Some(Crossing::OffMesh {
+        start,
+        end,
+        area: slot.area,
+        flags: slot.flags,
+        owner_slot: owner.slot(),
+        link: l,
+    })
+}
+
+/// The part of edge `edge` of polygon `p` shared with edge `nedge` of polygon `q` of the
+/// neighbouring tile, as (left, right) on `p`'s edge: the intersection of the two edges'
+/// intervals along the boundary axis (Z for sides 0 and 2, X for 1 and 3).
+fn portal_segment(
+    tile: &MeshTile,
+    p: usize,
+    edge: u8,
+    side: u8,
+    other: &MeshTile,
+    q: usize,
+    nedge: u8,
+) -> Option<(Vec3, Vec3)> {
+    let ends = |t: &MeshTile, poly: usize, e: u8| -> Option<(Vec3, Vec3)> {
+        let d = t.tile().data();
+        let c = t.tile().poly_corners(poly);
+        let n = c.len();
+        let e = usize::from(e);
+        if e >= n {
+            return None;
+        }
+        if d.edge_portal_sides[c.start + e] == NO_PORTAL {
+            return None;
+        }
+        let a = world(t.origin(), d.vertices[usize::from(d.corners[c.start + e])]);
+        let b = world(
+            t.origin(),
+            d.vertices[usize::from(d.corners[c.start + (e + 1) % n])],
+        );
+        Some((a, b))
+    };
+    let (a, b) = ends(tile, p, edge)?;
+    let (c, d) = ends(other, q, nedge)?;
+    let u = if side & 1 == 0 { 2 } else { 0 };
+    let lo = a[u].min(b[u]).max(c[u].min(d[u]));
+    let hi = a[u].max(b[u]).min(c[u].max(d[u]));
+    if !(hi > lo) {
+        return None;
+    }
+    let span = b[u] - a[u];
+    let t0 = ((lo - a[u]) / span).clamp(0.0, 1.0);
+    let t1 = ((hi - a[u]) / span).clamp(0.0, 1.0);
+    let (tmin, tmax) = if t0 <= t1 { (t0, t1) } else { (t1, t0) };
+    // Edge k runs from corner k (right, seen leaving) to corner k + 1 (left).
+    Some((edge_point(a, b, tmax), edge_point(a, b, tmin)))
+}
+
+/// The two ends of a path search and the positions the cost model uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathEnds {
+    /// The start polygon.
+    pub start_ref: PolyRef,
+    /// The start position (inside or near the start polygon).
+    pub start_pos: Vec3,
+    /// The goal polygon.
+    pub end_ref: PolyRef,
+    /// The goal position.
+    pub end_pos: Vec3,
+}
+
+/// The path cost model as a graph with fixed edge costs (see `docs/navmesh-queries.md`).
+///
+/// Every polygon has one position: `start_pos` for the start polygon, `end_pos` for the
+/// goal polygon, its centre otherwise. The edge from `a` to a neighbour `b` costs
+/// `cost(a)·|pos(a) − m| + cost(b)·|m − pos(b)|` through the crossing's midpoint `m`; an
+/// off-mesh link costs `cost(a)·|pos(a) − start| + cost(link)·|start − end| +
+/// cost(b)·|end − pos(b)|`. Distances are 3D Euclidean in f64. A path's cost is the sum of
+/// its edges, added from the start; the start polygon's share is measured from
+/// `start_pos` and the goal polygon's share up to `end_pos`.
+#[derive(Debug, Clone, Copy)]
+pub struct PathGraph<'m> {
+    mesh: &'m TiledNavMesh,
+    filter: QueryFilter,
+    ends: PathEnds,
+}
+
+impl<'m> PathGraph<'m> {
+    /// The graph for one search. Checks both references, that both polygons pass the
+    /// filter and both positions pass the coordinate rule.
+    pub fn new(
+        mesh: &'m TiledNavMesh,
+        filter: &QueryFilter,
+        ends: PathEnds,
+    ) -> Result<PathGraph<'m>, QueryError> {
+        onepath_format::NavMeshParams::check_point("start_pos", ends.start_pos)?;
+        onepath_format::NavMeshParams::check_point("end_pos", ends.end_pos)?;
+        for r in [ends.start_ref, ends.end_ref] {
+            let (t, p) = decode(mesh, r)?;
+            if !poly_passes(t, p, filter) {
+                return Err(QueryError::FilteredOut(r));
+            }
+        }
+        Ok(PathGraph {
+            mesh,
+            filter: *filter,
+            ends,
+        })
+    }
+
+    /// The search's ends.
+    pub fn ends(&self) -> &PathEnds {
+        &self.ends
+    }
+
+    /// The filter.
+    pub fn filter(&self) -> &QueryFilter {
+        &self.filter
+    }
+
+    /// The position of polygon `r` in the cost model.
+    pub fn node_pos(&self, r: PolyRef) -> Result<Vec3, QueryError> {
+        if r == self.ends.start_ref {
+            return Ok(self.ends.start_pos);
+        }
+        if r == self.ends.end_ref {
+            return Ok(self.ends.end_pos);
+        }
+        let (t, p) = decode(self.mesh, r)?;
+        let mut v = PolyVerts::new();
+        poly_verts(t, p, &mut v);
+        Ok(poly_centre(&v))
+    }
+
+    /// The heuristic of a polygon at `pos`: `|pos − end_pos| × smallest cost ×`
+    /// [`HEURISTIC_SCALE`]; never above the cost of any path from there.
+    pub fn heuristic(&self, pos: Vec3) -> f64 {
+        dist(pos, self.ends.end_pos) * self.filter.min_area_cost() * HEURISTIC_SCALE
+    }
+
+    /// Calls `f(neighbour, neighbour position, edge cost)` for every edge leaving `from`
+    /// (whose position is `from_pos`), in the order of the polygon's neighbours.
+    pub fn for_each_edge(
+        &self,
+        from: PolyRef,
+        from_pos: Vec3,
+        mut f: impl FnMut(&Neighbour, Vec3, f64),
+    ) -> Result<(), QueryError> {
+        let (t, p) = decode(self.mesh, from)?;
+        let ca = self.filter.area_cost(t.tile().areas()[p]);
+        for_each_neighbour(self.mesh, t, p, &self.filter, |nb| {
+            let Ok(to_pos) = self.node_pos(nb.target) else {
+                return;
+            };
+            let Ok(area) = self.mesh.poly_area(nb.target) else {
+                return;
+            };
+            let cb = self.filter.area_cost(area);
+            let cost = match nb.crossing {
+                Crossing::Edge { left, right, .. } => {
+                    let m = midpoint(left, right);
+                    ca * dist(from_pos, m) + cb * dist(m, to_pos)
+                }
+                Crossing::OffMesh {
+                    start, end, area, ..
+                } => {
+                    ca * dist(from_pos, start)
+                        + self.filter.area_cost(area) * dist(start, end)
+                        + cb * dist(end, to_pos)
+                }
+            };
+            f(&nb, to_pos, cost);
+        })
+    }
+}
+
+/// The first crossing (in neighbour order) from `from` to `to` allowed by `filter`.
+pub(crate) fn crossing_between(
+    mesh: &TiledNavMesh,
+    from: PolyRef,
+    to: PolyRef,
+    filter: &QueryFilter,
+) -> Result<Option<Crossing>, QueryError> {
+    let (t, p) = decode(mesh, from)?;
+    let mut found = None;
+    for_each_neighbour(mesh, t, p, filter, |nb| {
+        if found.is_none() && nb.target == to {
+            found = Some(nb.crossing);
+        }
+    });
+    Ok(found)
+}

@@ -1,0 +1,102 @@
+//! # Queries on a [`TiledNavMesh`]
+//!
+//! The query layer a game developer knows from Detour, deterministic to the bit:
+//! [`QueryFilter`] (flags and 64 area costs), nearest polygon and polygons in a box over a
+//! per-tile bounding-volume tree, closest point and height on a polygon, A* path search
+//! (one-shot with an iteration budget, and sliced), string pulling, raycast along the
+//! surface, constrained movement, distance to the nearest wall, polygons around a circle,
+//! random points from a caller's random source, and the [`PathCorridor`] an agent follows.
+//!
+//! ## Invariants
+//! - A [`NavMeshQuery`] only reads the mesh (`&TiledNavMesh`, passed to every call), so any
+//!   number of query objects may read one mesh at once; each keeps its own reusable buffers
+//!   (node pool, open list, per-tile trees), so a query in steady state does not allocate.
+//! - Results depend only on the mesh's tiles, slots, current areas, flags and link switches
+//!   and on the arguments: never on earlier queries, buffer capacity, hash order or thread
+//!   count. After a snapshot restore every query answers exactly as before.
+//! - All arithmetic is f64 (world = tile origin + f64(local f32)) with a fixed operation
+//!   order, `+ − × ÷ sqrt` only; every priority queue breaks ties explicitly.
+//! - The per-tile trees are derived data: built from a tile's immutable geometry on first
+//!   use, never serialized, rebuilt when a slot holds other geometry.
+//! - Every reference argument is checked; a stale or forged one is
+//!   [`QueryError::InvalidPolyRef`]. Coordinates pass the coordinate rule (±2^21).
+//!
+//! The metric, tie rules and the sliced-search unit are written out in
+//! `docs/navmesh-queries.md`.
+//!
+//! ## Example
+//! ```
+//! use onepath_mesh::fixtures::bridge_and_building;
+//! use onepath_mesh::query::{NavMeshQuery, PathStatus, QueryFilter, StraightPathOptions};
+//!
+//! let mesh = bridge_and_building();
+//! let mut q = NavMeshQuery::new();
+//! let filter = QueryFilter::new();
+//! let ext = [1.0, 2.0, 1.0];
+//! // West of the bridge on the ground, to the far east side.
+//! let a = q.find_nearest_poly(&mesh, [2.0, 0.0, 8.0], ext, &filter).unwrap().unwrap();
+//! let b = q.find_nearest_poly(&mesh, [46.0, 0.0, 8.0], ext, &filter).unwrap().unwrap();
+//! let mut path = Vec::new();
+//! let r = q
+//!     .find_path(&mesh, a.poly, b.poly, a.point, b.point, &filter, 1000, &mut path)
+//!     .unwrap();
+//! assert_eq!(r.status, PathStatus::Complete);
+//! assert_eq!((path[0], *path.last().unwrap()), (a.poly, b.poly));
+//!
+//! let mut corners = Vec::new();
+//! q.find_straight_path(&mesh, a.point, b.point, &path, &filter, StraightPathOptions::default(), &mut corners)
+//!     .unwrap();
+//! assert_eq!(corners.first().unwrap().pos, a.point);
+//! assert_eq!(corners.last().unwrap().pos, b.point);
+//! ```
+
+mod bvtree;
+mod corridor;
+mod error;
+mod filter;
+mod generated;
+mod geom;
+mod graph;
+mod nearest;
+mod path;
+mod raycast;
+mod straight;
+mod surface;
+
+use std::collections::{BinaryHeap, HashMap};
+
+use onepath_format::PolyRef;
+
+pub use bvtree::BvTree;
+pub use corridor::PathCorridor;
+pub use error::QueryError;
+pub use filter::{QueryFilter, AREA_COUNT};
+pub use generated::{generated_grid_mesh, GeneratedMesh, PlainPolygons};
+pub use geom::Vec3;
+pub use graph::{Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
+pub use nearest::{ClosestPoint, NearestPoly};
+pub use path::{PathResult, PathStatus};
+pub use raycast::RaycastHit;
+pub use straight::{StraightPathFlags, StraightPathOptions, StraightPathPoint};
+pub use surface::{CircleNode, MoveResult, WallHit};
+
+/// A query object: reusable buffers for the queries on a [`crate::TiledNavMesh`], and the
+/// state of one sliced path search. Cheap to create; keep one per thread or agent system
+/// and reuse it.
+#[derive(Debug, Default)]
+pub struct NavMeshQuery {
+    bv: bvtree::BvCache,
+    nodes: Vec<path::Node>,
+    node_index: HashMap<PolyRef, u32>,
+    open: BinaryHeap<path::OpenEntry>,
+    search: Option<path::SearchState>,
+    scratch_refs: Vec<PolyRef>,
+    scratch_portals: Vec<straight::Portal>,
+}
+
+impl NavMeshQuery {
+    /// A query object with empty buffers.
+    pub fn new() -> NavMeshQuery {
+        NavMeshQuery::default()
+    }
+}

@@ -1,0 +1,259 @@
+//! Nearest polygon, polygons in a box, closest point on a polygon and polygon height.
+
+use onepath_format::{NavMeshParams, PolyRef};
+
+use crate::mesh::{MeshTile, TiledNavMesh};
+use crate::query::error::QueryError;
+use crate::query::filter::QueryFilter;
+use crate::query::geom::{closest_on_segment_2d, dist_sqr, lerp, point_in_poly_2d, triangle_height, Vec3};
+use crate::query::graph::{decode, poly_passes, poly_verts, world, PolyVerts};
+use crate::query::NavMeshQuery;
+
+/// The result of [`NavMeshQuery::find_nearest_poly`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NearestPoly {
+    /// The nearest polygon.
+    pub poly: PolyRef,
+    /// The point of that polygon nearest the query point.
+    pub point: Vec3,
+    /// True when the query point lies over the polygon (inside it in X/Z).
+    pub over_poly: bool,
+    /// Squared 3D distance from the query point to `point`.
+    pub dist_sqr: f64,
+}
+
+/// The result of [`NavMeshQuery::closest_point_on_poly`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClosestPoint {
+    /// The closest point on the polygon's surface.
+    pub point: Vec3,
+    /// True when the query point lies over the polygon (inside it in X/Z); the point is
+    /// then straight below or above it, on the surface.
+    pub over_poly: bool,
+}
+
+fn check_extents(half: Vec3) -> Result<(), QueryError> {
+    for (what, v) in [
+        ("half_extents.x", half[0]),
+        ("half_extents.y", half[1]),
+        ("half_extents.z", half[2]),
+    ] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(QueryError::InvalidExtent { what, value: v });
+        }
+    }
+    Ok(())
+}
+
+/// The surface height of polygon `p` at (pos.x, pos.z) when the point lies over it: the
+/// detail triangles when the tile has a detail mesh, else the polygon's triangle fan from
+/// corner 0. `None` when the point is not over the polygon.
+pub(crate) fn height_over_poly(tile: &MeshTile, p: usize, verts: &[Vec3], pos: Vec3) -> Option<f64> {
+    if !point_in_poly_2d(pos, verts) {
+        return None;
+    }
+    let d = tile.tile().data();
+    if let Some(m) = d.detail_meshes.get(p) {
+        let n = verts.len();
+        let o = tile.origin();
+        let vertex = |i: u8| -> Option<Vec3> {
+            let i = usize::from(i);
+            if i < n {
+                Some(verts[i])
+            } else {
+                let k = m.vertex_base as usize + (i - n);
+                d.detail_vertices.get(k).map(|&v| world(o, v))
+            }
+        };
+        let base = m.triangle_base as usize;
+        for t in &d.detail_triangles[base..base + m.triangle_count as usize] {
+            if let (Some(a), Some(b), Some(c)) = (vertex(t.v[0]), vertex(t.v[1]), vertex(t.v[2]))
+            {
+                if let Some(h) = triangle_height(pos, a, b, c) {
+                    return Some(h);
+                }
+            }
+        }
+    }
+    for k in 1..verts.len() - 1 {
+        if let Some(h) = triangle_height(pos, verts[0], verts[k], verts[k + 1]) {
+            return Some(h);
+        }
+    }
+    // Inside by the edge test but in no triangle by rounding: the closest corner's height.
+    let mut best = (f64::INFINITY, verts[0][1]);
+    for v in verts {
+        let d2 = (v[0] - pos[0]) * (v[0] - pos[0]) + (v[2] - pos[2]) * (v[2] - pos[2]);
+        if d2 < best.0 {
+            best = (d2, v[1]);
+        }
+    }
+    Some(best.1)
+}
+
+/// The closest point of polygon `p` (corners `verts`) to `pos`.
+pub(crate) fn closest_point(tile: &MeshTile, p: usize, verts: &[Vec3], pos: Vec3) -> ClosestPoint {
+    if let Some(h) = height_over_poly(tile, p, verts, pos) {
+        return ClosestPoint {
+            point: [pos[0], h, pos[2]],
+            over_poly: true,
+        };
+    }
+    // Outside: the nearest boundary point in X/Z (lowest edge among equals), its height
+    // from the surface there.
+    let n = verts.len();
+    let mut best = (f64::INFINITY, 0usize, 0.0f64);
+    for k in 0..n {
+        let (t, d2) = closest_on_segment_2d(pos, verts[k], verts[(k + 1) % n]);
+        if d2 < best.0 {
+            best = (d2, k, t);
+        }
+    }
+    let (_, k, t) = best;
+    let q = lerp(verts[k], verts[(k + 1) % n], t);
+    let y = height_over_poly(tile, p, verts, q).unwrap_or(q[1]);
+    ClosestPoint {
+        point: [q[0], y, q[2]],
+        over_poly: false,
+    }
+}
+
+impl NavMeshQuery {
+    /// Calls `f(tile, polygon)` for every polygon passing `filter` whose bounding box
+    /// overlaps the box `center ± half_extents`, tile columns ascending (X, then Z), layers
+    /// ascending, then in the tile's tree order. Columns one beyond the box are searched
+    /// too, since a tile's vertices may reach one tile into its neighbours.
+    fn for_each_poly_in_box(
+        &mut self,
+        mesh: &TiledNavMesh,
+        center: Vec3,
+        half_extents: Vec3,
+        filter: &QueryFilter,
+        mut f: impl FnMut(&MeshTile, usize),
+    ) -> Result<(), QueryError> {
+        NavMeshParams::check_point("center", center)?;
+        check_extents(half_extents)?;
+        let min = [
+            center[0] - half_extents[0],
+            center[1] - half_extents[1],
+            center[2] - half_extents[2],
+        ];
+        let max = [
+            center[0] + half_extents[0],
+            center[1] + half_extents[1],
+            center[2] + half_extents[2],
+        ];
+        let params = *mesh.params();
+        let (x0, z0) = params.world_to_tile(min[0], min[2]);
+        let (x1, z1) = params.world_to_tile(max[0], max[2]);
+        let (x0, z0) = (i64::from(x0) - 1, i64::from(z0) - 1);
+        let (x1, z1) = (i64::from(x1) + 1, i64::from(z1) + 1);
+        for x in x0..=x1 {
+            for z in z0..=z1 {
+                let (Ok(x), Ok(z)) = (i32::try_from(x), i32::try_from(z)) else {
+                    continue;
+                };
+                for t in mesh.tiles_at(x, z) {
+                    let o = t.origin();
+                    let lmin = [min[0] - o[0], min[1] - o[1], min[2] - o[2]];
+                    let lmax = [max[0] - o[0], max[1] - o[1], max[2] - o[2]];
+                    let tree = self.bv.get(t.slot(), t.tile());
+                    tree.query(lmin, lmax, |p| {
+                        if poly_passes(t, p as usize, filter) {
+                            f(t, p as usize);
+                        }
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes into `out` (cleared first) every polygon passing `filter` whose bounding box
+    /// overlaps the box `center ± half_extents`, ascending by `PolyRef`.
+    pub fn query_polygons(
+        &mut self,
+        mesh: &TiledNavMesh,
+        center: Vec3,
+        half_extents: Vec3,
+        filter: &QueryFilter,
+        out: &mut Vec<PolyRef>,
+    ) -> Result<(), QueryError> {
+        out.clear();
+        self.for_each_poly_in_box(mesh, center, half_extents, filter, |t, p| {
+            if let Some(r) = t.poly_ref(p as u32) {
+                out.push(r);
+            }
+        })?;
+        out.sort_unstable();
+        Ok(())
+    }
+
+    /// The polygon nearest `center` among those passing `filter` whose bounding box overlaps
+    /// the box `center ± half_extents`, with the nearest point on it (heights from the detail
+    /// mesh when the tile has one). Nearest means the smallest squared 3D distance from
+    /// `center` to the polygon's closest point; equal distances go to the lower `PolyRef`.
+    /// `None` when no polygon is in the box.
+    pub fn find_nearest_poly(
+        &mut self,
+        mesh: &TiledNavMesh,
+        center: Vec3,
+        half_extents: Vec3,
+        filter: &QueryFilter,
+    ) -> Result<Option<NearestPoly>, QueryError> {
+        let mut best: Option<NearestPoly> = None;
+        let mut verts = PolyVerts::new();
+        self.for_each_poly_in_box(mesh, center, half_extents, filter, |t, p| {
+            let Some(r) = t.poly_ref(p as u32) else {
+                return;
+            };
+            poly_verts(t, p, &mut verts);
+            let cp = closest_point(t, p, &verts, center);
+            let d2 = dist_sqr(center, cp.point);
+            let better = match &best {
+                None => true,
+                Some(b) => d2 < b.dist_sqr || (d2 == b.dist_sqr && r < b.poly),
+            };
+            if better {
+                best = Some(NearestPoly {
+                    poly: r,
+                    point: cp.point,
+                    over_poly: cp.over_poly,
+                    dist_sqr: d2,
+                });
+            }
+        })?;
+        Ok(best)
+    }
+
+    /// The point of polygon `r` closest to `pos`: straight above or below `pos` on the
+    /// surface when `pos` is over the polygon, else the nearest boundary point in X/Z (lowest
+    /// edge among equals) at the surface height there.
+    pub fn closest_point_on_poly(
+        &self,
+        mesh: &TiledNavMesh,
+        r: PolyRef,
+        pos: Vec3,
+    ) -> Result<ClosestPoint, QueryError> {
+        NavMeshParams::check_point("pos", pos)?;
+        let (t, p) = decode(mesh, r)?;
+        let mut verts = PolyVerts::new();
+        poly_verts(t, p, &mut verts);
+        Ok(closest_point(t, p, &verts, pos))
+    }
+
+    /// The surface height of polygon `r` at (pos.x, pos.z), from the detail mesh when the
+    /// tile has one; `None` when the point is not over the polygon.
+    pub fn poly_height(
+        &self,
+        mesh: &TiledNavMesh,
+        r: PolyRef,
+        pos: Vec3,
+    ) -> Result<Option<f64>, QueryError> {
+        NavMeshParams::check_point("pos", pos)?;
+        let (t, p) = decode(mesh, r)?;
+        let mut verts = PolyVerts::new();
+        poly_verts(t, p, &mut verts);
+        Ok(height_over_poly(t, p, &verts, pos))
+    }
+}

@@ -1,0 +1,310 @@
+//! A* over polygons: one-shot with an iteration budget, and sliced (begin / step / finish)
+//! through the very same code, so a sliced search gives the one-shot result for every
+//! budget.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use onepath_format::PolyRef;
+
+use crate::mesh::TiledNavMesh;
+use crate::query::error::QueryError;
+use crate::query::filter::QueryFilter;
+use crate::query::geom::{dist, Vec3};
+use crate::query::graph::{PathEnds, PathGraph};
+use crate::query::NavMeshQuery;
+
+/// How a path search ended (or that it has not yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PathStatus {
+    /// A sliced search that needs more steps.
+    InProgress,
+    /// The goal polygon was reached; the path ends in it.
+    Complete,
+    /// The goal is unreachable under the filter; the path ends in the reachable polygon
+    /// closest to the goal position.
+    Partial,
+    /// The iteration budget ran out first; the path ends in the polygon closest to the
+    /// goal position among those reached so far.
+    BudgetExhausted,
+}
+
+/// The result of a path search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathResult {
+    /// How the search ended.
+    pub status: PathStatus,
+    /// Cost of the returned path in the cost model (for a complete path, up to the goal
+    /// position; otherwise up to the last polygon's position).
+    pub cost: f64,
+    /// Polygons expanded (iterations used).
+    pub iterations: usize,
+}
+
+pub(crate) const NO_PARENT: u32 = u32::MAX;
+
+/// One search node: a polygon reached, with its best known cost.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Node {
+    pub(crate) poly: PolyRef,
+    pub(crate) pos: Vec3,
+    pub(crate) g: f64,
+    pub(crate) f: f64,
+    pub(crate) parent: u32,
+    pub(crate) closed: bool,
+}
+
+/// An open-list entry. The heap pops the smallest `f`, then the largest `g` (the deeper
+/// node), then the lowest `PolyRef`. Entries made stale by a later improvement stay in the
+/// heap and are skipped when popped.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OpenEntry {
+    pub(crate) f: f64,
+    pub(crate) g: f64,
+    pub(crate) poly: PolyRef,
+    pub(crate) node: u32,
+}
+
+impl PartialEq for OpenEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for OpenEntry {}
+impl PartialOrd for OpenEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for OpenEntry {
+    /// "Greater" pops first (BinaryHeap is a max-heap).
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .f
+            .total_cmp(&self.f)
+            .then(self.g.total_cmp(&other.g))
+            .then(other.poly.cmp(&self.poly))
+            .then(other.node.cmp(&self.node))
+    }
+}
+
+/// The state of a search between steps.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SearchState {
+    pub(crate) filter: QueryFilter,
+    pub(crate) ends: PathEnds,
+    pub(crate) status: PathStatus,
+    /// The node closest to the goal position: (distance, g, poly) smallest.
+    pub(crate) best: u32,
+    pub(crate) best_dist: f64,
+    pub(crate) goal: Option<u32>,
+    pub(crate) iterations: usize,
+}
+
+impl NavMeshQuery {
+    /// Finds the polygon path from `start_ref` (at `start_pos`) to `end_ref` (at `end_pos`)
+    /// under `filter`, expanding at most `max_iterations` polygons. Writes the polygons,
+    /// start first, into `path` (cleared first).
+    ///
+    /// This is exactly [`NavMeshQuery::begin_path`], one [`NavMeshQuery::step_path`] of
+    /// `max_iterations`, then [`NavMeshQuery::finish_path`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn find_path(
+        &mut self,
+        mesh: &TiledNavMesh,
+        start_ref: PolyRef,
+        end_ref: PolyRef,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        filter: &QueryFilter,
+        max_iterations: usize,
+        path: &mut Vec<PolyRef>,
+    ) -> Result<PathResult, QueryError> {
+        path.clear();
+        self.begin_path(mesh, start_ref, end_ref, start_pos, end_pos, filter)?;
+        self.step_path(mesh, max_iterations)?;
+        self.finish_path(path)
+    }
+
+    /// Begins a sliced path search (see [`NavMeshQuery::find_path`]). Checks the references
+    /// (valid, passing the filter) and positions; the previous search, if any, is dropped.
+    pub fn begin_path(
+        &mut self,
+        mesh: &TiledNavMesh,
+        start_ref: PolyRef,
+        end_ref: PolyRef,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        filter: &QueryFilter,
+    ) -> Result<PathStatus, QueryError> {
+        self.search = None;
+        let ends = PathEnds {
+            start_ref,
+            start_pos,
+            end_ref,
+            end_pos,
+        };
+        let graph = PathGraph::new(mesh, filter, ends)?;
+        self.nodes.clear();
+        self.node_index.clear();
+        self.open.clear();
+        let h = graph.heuristic(start_pos);
+        self.nodes.push(Node {
+            poly: start_ref,
+            pos: start_pos,
+            g: 0.0,
+            f: h,
+            parent: NO_PARENT,
+            closed: false,
+        });
+        self.node_index.insert(start_ref, 0);
+        self.open.push(OpenEntry {
+            f: h,
+            g: 0.0,
+            poly: start_ref,
+            node: 0,
+        });
+        self.search = Some(SearchState {
+            filter: *filter,
+            ends,
+            status: PathStatus::InProgress,
+            best: 0,
+            best_dist: dist(start_pos, end_pos),
+            goal: None,
+            iterations: 0,
+        });
+        Ok(PathStatus::InProgress)
+    }
+
+    /// Runs up to `max_iterations` iterations of the search begun by
+    /// [`NavMeshQuery::begin_path`]. One iteration pops the best open polygon and, unless it
+    /// is the goal, expands it (relaxes every neighbour). Returns the status and the
+    /// iterations used by this call.
+    ///
+    /// If the mesh changed since the search began so that a polygon about to be expanded is
+    /// no longer valid, the search ends with [`QueryError::InvalidPolyRef`].
+    pub fn step_path(
+        &mut self,
+        mesh: &TiledNavMesh,
+        max_iterations: usize,
+    ) -> Result<(PathStatus, usize), QueryError> {
+        let Some(mut st) = self.search else {
+            return Err(QueryError::NoSlicedSearch);
+        };
+        if st.status != PathStatus::InProgress {
+            return Ok((st.status, 0));
+        }
+        let graph = PathGraph::new(mesh, &st.filter, st.ends).inspect_err(|_| {
+            self.search = None;
+        })?;
+        let mut done = 0;
+        while done < max_iterations {
+            let Some(e) = self.open.pop() else {
+                st.status = PathStatus::Partial;
+                break;
+            };
+            let node = self.nodes[e.node as usize];
+            if node.closed || e.g != node.g {
+                continue;
+            }
+            done += 1;
+            st.iterations += 1;
+            self.nodes[e.node as usize].closed = true;
+            if node.poly == st.ends.end_ref {
+                st.goal = Some(e.node);
+                st.status = PathStatus::Complete;
+                break;
+            }
+            let nodes = &mut self.nodes;
+            let index = &mut self.node_index;
+            let open = &mut self.open;
+            let res = graph.for_each_edge(node.poly, node.pos, |nb, to_pos, cost| {
+                let g = node.g + cost;
+                let h = graph.heuristic(to_pos);
+                let f = g + h;
+                let i = match index.get(&nb.target) {
+                    Some(&i) => {
+                        let n = &mut nodes[i as usize];
+                        if !(g < n.g) {
+                            return;
+                        }
+                        // A cheaper way in: update, and reopen if it was closed.
+                        n.g = g;
+                        n.f = f;
+                        n.parent = e.node;
+                        n.closed = false;
+                        i
+                    }
+                    None => {
+                        let i = nodes.len() as u32;
+                        nodes.push(Node {
+                            poly: nb.target,
+                            pos: to_pos,
+                            g,
+                            f,
+                            parent: e.node,
+                            closed: false,
+                        });
+                        index.insert(nb.target, i);
+                        i
+                    }
+                };
+                open.push(OpenEntry {
+                    f,
+                    g,
+                    poly: nb.target,
+                    node: i,
+                });
+                let d = dist(to_pos, st.ends.end_pos);
+                let b = &nodes[st.best as usize];
+                let better = d
+                    .total_cmp(&st.best_dist)
+                    .then(g.total_cmp(&b.g))
+                    .then(nb.target.cmp(&b.poly))
+                    == Ordering::Less;
+                if better {
+                    st.best = i;
+                    st.best_dist = d;
+                }
+            });
+            if let Err(err) = res {
+                self.search = None;
+                return Err(err);
+            }
+        }
+        self.search = Some(st);
+        Ok((st.status, done))
+    }
+
+    /// Ends the search and writes its path into `path` (cleared first). A search still in
+    /// progress ends as [`PathStatus::BudgetExhausted`] with the path to the polygon closest
+    /// to the goal position reached so far.
+    pub fn finish_path(&mut self, path: &mut Vec<PolyRef>) -> Result<PathResult, QueryError> {
+        let Some(st) = self.search.take() else {
+            return Err(QueryError::NoSlicedSearch);
+        };
+        let (status, last) = match (st.status, st.goal) {
+            (PathStatus::Complete, Some(g)) => (PathStatus::Complete, g),
+            (PathStatus::InProgress, _) => (PathStatus::BudgetExhausted, st.best),
+            (s, _) => (s, st.best),
+        };
+        path.clear();
+        let mut i = last;
+        while i != NO_PARENT {
+            let n = &self.nodes[i as usize];
+            path.push(n.poly);
+            i = n.parent;
+        }
+        path.reverse();
+        Ok(PathResult {
+            status,
+            cost: self.nodes[last as usize].g,
+            iterations: st.iterations,
+        })
+    }
+
+    /// True while a sliced search is begun and not finished.
+    pub fn path_search_active(&self) -> bool {
+        self.search.is_some()
+    }
+}
