@@ -503,6 +503,12 @@ impl NavSettings {
         u64::from_le_bytes(first)
     }
 
+    /// The build fingerprint of the parameters these settings produce (what every tile
+    /// built with them carries).
+    pub fn fingerprint(&self) -> Result<crate::Fingerprint, FormatError> {
+        Ok(self.to_params()?.fingerprint())
+    }
+
     /// The mesh parameters these settings produce (parameter-block fields and the settings
     /// digest), validated as a whole.
     pub fn to_params(&self) -> Result<NavMeshParams, FormatError> {
@@ -685,6 +691,7 @@ mod tests {
         b.set_agent_radius(1.0).unwrap();
         b.set_origin([5.0, 0.0, 5.0]).unwrap();
         assert_eq!(a.settings_digest(), b.settings_digest());
+        assert_ne!(a.fingerprint().unwrap(), b.fingerprint().unwrap());
         assert_ne!(
             a.to_params().unwrap().fingerprint(),
             b.to_params().unwrap().fingerprint()
