@@ -291,11 +291,28 @@ proptest! {
             }
             apply(&mut bytes, m);
         }
-        // Either a typed error, or a mesh that writes canonical bytes which read back equal.
-        if let Ok(mesh) = NavMeshSerializer::read_mesh(&bytes) {
-            let again = NavMeshSerializer::write_mesh(&mesh);
-            let back = NavMeshSerializer::read_mesh(&again).unwrap();
-            prop_assert_eq!(NavMeshSerializer::write_mesh(&back), again);
-        }
+        check_read(&bytes)?;
     }
+
+    #[test]
+    fn mutated_bytes_of_the_multi_layer_fixture_never_panic(muts in proptest::collection::vec(mutation(), 1..4)) {
+        let mut bytes = NavMeshSerializer::write_mesh(&onepath_mesh::fixtures::bridge_and_building());
+        for m in &muts {
+            if bytes.is_empty() {
+                break;
+            }
+            apply(&mut bytes, m);
+        }
+        check_read(&bytes)?;
+    }
+}
+
+/// Either a typed error, or a mesh that writes canonical bytes which read back equal.
+fn check_read(bytes: &[u8]) -> Result<(), TestCaseError> {
+    if let Ok(mesh) = NavMeshSerializer::read_mesh(bytes) {
+        let again = NavMeshSerializer::write_mesh(&mesh);
+        let back = NavMeshSerializer::read_mesh(&again).unwrap();
+        prop_assert_eq!(NavMeshSerializer::write_mesh(&back), again);
+    }
+    Ok(())
 }
