@@ -58,6 +58,7 @@ pub mod debug;
 pub mod error;
 pub mod fixtures;
 pub mod mesh;
+pub mod query;
 pub mod serializer;
 pub mod streamer;
 
@@ -65,5 +66,6 @@ pub use debug::{DebugLink, DebugPolygon, NavMeshDebug};
 pub use error::MeshError;
 pub use mesh::{MeshTile, SlotView, TiledNavMesh};
 pub use onepath_stitch::{Link, LinkKind, OffMeshConnection, TileLinks};
+pub use query::{NavMeshQuery, PathCorridor, QueryError, QueryFilter};
 pub use serializer::{NavMeshSerializer, ONPM_HEADER_LEN, ONPM_MAGIC};
 pub use streamer::{StreamOp, TileStreamer};

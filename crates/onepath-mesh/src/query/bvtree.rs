@@ -65,8 +65,8 @@ impl BvTree {
         let mut i = 0;
         while i < self.nodes.len() {
             let n = &self.nodes[i];
-            let overlap = (0..3)
-                .all(|a| f64::from(n.min[a]) <= max[a] && f64::from(n.max[a]) >= min[a]);
+            let overlap =
+                (0..3).all(|a| f64::from(n.min[a]) <= max[a] && f64::from(n.max[a]) >= min[a]);
             let leaf = n.poly != u32::MAX;
             if leaf && overlap {
                 f(n.poly);

@@ -74,7 +74,11 @@ impl QueryFilter {
             return Err(QueryError::InvalidAreaCost { area, cost });
         }
         self.area_costs[usize::from(area)] = cost;
-        self.min_cost = self.area_costs.iter().copied().fold(f64::INFINITY, f64::min);
+        self.min_cost = self
+            .area_costs
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
         Ok(self)
     }
 

@@ -88,6 +88,9 @@ pub(crate) fn triangle_height(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<f64>
     Some(a[1] + (b[1] - a[1]) * u + (c[1] - a[1]) * v)
 }
 
+/// Parameter tolerance of [`clip_segment_poly_2d`] for points rounded just outside an edge.
+pub(crate) const CLIP_EPS: f64 = 1e-9;
+
 /// Clips segment `p0 → p1` against the convex counter-clockwise polygon in X/Z
 /// (Cyrus–Beck). Returns `(tmin, tmax, entry edge, exit edge)` of the part inside, or
 /// `None` when the segment misses the polygon. A segment running along an edge counts as
@@ -125,20 +128,18 @@ pub(crate) fn clip_segment_poly_2d(
             if t < tmax {
                 tmax = t;
                 seg_max = Some(k);
-                if tmax < tmin {
-                    return None;
-                }
             }
         } else if t > tmin {
             // Moving to the left: entering.
             tmin = t;
             seg_min = Some(k);
-            if tmin > tmax {
-                return None;
-            }
         }
     }
-    Some((tmin, tmax, seg_min, seg_max))
+    // A start rounded just outside an edge it lies on still counts as inside.
+    if tmax < tmin - CLIP_EPS {
+        return None;
+    }
+    Some((tmin, tmax.max(tmin), seg_min, seg_max))
 }
 
 /// The 2D intersection parameters of segments `a0 → a1` and `b0 → b1` in X/Z: `(s, t)`

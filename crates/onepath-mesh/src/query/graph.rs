@@ -200,13 +200,14 @@ pub(crate) fn for_each_neighbour(
                 Some((left, right)) => Crossing::Edge { left, right, edge },
                 None => continue,
             },
-            LinkKind::OffMesh { link: l } => {
-                match off_mesh_crossing(tile, l, filter, false) {
-                    Some(c) => c,
-                    None => continue,
-                }
-            }
-            LinkKind::OffMeshReverse { owner_slot, link: l } => {
+            LinkKind::OffMesh { link: l } => match off_mesh_crossing(tile, l, filter, false) {
+                Some(c) => c,
+                None => continue,
+            },
+            LinkKind::OffMeshReverse {
+                owner_slot,
+                link: l,
+            } => {
                 let Some(owner) = mesh.tile_at_slot(owner_slot) else {
                     continue;
                 };
@@ -413,7 +414,8 @@ impl<'m> PathGraph<'m> {
                 }
             };
             f(&nb, to_pos, cost);
-        })
+        });
+        Ok(())
     }
 }
 

@@ -1,4 +1,4 @@
-//! # Queries on a [`TiledNavMesh`]
+//! # Queries on a [`TiledNavMesh`](crate::TiledNavMesh)
 //!
 //! The query layer a game developer knows from Detour, deterministic to the bit:
 //! [`QueryFilter`] (flags and 64 area costs), nearest polygon and polygons in a box over a
@@ -50,6 +50,9 @@
 //! assert_eq!(corners.last().unwrap().pos, b.point);
 //! ```
 
+// `!(a < b)` is deliberate: it also rejects NaN along with the failing comparison.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 mod bvtree;
 mod corridor;
 mod error;
@@ -71,7 +74,9 @@ pub use bvtree::BvTree;
 pub use corridor::PathCorridor;
 pub use error::QueryError;
 pub use filter::{QueryFilter, AREA_COUNT};
-pub use generated::{generated_grid_mesh, GeneratedMesh, PlainPolygons};
+pub use generated::{
+    generated_grid_mesh, GeneratedMesh, PlainPolygon, PlainPolygons, GENERATED_SWAMP_AREA,
+};
 pub use geom::Vec3;
 pub use graph::{Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
 pub use nearest::{ClosestPoint, NearestPoly};
@@ -90,6 +95,9 @@ pub struct NavMeshQuery {
     node_index: HashMap<PolyRef, u32>,
     open: BinaryHeap<path::OpenEntry>,
     search: Option<path::SearchState>,
+    aux_nodes: Vec<path::Node>,
+    aux_index: HashMap<PolyRef, u32>,
+    aux_open: BinaryHeap<path::OpenEntry>,
     scratch_refs: Vec<PolyRef>,
     scratch_portals: Vec<straight::Portal>,
 }

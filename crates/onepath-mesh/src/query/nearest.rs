@@ -5,7 +5,9 @@ use onepath_format::{NavMeshParams, PolyRef};
 use crate::mesh::{MeshTile, TiledNavMesh};
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{closest_on_segment_2d, dist_sqr, lerp, point_in_poly_2d, triangle_height, Vec3};
+use crate::query::geom::{
+    closest_on_segment_2d, dist_sqr, lerp, point_in_poly_2d, triangle_height, Vec3,
+};
 use crate::query::graph::{decode, poly_passes, poly_verts, world, PolyVerts};
 use crate::query::NavMeshQuery;
 
@@ -48,7 +50,12 @@ fn check_extents(half: Vec3) -> Result<(), QueryError> {
 /// The surface height of polygon `p` at (pos.x, pos.z) when the point lies over it: the
 /// detail triangles when the tile has a detail mesh, else the polygon's triangle fan from
 /// corner 0. `None` when the point is not over the polygon.
-pub(crate) fn height_over_poly(tile: &MeshTile, p: usize, verts: &[Vec3], pos: Vec3) -> Option<f64> {
+pub(crate) fn height_over_poly(
+    tile: &MeshTile,
+    p: usize,
+    verts: &[Vec3],
+    pos: Vec3,
+) -> Option<f64> {
     if !point_in_poly_2d(pos, verts) {
         return None;
     }
@@ -67,8 +74,7 @@ pub(crate) fn height_over_poly(tile: &MeshTile, p: usize, verts: &[Vec3], pos: V
         };
         let base = m.triangle_base as usize;
         for t in &d.detail_triangles[base..base + m.triangle_count as usize] {
-            if let (Some(a), Some(b), Some(c)) = (vertex(t.v[0]), vertex(t.v[1]), vertex(t.v[2]))
-            {
+            if let (Some(a), Some(b), Some(c)) = (vertex(t.v[0]), vertex(t.v[1]), vertex(t.v[2])) {
                 if let Some(h) = triangle_height(pos, a, b, c) {
                     return Some(h);
                 }

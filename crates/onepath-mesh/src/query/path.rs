@@ -3,7 +3,6 @@
 //! budget.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use onepath_format::PolyRef;
 
@@ -270,6 +269,21 @@ impl NavMeshQuery {
             if let Err(err) = res {
                 self.search = None;
                 return Err(err);
+            }
+        }
+        if st.status == PathStatus::InProgress {
+            // Drop stale entries on top so that a search with nothing left to expand
+            // ends now (Partial) instead of after one more step.
+            while let Some(e) = self.open.peek() {
+                let n = &self.nodes[e.node as usize];
+                if n.closed || e.g != n.g {
+                    self.open.pop();
+                } else {
+                    break;
+                }
+            }
+            if self.open.is_empty() {
+                st.status = PathStatus::Partial;
             }
         }
         self.search = Some(st);

@@ -204,7 +204,12 @@ impl NavMeshQuery {
                     ri = i;
                 } else {
                     self.crossings(mesh, portals, path, options, apex, apex_i, left, li, out)?;
-                    append(out, left, StraightPathFlags::default(), path[portals[li].poly]);
+                    append(
+                        out,
+                        left,
+                        StraightPathFlags::default(),
+                        path[portals[li].poly],
+                    );
                     apex = left;
                     apex_i = li;
                     right = apex;
@@ -219,7 +224,12 @@ impl NavMeshQuery {
                     li = i;
                 } else {
                     self.crossings(mesh, portals, path, options, apex, apex_i, right, ri, out)?;
-                    append(out, right, StraightPathFlags::default(), path[portals[ri].poly]);
+                    append(
+                        out,
+                        right,
+                        StraightPathFlags::default(),
+                        path[portals[ri].poly],
+                    );
                     apex = right;
                     apex_i = ri;
                     left = apex;
@@ -249,7 +259,7 @@ impl NavMeshQuery {
         bi: usize,
         out: &mut Vec<StraightPathPoint>,
     ) -> Result<(), QueryError> {
-        if !(options.all_crossings || options.area_crossings) {
+        if !(options.all_crossings || options.area_crossings) || bi <= ai + 1 {
             return Ok(());
         }
         for p in &portals[ai + 1..bi] {

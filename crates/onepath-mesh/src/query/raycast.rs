@@ -1,0 +1,151 @@
+//! Raycast along the surface: walk the polygons a 2D (X/Z) segment crosses until it reaches
+//! its end or meets a wall.
+
+use onepath_format::{NavMeshParams, PolyRef};
+use smallvec::SmallVec;
+
+use crate::mesh::TiledNavMesh;
+use crate::query::error::QueryError;
+use crate::query::filter::QueryFilter;
+use crate::query::geom::{clip_segment_poly_2d, closest_on_segment_2d, lerp, Vec3};
+use crate::query::graph::{
+    decode, for_each_neighbour, poly_passes, poly_verts, Crossing, PolyVerts,
+};
+use crate::query::NavMeshQuery;
+
+/// Parameter tolerance for "the segment leaves the polygon through several edges at once"
+/// (it passes through a corner).
+const T_EPS: f64 = 1e-9;
+/// Squared distance tolerance for "the exit point lies on the crossing segment".
+const ON_SEGMENT_EPS2: f64 = 1e-14;
+/// Upper bound on the polygons one raycast visits (a guard; real rays stop far earlier).
+const MAX_VISITED: usize = 1 << 16;
+
+/// The result of [`NavMeshQuery::raycast`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RaycastHit {
+    /// Where the ray stopped, as a parameter along start → end: `f64::INFINITY` when it
+    /// reached the end, else in 0..=1 (the hit point is `start + (end − start)·t`).
+    pub t: f64,
+    /// Outward normal (X/Z, unit length, Y 0) of the wall edge hit; zero when none.
+    pub hit_normal: Vec3,
+    /// Index of the wall edge hit in the last polygon.
+    pub hit_edge: Option<u8>,
+    /// The last polygon visited (where the ray stopped or ended).
+    pub last_poly: PolyRef,
+}
+
+impl RaycastHit {
+    /// True when the ray reached its end without meeting a wall.
+    pub fn reached_end(&self) -> bool {
+        self.t == f64::INFINITY
+    }
+}
+
+impl NavMeshQuery {
+    /// Casts a ray along the surface from `start_pos` (in polygon `start_ref`) towards
+    /// `end_pos`, in X/Z. The ray moves into a neighbour through an edge only when the exit
+    /// point lies on a crossing to a polygon passing `filter` (an in-tile neighbour, or the
+    /// covered part of a portal); off-mesh links are not followed. When it leaves through a
+    /// corner, every edge meeting there is tried, in edge order after the first exit edge.
+    /// `visited` receives the polygons crossed, in order (cleared first).
+    pub fn raycast(
+        &mut self,
+        mesh: &TiledNavMesh,
+        start_ref: PolyRef,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        filter: &QueryFilter,
+        visited: &mut Vec<PolyRef>,
+    ) -> Result<RaycastHit, QueryError> {
+        NavMeshParams::check_point("start_pos", start_pos)?;
+        NavMeshParams::check_point("end_pos", end_pos)?;
+        visited.clear();
+        let (t0, p0) = decode(mesh, start_ref)?;
+        if !poly_passes(t0, p0, filter) {
+            return Err(QueryError::FilteredOut(start_ref));
+        }
+        let mut cur = start_ref;
+        let mut verts = PolyVerts::new();
+        loop {
+            let (tile, p) = decode(mesh, cur)?;
+            poly_verts(tile, p, &mut verts);
+            visited.push(cur);
+            let Some((_, tmax, _, seg_max)) = clip_segment_poly_2d(start_pos, end_pos, &verts)
+            else {
+                // The start is not over the polygon: the ray is blocked at once.
+                return Ok(RaycastHit {
+                    t: 0.0,
+                    hit_normal: [0.0; 3],
+                    hit_edge: None,
+                    last_poly: cur,
+                });
+            };
+            let Some(exit) = seg_max else {
+                return Ok(RaycastHit {
+                    t: f64::INFINITY,
+                    hit_normal: [0.0; 3],
+                    hit_edge: None,
+                    last_poly: cur,
+                });
+            };
+            // Every edge the segment leaves through at (about) tmax, the first exit edge
+            // first.
+            let n = verts.len();
+            let mut candidates: SmallVec<[usize; 4]> = SmallVec::new();
+            candidates.push(exit);
+            let (dx, dz) = (end_pos[0] - start_pos[0], end_pos[2] - start_pos[2]);
+            for k in 0..n {
+                if k == exit {
+                    continue;
+                }
+                let a = verts[k];
+                let b = verts[(k + 1) % n];
+                let (ex, ez) = (b[0] - a[0], b[2] - a[2]);
+                let den = ex * dz - ez * dx;
+                if den < 0.0 {
+                    let num = ex * (start_pos[2] - a[2]) - ez * (start_pos[0] - a[0]);
+                    let t = -num / den;
+                    if (t - tmax).abs() <= T_EPS {
+                        candidates.push(k);
+                    }
+                }
+            }
+            let x = lerp(start_pos, end_pos, tmax);
+            let mut next = None;
+            for &k in &candidates {
+                for_each_neighbour(mesh, tile, p, filter, |nb| {
+                    if next.is_some() {
+                        return;
+                    }
+                    if let Crossing::Edge { left, right, edge } = nb.crossing {
+                        if usize::from(edge) == k
+                            && closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
+                            && !visited.contains(&nb.target)
+                        {
+                            next = Some(nb.target);
+                        }
+                    }
+                });
+                if next.is_some() {
+                    break;
+                }
+            }
+            match next {
+                Some(r) if visited.len() < MAX_VISITED => cur = r,
+                _ => {
+                    let a = verts[exit];
+                    let b = verts[(exit + 1) % n];
+                    let (ex, ez) = (b[0] - a[0], b[2] - a[2]);
+                    let len = (ex * ex + ez * ez).sqrt();
+                    return Ok(RaycastHit {
+                        t: tmax,
+                        hit_normal: [ez / len, 0.0, -ex / len],
+                        hit_edge: Some(exit as u8),
+                        last_poly: cur,
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,454 @@
+//! Local searches over the surface: constrained movement, distance to the nearest wall,
+//! polygons around a circle, and random points from a caller's random source.
+
+use onepath_format::{NavMeshParams, PolyRef};
+
+use crate::mesh::{MeshTile, TiledNavMesh};
+use crate::query::error::QueryError;
+use crate::query::filter::QueryFilter;
+use crate::query::geom::{closest_on_segment_2d, cross_2d, dist, lerp, point_in_poly_2d, Vec3};
+use crate::query::graph::{
+    decode, for_each_neighbour, poly_passes, poly_verts, Crossing, PolyVerts,
+};
+use crate::query::nearest::height_over_poly;
+use crate::query::path::{Node, OpenEntry, NO_PARENT};
+use crate::query::NavMeshQuery;
+
+/// The result of [`NavMeshQuery::move_along_surface`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MoveResult {
+    /// Where the movement ended (on the surface of `poly`).
+    pub pos: Vec3,
+    /// The polygon the movement ended in.
+    pub poly: PolyRef,
+}
+
+/// The result of [`NavMeshQuery::find_distance_to_wall`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WallHit {
+    /// Distance (X/Z) from the centre to the nearest wall point, or the search radius when
+    /// no wall is within it.
+    pub distance: f64,
+    /// The nearest wall point (the centre when none was found).
+    pub point: Vec3,
+    /// Unit X/Z direction from the wall point to the centre (zero when none was found).
+    pub normal: Vec3,
+}
+
+/// One polygon found by [`NavMeshQuery::polys_around_circle`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CircleNode {
+    /// The polygon.
+    pub poly: PolyRef,
+    /// The polygon it was reached from (`PolyRef::NULL` for the start).
+    pub parent: PolyRef,
+    /// The cost of reaching it (area-weighted distance through crossing midpoints).
+    pub cost: f64,
+}
+
+/// Whether edge `k` of polygon `p` has a crossing to a polygon the filter admits, and
+/// calls `f` with each such crossing's neighbour.
+fn edge_walls(
+    mesh: &TiledNavMesh,
+    tile: &MeshTile,
+    p: usize,
+    filter: &QueryFilter,
+    mut f: impl FnMut(usize, PolyRef, Vec3, Vec3),
+) -> u32 {
+    // Bit k set: edge k has at least one passable crossing.
+    let mut open = 0u32;
+    for_each_neighbour(mesh, tile, p, filter, |nb| {
+        if let Crossing::Edge { left, right, edge } = nb.crossing {
+            open |= 1 << edge;
+            f(usize::from(edge), nb.target, left, right);
+        }
+    });
+    open
+}
+
+fn segment_dist2(p: Vec3, a: Vec3, b: Vec3) -> f64 {
+    closest_on_segment_2d(p, a, b).1
+}
+
+impl NavMeshQuery {
+    fn aux_reset(&mut self, start: PolyRef, pos: Vec3) {
+        self.aux_nodes.clear();
+        self.aux_index.clear();
+        self.aux_open.clear();
+        self.aux_nodes.push(Node {
+            poly: start,
+            pos,
+            g: 0.0,
+            f: 0.0,
+            parent: NO_PARENT,
+            closed: false,
+        });
+        self.aux_index.insert(start, 0);
+    }
+
+    /// Moves from `start_pos` (in `start_ref`) towards `end_pos`, staying on the surface:
+    /// a breadth-first search (neighbours in neighbour order) over polygons whose crossing
+    /// lies within the circle through both points; if `end_pos` is over a reached polygon
+    /// the move ends there, otherwise at the wall point closest to `end_pos` (smaller
+    /// distance wins, the first found among equals). Edges without a passable crossing are
+    /// walls. `visited` receives the polygons from the start to the end polygon.
+    pub fn move_along_surface(
+        &mut self,
+        mesh: &TiledNavMesh,
+        start_ref: PolyRef,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        filter: &QueryFilter,
+        visited: &mut Vec<PolyRef>,
+    ) -> Result<MoveResult, QueryError> {
+        NavMeshParams::check_point("start_pos", start_pos)?;
+        NavMeshParams::check_point("end_pos", end_pos)?;
+        visited.clear();
+        let (t0, p0) = decode(mesh, start_ref)?;
+        if !poly_passes(t0, p0, filter) {
+            return Err(QueryError::FilteredOut(start_ref));
+        }
+        let mid = lerp(start_pos, end_pos, 0.5);
+        let radius = dist(start_pos, end_pos) * 0.5 + 0.001;
+        let r2 = radius * radius;
+        self.aux_reset(start_ref, start_pos);
+        let mut best = (f64::INFINITY, 0u32, start_pos);
+        let mut verts = PolyVerts::new();
+        let mut i = 0;
+        while i < self.aux_nodes.len() {
+            let cur = self.aux_nodes[i].poly;
+            let (tile, p) = decode(mesh, cur)?;
+            poly_verts(tile, p, &mut verts);
+            if point_in_poly_2d(end_pos, &verts) {
+                best = (0.0, i as u32, end_pos);
+                break;
+            }
+            let nodes = &mut self.aux_nodes;
+            let index = &mut self.aux_index;
+            let open = edge_walls(mesh, tile, p, filter, |_, target, left, right| {
+                if index.contains_key(&target) || segment_dist2(mid, right, left) > r2 {
+                    return;
+                }
+                index.insert(target, nodes.len() as u32);
+                nodes.push(Node {
+                    poly: target,
+                    pos: [0.0; 3],
+                    g: 0.0,
+                    f: 0.0,
+                    parent: i as u32,
+                    closed: false,
+                });
+            });
+            let n = verts.len();
+            for k in 0..n {
+                if open & (1 << k) != 0 {
+                    continue;
+                }
+                let (a, b) = (verts[k], verts[(k + 1) % n]);
+                let (t, d2) = closest_on_segment_2d(end_pos, a, b);
+                if d2 < best.0 {
+                    best = (d2, i as u32, lerp(a, b, t));
+                }
+            }
+            i += 1;
+        }
+        let (_, node, mut pos) = best;
+        let mut j = node;
+        while j != NO_PARENT {
+            visited.push(self.aux_nodes[j as usize].poly);
+            j = self.aux_nodes[j as usize].parent;
+        }
+        visited.reverse();
+        let poly = self.aux_nodes[node as usize].poly;
+        let (t, p) = decode(mesh, poly)?;
+        poly_verts(t, p, &mut verts);
+        if let Some(h) = height_over_poly(t, p, &verts, pos) {
+            pos[1] = h;
+        }
+        Ok(MoveResult { pos, poly })
+    }
+
+    /// The distance from `center` (in `start_ref`) to the nearest wall within `max_radius`
+    /// (in X/Z), searching breadth-first through crossings within the current best radius.
+    /// A wall is an edge without a passable crossing. Equal distances keep the first found.
+    pub fn find_distance_to_wall(
+        &mut self,
+        mesh: &TiledNavMesh,
+        start_ref: PolyRef,
+        center: Vec3,
+        max_radius: f64,
+        filter: &QueryFilter,
+    ) -> Result<WallHit, QueryError> {
+        NavMeshParams::check_point("center", center)?;
+        if !(max_radius.is_finite() && max_radius >= 0.0) {
+            return Err(QueryError::InvalidExtent {
+                what: "max_radius",
+                value: max_radius,
+            });
+        }
+        let (t0, p0) = decode(mesh, start_ref)?;
+        if !poly_passes(t0, p0, filter) {
+            return Err(QueryError::FilteredOut(start_ref));
+        }
+        self.aux_reset(start_ref, center);
+        let mut r2 = max_radius * max_radius;
+        let mut hit: Option<Vec3> = None;
+        let mut verts = PolyVerts::new();
+        let mut i = 0;
+        while i < self.aux_nodes.len() {
+            let cur = self.aux_nodes[i].poly;
+            let (tile, p) = decode(mesh, cur)?;
+            poly_verts(tile, p, &mut verts);
+            let open = edge_walls(mesh, tile, p, filter, |_, _, _, _| {});
+            let n = verts.len();
+            for k in 0..n {
+                if open & (1 << k) != 0 {
+                    continue;
+                }
+                let (a, b) = (verts[k], verts[(k + 1) % n]);
+                let (t, d2) = closest_on_segment_2d(center, a, b);
+                if d2 < r2 {
+                    r2 = d2;
+                    hit = Some(lerp(a, b, t));
+                }
+            }
+            let nodes = &mut self.aux_nodes;
+            let index = &mut self.aux_index;
+            edge_walls(mesh, tile, p, filter, |_, target, left, right| {
+                if index.contains_key(&target) || segment_dist2(center, right, left) > r2 {
+                    return;
+                }
+                index.insert(target, nodes.len() as u32);
+                nodes.push(Node {
+                    poly: target,
+                    pos: [0.0; 3],
+                    g: 0.0,
+                    f: 0.0,
+                    parent: i as u32,
+                    closed: false,
+                });
+            });
+            i += 1;
+        }
+        Ok(match hit {
+            None => WallHit {
+                distance: max_radius,
+                point: center,
+                normal: [0.0; 3],
+            },
+            Some(point) => {
+                let d = r2.sqrt();
+                let normal = if d > 0.0 {
+                    [(center[0] - point[0]) / d, 0.0, (center[2] - point[2]) / d]
+                } else {
+                    [0.0; 3]
+                };
+                WallHit {
+                    distance: d,
+                    point,
+                    normal,
+                }
+            }
+        })
+    }
+
+    /// The polygons reachable from `start_ref` through crossings within `radius` of
+    /// `center` (X/Z; an off-mesh link counts when its departure point is within), in the
+    /// order a Dijkstra search settles them (cost: area cost × distance between crossing
+    /// points, starting at `center`; ties: lower cost, then lower `PolyRef`). Written into
+    /// `out` (cleared first).
+    pub fn polys_around_circle(
+        &mut self,
+        mesh: &TiledNavMesh,
+        start_ref: PolyRef,
+        center: Vec3,
+        radius: f64,
+        filter: &QueryFilter,
+        out: &mut Vec<CircleNode>,
+    ) -> Result<(), QueryError> {
+        NavMeshParams::check_point("center", center)?;
+        if !(radius.is_finite() && radius >= 0.0) {
+            return Err(QueryError::InvalidExtent {
+                what: "radius",
+                value: radius,
+            });
+        }
+        out.clear();
+        let (t0, p0) = decode(mesh, start_ref)?;
+        if !poly_passes(t0, p0, filter) {
+            return Err(QueryError::FilteredOut(start_ref));
+        }
+        let r2 = radius * radius;
+        self.aux_reset(start_ref, center);
+        self.aux_open.push(OpenEntry {
+            f: 0.0,
+            g: 0.0,
+            poly: start_ref,
+            node: 0,
+        });
+        while let Some(e) = self.aux_open.pop() {
+            let node = self.aux_nodes[e.node as usize];
+            if node.closed || e.g != node.g {
+                continue;
+            }
+            self.aux_nodes[e.node as usize].closed = true;
+            out.push(CircleNode {
+                poly: node.poly,
+                parent: if node.parent == NO_PARENT {
+                    PolyRef::NULL
+                } else {
+                    self.aux_nodes[node.parent as usize].poly
+                },
+                cost: node.g,
+            });
+            let (tile, p) = decode(mesh, node.poly)?;
+            let ca = filter.area_cost(tile.tile().areas()[p]);
+            let nodes = &mut self.aux_nodes;
+            let index = &mut self.aux_index;
+            let open = &mut self.aux_open;
+            for_each_neighbour(mesh, tile, p, filter, |nb| {
+                let within = match nb.crossing {
+                    Crossing::Edge { left, right, .. } => segment_dist2(center, right, left) <= r2,
+                    Crossing::OffMesh { start, .. } => {
+                        let dx = start[0] - center[0];
+                        let dz = start[2] - center[2];
+                        dx * dx + dz * dz <= r2
+                    }
+                };
+                if !within {
+                    return;
+                }
+                let entry = nb.crossing.entry_point();
+                let mut g = node.g + ca * dist(node.pos, entry);
+                if let Crossing::OffMesh {
+                    start, end, area, ..
+                } = nb.crossing
+                {
+                    g += filter.area_cost(area) * dist(start, end);
+                }
+                let pos = nb.crossing.exit_point();
+                let i = match index.get(&nb.target) {
+                    Some(&i) => {
+                        let n = &mut nodes[i as usize];
+                        if n.closed || !(g < n.g) {
+                            return;
+                        }
+                        n.g = g;
+                        n.f = g;
+                        n.pos = pos;
+                        n.parent = e.node;
+                        i
+                    }
+                    None => {
+                        let i = nodes.len() as u32;
+                        nodes.push(Node {
+                            poly: nb.target,
+                            pos,
+                            g,
+                            f: g,
+                            parent: e.node,
+                            closed: false,
+                        });
+                        index.insert(nb.target, i);
+                        i
+                    }
+                };
+                open.push(OpenEntry {
+                    f: g,
+                    g,
+                    poly: nb.target,
+                    node: i,
+                });
+            });
+        }
+        Ok(())
+    }
+
+    /// A random point on the mesh: a polygon passing `filter` chosen with probability
+    /// proportional to its X/Z area (slot, then polygon order), then a triangle of its fan by
+    /// area, then a uniform point in the triangle, at the surface height. `rand` must return
+    /// numbers in `[0, 1)` (values outside are clamped; NaN reads as 0); it is called exactly
+    /// four times when a point is found. `None` when no polygon passes the filter.
+    pub fn find_random_point(
+        &mut self,
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+        rand: &mut impl FnMut() -> f64,
+    ) -> Result<Option<(PolyRef, Vec3)>, QueryError> {
+        let mut next = || {
+            let v = rand();
+            if v.is_nan() {
+                0.0
+            } else {
+                v.clamp(0.0, 1.0)
+            }
+        };
+        let mut verts = PolyVerts::new();
+        let area_of = |verts: &PolyVerts| -> f64 {
+            let mut a = 0.0;
+            for k in 1..verts.len() - 1 {
+                a += cross_2d(verts[0], verts[k], verts[k + 1]) * 0.5;
+            }
+            a
+        };
+        let mut total = 0.0;
+        for t in mesh.tiles() {
+            for p in 0..t.tile().poly_count() {
+                if poly_passes(t, p, filter) {
+                    poly_verts(t, p, &mut verts);
+                    total += area_of(&verts);
+                }
+            }
+        }
+        if !(total > 0.0) {
+            return Ok(None);
+        }
+        let target = next() * total;
+        let mut acc = 0.0;
+        let mut chosen = None;
+        'tiles: for t in mesh.tiles() {
+            for p in 0..t.tile().poly_count() {
+                if poly_passes(t, p, filter) {
+                    poly_verts(t, p, &mut verts);
+                    acc += area_of(&verts);
+                    chosen = Some((t, p));
+                    if target < acc {
+                        break 'tiles;
+                    }
+                }
+            }
+        }
+        let Some((t, p)) = chosen else {
+            return Ok(None);
+        };
+        poly_verts(t, p, &mut verts);
+        let poly_area = area_of(&verts);
+        let pick = next() * poly_area;
+        let mut acc = 0.0;
+        let mut k = 1;
+        while k + 2 < verts.len() {
+            acc += cross_2d(verts[0], verts[k], verts[k + 1]) * 0.5;
+            if pick < acc {
+                break;
+            }
+            k += 1;
+        }
+        let (a, b, c) = (verts[0], verts[k], verts[k + 1]);
+        let s = next();
+        let r = next();
+        let sq = s.sqrt();
+        let (wa, wb, wc) = (1.0 - sq, sq * (1.0 - r), sq * r);
+        let mut pt = [
+            a[0] * wa + b[0] * wb + c[0] * wc,
+            a[1] * wa + b[1] * wb + c[1] * wc,
+            a[2] * wa + b[2] * wb + c[2] * wc,
+        ];
+        if let Some(h) = height_over_poly(t, p, &verts, pt) {
+            pt[1] = h;
+        }
+        let r = t
+            .poly_ref(p as u32)
+            .ok_or(QueryError::InvalidPolyRef(PolyRef::NULL))?;
+        Ok(Some((r, pt)))
+    }
+}

@@ -1,0 +1,384 @@
+//! Path search: the A* cost equals a plain Dijkstra over the same polygon graph, the sliced
+//! search equals the one-shot search for every budget, budgets and partial results, and
+//! the straight path stays on the mesh and is no longer than the corridor's centre line.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use onepath_format::PolyRef;
+use onepath_mesh::query::{
+    generated_grid_mesh, NavMeshQuery, PathEnds, PathGraph, PathStatus, QueryError, QueryFilter,
+    StraightPathFlags, StraightPathOptions, Vec3, GENERATED_SWAMP_AREA,
+};
+use onepath_mesh::TiledNavMesh;
+use proptest::prelude::*;
+
+/// Polygons a default filter admits, in slot / polygon order, with their corners.
+fn walkable(mesh: &TiledNavMesh) -> Vec<(PolyRef, Vec<Vec3>)> {
+    let mut out = Vec::new();
+    for t in mesh.tiles() {
+        let d = t.tile().data();
+        let o = t.origin();
+        for p in 0..t.tile().poly_count() {
+            if t.tile().flags()[p] == 0 {
+                continue;
+            }
+            let verts = t
+                .tile()
+                .poly_corners(p)
+                .map(|c| {
+                    let v = d.vertices[usize::from(d.corners[c])];
+                    [
+                        o[0] + f64::from(v[0]),
+                        o[1] + f64::from(v[1]),
+                        o[2] + f64::from(v[2]),
+                    ]
+                })
+                .collect();
+            out.push((t.poly_ref(p as u32).unwrap(), verts));
+        }
+    }
+    out
+}
+
+/// A point inside a square cell at fractions (u, v) of its sides.
+fn in_cell(verts: &[Vec3], u: f64, v: f64) -> Vec3 {
+    let (a, c) = (verts[0], verts[2]);
+    [a[0] + (c[0] - a[0]) * u, a[1], a[2] + (c[2] - a[2]) * v]
+}
+
+#[derive(PartialEq)]
+struct Entry(f64, PolyRef);
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.0.total_cmp(&self.0).then(o.1.cmp(&self.1))
+    }
+}
+
+/// A plain Dijkstra over the polygon graph, with the same edge cost function as the A*.
+fn dijkstra(graph: &PathGraph<'_>) -> Option<f64> {
+    let ends = *graph.ends();
+    let mut best: BTreeMap<PolyRef, f64> = BTreeMap::new();
+    let mut heap = BinaryHeap::new();
+    best.insert(ends.start_ref, 0.0);
+    heap.push(Entry(0.0, ends.start_ref));
+    while let Some(Entry(g, r)) = heap.pop() {
+        if best.get(&r).is_some_and(|&b| g > b) {
+            continue;
+        }
+        if r == ends.end_ref {
+            return Some(g);
+        }
+        let pos = graph.node_pos(r).unwrap();
+        graph
+            .for_each_edge(r, pos, |nb, _, cost| {
+                let ng = g + cost;
+                if best.get(&nb.target).map_or(true, |&b| ng < b) {
+                    best.insert(nb.target, ng);
+                    heap.push(Entry(ng, nb.target));
+                }
+            })
+            .unwrap();
+    }
+    None
+}
+
+/// The cost of `path` edge by edge in the graph (None if consecutive polygons are not
+/// neighbours).
+fn path_cost(graph: &PathGraph<'_>, path: &[PolyRef]) -> Option<f64> {
+    let mut g = 0.0;
+    for w in path.windows(2) {
+        let pos = graph.node_pos(w[0]).unwrap();
+        let mut c = None;
+        graph
+            .for_each_edge(w[0], pos, |nb, _, cost| {
+                if nb.target == w[1] {
+                    c = Some(cost);
+                }
+            })
+            .unwrap();
+        g += c?;
+    }
+    Some(g)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    // Equal-cost paths may sum their edges in another order: allow rounding only.
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+fn dist(a: Vec3, b: Vec3) -> f64 {
+    ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2) + (b[2] - a[2]).powi(2)).sqrt()
+}
+
+struct Case {
+    mesh: TiledNavMesh,
+    filter: QueryFilter,
+    ends: PathEnds,
+}
+
+fn case(
+    tiles: (u16, u16),
+    cells: u16,
+    seed: u64,
+    swamp: f64,
+    pick: (usize, usize),
+    uv: [f64; 4],
+) -> Case {
+    let g = generated_grid_mesh(tiles.0, tiles.1, cells, seed);
+    let polys = walkable(&g.mesh);
+    let (a, b) = (&polys[pick.0 % polys.len()], &polys[pick.1 % polys.len()]);
+    let mut filter = QueryFilter::new();
+    filter.set_area_cost(GENERATED_SWAMP_AREA, swamp).unwrap();
+    let ends = PathEnds {
+        start_ref: a.0,
+        start_pos: in_cell(&a.1, uv[0], uv[1]),
+        end_ref: b.0,
+        end_pos: in_cell(&b.1, uv[2], uv[3]),
+    };
+    Case {
+        mesh: g.mesh,
+        filter,
+        ends,
+    }
+}
+
+fn run(
+    q: &mut NavMeshQuery,
+    c: &Case,
+    budget: usize,
+    path: &mut Vec<PolyRef>,
+) -> onepath_mesh::query::PathResult {
+    q.find_path(
+        &c.mesh,
+        c.ends.start_ref,
+        c.ends.end_ref,
+        c.ends.start_pos,
+        c.ends.end_pos,
+        &c.filter,
+        budget,
+        path,
+    )
+    .unwrap()
+}
+
+/// 48 cases by default; CI raises it with `PROPTEST_CASES`.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn path_cost_equals_a_plain_dijkstra_over_the_same_polygon_graph(
+        tx in 1u16..=3, tz in 1u16..=3, cells in prop::sample::select(vec![2u16, 4]),
+        seed in any::<u64>(), swamp in 0.25f64..6.0,
+        pick in (any::<usize>(), any::<usize>()),
+        uv in prop::array::uniform4(0.05f64..0.95),
+    ) {
+        let c = case((tx, tz), cells, seed, swamp, pick, uv);
+        let mut q = NavMeshQuery::new();
+        let mut path = Vec::new();
+        let r = run(&mut q, &c, usize::MAX, &mut path);
+        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
+        match dijkstra(&graph) {
+            Some(best) => {
+                prop_assert_eq!(r.status, PathStatus::Complete);
+                prop_assert!(close(r.cost, best), "A* {} vs Dijkstra {}", r.cost, best);
+                prop_assert_eq!(path[0], c.ends.start_ref);
+                prop_assert_eq!(*path.last().unwrap(), c.ends.end_ref);
+                let walked = path_cost(&graph, &path).expect("consecutive polygons are neighbours");
+                prop_assert!(close(walked, r.cost));
+            }
+            None => {
+                prop_assert_eq!(r.status, PathStatus::Partial);
+                prop_assert_eq!(path[0], c.ends.start_ref);
+                prop_assert!(path_cost(&graph, &path).is_some());
+            }
+        }
+    }
+
+    #[test]
+    fn a_sliced_search_equals_the_one_shot_search_for_every_budget(
+        seed in any::<u64>(), pick in (any::<usize>(), any::<usize>()),
+        uv in prop::array::uniform4(0.05f64..0.95), step in 1usize..7,
+    ) {
+        let c = case((2, 2), 4, seed, 3.0, pick, uv);
+        let mut q = NavMeshQuery::new();
+        let mut one = Vec::new();
+        let r = run(&mut q, &c, usize::MAX, &mut one);
+        // Sliced, `step` iterations at a time, on another query object.
+        let mut s = NavMeshQuery::new();
+        s.begin_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &c.filter).unwrap();
+        let mut total = 0;
+        loop {
+            let (st, done) = s.step_path(&c.mesh, step).unwrap();
+            total += done;
+            if st != PathStatus::InProgress {
+                break;
+            }
+            prop_assert_eq!(done, step);
+        }
+        let mut sliced = Vec::new();
+        let rs = s.finish_path(&mut sliced).unwrap();
+        prop_assert_eq!(rs.status, r.status);
+        prop_assert_eq!(rs.cost.to_bits(), r.cost.to_bits());
+        prop_assert_eq!(rs.iterations, r.iterations);
+        prop_assert_eq!(total, r.iterations);
+        prop_assert_eq!(&sliced, &one);
+        // A one-shot search capped at N equals begin + step(N) + finish, for every N.
+        for n in 0..=r.iterations + 1 {
+            let mut capped = Vec::new();
+            let rc = run(&mut q, &c, n, &mut capped);
+            s.begin_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &c.filter).unwrap();
+            s.step_path(&c.mesh, n).unwrap();
+            let mut manual = Vec::new();
+            let rm = s.finish_path(&mut manual).unwrap();
+            prop_assert_eq!(rc.status, rm.status);
+            prop_assert_eq!(rc.cost.to_bits(), rm.cost.to_bits());
+            prop_assert_eq!(&capped, &manual);
+            if n < r.iterations {
+                prop_assert_eq!(rc.status, PathStatus::BudgetExhausted);
+                prop_assert_eq!(rc.iterations, n);
+            } else {
+                prop_assert_eq!(rc.status, r.status);
+                prop_assert_eq!(&capped, &one);
+            }
+        }
+    }
+
+    #[test]
+    fn straight_paths_never_leave_the_mesh_and_are_no_longer_than_the_centre_line(
+        tx in 1u16..=3, tz in 1u16..=2, seed in any::<u64>(),
+        pick in (any::<usize>(), any::<usize>()),
+        uv in prop::array::uniform4(0.05f64..0.95),
+        crossings in any::<bool>(),
+    ) {
+        let c = case((tx, tz), 4, seed, 2.0, pick, uv);
+        let mut q = NavMeshQuery::new();
+        let mut path = Vec::new();
+        let r = run(&mut q, &c, usize::MAX, &mut path);
+        prop_assume!(r.status == PathStatus::Complete);
+        let options = StraightPathOptions { all_crossings: crossings, area_crossings: false };
+        let mut pts = Vec::new();
+        q.find_straight_path(&c.mesh, c.ends.start_pos, c.ends.end_pos, &path, &c.filter, options, &mut pts).unwrap();
+        prop_assert!(pts[0].flags.contains(StraightPathFlags::START));
+        prop_assert!(pts.last().unwrap().flags.contains(StraightPathFlags::END));
+        prop_assert_eq!(pts[0].pos, c.ends.start_pos);
+        prop_assert_eq!(pts.last().unwrap().pos, c.ends.end_pos);
+        let mut visited = Vec::new();
+        for w in pts.windows(2) {
+            let hit = q.raycast(&c.mesh, w[0].poly, w[0].pos, w[1].pos, &c.filter, &mut visited).unwrap();
+            prop_assert!(hit.reached_end(), "segment {:?} -> {:?} hits a wall at t = {}", w[0].pos, w[1].pos, hit.t);
+        }
+        // The centre line: start, the midpoint of every crossing, end.
+        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
+        let mut line = vec![c.ends.start_pos];
+        for w in path.windows(2) {
+            let mut m = None;
+            graph.for_each_edge(w[0], [0.0; 3], |nb, _, _| {
+                if nb.target == w[1] { m = Some(nb.crossing.entry_point()); }
+            }).unwrap();
+            line.push(m.unwrap());
+        }
+        line.push(c.ends.end_pos);
+        let len = |v: &[Vec3]| v.windows(2).map(|w| dist(w[0], w[1])).sum::<f64>();
+        let straight: Vec<Vec3> = pts.iter().map(|p| p.pos).collect();
+        prop_assert!(len(&straight) <= len(&line) + 1e-9, "{} > {}", len(&straight), len(&line));
+    }
+}
+
+#[test]
+fn a_budget_of_zero_expands_nothing_and_returns_the_start() {
+    let c = case((2, 1), 4, 7, 1.0, (0, 1000), [0.5; 4]);
+    let mut q = NavMeshQuery::new();
+    let mut path = Vec::new();
+    let r = run(&mut q, &c, 0, &mut path);
+    assert_eq!(r.status, PathStatus::BudgetExhausted);
+    assert_eq!((r.iterations, r.cost), (0, 0.0));
+    assert_eq!(path, vec![c.ends.start_ref]);
+}
+
+#[test]
+fn stepping_without_a_search_is_an_error() {
+    let c = case((1, 1), 2, 1, 1.0, (0, 1), [0.5; 4]);
+    let mut q = NavMeshQuery::new();
+    assert_eq!(q.step_path(&c.mesh, 10), Err(QueryError::NoSlicedSearch));
+    assert_eq!(
+        q.finish_path(&mut Vec::new()),
+        Err(QueryError::NoSlicedSearch)
+    );
+}
+
+#[test]
+fn a_stale_start_reference_is_rejected_by_name() {
+    let c = case((1, 1), 2, 1, 1.0, (0, 1), [0.5; 4]);
+    let mut q = NavMeshQuery::new();
+    let forged = PolyRef::new(9, 0, 0).unwrap();
+    let r = q.find_path(
+        &c.mesh,
+        forged,
+        c.ends.end_ref,
+        c.ends.start_pos,
+        c.ends.end_pos,
+        &c.filter,
+        10,
+        &mut Vec::new(),
+    );
+    assert_eq!(r, Err(QueryError::InvalidPolyRef(forged)));
+    let far = [3.0e6, 0.0, 0.0];
+    let r = q.find_path(
+        &c.mesh,
+        c.ends.start_ref,
+        c.ends.end_ref,
+        far,
+        c.ends.end_pos,
+        &c.filter,
+        10,
+        &mut Vec::new(),
+    );
+    assert!(matches!(r, Err(QueryError::CoordinateOutOfRange(e)) if e.what == "start_pos.x"));
+}
+
+#[test]
+fn an_unreachable_goal_gives_the_path_to_the_closest_reachable_polygon() {
+    // One 4 × 4 tile; wall off column i = 2 entirely (flags 0), start west, goal east.
+    let g = generated_grid_mesh(1, 1, 4, 3);
+    let mut mesh = g.mesh;
+    let t = mesh.tile_at(0, 0, 0).unwrap().tile_ref();
+    for j in 0..4 {
+        mesh.set_poly_flags(t.poly(j * 4 + 2).unwrap(), 0).unwrap();
+        for i in [0, 1, 3] {
+            mesh.set_poly_flags(t.poly(j * 4 + i).unwrap(), 1).unwrap();
+        }
+    }
+    let mut q = NavMeshQuery::new();
+    let mut path = Vec::new();
+    let filter = QueryFilter::new();
+    let (s, e) = (t.poly(0).unwrap(), t.poly(15).unwrap());
+    let r = q
+        .find_path(
+            &mesh,
+            s,
+            e,
+            [2.0, 0.0, 2.0],
+            [14.0, 0.0, 14.0],
+            &filter,
+            1000,
+            &mut path,
+        )
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Partial);
+    // The reachable polygon nearest (14, 14) is cell (1, 3): centre (6, 14).
+    assert_eq!(*path.last().unwrap(), t.poly(13).unwrap());
+}
