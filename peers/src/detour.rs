@@ -1,0 +1,112 @@
+//! Queries over a Detour navmesh the way RecastDemo's NavMeshTesterTool makes them:
+//! `findNearestPoly` with half extents (2, 4, 2), `findPath` over at most 256 polygons with a
+//! 2048-node query, `findStraightPath` (no crossing options, at most 256 corners; a partial
+//! path's end is first clamped to its last polygon), and `raycast`.
+
+pub use crate::ffi::{
+    DetourMeshParams, DetourNavMesh, DetourQuery, QueryFilter, RaycastResult, StraightPoint,
+    TileData,
+};
+
+use crate::error::PeerError;
+use crate::metrics::{PathEngine, PathOutcome};
+
+/// The tester tool's search box half extents.
+pub const HALF_EXTENTS: [f32; 3] = [2.0, 4.0, 2.0];
+/// The tester tool's largest corridor and straight path (`MAX_POLYS`).
+pub const MAX_POLYS: usize = 256;
+/// The demo's query node pool size.
+pub const MAX_NODES: i32 = 2048;
+
+/// Detour's query layer with the demo's defaults (default filter: every area costs 1, every
+/// flag included).
+#[derive(Debug)]
+pub struct DetourEngine<'m> {
+    query: DetourQuery<'m>,
+    filter: QueryFilter,
+}
+
+/// A point snapped onto the mesh.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Snapped {
+    /// Detour polygon reference.
+    pub poly: u32,
+    /// Nearest point on that polygon.
+    pub pos: [f32; 3],
+}
+
+impl<'m> DetourEngine<'m> {
+    /// A query over `mesh` with [`MAX_NODES`] nodes and the default filter.
+    pub fn new(mesh: &'m DetourNavMesh) -> Result<Self, PeerError> {
+        Ok(DetourEngine {
+            query: DetourQuery::new(mesh, MAX_NODES)?,
+            filter: QueryFilter::default(),
+        })
+    }
+
+    /// The underlying query, for calls this engine does not wrap.
+    pub fn query(&self) -> &DetourQuery<'m> {
+        &self.query
+    }
+
+    /// `findNearestPoly` within [`HALF_EXTENTS`].
+    pub fn snap(&self, p: [f32; 3]) -> Result<Option<Snapped>, PeerError> {
+        Ok(self
+            .query
+            .find_nearest_poly(p, HALF_EXTENTS, &self.filter)?
+            .map(|(poly, pos)| Snapped { poly, pos }))
+    }
+
+    /// Corridor and straight path between two snapped points.
+    pub fn path(&self, start: Snapped, end: Snapped) -> Result<PathOutcome, PeerError> {
+        let (corridor, partial) = self.query.find_path(
+            start.poly,
+            end.poly,
+            start.pos,
+            end.pos,
+            &self.filter,
+            MAX_POLYS,
+        )?;
+        let Some(&last) = corridor.last() else {
+            return Ok(PathOutcome {
+                corridor_len: 0,
+                partial: true,
+                corners: Vec::new(),
+            });
+        };
+        // As the tester tool: a partial path ends at the point of its last polygon nearest
+        // to the requested end.
+        let end_pos = if last != end.poly {
+            self.query.closest_point_on_poly(last, end.pos)?
+        } else {
+            end.pos
+        };
+        let corners = self
+            .query
+            .find_straight_path(start.pos, end_pos, &corridor, MAX_POLYS, 0)?;
+        Ok(PathOutcome {
+            corridor_len: corridor.len(),
+            partial: partial || last != end.poly,
+            corners: corners.iter().map(|c| c.pos).collect(),
+        })
+    }
+
+    /// `raycast` from a snapped point toward `end`.
+    pub fn raycast(&self, start: Snapped, end: [f32; 3]) -> Result<RaycastResult, PeerError> {
+        self.query
+            .raycast(start.poly, start.pos, end, &self.filter, MAX_POLYS)
+    }
+}
+
+impl PathEngine for DetourEngine<'_> {
+    fn straight_path(
+        &mut self,
+        start: [f32; 3],
+        end: [f32; 3],
+    ) -> Result<Option<PathOutcome>, PeerError> {
+        let (Some(s), Some(e)) = (self.snap(start)?, self.snap(end)?) else {
+            return Ok(None);
+        };
+        self.path(s, e).map(Some)
+    }
+}

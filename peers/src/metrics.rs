@@ -1,0 +1,99 @@
+//! The figures the harness compares between implementations, and the trait a query
+//! engine implements to be measured on the same point pairs.
+
+use crate::error::PeerError;
+
+/// What a navmesh build produced, in numbers comparable across implementations.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BuildMetrics {
+    /// Tiles holding at least one polygon.
+    pub tile_count: usize,
+    /// Polygons over all tiles.
+    pub polygon_count: usize,
+    /// Vertices over all tiles (shared tile-border vertices counted once per tile).
+    pub vertex_count: usize,
+    /// Sum of the polygons' X/Z areas, world units².
+    pub walkable_area: f64,
+}
+
+/// The outcome of one start/end query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathOutcome {
+    /// Polygons in the corridor.
+    pub corridor_len: usize,
+    /// Whether the search reported a partial path (end not reached).
+    pub partial: bool,
+    /// Corners of the straight path, start and end included, world units.
+    pub corners: Vec<[f32; 3]>,
+}
+
+impl PathOutcome {
+    /// Length of the straight path: the sum of 3D segment lengths, in float64.
+    pub fn length(&self) -> f64 {
+        path_length(&self.corners)
+    }
+}
+
+/// Sum of the 3D lengths of consecutive segments, in float64 (exact `+ - * sqrt` only).
+pub fn path_length(corners: &[[f32; 3]]) -> f64 {
+    corners
+        .windows(2)
+        .map(|w| {
+            let dx = f64::from(w[1][0]) - f64::from(w[0][0]);
+            let dy = f64::from(w[1][1]) - f64::from(w[0][1]);
+            let dz = f64::from(w[1][2]) - f64::from(w[0][2]);
+            (dx * dx + dy * dy + dz * dz).sqrt()
+        })
+        .sum()
+}
+
+/// A query layer measured by the harness: Detour now, OnePath's `onepath-mesh` query later.
+pub trait PathEngine {
+    /// Snaps `start` and `end` to the mesh and returns the corridor and straight path
+    /// between them; `Ok(None)` when either point does not snap to a polygon.
+    fn straight_path(
+        &mut self,
+        start: [f32; 3],
+        end: [f32; 3],
+    ) -> Result<Option<PathOutcome>, PeerError>;
+}
+
+/// One point pair and what an engine answered for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairResult {
+    /// Start, as sampled.
+    pub start: [f32; 3],
+    /// End, as sampled.
+    pub end: [f32; 3],
+    /// The engine's answer (`None`: a point did not snap).
+    pub outcome: Option<PathOutcome>,
+}
+
+/// Runs `engine` over `pairs` in order.
+pub fn run_pairs(
+    engine: &mut dyn PathEngine,
+    pairs: &[([f32; 3], [f32; 3])],
+) -> Result<Vec<PairResult>, PeerError> {
+    pairs
+        .iter()
+        .map(|&(start, end)| {
+            Ok(PairResult {
+                start,
+                end,
+                outcome: engine.straight_path(start, end)?,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_length_sums_3d_segments() {
+        let corners = [[0.0, 0.0, 0.0], [3.0, 0.0, 4.0], [3.0, 2.0, 4.0]];
+        assert_eq!(path_length(&corners), 7.0);
+        assert_eq!(path_length(&corners[..1]), 0.0);
+    }
+}
