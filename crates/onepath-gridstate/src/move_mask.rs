@@ -53,7 +53,9 @@ impl MoveMasks {
                     if !free(nx, ny) {
                         continue;
                     }
-                    if d >= 4 && (conn == Connectivity::Four || !rule.allows(free(nx, y), free(x, ny))) {
+                    if d >= 4
+                        && (conn == Connectivity::Four || !rule.allows(free(nx, y), free(x, ny)))
+                    {
                         continue;
                     }
                     m |= 1 << d;

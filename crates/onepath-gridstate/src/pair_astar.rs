@@ -1,11 +1,23 @@
 //! The specialised A* of [`GridSearch`](crate::GridSearch) (saved as mode 1): unit area
-//! costs, costs kept as exact (straight, diagonal) step pairs, struct-of-arrays cell data.
+//! costs, costs kept as exact (straight, diagonal) step pairs.
 //!
-//! Open list: a binary heap of entries with lazy deletion, ordered by the exact f pair,
-//! then the larger g pair first, then the smaller cell index — a total order, so the pop
-//! order depends only on the set of open cells (the visited cells that are not closed),
-//! which is why the saved state needs no heap. One iteration = one open cell popped and
-//! closed (stale entries are discarded without counting).
+//! Open list: an indexed binary heap (one slot per open cell, decrease-key) ordered by
+//! the exact f pair, then the smaller h pair (= the larger g pair, the deeper cell) first,
+//! then the smaller cell index — a total order, so the pop order depends only on the set
+//! of open cells (the visited cells that are not closed), which is why the saved state
+//! needs no heap. One iteration = one open cell popped and closed.
+//!
+//! Speed: a slot holds f and h as f64. On grids of at most 2^22 cells every pair
+//! component is below 2^23, where two distinct pairs `a + b√2` provably differ by more
+//! than the rounding of their f64 values (|p + q√2| ≥ 1/((1+√2)N) for integers
+//! |p|, |q| ≤ N), so comparing the f64 values *is* the exact comparison and equal values
+//! mean equal pairs. On larger grids near-equal values fall back to the exact integer
+//! comparison of the pairs, read from the cell records.
+//!
+//! The per-cell record (a, b, heap position) is one 12-byte struct: every access reads
+//! them together. Visited and closed live in the one-byte `flags` (bit 4 visited), reset
+//! through the list of touched cells when the next search begins, so the common test
+//! "neighbour already closed" reads one byte and no record.
 
 use std::cmp::Ordering;
 
@@ -13,31 +25,27 @@ use crate::move_mask::PAIR_DIRS;
 use crate::octile::{cmp_pairs, cmp_pairs_fast, pair_f64};
 use crate::result::SearchStatus;
 
+/// Grids up to this many cells compare f64 keys directly (see the module docs).
+const FAST_EXACT_CELLS: usize = 1 << 22;
+
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    fk: f64,
-    fa: u32,
-    fb: u32,
-    ga: u32,
-    gb: u32,
+struct Slot {
+    f: f64,
+    h: f64,
     cell: u32,
 }
 
-#[inline]
-fn before(x: &Entry, y: &Entry) -> bool {
-    match cmp_pairs_fast(x.fk, x.fa, x.fb, y.fk, y.fa, y.fb) {
-        Ordering::Less => true,
-        Ordering::Greater => false,
-        Ordering::Equal => match cmp_pairs(x.ga, x.gb, y.ga, y.gb) {
-            Ordering::Greater => true,
-            Ordering::Less => false,
-            Ordering::Equal => x.cell < y.cell,
-        },
-    }
+#[derive(Debug, Clone, Copy, Default)]
+struct Rec {
+    a: u32,
+    b: u32,
+    pos: u32,
 }
 
 /// Closed flag in `flags`; bits 1..=3 hold the direction to the parent.
 pub(crate) const CLOSED: u8 = 1;
+/// Visited flag (bit 4; not part of the saved flags).
+pub(crate) const VISITED: u8 = 16;
 
 /// Mode-1 state.
 #[derive(Debug, Clone, Default)]
@@ -49,16 +57,17 @@ pub(crate) struct PairAStar {
     pub(crate) height: u32,
     pub(crate) start: u32,
     pub(crate) goal: u32,
+    goal_x: i64,
+    goal_y: i64,
     pub(crate) expanded: u32,
     pub(crate) iterations: u32,
     pub(crate) path_a: u32,
     pub(crate) path_b: u32,
-    stamp: Vec<u32>,
-    epoch: u32,
-    pub(crate) a: Vec<u32>,
-    pub(crate) b: Vec<u32>,
+    touched: Vec<u32>,
+    rec: Vec<Rec>,
     pub(crate) flags: Vec<u8>,
-    heap: Vec<Entry>,
+    heap: Vec<Slot>,
+    exact_fallback: bool,
     pub(crate) record: bool,
     pub(crate) expansions: Vec<u32>,
 }
@@ -78,24 +87,24 @@ impl PairAStar {
         record: bool,
     ) {
         let n = masks.len();
-        if self.stamp.len() != n {
-            self.stamp = vec![0; n];
-            self.a = vec![0; n];
-            self.b = vec![0; n];
+        if self.rec.len() != n {
+            self.rec = vec![Rec::default(); n];
             self.flags = vec![0; n];
-            self.epoch = 0;
+            self.touched.clear();
         }
-        if self.epoch == u32::MAX {
-            self.stamp.iter_mut().for_each(|s| *s = 0);
-            self.epoch = 0;
+        for &c in &self.touched {
+            self.flags[c as usize] = 0;
         }
-        self.epoch += 1;
+        self.touched.clear();
         self.width = width;
         self.height = height;
+        self.exact_fallback = n > FAST_EXACT_CELLS;
         self.zero_estimate = zero_estimate;
         self.four = four;
         self.start = start;
         self.goal = goal;
+        self.goal_x = i64::from(goal % width);
+        self.goal_y = i64::from(goal / width);
         self.expanded = 0;
         self.iterations = 0;
         self.path_a = 0;
@@ -109,30 +118,25 @@ impl PairAStar {
             return;
         }
         let s = start as usize;
-        self.stamp[s] = self.epoch;
-        self.a[s] = 0;
-        self.b[s] = 0;
-        self.flags[s] = 0;
-        let (ha, hb) = self.estimate(start);
-        self.push(Entry {
-            fk: pair_f64(ha, hb),
-            fa: ha,
-            fb: hb,
-            ga: 0,
-            gb: 0,
+        self.rec[s] = Rec { a: 0, b: 0, pos: 0 };
+        self.flags[s] = VISITED;
+        self.touched.push(start);
+        let (ha, hb) = self.estimate_xy(i64::from(start % width), i64::from(start / width));
+        let h = pair_f64(ha, hb);
+        self.heap.push(Slot {
+            f: h,
+            h,
             cell: start,
         });
     }
 
-    #[inline]
-    fn estimate(&self, cell: u32) -> (u32, u32) {
+    #[inline(always)]
+    fn estimate_xy(&self, x: i64, y: i64) -> (u32, u32) {
         if self.zero_estimate {
             return (0, 0);
         }
-        let (x, y) = (cell % self.width, cell / self.width);
-        let (gx, gy) = (self.goal % self.width, self.goal / self.width);
-        let dx = x.abs_diff(gx);
-        let dy = y.abs_diff(gy);
+        let dx = x.abs_diff(self.goal_x) as u32;
+        let dy = y.abs_diff(self.goal_y) as u32;
         if self.four {
             return (dx + dy, 0);
         }
@@ -140,25 +144,59 @@ impl PairAStar {
         (hi - lo, lo)
     }
 
+    /// True when the current search has seen `cell`.
     #[inline]
     pub(crate) fn is_visited(&self, cell: u32) -> bool {
-        self.stamp.get(cell as usize) == Some(&self.epoch)
+        self.flags
+            .get(cell as usize)
+            .is_some_and(|f| f & VISITED != 0)
     }
 
-    #[inline]
-    fn is_closed(&self, cell: u32) -> bool {
-        self.is_visited(cell) && self.flags[cell as usize] & CLOSED != 0
+    /// The (straight, diagonal) cost so far of a visited cell.
+    #[allow(dead_code)]
+    pub(crate) fn pair_of(&self, cell: u32) -> Option<(u32, u32)> {
+        let r = self.rec.get(cell as usize)?;
+        self.is_visited(cell).then_some((r.a, r.b))
     }
 
-    fn discard_stale(&mut self) {
-        while let Some(top) = self.heap.first() {
-            let c = top.cell as usize;
-            if self.is_closed(top.cell) || self.a[c] != top.ga || self.b[c] != top.gb {
-                self.pop();
-            } else {
-                break;
+    /// Exact slot order (used only on grids above the fast-exact size, for near ties).
+    fn exact_before(&self, x: &Slot, y: &Slot) -> bool {
+        let pair = |s: &Slot| {
+            let r = self.rec[s.cell as usize];
+            let (ha, hb) = self.estimate_xy(
+                i64::from(s.cell % self.width),
+                i64::from(s.cell / self.width),
+            );
+            (r.a + ha, r.b + hb, ha, hb)
+        };
+        let (xfa, xfb, xha, xhb) = pair(x);
+        let (yfa, yfb, yha, yhb) = pair(y);
+        match cmp_pairs(xfa, xfb, yfa, yfb) {
+            Ordering::Less => true,
+            Ordering::Greater => false,
+            Ordering::Equal => match cmp_pairs(xha, xhb, yha, yhb) {
+                Ordering::Less => true,
+                Ordering::Greater => false,
+                Ordering::Equal => x.cell < y.cell,
+            },
+        }
+    }
+
+    #[inline(always)]
+    fn before(&self, x: &Slot, y: &Slot) -> bool {
+        if self.exact_fallback {
+            let m = 1e-9 * (1.0 + x.f);
+            if (x.f - y.f).abs() <= m {
+                return self.exact_before(x, y);
             }
         }
+        if x.f != y.f {
+            return x.f < y.f;
+        }
+        if x.h != y.h {
+            return x.h < y.h;
+        }
+        x.cell < y.cell
     }
 
     pub(crate) fn step(&mut self, masks: &[u8], max_iterations: u64) -> SearchStatus {
@@ -166,7 +204,6 @@ impl PairAStar {
         let offsets: [i64; 8] = PAIR_DIRS.map(|(dx, dy)| i64::from(dy) * w + i64::from(dx));
         let mut done = 0u64;
         while self.status == SearchStatus::InProgress {
-            self.discard_stale();
             if self.heap.is_empty() {
                 self.status = SearchStatus::NoPath;
                 break;
@@ -179,9 +216,10 @@ impl PairAStar {
             self.iterations = self.iterations.saturating_add(1);
             let c = top.cell as usize;
             self.flags[c] |= CLOSED;
+            let Rec { a: ga, b: gb, .. } = self.rec[c];
             if top.cell == self.goal {
-                self.path_a = top.ga;
-                self.path_b = top.gb;
+                self.path_a = ga;
+                self.path_b = gb;
                 self.status = SearchStatus::Found;
                 break;
             }
@@ -189,39 +227,56 @@ impl PairAStar {
             if self.record {
                 self.expansions.push(top.cell);
             }
+            let (cx, cy) = (c as i64 % w, c as i64 / w);
+            let g_here = pair_f64(ga, gb);
             let mut bits = masks[c];
             while bits != 0 {
                 let d = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let n = (c as i64 + offsets[d]) as usize;
-                let (na, nb) = if d < 4 {
-                    (top.ga + 1, top.gb)
-                } else {
-                    (top.ga, top.gb + 1)
-                };
-                if self.stamp[n] == self.epoch {
-                    if self.flags[n] & CLOSED != 0 {
-                        continue;
-                    }
-                    if cmp_pairs(na, nb, self.a[n], self.b[n]) != Ordering::Less {
-                        continue;
-                    }
-                } else {
-                    self.stamp[n] = self.epoch;
+                let (na, nb) = if d < 4 { (ga + 1, gb) } else { (ga, gb + 1) };
+                let fl = self.flags[n];
+                if fl & CLOSED != 0 {
+                    continue;
                 }
-                self.a[n] = na;
-                self.b[n] = nb;
-                self.flags[n] = ((d as u8) ^ 2) << 1;
-                let (ha, hb) = self.estimate(n as u32);
-                let (fa, fb) = (na + ha, nb + hb);
-                self.push(Entry {
-                    fk: pair_f64(fa, fb),
-                    fa,
-                    fb,
-                    ga: na,
-                    gb: nb,
+                let listed = fl & VISITED != 0;
+                let r = self.rec[n];
+                if listed {
+                    let ng = if d < 4 {
+                        g_here + 1.0
+                    } else {
+                        g_here + std::f64::consts::SQRT_2
+                    };
+                    if cmp_pairs_fast(ng, na, nb, pair_f64(r.a, r.b), r.a, r.b) != Ordering::Less {
+                        continue;
+                    }
+                }
+                let (dx, dy) = PAIR_DIRS[d];
+                let (ha, hb) = self.estimate_xy(cx + i64::from(dx), cy + i64::from(dy));
+                let h = pair_f64(ha, hb);
+                let slot = Slot {
+                    f: pair_f64(na + ha, nb + hb),
+                    h,
                     cell: n as u32,
-                });
+                };
+                self.flags[n] = VISITED | (((d as u8) ^ 2) << 1);
+                if listed {
+                    // Open and improved: its key only decreases.
+                    self.rec[n].a = na;
+                    self.rec[n].b = nb;
+                    let i = r.pos as usize;
+                    self.sift_up(i, slot);
+                } else {
+                    self.rec[n] = Rec {
+                        a: na,
+                        b: nb,
+                        pos: 0,
+                    };
+                    self.touched.push(n as u32);
+                    self.heap.push(slot);
+                    let i = self.heap.len() - 1;
+                    self.sift_up(i, slot);
+                }
             }
         }
         self.status
@@ -229,10 +284,10 @@ impl PairAStar {
 
     /// The path start first (only meaningful when found).
     pub(crate) fn path(&self) -> Vec<u32> {
-        let w = self.width as i64;
+        let w = i64::from(self.width);
         let mut out = vec![self.goal];
         let mut cur = self.goal;
-        while cur != self.start && out.len() <= self.stamp.len() {
+        while cur != self.start && out.len() <= self.rec.len() {
             let d = usize::from((self.flags[cur as usize] >> 1) & 7);
             let (dx, dy) = PAIR_DIRS[d];
             cur = (i64::from(cur) + i64::from(dy) * w + i64::from(dx)) as u32;
@@ -245,30 +300,31 @@ impl PairAStar {
     /// Visited cells in increasing index (what the state format writes).
     #[allow(dead_code)]
     pub(crate) fn visited_cells(&self) -> impl Iterator<Item = u32> + '_ {
-        let e = self.epoch;
-        self.stamp
+        self.flags
             .iter()
             .enumerate()
-            .filter(move |(_, &s)| s == e)
+            .filter(|(_, &f)| f & VISITED != 0)
             .map(|(i, _)| i as u32)
     }
 
-    fn push(&mut self, e: Entry) {
-        self.heap.push(e);
-        let mut i = self.heap.len() - 1;
+    #[inline]
+    fn sift_up(&mut self, mut i: usize, e: Slot) {
         while i > 0 {
             let p = (i - 1) / 2;
-            if before(&e, &self.heap[p]) {
+            if self.before(&e, &self.heap[p]) {
                 self.heap[i] = self.heap[p];
+                self.rec[self.heap[i].cell as usize].pos = i as u32;
                 i = p;
             } else {
                 break;
             }
         }
         self.heap[i] = e;
+        self.rec[e.cell as usize].pos = i as u32;
     }
 
-    fn pop(&mut self) -> Option<Entry> {
+    #[inline]
+    fn pop(&mut self) -> Option<Slot> {
         let top = *self.heap.first()?;
         let last = self.heap.pop()?;
         let n = self.heap.len();
@@ -280,19 +336,21 @@ impl PairAStar {
                     break;
                 }
                 let r = l + 1;
-                let c = if r < n && before(&self.heap[r], &self.heap[l]) {
+                let c = if r < n && self.before(&self.heap[r], &self.heap[l]) {
                     r
                 } else {
                     l
                 };
-                if before(&self.heap[c], &last) {
+                if self.before(&self.heap[c], &last) {
                     self.heap[i] = self.heap[c];
+                    self.rec[self.heap[i].cell as usize].pos = i as u32;
                     i = c;
                 } else {
                     break;
                 }
             }
             self.heap[i] = last;
+            self.rec[last.cell as usize].pos = i as u32;
         }
         Some(top)
     }

@@ -10,7 +10,7 @@ use onepath_gridstate::{
 use proptest::prelude::*;
 
 fn arb_grid(uniform: bool) -> impl Strategy<Value = (Grid, (u32, u32), (u32, u32))> {
-    (1u32..20, 1u32..20, 0u32..45, any::<u64>()).prop_map(move |(w, h, wall_pct, seed)| {
+    (1u32..32, 1u32..32, 0u32..45, any::<u64>()).prop_map(move |(w, h, wall_pct, seed)| {
         let mut rng = seed;
         let mut next = move || {
             rng ^= rng << 13;

@@ -1,0 +1,170 @@
+//! Moving AI benchmark scenarios (arena, maze512-32-9): every scenario's listed optimal
+//! length is reproduced by every optimal grid engine under the octile rule the benchmark
+//! uses, which is `DiagonalRule::BothOrthogonalFree` (a diagonal move only when both
+//! orthogonal neighbours are free). Data: `$ONEPATH_DATA/movingai`; skipped when absent.
+//!
+//! The jump point engines run every scenario. The engines that expand cell by cell
+//! (GridSearch A*, generic A*, bidirectional A*) run every scenario of arena and every
+//! k-th scenario of maze512, k = `ONEPATH_MOVINGAI_STRIDE` (default 16, because the test
+//! profile is barely optimised; `ONEPATH_MOVINGAI_STRIDE=1 cargo test --release` runs them
+//! all, as recorded in docs/grid-search.md).
+
+use std::path::Path;
+
+use onepath_gridstate::{
+    DiagonalRule, Grid, GridAStar, GridAlgorithm, GridEngine, GridOptions, GridSearch, PathResult,
+    PathStatus,
+};
+use tests_conformance::data_dir;
+
+struct Scenario {
+    start: (u32, u32),
+    goal: (u32, u32),
+    optimal: f64,
+}
+
+fn load(dir: &Path, map: &str) -> (Grid, Vec<Scenario>) {
+    let text = std::fs::read_to_string(dir.join(map)).expect("map readable");
+    let grid = Grid::from_movingai(&text).expect("map parses");
+    let scen = std::fs::read_to_string(dir.join(format!("{map}.scen"))).expect("scen readable");
+    let mut out = Vec::new();
+    for line in scen.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 9 {
+            continue;
+        }
+        let n = |i: usize| f[i].trim().parse::<u32>().expect("coordinate");
+        out.push(Scenario {
+            start: (n(4), n(5)),
+            goal: (n(6), n(7)),
+            optimal: f[8].trim().parse().expect("length"),
+        });
+    }
+    assert!(!out.is_empty(), "{map}: no scenarios");
+    (grid, out)
+}
+
+fn stride(default: usize) -> usize {
+    std::env::var("ONEPATH_MOVINGAI_STRIDE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&k| k > 0)
+        .unwrap_or(default)
+}
+
+fn check_found(r: &PathResult, s: &Scenario, what: &str, i: usize) {
+    assert_eq!(
+        r.status,
+        PathStatus::Found,
+        "{what}: scenario {i} not found"
+    );
+    assert!(
+        (r.cost - s.optimal).abs() <= 1e-4,
+        "{what}: scenario {i} {:?}->{:?}: cost {} listed {}",
+        s.start,
+        s.goal,
+        r.cost,
+        s.optimal
+    );
+}
+
+fn run_map(map: &str, test: &str, default_stride: usize) {
+    let Some(dir) = data_dir("movingai", test) else {
+        return;
+    };
+    let (grid, scens) = load(&dir, map);
+    let opts = GridOptions {
+        diagonal_rule: DiagonalRule::BothOrthogonalFree,
+        ..GridOptions::default()
+    };
+    let mut jump: Vec<(&str, GridSearch)> = vec![
+        (
+            "jump point search",
+            GridSearch::new(GridAlgorithm::JumpPoint, opts.clone()).unwrap(),
+        ),
+        (
+            "JPS+",
+            GridSearch::new(GridAlgorithm::JumpPointPlus, opts.clone()).unwrap(),
+        ),
+    ];
+    let mut astar = GridSearch::new(GridAlgorithm::AStar, opts.clone()).unwrap();
+    assert_eq!(astar.engine_for(&grid), GridEngine::SpecialisedAStar);
+    assert!(matches!(
+        jump[0].1.engine_for(&grid),
+        GridEngine::SpecialisedJump(_)
+    ));
+    let mut generic = GridAStar::new(opts.clone()).unwrap();
+    let k = stride(default_stride);
+    let mut slow = 0;
+    for (i, s) in scens.iter().enumerate() {
+        for (name, e) in jump.iter_mut() {
+            let r = e.find_path(&grid, s.start, s.goal).unwrap();
+            check_found(&r, s, name, i);
+        }
+        if i % k == 0 {
+            slow += 1;
+            check_found(
+                &astar.find_path(&grid, s.start, s.goal).unwrap(),
+                s,
+                "GridSearch A*",
+                i,
+            );
+            check_found(
+                &generic.find_path(&grid, s.start, s.goal).unwrap(),
+                s,
+                "generic A*",
+                i,
+            );
+        }
+    }
+    println!(
+        "{test}: {} scenarios reproduced by the jump point engines, {slow} by the A* engines",
+        scens.len()
+    );
+}
+
+#[test]
+fn arena_scenarios_are_reproduced_by_every_optimal_engine() {
+    run_map(
+        "arena.map",
+        "arena_scenarios_are_reproduced_by_every_optimal_engine",
+        1,
+    );
+}
+
+#[test]
+fn maze512_scenarios_are_reproduced_by_every_optimal_engine() {
+    run_map(
+        "maze512-32-9.map",
+        "maze512_scenarios_are_reproduced_by_every_optimal_engine",
+        16,
+    );
+}
+
+#[test]
+fn only_the_both_orthogonal_free_rule_reproduces_arena() {
+    let test = "only_the_both_orthogonal_free_rule_reproduces_arena";
+    let Some(dir) = data_dir("movingai", test) else {
+        return;
+    };
+    let (grid, scens) = load(&dir, "arena.map");
+    for rule in [DiagonalRule::Always, DiagonalRule::NoCornerCutting] {
+        let mut e = GridSearch::new(
+            GridAlgorithm::AStar,
+            GridOptions {
+                diagonal_rule: rule,
+                ..GridOptions::default()
+            },
+        )
+        .unwrap();
+        let shorter = scens
+            .iter()
+            .filter(|s| e.find_path(&grid, s.start, s.goal).unwrap().cost < s.optimal - 1e-4)
+            .count();
+        println!(
+            "{test}: {rule:?} is shorter than listed on {shorter} of {} scenarios",
+            scens.len()
+        );
+        assert!(shorter > 0, "{rule:?} reproduces arena too");
+    }
+}
