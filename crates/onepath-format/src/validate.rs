@@ -56,12 +56,12 @@ pub(crate) fn validate_tile(params: &NavMeshParams, d: &NavTileData) -> Result<(
     }
     check_detail(d, ts, mle)?;
     for (i, l) in d.off_mesh_links.iter().enumerate() {
-        let at = format!("off-mesh link {i}");
+        let at = || format!("off-mesh link {i}");
         for (name, pt) in [("start", l.start), ("end", l.end)] {
             for (axis, c) in ["x", "y", "z"].iter().zip(pt) {
                 if !(c.is_finite() && f64::from(c).abs() <= mle) {
                     return Err(FormatError::malformed(
-                        format!("{at}: {name}.{axis}"),
+                        format!("{}: {name}.{axis}", at()),
                         format!("{c} is not finite with |v| ≤ MaxLocalExtent {mle}"),
                     ));
                 }
@@ -69,13 +69,13 @@ pub(crate) fn validate_tile(params: &NavMeshParams, d: &NavTileData) -> Result<(
         }
         if !(l.radius.is_finite() && l.radius > 0.0) {
             return Err(FormatError::malformed(
-                format!("{at}: radius"),
+                format!("{}: radius", at()),
                 format!("{} is not finite and > 0", l.radius),
             ));
         }
         if l.area > MAX_AREA {
             return Err(FormatError::malformed(
-                format!("{at}: area"),
+                format!("{}: area", at()),
                 format!("{} is above {MAX_AREA}", l.area),
             ));
         }
@@ -303,7 +303,8 @@ fn check_adjacency(
     let base = first[p];
     let tsf = params.tile_size_f32();
     for k in 0..n {
-        let at = format!("polygon {p}: edge {k}");
+        // Built only on failure: formatting per edge would dominate a valid tile's cost.
+        let at = || format!("polygon {p}: edge {k}");
         let c = base + k;
         let va = d.corners[c];
         let vb = d.corners[base + (k + 1) % n];
@@ -313,7 +314,7 @@ fn check_adjacency(
             let q = (nb - 1) as usize;
             if q >= d.poly_sizes.len() {
                 return Err(FormatError::malformed(
-                    at,
+                    at(),
                     format!(
                         "neighbour {nb} names polygon {q}, out of range ({} polygons)",
                         d.poly_sizes.len()
@@ -322,13 +323,13 @@ fn check_adjacency(
             }
             if q == p {
                 return Err(FormatError::malformed(
-                    at,
+                    at(),
                     "neighbour is the polygon itself",
                 ));
             }
             if side != NO_PORTAL {
                 return Err(FormatError::malformed(
-                    at,
+                    at(),
                     format!("edge has an in-tile neighbour and portal side {side}"),
                 ));
             }
@@ -340,8 +341,7 @@ fn check_adjacency(
                     && d.edge_neighbours[qb + j] as usize == p + 1
             });
             if !back {
-                return Err(FormatError::malformed(
-                    at,
+                return Err(FormatError::malformed(at(),
                     format!(
                         "neighbour polygon {q} has no reversed edge ({vb} → {va}) naming polygon {p} back"
                     ),
@@ -350,7 +350,7 @@ fn check_adjacency(
         } else if side != NO_PORTAL {
             if side > 3 {
                 return Err(FormatError::malformed(
-                    at,
+                    at(),
                     format!("portal side {side} is not 0..=3 or 0xFF"),
                 ));
             }
@@ -362,7 +362,7 @@ fn check_adjacency(
             for (name, v) in [("start", a), ("end", b)] {
                 if v[axis].to_bits() != coord.to_bits() {
                     return Err(FormatError::malformed(
-                        at,
+                        at(),
                         format!(
                             "portal side {side}: {name} {} = {} is not exactly {coord}",
                             if axis == 0 { "x" } else { "z" },
@@ -373,7 +373,7 @@ fn check_adjacency(
             }
             if a[along] == b[along] {
                 return Err(FormatError::malformed(
-                    at,
+                    at(),
                     format!("portal side {side}: zero length along the boundary"),
                 ));
             }
@@ -390,11 +390,11 @@ fn check_detail(d: &NavTileData, ts: f64, mle: f64) -> Result<(), FormatError> {
     let dv = d.detail_vertices.len() as u64;
     let dt = d.detail_triangles.len() as u64;
     for (p, m) in d.detail_meshes.iter().enumerate() {
-        let at = format!("polygon {p}: detail mesh");
+        let at = || format!("polygon {p}: detail mesh");
         let v_end = u64::from(m.vertex_base) + u64::from(m.vertex_count);
         if v_end > dv {
             return Err(FormatError::malformed(
-                at,
+                at(),
                 format!(
                     "vertex range {}..{v_end} exceeds the {dv} detail vertices",
                     m.vertex_base
@@ -404,7 +404,7 @@ fn check_detail(d: &NavTileData, ts: f64, mle: f64) -> Result<(), FormatError> {
         let t_end = u64::from(m.triangle_base) + u64::from(m.triangle_count);
         if t_end > dt {
             return Err(FormatError::malformed(
-                at,
+                at(),
                 format!(
                     "triangle range {}..{t_end} exceeds the {dt} detail triangles",
                     m.triangle_base
