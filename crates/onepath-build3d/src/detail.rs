@@ -1,12 +1,12 @@
 //! The detail mesh: per polygon, extra vertices and triangles that follow the floor's height
 //! (`docs/build3d-polys.md` §3).
 
-/// One polygon's detail: extra vertices (world coordinates) and triangles whose indices
+/// One polygon's detail: extra vertices (tile-local X and Z, world Y) and triangles whose indices
 /// address the polygon's own vertices first (`0..n`) then the extra ones (`n..`), with edge
 /// flags (bit k: edge k lies on the polygon boundary).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PolyDetail {
-    /// Extra vertices, world coordinates.
+    /// Extra vertices: tile-local X and Z, world Y.
     pub verts: Vec<[f64; 3]>,
     /// Triangles: three vertex indices and edge flags.
     pub tris: Vec<[u8; 4]>,
@@ -30,8 +30,6 @@ impl PolyDetail {
         }
     }
 }
-
-use onepath_format::NavMeshParams;
 
 use crate::compact::CompactHeightfield;
 use crate::config::VoxelConfig;
@@ -113,35 +111,492 @@ pub fn triangulate_hull(verts: &[[f64; 3]], hull: &[usize], nin: usize) -> Vec<[
         .collect()
 }
 
-/// The detail mesh of every polygon (one entry per polygon of `mesh`).
+/// Most vertices (polygon and extra) of one polygon's detail.
+pub const MAX_DETAIL_VERTS: usize = 127;
+/// Most samples along one polygon edge.
+pub const MAX_EDGE_SAMPLES: usize = 32;
+
+/// Heights of the floor a polygon covers, read from the compact heightfield.
+struct HeightSource<'a> {
+    chf: &'a CompactHeightfield,
+    regions: &'a [u16],
+    frame: &'a TileFrame,
+}
+
+impl HeightSource<'_> {
+    /// The floor height (world) at tile-local (x, z) of region `reg`: the spans of that
+    /// region in the point's cell, else in the ring of 8 cells around it, else the ring of
+    /// 16 beyond (rings in −z rows first, then along +x); the span closest in height to
+    /// `ref_y` wins, ties to the first. The cell is `floor(x / cs + 0.01)` (a point on a cell
+    /// line belongs to the cell after it). `None`: no span of the region within 2 cells.
+    fn height(&self, x: f64, z: f64, reg: u16, ref_y: f64) -> Option<f64> {
+        let chf = self.chf;
+        let b = chf.border;
+        let ix = (x / chf.cs + 0.01).floor() as i32 + b;
+        let iz = (z / chf.cs + 0.01).floor() as i32 + b;
+        for r in 0..=2i32 {
+            let mut best: Option<(f64, f64)> = None;
+            for dz in -r..=r {
+                for dx in -r..=r {
+                    if dx.abs().max(dz.abs()) != r {
+                        continue;
+                    }
+                    let (cx, cz) = (ix + dx, iz + dz);
+                    if cx < 0 || cz < 0 || cx >= chf.width || cz >= chf.depth {
+                        continue;
+                    }
+                    for i in chf.column(cx, cz) {
+                        if self.regions[i] != reg {
+                            continue;
+                        }
+                        let y = self.frame.world_y(i32::from(chf.spans[i].y));
+                        let d = (y - ref_y).abs();
+                        if best.map_or(true, |(bd, _)| d < bd) {
+                            best = Some((d, y));
+                        }
+                    }
+                }
+            }
+            if let Some((_, y)) = best {
+                return Some(y);
+            }
+        }
+        None
+    }
+}
+
+fn orient(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> f64 {
+    (b[0] - a[0]) * (c[2] - a[2]) - (b[2] - a[2]) * (c[0] - a[0])
+}
+
+fn dist_pt_seg_sq_3d(p: [f64; 3], a: [f64; 3], b: [f64; 3]) -> f64 {
+    let d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let e = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
+    let dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    let mut t = d[0] * e[0] + d[1] * e[1] + d[2] * e[2];
+    if dd > 0.0 {
+        t /= dd;
+    }
+    let t = t.clamp(0.0, 1.0);
+    let q = [
+        a[0] + t * d[0] - p[0],
+        a[1] + t * d[1] - p[1],
+        a[2] + t * d[2] - p[2],
+    ];
+    q[0] * q[0] + q[1] * q[1] + q[2] * q[2]
+}
+
+/// A triangulation of a convex hull that takes points one at a time (split, then Lawson
+/// flips while the opposite vertex lies strictly inside a circumcircle; hull edges never
+/// flip). Triangles turn the same way as the hull (`sign`).
+struct Triangulation {
+    tris: Vec<[usize; 3]>,
+    sign: f64,
+}
+
+impl Triangulation {
+    fn o(&self, v: &[[f64; 3]], a: usize, b: usize, c: usize) -> f64 {
+        self.sign * orient(v[a], v[b], v[c])
+    }
+
+    fn find_edge(&self, a: usize, b: usize) -> Option<(usize, usize)> {
+        for (t, tri) in self.tris.iter().enumerate() {
+            for k in 0..3 {
+                if tri[k] == a && tri[(k + 1) % 3] == b {
+                    return Some((t, k));
+                }
+            }
+        }
+        None
+    }
+
+    fn in_circle(&self, v: &[[f64; 3]], a: usize, b: usize, c: usize, d: usize) -> bool {
+        // Positive when d lies inside the circle through a, b, c (turning `sign`).
+        let (ax, az) = (v[a][0] - v[d][0], v[a][2] - v[d][2]);
+        let (bx, bz) = (v[b][0] - v[d][0], v[b][2] - v[d][2]);
+        let (cx, cz) = (v[c][0] - v[d][0], v[c][2] - v[d][2]);
+        let det = (ax * ax + az * az) * (bx * cz - cx * bz)
+            - (bx * bx + bz * bz) * (ax * cz - cx * az)
+            + (cx * cx + cz * cz) * (ax * bz - bx * az);
+        self.sign * det > 0.0
+    }
+
+    /// Inserts vertex `p` (inside the hull). Returns false when no triangle holds it.
+    fn insert(&mut self, v: &[[f64; 3]], p: usize) -> bool {
+        let mut found = None;
+        for (t, tri) in self.tris.iter().enumerate() {
+            let o = [
+                self.o(v, tri[0], tri[1], p),
+                self.o(v, tri[1], tri[2], p),
+                self.o(v, tri[2], tri[0], p),
+            ];
+            if o.iter().all(|&x| x > 0.0) {
+                found = Some((t, None));
+                break;
+            }
+            if o.iter().all(|&x| x >= 0.0) && found.is_none() {
+                let k = o.iter().position(|&x| x == 0.0);
+                found = Some((t, k));
+            }
+        }
+        let Some((t, on_edge)) = found else {
+            return false;
+        };
+        let [a, b, c] = self.tris[t];
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        match on_edge {
+            None => {
+                self.tris[t] = [a, b, p];
+                self.tris.push([b, c, p]);
+                self.tris.push([c, a, p]);
+                stack.extend([(a, b), (b, c), (c, a)]);
+            }
+            Some(k) => {
+                let tri = self.tris[t];
+                let (ea, eb, ec) = (tri[k], tri[(k + 1) % 3], tri[(k + 2) % 3]);
+                self.tris[t] = [ea, p, ec];
+                self.tris.push([p, eb, ec]);
+                stack.extend([(eb, ec), (ec, ea)]);
+                if let Some((t2, k2)) = self.find_edge(eb, ea) {
+                    let d = self.tris[t2][(k2 + 2) % 3];
+                    self.tris[t2] = [eb, p, d];
+                    self.tris.push([p, ea, d]);
+                    stack.extend([(ea, d), (d, eb)]);
+                }
+            }
+        }
+        let mut guard = 0;
+        while let Some((u, w)) = stack.pop() {
+            guard += 1;
+            if guard > 4096 {
+                break;
+            }
+            // Triangle (u, w, p) and its neighbour across (u, w): (w, u, x).
+            let Some((t1, _)) = self.find_edge(u, w) else {
+                continue;
+            };
+            let Some((t2, k2)) = self.find_edge(w, u) else {
+                continue;
+            };
+            let x = self.tris[t2][(k2 + 2) % 3];
+            if self.in_circle(v, u, w, p, x) {
+                self.tris[t1] = [u, x, p];
+                self.tris[t2] = [x, w, p];
+                stack.push((u, x));
+                stack.push((x, w));
+            }
+        }
+        true
+    }
+
+    /// Height error of sample `s` against the triangle holding it (`None`: outside).
+    fn error(&self, v: &[[f64; 3]], s: [f64; 3]) -> Option<f64> {
+        for tri in &self.tris {
+            let (a, b, c) = (v[tri[0]], v[tri[1]], v[tri[2]]);
+            let area = self.sign * orient(a, b, c);
+            if area <= 0.0 {
+                continue;
+            }
+            let w0 = self.sign * orient(b, c, s);
+            let w1 = self.sign * orient(c, a, s);
+            let w2 = self.sign * orient(a, b, s);
+            if w0 >= 0.0 && w1 >= 0.0 && w2 >= 0.0 {
+                let y = (w0 * a[1] + w1 * b[1] + w2 * c[1]) / area;
+                return Some((s[1] - y).abs());
+            }
+        }
+        None
+    }
+}
+
+/// The detail of one polygon (vertices tile-local X/Z, world Y, in the polygon's order).
+fn poly_detail(
+    poly: &[[f64; 3]],
+    reg: u16,
+    hs: &HeightSource<'_>,
+    sample_dist: f64,
+    max_error: f64,
+) -> PolyDetail {
+    let nin = poly.len();
+    let mut verts: Vec<[f64; 3]> = poly.to_vec();
+    let mut hull: Vec<usize> = Vec::new();
+    if sample_dist > 0.0 {
+        for i in 0..nin {
+            let j = (i + nin - 1) % nin;
+            let (mut vj, mut vi) = (poly[j], poly[i]);
+            // Each edge is sampled in one direction (X ascending, then Z) so the two polygons
+            // sharing it get the same points.
+            let swapped = if vj[0] == vi[0] {
+                vj[2] > vi[2]
+            } else {
+                vj[0] > vi[0]
+            };
+            if swapped {
+                std::mem::swap(&mut vj, &mut vi);
+            }
+            let (dx, dy, dz) = (vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]);
+            let d = (dx * dx + dz * dz).sqrt();
+            let mut nn = 1 + (d / sample_dist).floor() as usize;
+            nn = nn.min(MAX_EDGE_SAMPLES - 1);
+            nn = nn.min(MAX_DETAIL_VERTS.saturating_sub(1 + verts.len()).max(1));
+            let mut edge: Vec<[f64; 3]> = Vec::with_capacity(nn + 1);
+            for k in 0..=nn {
+                let u = k as f64 / nn as f64;
+                let p = [vj[0] + dx * u, vj[1] + dy * u, vj[2] + dz * u];
+                let y = if k == 0 || k == nn {
+                    p[1]
+                } else {
+                    hs.height(p[0], p[2], reg, p[1]).unwrap_or(p[1])
+                };
+                edge.push([p[0], y, p[2]]);
+            }
+            let mut idx = vec![0usize, nn];
+            let mut k = 0;
+            while k + 1 < idx.len() {
+                let (a, b) = (idx[k], idx[k + 1]);
+                let mut maxd = 0.0;
+                let mut maxi = None;
+                for m in a + 1..b {
+                    let dev = dist_pt_seg_sq_3d(edge[m], edge[a], edge[b]);
+                    if dev > maxd {
+                        maxd = dev;
+                        maxi = Some(m);
+                    }
+                }
+                match maxi {
+                    Some(m) if maxd > max_error * max_error => idx.insert(k + 1, m),
+                    _ => k += 1,
+                }
+            }
+            hull.push(j);
+            let inner: Vec<usize> = idx[1..idx.len() - 1].to_vec();
+            let ordered: Vec<usize> = if swapped {
+                inner.into_iter().rev().collect()
+            } else {
+                inner
+            };
+            for m in ordered {
+                if verts.len() >= MAX_DETAIL_VERTS {
+                    break;
+                }
+                hull.push(verts.len());
+                verts.push(edge[m]);
+            }
+        }
+    } else {
+        hull = (0..nin).collect();
+    }
+    // The hull above starts at the last polygon vertex; rotate so it starts at vertex 0.
+    if let Some(z) = hull.iter().position(|&h| h == 0) {
+        hull.rotate_left(z);
+    }
+    let mut area2 = 0.0;
+    for i in 0..nin {
+        let (a, b) = (poly[i], poly[(i + 1) % nin]);
+        area2 += a[0] * b[2] - b[0] * a[2];
+    }
+    let mut tri = Triangulation {
+        tris: triangulate_hull(&verts, &hull, nin)
+            .iter()
+            .map(|t| [usize::from(t[0]), usize::from(t[1]), usize::from(t[2])])
+            .collect(),
+        sign: if area2 > 0.0 { 1.0 } else { -1.0 },
+    };
+    if sample_dist > 0.0 {
+        // Interior samples on a grid aligned to the tile origin, at least half a sample
+        // distance inside the polygon.
+        let (mut bmin, mut bmax) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+        for p in poly {
+            bmin = [bmin[0].min(p[0]), bmin[1].min(p[2])];
+            bmax = [bmax[0].max(p[0]), bmax[1].max(p[2])];
+        }
+        let (x0, x1) = (
+            (bmin[0] / sample_dist).floor() as i64,
+            (bmax[0] / sample_dist).ceil() as i64,
+        );
+        let (z0, z1) = (
+            (bmin[1] / sample_dist).floor() as i64,
+            (bmax[1] / sample_dist).ceil() as i64,
+        );
+        let mut samples: Vec<[f64; 3]> = Vec::new();
+        for z in z0..z1 {
+            for x in x0..x1 {
+                let (px, pz) = (x as f64 * sample_dist, z as f64 * sample_dist);
+                if inside_distance(poly, area2, px, pz) < sample_dist / 2.0 {
+                    continue;
+                }
+                let ref_y = tri.interpolate(&verts, px, pz).unwrap_or(poly[0][1]);
+                if let Some(y) = hs.height(px, pz, reg, ref_y) {
+                    samples.push([px, y, pz]);
+                }
+            }
+        }
+        let mut added = vec![false; samples.len()];
+        for _ in 0..samples.len() {
+            if verts.len() >= MAX_DETAIL_VERTS {
+                break;
+            }
+            let mut best: Option<(f64, usize)> = None;
+            for (i, s) in samples.iter().enumerate() {
+                if added[i] {
+                    continue;
+                }
+                if let Some(e) = tri.error(&verts, *s) {
+                    if best.map_or(true, |(bd, _)| e > bd) {
+                        best = Some((e, i));
+                    }
+                }
+            }
+            let Some((e, i)) = best else { break };
+            if e <= max_error {
+                break;
+            }
+            added[i] = true;
+            verts.push(samples[i]);
+            let p = verts.len() - 1;
+            if !tri.insert(&verts, p) {
+                verts.pop();
+            }
+        }
+    }
+    let next_on_hull = {
+        let nh = hull.len();
+        let mut pos = vec![usize::MAX; verts.len()];
+        for (k, &h) in hull.iter().enumerate() {
+            pos[h] = k;
+        }
+        move |a: usize, b: usize| {
+            pos[a] != usize::MAX
+                && pos[b] != usize::MAX
+                && ((pos[a] + 1) % nh == pos[b] || (pos[b] + 1) % nh == pos[a])
+        }
+    };
+    let tris = tri
+        .tris
+        .iter()
+        .map(|t| {
+            let mut f = 0u8;
+            for k in 0..3 {
+                if next_on_hull(t[k], t[(k + 1) % 3]) {
+                    f |= 1 << k;
+                }
+            }
+            [t[0] as u8, t[1] as u8, t[2] as u8, f]
+        })
+        .collect();
+    PolyDetail {
+        verts: verts[nin..].to_vec(),
+        tris,
+    }
+}
+
+impl Triangulation {
+    fn interpolate(&self, v: &[[f64; 3]], x: f64, z: f64) -> Option<f64> {
+        let s = [x, 0.0, z];
+        self.error(v, s)
+    }
+}
+
+/// Distance from (x, z) to the polygon's boundary when inside, negative (−1) outside.
+fn inside_distance(poly: &[[f64; 3]], area2: f64, x: f64, z: f64) -> f64 {
+    let n = poly.len();
+    let sign = if area2 > 0.0 { 1.0 } else { -1.0 };
+    let p = [x, 0.0, z];
+    let mut dmin = f64::INFINITY;
+    for i in 0..n {
+        let (a, b) = (poly[i], poly[(i + 1) % n]);
+        if sign * orient(a, b, p) < 0.0 {
+            return -1.0;
+        }
+        let a2 = [a[0], 0.0, a[2]];
+        let b2 = [b[0], 0.0, b[2]];
+        dmin = dmin.min(dist_pt_seg_sq_3d(p, a2, b2).sqrt());
+    }
+    dmin
+}
+
+/// The detail mesh of every polygon (one entry per polygon of `mesh`): polygon edges
+/// sampled every `detail_sample_dist` and simplified to `detail_max_error`, the hull
+/// triangulated, then interior samples added where the surface is off by more than
+/// `detail_max_error` (largest error first, ties to the lowest sample). With a sample
+/// distance of 0 the polygon is only triangulated.
 pub fn build_detail(
     mesh: &PolyMesh,
     chf: &CompactHeightfield,
+    regions: &[u16],
     frame: &TileFrame,
-    params: &NavMeshParams,
-    tile_x: i32,
-    tile_z: i32,
     vc: &VoxelConfig,
-) -> Option<Vec<PolyDetail>> {
-    let _ = (chf, params, tile_x, tile_z, vc);
-    let mut out = Vec::with_capacity(mesh.polys.len());
-    for poly in &mesh.polys {
-        let verts: Vec<[f64; 3]> = poly
-            .iter()
-            .map(|&v| {
-                let c = mesh.verts[v as usize];
-                [
-                    f64::from(c[0]) * frame.cs,
-                    frame.world_y(c[1]),
-                    f64::from(c[2]) * frame.cs,
-                ]
-            })
-            .collect();
-        let hull: Vec<usize> = (0..verts.len()).collect();
-        out.push(PolyDetail {
+) -> Vec<PolyDetail> {
+    let hs = HeightSource {
+        chf,
+        regions,
+        frame,
+    };
+    mesh.polys
+        .iter()
+        .enumerate()
+        .map(|(p, poly)| {
+            let verts: Vec<[f64; 3]> = poly
+                .iter()
+                .map(|&v| {
+                    let c = mesh.verts[v as usize];
+                    [
+                        f64::from(frame.local_xz(c[0])),
+                        frame.world_y(c[1]),
+                        f64::from(frame.local_xz(c[2])),
+                    ]
+                })
+                .collect();
+            poly_detail(
+                &verts,
+                mesh.regs[p],
+                &hs,
+                vc.detail_sample_dist,
+                vc.detail_max_error,
+            )
+        })
+        .collect()
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reversing_a_polygon_keeps_boundary_flags_on_the_same_edges() {
+        // Triangle (0, 1, 2) of a triangle polygon, edges 0 and 1 on the boundary.
+        let mut d = PolyDetail {
             verts: Vec::new(),
-            tris: triangulate_hull(&verts, &hull, verts.len()),
-        });
+            tris: vec![[0, 1, 2, 0b011]],
+        };
+        d.reverse_polygon(3);
+        // Vertices become (2, 1, 0) then (2, 0, 1): edges (2,0) (0,1) (1,2) in new numbering
+        // are old (0,2) (2,1) (1,0): old edge 2, 1, 0 -> flags bit0 = old bit2 (0),
+        // bit1 = old bit1 (1), bit2 = old bit0 (1).
+        assert_eq!(d.tris[0], [2, 0, 1, 0b110]);
     }
-    Some(out)
+
+    #[test]
+    fn hull_triangulation_of_a_convex_polygon_covers_it_with_n_minus_2_triangles() {
+        let v = [
+            [0.0, 0.0, 0.0],
+            [0.0, 0.0, 2.0],
+            [1.0, 0.0, 3.0],
+            [2.0, 0.0, 2.0],
+            [2.0, 0.0, 0.0],
+        ];
+        let hull: Vec<usize> = (0..5).collect();
+        let t = triangulate_hull(&v, &hull, 5);
+        assert_eq!(t.len(), 3);
+        let mut area = 0.0;
+        for tri in &t {
+            let (a, b, c) = (
+                v[usize::from(tri[0])],
+                v[usize::from(tri[1])],
+                v[usize::from(tri[2])],
+            );
+            area += orient(a, b, c) / 2.0;
+        }
+        // Same turning as the hull (here clockwise with +Z up: negative), total = polygon area.
+        assert_eq!(area, -5.0);
+    }
 }

@@ -266,11 +266,8 @@ pub fn to_tile_data(
             let vertex_base = data.detail_vertices.len() as u32;
             let triangle_base = data.detail_triangles.len() as u32;
             for v in &d.verts {
-                data.detail_vertices.push([
-                    (v[0] - params.tile_origin(tile_x, tile_z).0) as f32,
-                    local_y(v[1])?,
-                    (v[2] - params.tile_origin(tile_x, tile_z).1) as f32,
-                ]);
+                data.detail_vertices
+                    .push([v[0] as f32, local_y(v[1])?, v[2] as f32]);
             }
             for t in &d.tris {
                 data.detail_triangles.push(DetailTriangle {

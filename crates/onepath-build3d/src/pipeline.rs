@@ -364,7 +364,7 @@ impl Mesh3DPipeline {
         let contours = build_contours(chf, regions, vc.max_error, vc.max_edge_len);
         let convex_ok = |verts: &[[i32; 3]], poly: &[u32]| convex_in_f32(frame, verts, poly);
         let mesh = build_poly_mesh(&contours, vc.nvp, &convex_ok);
-        let detail = crate::detail::build_detail(&mesh, chf, frame, params, tile_x, tile_z, vc);
+        let detail = crate::detail::build_detail(&mesh, chf, regions, frame, vc);
         to_tile_data(
             params,
             frame,
@@ -372,7 +372,7 @@ impl Mesh3DPipeline {
             tile_z,
             layer,
             &mesh,
-            detail.as_deref(),
+            Some(&detail),
             self.config.flags,
         )
     }
