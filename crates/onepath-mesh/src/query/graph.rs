@@ -51,6 +51,13 @@ pub(crate) fn poly_centre(verts: &[Vec3]) -> Vec3 {
     [c[0] / n, c[1] / n, c[2] / n]
 }
 
+/// The order of polygons in every tie-break: slot, then polygon index (the reference without
+/// its salt), so that answers do not depend on slot generations: a tile streamed out and
+/// back in (same slot, new salt) answers exactly as before.
+pub fn tie_key(r: PolyRef) -> u64 {
+    r.0 & ((1u64 << 40) - 1)
+}
+
 /// Decodes a reference or names it in [`QueryError::InvalidPolyRef`].
 pub(crate) fn decode(mesh: &TiledNavMesh, r: PolyRef) -> Result<(&MeshTile, usize), QueryError> {
     mesh.poly(r).map_err(|_| QueryError::InvalidPolyRef(r))

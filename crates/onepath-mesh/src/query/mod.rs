@@ -78,7 +78,7 @@ pub use generated::{
     generated_grid_mesh, GeneratedMesh, PlainPolygon, PlainPolygons, GENERATED_SWAMP_AREA,
 };
 pub use geom::Vec3;
-pub use graph::{Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
+pub use graph::{tie_key, Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
 pub use nearest::{ClosestPoint, NearestPoly};
 pub use path::{PathResult, PathStatus};
 pub use raycast::RaycastHit;

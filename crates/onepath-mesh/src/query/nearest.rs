@@ -8,7 +8,7 @@ use crate::query::filter::QueryFilter;
 use crate::query::geom::{
     closest_on_segment_2d, dist_sqr, lerp, point_in_poly_2d, triangle_height, Vec3,
 };
-use crate::query::graph::{decode, poly_passes, poly_verts, world, PolyVerts};
+use crate::query::graph::{decode, poly_passes, poly_verts, tie_key, world, PolyVerts};
 use crate::query::NavMeshQuery;
 
 /// The result of [`NavMeshQuery::find_nearest_poly`].
@@ -176,7 +176,7 @@ impl NavMeshQuery {
     }
 
     /// Writes into `out` (cleared first) every polygon passing `filter` whose bounding box
-    /// overlaps the box `center ± half_extents`, ascending by `PolyRef`.
+    /// overlaps the box `center ± half_extents`, ascending by slot, then polygon index.
     pub fn query_polygons(
         &mut self,
         mesh: &TiledNavMesh,
@@ -191,14 +191,15 @@ impl NavMeshQuery {
                 out.push(r);
             }
         })?;
-        out.sort_unstable();
+        out.sort_unstable_by_key(|&r| tie_key(r));
         Ok(())
     }
 
     /// The polygon nearest `center` among those passing `filter` whose bounding box overlaps
     /// the box `center ± half_extents`, with the nearest point on it (heights from the detail
     /// mesh when the tile has one). Nearest means the smallest squared 3D distance from
-    /// `center` to the polygon's closest point; equal distances go to the lower `PolyRef`.
+    /// `center` to the polygon's closest point; equal distances go to the lower slot, then the
+    /// lower polygon index ([`tie_key`](crate::query::tie_key)).
     /// `None` when no polygon is in the box.
     pub fn find_nearest_poly(
         &mut self,
@@ -218,7 +219,7 @@ impl NavMeshQuery {
             let d2 = dist_sqr(center, cp.point);
             let better = match &best {
                 None => true,
-                Some(b) => d2 < b.dist_sqr || (d2 == b.dist_sqr && r < b.poly),
+                Some(b) => d2 < b.dist_sqr || (d2 == b.dist_sqr && tie_key(r) < tie_key(b.poly)),
             };
             if better {
                 best = Some(NearestPoly {

@@ -10,7 +10,7 @@ use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{dist, Vec3};
-use crate::query::graph::{PathEnds, PathGraph};
+use crate::query::graph::{tie_key, PathEnds, PathGraph};
 use crate::query::NavMeshQuery;
 
 /// How a path search ended (or that it has not yet).
@@ -54,7 +54,7 @@ pub(crate) struct Node {
 }
 
 /// An open-list entry. The heap pops the smallest `f`, then the largest `g` (the deeper
-/// node), then the lowest `PolyRef`. Entries made stale by a later improvement stay in the
+/// node), then the lowest (slot, polygon) ([`tie_key`]). Entries made stale by a later improvement stay in the
 /// heap and are skipped when popped.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct OpenEntry {
@@ -82,7 +82,7 @@ impl Ord for OpenEntry {
             .f
             .total_cmp(&self.f)
             .then(self.g.total_cmp(&other.g))
-            .then(other.poly.cmp(&self.poly))
+            .then(tie_key(other.poly).cmp(&tie_key(self.poly)))
             .then(other.node.cmp(&self.node))
     }
 }
@@ -259,7 +259,7 @@ impl NavMeshQuery {
                 let better = d
                     .total_cmp(&st.best_dist)
                     .then(g.total_cmp(&b.g))
-                    .then(nb.target.cmp(&b.poly))
+                    .then(tie_key(nb.target).cmp(&tie_key(b.poly)))
                     == Ordering::Less;
                 if better {
                     st.best = i;

@@ -255,7 +255,7 @@ impl NavMeshQuery {
     /// The polygons reachable from `start_ref` through crossings within `radius` of
     /// `center` (X/Z; an off-mesh link counts when its departure point is within), in the
     /// order a Dijkstra search settles them (cost: area cost × distance between crossing
-    /// points, starting at `center`; ties: lower cost, then lower `PolyRef`). Written into
+    /// points, starting at `center`; ties: lower cost, then lower slot and polygon index). Written into
     /// `out` (cleared first).
     pub fn polys_around_circle(
         &mut self,
