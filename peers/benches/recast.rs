@@ -5,6 +5,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use onepath_peers::detour::{DetourEngine, Snapped};
 use onepath_peers::level::nav_test_path;
+use onepath_peers::metrics::reachable_pairs;
 use onepath_peers::recast::build_tiled;
 use onepath_peers::sampling::{point_pairs, REPORT_PAIRS, REPORT_SEED};
 use onepath_peers::{Level, RecastSettings};
@@ -24,12 +25,24 @@ fn nav_test(c: &mut Criterion) {
 
     let build = build_tiled(&level, &settings).expect("build");
     let pairs = point_pairs(&build.world_polygons(), REPORT_PAIRS, REPORT_SEED);
-    let engine = DetourEngine::new(&build.navmesh).expect("query");
-    // Snapping is done once here so the path bench times findPath + findStraightPath only.
-    let snapped: Vec<(Snapped, Snapped)> = pairs
-        .iter()
-        .filter_map(|&(s, e)| Some((engine.snap(s).ok()??, engine.snap(e).ok()??)))
-        .collect();
+    let mut engine = DetourEngine::new(&build.navmesh).expect("query");
+    let reachable = reachable_pairs(
+        &mut engine,
+        &build.world_polygons(),
+        REPORT_PAIRS,
+        REPORT_SEED,
+        10_000,
+    )
+    .expect("reachable pairs");
+    // Snapping is done once here so the path benches time findPath + findStraightPath only.
+    let snap = |pairs: &[([f32; 3], [f32; 3])]| -> Vec<(Snapped, Snapped)> {
+        pairs
+            .iter()
+            .filter_map(|&(s, e)| Some((engine.snap(s).ok()??, engine.snap(e).ok()??)))
+            .collect()
+    };
+    let snapped = snap(&pairs);
+    let snapped_reachable = snap(&reachable);
 
     c.bench_function("detour/nav_test findNearestPoly x100", |b| {
         b.iter(|| {
@@ -46,6 +59,16 @@ fn nav_test(c: &mut Criterion) {
             }
         })
     });
+    c.bench_function(
+        "detour/nav_test findPath + findStraightPath x50 reachable",
+        |b| {
+            b.iter(|| {
+                for &(s, e) in &snapped_reachable {
+                    black_box(engine.path(black_box(s), black_box(e)).expect("path"));
+                }
+            })
+        },
+    );
     c.bench_function("detour/nav_test raycast x50", |b| {
         b.iter(|| {
             for &(s, e) in &snapped {

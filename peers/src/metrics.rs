@@ -2,6 +2,7 @@
 //! engine implements to be measured on the same point pairs.
 
 use crate::error::PeerError;
+use crate::sampling::PointPair;
 
 /// What a navmesh build produced, in numbers comparable across implementations.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -72,7 +73,7 @@ pub struct PairResult {
 /// Runs `engine` over `pairs` in order.
 pub fn run_pairs(
     engine: &mut dyn PathEngine,
-    pairs: &[([f32; 3], [f32; 3])],
+    pairs: &[PointPair],
 ) -> Result<Vec<PairResult>, PeerError> {
     pairs
         .iter()
@@ -84,6 +85,38 @@ pub fn run_pairs(
             })
         })
         .collect()
+}
+
+/// Up to `n` start/end pairs whose path `engine` completes (not partial): pairs are drawn
+/// from one SplitMix64 stream seeded with `seed` (two [`crate::sampling::sample_points`]
+/// draws each) and kept in draw order; at most `max_draws` pairs are tried. The result
+/// depends only on the polygons, the seed and the engine's answers, so the same coordinates
+/// can then be handed to another engine.
+pub fn reachable_pairs(
+    engine: &mut dyn PathEngine,
+    polygons: &[Vec<[f32; 3]>],
+    n: usize,
+    seed: u64,
+    max_draws: usize,
+) -> Result<Vec<PointPair>, PeerError> {
+    let mut rng = crate::sampling::SplitMix64::new(seed);
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..max_draws {
+        if out.len() == n {
+            break;
+        }
+        let pts = crate::sampling::sample_points(polygons, 2, &mut rng);
+        let [s, e] = pts[..] else {
+            // No polygon has area: nothing can be drawn.
+            break;
+        };
+        if let Some(o) = engine.straight_path(s, e)? {
+            if !o.partial {
+                out.push((s, e));
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

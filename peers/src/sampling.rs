@@ -12,6 +12,9 @@ pub const REPORT_SEED: u64 = 0x5EED_0001;
 /// Number of start/end pairs of the reference report and benches.
 pub const REPORT_PAIRS: usize = 50;
 
+/// A start point and an end point, world units.
+pub type PointPair = ([f32; 3], [f32; 3]);
+
 /// The SplitMix64 generator (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SplitMix64 {
@@ -93,7 +96,7 @@ pub fn sample_points(polygons: &[Vec<[f32; 3]>], n: usize, rng: &mut SplitMix64)
 }
 
 /// `n` start/end pairs: consecutive samples of [`sample_points`] from `seed`.
-pub fn point_pairs(polygons: &[Vec<[f32; 3]>], n: usize, seed: u64) -> Vec<([f32; 3], [f32; 3])> {
+pub fn point_pairs(polygons: &[Vec<[f32; 3]>], n: usize, seed: u64) -> Vec<PointPair> {
     let mut rng = SplitMix64::new(seed);
     let pts = sample_points(polygons, n.saturating_mul(2), &mut rng);
     pts.chunks_exact(2).map(|c| (c[0], c[1])).collect()

@@ -6,6 +6,7 @@ use onepath_peers::external::{
     build_detour_mesh, from_onepath_tile, to_detour_input, EdgeLink, ExternalDetail, ExternalGrid,
     ExternalPolygon, ExternalTile, TileSide,
 };
+use onepath_peers::metrics::reachable_pairs;
 use onepath_peers::{PathEngine, PeerError};
 
 use EdgeLink::{Polygon, Portal, Wall};
@@ -182,6 +183,31 @@ fn detail_meshes_give_the_path_its_heights() {
         engine.snap([1.0, 0.5, 1.0]).unwrap().unwrap().pos,
         [1.0, 0.0, 1.0]
     );
+}
+
+#[test]
+fn reachable_pairs_keep_only_pairs_on_connected_polygons() {
+    let mut tile = two_squares(0.0);
+    tile.polygons[0].links[1] = Wall;
+    tile.polygons[1].links[3] = Wall;
+    let mesh = build_detour_mesh(&grid(), &[tile.clone()]).unwrap();
+    let mut engine = DetourEngine::new(&mesh).unwrap();
+    let polygons: Vec<Vec<[f32; 3]>> = tile
+        .polygons
+        .iter()
+        .map(|p| p.vertices.iter().map(|&v| tile.vertices[v]).collect())
+        .collect();
+    let pairs = reachable_pairs(&mut engine, &polygons, 20, 3, 1000).unwrap();
+    assert_eq!(pairs.len(), 20);
+    for (s, e) in &pairs {
+        // Both ends in the same square (x below 1, or above 1).
+        assert_eq!(s[0] < 1.0, e[0] < 1.0, "{s:?} {e:?}");
+    }
+    // With the squares joined again, pairs across the shared edge appear.
+    let mesh = build_detour_mesh(&grid(), &[two_squares(0.0)]).unwrap();
+    let mut engine = DetourEngine::new(&mesh).unwrap();
+    let pairs = reachable_pairs(&mut engine, &polygons, 20, 3, 1000).unwrap();
+    assert!(pairs.iter().any(|(s, e)| (s[0] < 1.0) != (e[0] < 1.0)));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use onepath_peers::detour::DetourEngine;
 use onepath_peers::level::nav_test_path;
-use onepath_peers::metrics::run_pairs;
+use onepath_peers::metrics::{reachable_pairs, run_pairs};
 use onepath_peers::recast::build_tiled;
 use onepath_peers::sampling::point_pairs;
 use onepath_peers::{Level, PeerError, RecastSettings};
@@ -71,6 +71,17 @@ fn the_tiled_build_is_repeatable_and_queries_agree_with_geometry() {
         }
     }
     assert!(complete > 0);
+
+    // Reachable pairs: every one completes, and they repeat for the seed.
+    let reachable = reachable_pairs(&mut engine, &polys, 50, 1, 10_000).unwrap();
+    assert_eq!(reachable.len(), 50);
+    for r in run_pairs(&mut engine, &reachable).unwrap() {
+        assert!(!r.outcome.unwrap().partial);
+    }
+    assert_eq!(
+        reachable,
+        reachable_pairs(&mut engine, &polys, 50, 1, 10_000).unwrap()
+    );
     let mut engine_b = DetourEngine::new(&b.navmesh).unwrap();
     assert_eq!(results, run_pairs(&mut engine_b, &pairs).unwrap());
 }

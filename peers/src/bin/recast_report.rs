@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use onepath_peers::detour::DetourEngine;
 use onepath_peers::level::nav_test_path;
+use onepath_peers::metrics::reachable_pairs;
 use onepath_peers::recast::build_tiled;
 use onepath_peers::sampling::{point_pairs, REPORT_PAIRS, REPORT_SEED};
 use onepath_peers::{Level, PeerError, RecastSettings};
@@ -103,12 +104,34 @@ fn run() -> Result<(), PeerError> {
         times[times.len() / 2].as_secs_f64() * 1e3
     );
 
-    let pairs = point_pairs(&build.world_polygons(), REPORT_PAIRS, REPORT_SEED);
-    let engine = DetourEngine::new(&build.navmesh)?;
+    let polygons = build.world_polygons();
+    let mut engine = DetourEngine::new(&build.navmesh)?;
+    let pairs = point_pairs(&polygons, REPORT_PAIRS, REPORT_SEED);
     println!(
         "queries: {} pairs, SplitMix64 seed {REPORT_SEED:#x}, area-weighted points on the polygons",
         pairs.len()
     );
+    print_pairs(&engine, &pairs)?;
+    let reachable = reachable_pairs(
+        &mut engine,
+        &polygons,
+        REPORT_PAIRS,
+        REPORT_SEED,
+        REACHABLE_DRAWS,
+    )?;
+    println!(
+        "reachable queries: the first {} pairs of the same stream whose Detour path is complete",
+        reachable.len()
+    );
+    print_pairs(&engine, &reachable)?;
+    Ok(())
+}
+
+/// Most pairs drawn while looking for reachable ones.
+const REACHABLE_DRAWS: usize = 10_000;
+
+/// One line per pair (corridor, corners, partial, straight-path length, raycast), then totals.
+fn print_pairs(engine: &DetourEngine<'_>, pairs: &[([f32; 3], [f32; 3])]) -> Result<(), PeerError> {
     println!("  #  corridor corners partial  length      raycast_t  start -> end");
     let mut total = 0.0f64;
     let mut complete = 0usize;
