@@ -8,7 +8,7 @@ use crate::query::filter::QueryFilter;
 use crate::query::geom::{dist_sqr_2d, Vec3};
 use crate::query::graph::{crossing_between, decode, poly_passes, Crossing};
 use crate::query::path::{PathResult, PathStatus};
-use crate::query::straight::{StraightPathOptions, StraightPathPoint};
+use crate::query::straight::{StraightPathFlags, StraightPathOptions, StraightPathPoint};
 use crate::query::NavMeshQuery;
 
 /// The corridor an agent follows: its position (in the first polygon), its target (in the
@@ -140,8 +140,9 @@ impl PathCorridor {
     }
 
     /// The straight path from the position to the target along the corridor (see
-    /// [`NavMeshQuery::find_straight_path`]); corners within `0.01` of the position in X/Z are
-    /// dropped, so the first point is the next corner to steer to.
+    /// [`NavMeshQuery::find_straight_path`]); leading points within `0.01` of the position in
+    /// X/Z are dropped (an off-mesh departure point never is), so the first point is the next
+    /// corner to steer to.
     pub fn find_corners(
         &self,
         query: &mut NavMeshQuery,
@@ -158,8 +159,17 @@ impl PathCorridor {
             StraightPathOptions::default(),
             out,
         )?;
+        // Drop leading points the agent already stands on, except an off-mesh departure
+        // (the agent must see it to cross the link).
         let pos = self.pos;
-        out.retain(|c| dist_sqr_2d(c.pos, pos) > 0.0001);
+        let skip = out
+            .iter()
+            .take_while(|c| {
+                !c.flags.contains(StraightPathFlags::OFF_MESH_CONNECTION)
+                    && dist_sqr_2d(c.pos, pos) <= 0.0001
+            })
+            .count();
+        out.drain(..skip);
         Ok(())
     }
 

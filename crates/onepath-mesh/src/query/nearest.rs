@@ -199,7 +199,7 @@ impl NavMeshQuery {
     /// the box `center ± half_extents`, with the nearest point on it (heights from the detail
     /// mesh when the tile has one). Nearest means the smallest squared 3D distance from
     /// `center` to the polygon's closest point; equal distances go to the lower slot, then the
-    /// lower polygon index ([`tie_key`](crate::query::tie_key)).
+    /// lower polygon index ([`tie_key`]).
     /// `None` when no polygon is in the box.
     pub fn find_nearest_poly(
         &mut self,
