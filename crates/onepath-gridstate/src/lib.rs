@@ -37,15 +37,19 @@
 
 mod area;
 mod astar;
+mod bidirectional;
 mod bitgrid;
 mod buffers;
 mod error;
+mod graph;
+mod graph_astar;
 mod grid;
 mod grid_search;
 mod grid_view;
 mod heap;
 mod jps;
 mod jps_plus;
+mod landmarks;
 mod move_mask;
 mod octile;
 mod options;
@@ -55,12 +59,16 @@ mod space;
 
 pub use area::{AreaCosts, WALL};
 pub use astar::{AStarCore, GridAStar, SearchGraph};
+pub use bidirectional::{BidirectionalAStar, GridBidirectional};
 pub use buffers::{SearchBuffers, NO_NODE};
 pub use error::GridError;
+pub use graph::{CsrGraph, Edge, EdgeId, Graph, PointGraph, MAX_GRAPH_NODES};
+pub use graph_astar::{GraphAStar, GraphOptions};
 pub use grid::{CellEdit, Grid, ListenerId, EDIT_JOURNAL_LEN, MAX_CELLS};
 pub use grid_search::{GridAlgorithm, GridEngine, GridSearch};
 pub use heap::{OpenSet, OpenSlot};
 pub use jps::JumpFinder;
+pub use landmarks::{LandmarkGraph, Landmarks};
 pub use octile::StepPair;
 pub use options::{Connectivity, CostHook, DiagonalRule, GridOptions, PassableHook};
 pub use result::{PathResult, PathStatus, SearchStatus};

@@ -4,8 +4,8 @@ mod common;
 
 use common::{cases, close, dijkstra, grid_moves, path_cost};
 use onepath_gridstate::{
-    Connectivity, DiagonalRule, Grid, GridAStar, GridAlgorithm, GridEngine, GridOptions,
-    GridSearch, PathStatus, SearchStatus, WALL,
+    Connectivity, DiagonalRule, Grid, GridAStar, GridAlgorithm, GridBidirectional, GridEngine,
+    GridOptions, GridSearch, PathStatus, SearchStatus, WALL,
 };
 use proptest::prelude::*;
 
@@ -116,6 +116,13 @@ proptest! {
             let r = gs.find_path(&grid, s, t).unwrap();
             check(&grid, &opts, s, t, &r)?;
         }
+    }
+
+    #[test]
+    fn grid_bidirectional_equals_dijkstra((grid, s, t) in arb_grid(false), opts in arb_opts()) {
+        let mut b = GridBidirectional::new(opts.clone()).unwrap();
+        let r = b.find_path(&grid, s, t).unwrap();
+        check(&grid, &opts, s, t, &r)?;
     }
 
     #[test]
