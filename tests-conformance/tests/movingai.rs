@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use onepath_gridstate::{
-    DiagonalRule, Grid, GridAStar, GridAlgorithm, GridEngine, GridOptions, GridSearch, PathResult,
+    DiagonalRule, Grid, GridAStar, GridBidirectional, GridAlgorithm, GridEngine, GridOptions, GridSearch, PathResult,
     PathStatus,
 };
 use tests_conformance::data_dir;
@@ -94,6 +94,7 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
         GridEngine::SpecialisedJump(_)
     ));
     let mut generic = GridAStar::new(opts.clone()).unwrap();
+    let mut bidirectional = GridBidirectional::new(opts.clone()).unwrap();
     let k = stride(default_stride);
     let mut slow = 0;
     for (i, s) in scens.iter().enumerate() {
@@ -115,6 +116,8 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
                 "generic A*",
                 i,
             );
+            let r = bidirectional.find_path(&grid, s.start, s.goal).unwrap();
+            check_found(&r, s, "bidirectional A*", i);
         }
     }
     println!(
