@@ -176,6 +176,27 @@ impl ExternalGrid {
         }
     }
 
+    /// The grid of a OnePath mesh: its origin, tile size and cell size (as float32), its
+    /// agent (height, radius, climb), `cell_height` for Y and exact quantization. OnePath's
+    /// Y values are free floats: raise [`ExternalGrid::tolerance`] (e.g. to `cell_height /
+    /// 2`) when they do not lie on the Y grid.
+    pub fn from_onepath(params: &NavMeshParams, cell_height: f32) -> Self {
+        ExternalGrid {
+            origin: [
+                params.origin_x as f32,
+                params.origin_y as f32,
+                params.origin_z as f32,
+            ],
+            tile_size: params.tile_size_f32(),
+            cell_size: params.cell_size as f32,
+            cell_height,
+            tolerance: 0.0,
+            walkable_height: params.agent_height,
+            walkable_radius: params.agent_radius,
+            walkable_climb: params.walkable_climb,
+        }
+    }
+
     /// Corner of tile (x, z) in float32, as Detour's tile grid places it.
     fn tile_corner(&self, x: i32, z: i32) -> [f32; 2] {
         [

@@ -383,7 +383,9 @@ fn a_onepath_tile_converts_to_the_same_polygons() {
 
     // Detour's form: corners reversed, triangle (0, 1, 2) -> corners (3, 2, 1) flipped to
     // (3, 1, 2); flags 0b011 (edges 0, 1) -> Detour edges 2 and 1 -> 0b01_01_00.
-    let grid = ExternalGrid::new([10.0, 0.0, 20.0], 4.0, 0.25, 0.25);
+    let grid = ExternalGrid::from_onepath(&params, 0.25);
+    assert_eq!(grid.origin, [10.0, 0.0, 20.0]);
+    assert_eq!((grid.tile_size, grid.cell_size), (4.0, 0.25));
     let input = to_detour_input(&grid, &tile).unwrap();
     let d = input.detail.as_ref().unwrap();
     assert_eq!(d.triangles[0], [3, 1, 2, 0b01_01_00]);
