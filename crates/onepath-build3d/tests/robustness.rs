@@ -1,0 +1,121 @@
+//! Random geometry never panics the builder, every tile it makes is valid, and a tile with
+//! one layer is the same with the layer partition as with the monotone one.
+
+use onepath_build3d::generators::{
+    add_floor, building_with_bridge, city, rolling_terrain, CityParams, TerrainParams,
+};
+use onepath_build3d::{BuildConfig, Mesh3DPipeline, PartitionType, TriangleSoup};
+use onepath_format::NavTile;
+use proptest::prelude::*;
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12)
+}
+
+fn soup_strategy() -> impl Strategy<Value = TriangleSoup> {
+    (
+        prop::collection::vec((0i32..60, -10i32..30, 0i32..60), 3..40),
+        prop::collection::vec((0usize..40, 0usize..40, 0usize..40, 0u8..64), 1..60),
+    )
+        .prop_map(|(verts, tris)| {
+            let n = verts.len();
+            TriangleSoup {
+                vertices: verts
+                    .iter()
+                    .map(|&(x, y, z)| {
+                        [f64::from(x) * 0.35, f64::from(y) * 0.1, f64::from(z) * 0.35]
+                    })
+                    .collect(),
+                triangles: tris
+                    .iter()
+                    .map(|&(a, b, c, _)| [(a % n) as u32, (b % n) as u32, (c % n) as u32])
+                    .collect(),
+                areas: Some(tris.iter().map(|t| t.3).collect()),
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_geometry_never_panics_and_every_tile_is_valid(mut soup in soup_strategy(), partition in 0..3u8) {
+        // A floor under the random triangles so something is walkable.
+        add_floor(&mut soup, 0.0, 0.0, 21.0, 21.0, 0.0);
+        let partition = [PartitionType::Watershed, PartitionType::Monotone, PartitionType::Layers][usize::from(partition)];
+        let cfg = BuildConfig { partition, ..BuildConfig::default() };
+        let b = Mesh3DPipeline::new(cfg).build_soup(&soup).unwrap();
+        for t in &b.tiles {
+            prop_assert_eq!(&NavTile::create(&b.params, t.data().clone()).unwrap(), t);
+        }
+    }
+}
+
+#[test]
+fn a_tile_with_one_layer_is_the_same_with_the_layer_partition() {
+    let mut soup = TriangleSoup::default();
+    add_floor(&mut soup, 0.0, 0.0, 25.0, 18.0, 0.5);
+    let build = |partition| {
+        let cfg = BuildConfig {
+            partition,
+            ..BuildConfig::default()
+        };
+        Mesh3DPipeline::new(cfg)
+            .build_soup(&soup)
+            .unwrap()
+            .tiles
+            .iter()
+            .map(NavTile::to_bytes)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(build(PartitionType::Layers), build(PartitionType::Monotone));
+}
+
+#[test]
+fn generated_levels_match_the_parameters_kept_in_fixtures() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/levels/generated.json"
+    ))
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let c = CityParams::default();
+    assert_eq!(v["city"]["seed"], c.seed);
+    assert_eq!(v["city"]["blocks"], c.blocks);
+    assert_eq!(v["city"]["block_size"], c.block_size);
+    assert_eq!(v["city"]["street_width"], c.street_width);
+    let t = TerrainParams::default();
+    assert_eq!(v["terrain"]["seed"], t.seed);
+    assert_eq!(v["terrain"]["samples"], t.samples);
+    assert_eq!(v["terrain"]["spacing"], t.spacing);
+    assert_eq!(v["terrain"]["amplitude"], t.amplitude);
+    assert_eq!(v["bridge"]["seed"], onepath_build3d::matrix::BRIDGE_SEED);
+    // The generators are deterministic: same parameters, same triangles.
+    assert_eq!(city(&c), city(&c));
+    assert_eq!(rolling_terrain(&t), rolling_terrain(&t));
+    assert_eq!(building_with_bridge(3), building_with_bridge(3));
+}
+
+#[test]
+fn hash_matrix_builds_all_nine_level_and_partition_pairs_in_order() {
+    let builds = onepath_build3d::hash_matrix_builds().unwrap();
+    let names: Vec<&str> = builds.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "city/watershed",
+            "city/monotone",
+            "city/layers",
+            "terrain/watershed",
+            "terrain/monotone",
+            "terrain/layers",
+            "bridge/watershed",
+            "bridge/monotone",
+            "bridge/layers"
+        ]
+    );
+    assert!(builds.iter().all(|(_, tiles)| !tiles.is_empty()));
+}
