@@ -26,6 +26,14 @@ pub trait SearchGraph {
     fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>);
     /// A lower bound of the cost from `from` to `to` (unweighted).
     fn estimate(&self, from: u32, to: u32) -> f64;
+    /// Appends every node whose edges may change when `node` changes (replanners
+    /// re-examine them after an edit). Default: successors and predecessors.
+    fn adjacent(&self, node: u32, out: &mut Vec<u32>) {
+        let mut buf = Vec::new();
+        self.successors(node, &mut buf);
+        self.predecessors(node, &mut buf);
+        out.extend(buf.iter().map(|e| e.0));
+    }
 }
 
 /// The reusable A* state: buffers, open set, counters. Part 2 saves exactly these fields.

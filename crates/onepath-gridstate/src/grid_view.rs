@@ -126,6 +126,9 @@ impl<'a> GridView<'a> {
     /// Appends the moves of `node` as (neighbour, cost of node → neighbour) when `forward`,
     /// else (neighbour, cost of neighbour → node).
     fn moves(&self, node: u32, forward: bool, out: &mut Vec<(u32, f64)>) {
+        if !self.passable_index(node) {
+            return;
+        }
         let x = i64::from(node) % self.width;
         let y = i64::from(node) / self.width;
         let n = match self.options.connectivity {
@@ -174,6 +177,18 @@ impl SearchGraph for GridView<'_> {
     }
     fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.moves(node, false, out);
+    }
+    fn adjacent(&self, node: u32, out: &mut Vec<u32>) {
+        // Every cell of the 3 × 3 block: a cell's passability also decides the diagonal
+        // moves between its neighbours, whose ends are both in this block.
+        let x = i64::from(node) % self.width;
+        let y = i64::from(node) / self.width;
+        for (dx, dy) in MOVES {
+            let (nx, ny) = (x + i64::from(dx), y + i64::from(dy));
+            if nx >= 0 && ny >= 0 && nx < self.width && ny < self.height {
+                out.push((ny * self.width + nx) as u32);
+            }
+        }
     }
     fn estimate(&self, from: u32, to: u32) -> f64 {
         if self.options.cost_hook.is_some() {

@@ -185,3 +185,172 @@ mod tests {
         assert_eq!(h.pop().map(|s| s.f), Some(4.0));
     }
 }
+
+/// One slot of a [`ReplanOpenSet`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReplanSlot {
+    /// The node.
+    pub node: u32,
+    /// Primary key: min(g, rhs) + estimate (+ km for D* Lite).
+    pub key1: f64,
+    /// Secondary key: min(g, rhs).
+    pub key2: f64,
+}
+
+#[inline]
+fn replan_before(a: &ReplanSlot, b: &ReplanSlot) -> bool {
+    if a.key1 != b.key1 {
+        return a.key1 < b.key1;
+    }
+    if a.key2 != b.key2 {
+        return a.key2 < b.key2;
+    }
+    a.node < b.node
+}
+
+/// The open set of the LPA* / D* Lite replanners: an indexed binary min-heap of
+/// (key1, key2, node) kept as an array in heap order, with removal. Tie-break: key1, then
+/// key2, then the smaller node index.
+#[derive(Debug, Clone, Default)]
+pub struct ReplanOpenSet {
+    slots: Vec<ReplanSlot>,
+    pos: Vec<u32>,
+}
+
+impl ReplanOpenSet {
+    /// Empties the set for `node_count` nodes.
+    pub fn reset(&mut self, node_count: usize) {
+        self.slots.clear();
+        self.pos.clear();
+        self.pos.resize(node_count, ABSENT);
+    }
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+    /// The slots in heap order.
+    pub fn slots(&self) -> &[ReplanSlot] {
+        &self.slots
+    }
+    /// The smallest slot.
+    pub fn peek(&self) -> Option<&ReplanSlot> {
+        self.slots.first()
+    }
+    /// True when `node` is listed.
+    pub fn contains(&self, node: u32) -> bool {
+        self.pos.get(node as usize).is_some_and(|&p| p != ABSENT)
+    }
+
+    /// Inserts `node` or moves it to the new key (up or down).
+    pub fn upsert(&mut self, node: u32, key1: f64, key2: f64) {
+        let Some(&p) = self.pos.get(node as usize) else {
+            return;
+        };
+        let slot = ReplanSlot { node, key1, key2 };
+        if p == ABSENT {
+            self.slots.push(slot);
+            let i = self.slots.len() - 1;
+            self.place(i, slot);
+            self.up(i);
+        } else {
+            let i = p as usize;
+            self.place(i, slot);
+            self.up(i);
+            let j = self.pos[node as usize] as usize;
+            self.down(j);
+        }
+    }
+
+    /// Removes `node` if listed.
+    pub fn remove(&mut self, node: u32) {
+        let Some(&p) = self.pos.get(node as usize) else {
+            return;
+        };
+        if p == ABSENT {
+            return;
+        }
+        let i = p as usize;
+        self.pos[node as usize] = ABSENT;
+        let Some(last) = self.slots.pop() else { return };
+        if i < self.slots.len() {
+            self.place(i, last);
+            self.up(i);
+            let j = self.pos[last.node as usize] as usize;
+            self.down(j);
+        }
+    }
+
+    /// Removes and returns the smallest slot.
+    pub fn pop(&mut self) -> Option<ReplanSlot> {
+        let top = *self.slots.first()?;
+        self.remove(top.node);
+        Some(top)
+    }
+
+    #[inline]
+    fn place(&mut self, i: usize, s: ReplanSlot) {
+        self.slots[i] = s;
+        self.pos[s.node as usize] = i as u32;
+    }
+
+    fn up(&mut self, mut i: usize) {
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if replan_before(&self.slots[i], &self.slots[p]) {
+                let (a, b) = (self.slots[i], self.slots[p]);
+                self.place(i, b);
+                self.place(p, a);
+                i = p;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn down(&mut self, mut i: usize) {
+        let n = self.slots.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && replan_before(&self.slots[r], &self.slots[l]) {
+                r
+            } else {
+                l
+            };
+            if replan_before(&self.slots[c], &self.slots[i]) {
+                let (a, b) = (self.slots[i], self.slots[c]);
+                self.place(i, b);
+                self.place(c, a);
+                i = c;
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod replan_tests {
+    use super::*;
+
+    #[test]
+    fn replan_set_updates_and_removes() {
+        let mut h = ReplanOpenSet::default();
+        h.reset(8);
+        for (n, k) in [(0u32, 5.0), (1, 3.0), (2, 4.0), (3, 3.0), (4, 9.0)] {
+            h.upsert(n, k, 0.0);
+        }
+        h.upsert(4, 1.0, 0.0); // up
+        h.upsert(1, 10.0, 0.0); // down
+        h.remove(2);
+        let order: Vec<u32> = std::iter::from_fn(|| h.pop().map(|s| s.node)).collect();
+        assert_eq!(order, vec![4, 3, 0, 1]);
+    }
+}
