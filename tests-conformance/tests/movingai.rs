@@ -13,7 +13,7 @@ use std::path::Path;
 
 use onepath_gridstate::{
     DiagonalRule, Grid, GridAStar, GridBidirectional, GridAlgorithm, GridEngine, GridOptions, GridSearch, PathResult,
-    PathStatus,
+    PathStatus, ThetaStar,
 };
 use tests_conformance::data_dir;
 
@@ -95,6 +95,8 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
     ));
     let mut generic = GridAStar::new(opts.clone()).unwrap();
     let mut bidirectional = GridBidirectional::new(opts.clone()).unwrap();
+    let mut theta = ThetaStar::new(opts.clone()).unwrap();
+    let mut theta_gain: f64 = 0.0;
     let k = stride(default_stride);
     let mut slow = 0;
     for (i, s) in scens.iter().enumerate() {
@@ -118,11 +120,20 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
             );
             let r = bidirectional.find_path(&grid, s.start, s.goal).unwrap();
             check_found(&r, s, "bidirectional A*", i);
+            // Theta* (any-angle) is never longer than the listed 8-connected optimum.
+            let r = theta.find_path(&grid, s.start, s.goal).unwrap();
+            assert_eq!(r.status, PathStatus::Found, "Theta*: scenario {i}");
+            assert!(r.cost <= s.optimal + 1e-4, "Theta*: scenario {i}: {} > listed {}", r.cost, s.optimal);
+            if s.optimal > 0.0 {
+                theta_gain = theta_gain.max(1.0 - r.cost / s.optimal);
+            }
         }
     }
     println!(
-        "{test}: {} scenarios reproduced by the jump point engines, {slow} by the A* engines",
-        scens.len()
+        "{test}: {} scenarios reproduced by the jump point engines, {slow} by the A* engines; \
+         Theta* at most {:.2}% shorter than listed",
+        scens.len(),
+        theta_gain * 100.0
     );
 }
 

@@ -59,6 +59,7 @@ mod pair_astar;
 mod replan;
 mod result;
 mod space;
+mod theta;
 
 pub use area::{AreaCosts, WALL};
 pub use astar::{AStarCore, GridAStar, SearchGraph};
@@ -79,3 +80,4 @@ pub use options::{Connectivity, CostHook, DiagonalRule, GridOptions, PassableHoo
 pub use replan::{GridReplanner, PendingEntry, ReplanAlgorithm, ReplanCore, MAX_PENDING};
 pub use result::{PathResult, PathStatus, SearchStatus};
 pub use space::{GridSpace, SPACE_LIMIT};
+pub use theta::{line_of_sight, ThetaStar};

@@ -1,0 +1,108 @@
+//! Theta*: never longer than the optimal 8-connected path (both orthogonal neighbours
+//! free), never shorter than the straight line, every segment clear of walls (checked by
+//! an independent exact segment/square test), sliced equals one-shot.
+
+mod common;
+
+use common::{cases, close, dijkstra, grid_moves};
+use onepath_gridstate::{Grid, GridOptions, PathStatus, SearchStatus, ThetaStar, WALL};
+use proptest::prelude::*;
+
+/// Whether the closed segment between two cell centres meets the closed square of cell c
+/// (doubled integer coordinates: centres are odd, square corners even).
+fn touches(a: (i64, i64), b: (i64, i64), c: (i64, i64)) -> bool {
+    let (px, py, qx, qy) = (2 * a.0 + 1, 2 * a.1 + 1, 2 * b.0 + 1, 2 * b.1 + 1);
+    let (x0, y0, x1, y1) = (2 * c.0, 2 * c.1, 2 * c.0 + 2, 2 * c.1 + 2);
+    if px.max(qx) < x0 || px.min(qx) > x1 || py.max(qy) < y0 || py.min(qy) > y1 {
+        return false;
+    }
+    let side = |x: i64, y: i64| ((qx - px) * (y - py) - (qy - py) * (x - px)).signum();
+    let s = [side(x0, y0), side(x1, y0), side(x0, y1), side(x1, y1)];
+    !(s.iter().all(|&v| v > 0) || s.iter().all(|&v| v < 0))
+}
+
+fn arb_grid() -> impl Strategy<Value = (Grid, (u32, u32), (u32, u32))> {
+    (1u32..24, 1u32..24, 0u32..40, any::<u64>()).prop_map(|(w, h, pct, seed)| {
+        let mut rng = seed | 1;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut g = Grid::new(w, h).unwrap();
+        for y in 0..h {
+            for x in 0..w {
+                if next() % 100 < u64::from(pct) {
+                    g.set_area(x, y, WALL).unwrap();
+                }
+            }
+        }
+        let s = (
+            (next() % u64::from(w)) as u32,
+            (next() % u64::from(h)) as u32,
+        );
+        let t = (
+            (next() % u64::from(w)) as u32,
+            (next() % u64::from(h)) as u32,
+        );
+        (g, s, t)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(200)))]
+
+    #[test]
+    fn theta_star_is_never_longer_than_the_grid_optimum((grid, s, t) in arb_grid()) {
+        let opts = GridOptions::default();
+        let si = grid.index(s.0, s.1).unwrap() as usize;
+        let ti = grid.index(t.0, t.1).unwrap() as usize;
+        let want = dijkstra(grid.cell_count(), si, |u| grid_moves(&grid, &opts, u))[ti];
+        let r = ThetaStar::new(opts).unwrap().find_path(&grid, s, t).unwrap();
+        if !want.is_finite() {
+            prop_assert_eq!(r.status, PathStatus::NoPath);
+            return Ok(());
+        }
+        prop_assert_eq!(r.status, PathStatus::Found);
+        prop_assert!(r.cost <= want + 1e-9, "theta {} > grid optimum {}", r.cost, want);
+        let (dx, dy) = (f64::from(s.0) - f64::from(t.0), f64::from(s.1) - f64::from(t.1));
+        prop_assert!(r.cost >= (dx * dx + dy * dy).sqrt() - 1e-9);
+        let mut sum = 0.0;
+        for seg in r.nodes.windows(2) {
+            let (a, b) = (grid.xy(seg[0]), grid.xy(seg[1]));
+            let (a, b) = ((i64::from(a.0), i64::from(a.1)), (i64::from(b.0), i64::from(b.1)));
+            for y in a.1.min(b.1)..=a.1.max(b.1) {
+                for x in a.0.min(b.0)..=a.0.max(b.0) {
+                    if !grid.is_walkable(x, y) {
+                        prop_assert!(!touches(a, b, (x, y)), "segment {:?}-{:?} touches wall {:?}", a, b, (x, y));
+                    }
+                }
+            }
+            let (ex, ey) = ((a.0 - b.0) as f64, (a.1 - b.1) as f64);
+            sum += (ex * ex + ey * ey).sqrt();
+        }
+        prop_assert!(close(sum, r.cost));
+    }
+
+    #[test]
+    fn theta_sliced_equals_one_shot((grid, s, t) in arb_grid(), budget in 1u64..5) {
+        let opts = GridOptions { record_expansions: true, ..GridOptions::default() };
+        let want = ThetaStar::new(opts.clone()).unwrap().find_path(&grid, s, t).unwrap();
+        let mut th = ThetaStar::new(opts).unwrap();
+        th.begin(&grid, s, t).unwrap();
+        while th.step(&grid, budget).unwrap() == SearchStatus::InProgress {}
+        prop_assert_eq!(th.result().unwrap(), want);
+    }
+}
+
+#[test]
+fn theta_star_takes_the_straight_line_in_the_open() {
+    let grid = Grid::new(10, 10).unwrap();
+    let r = ThetaStar::new(GridOptions::default())
+        .unwrap()
+        .find_path(&grid, (0, 0), (9, 4))
+        .unwrap();
+    assert_eq!(r.nodes, vec![0, 4 * 10 + 9]);
+    assert_eq!(r.cost, (81.0f64 + 16.0).sqrt());
+}
