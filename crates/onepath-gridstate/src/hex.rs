@@ -1,0 +1,374 @@
+//! Hexagonal grids in offset coordinates, their searches (A*) and replanner.
+//!
+//! Layouts (both "pointy-top" hexagons in rows, cell (x, y) in column x of row y):
+//! - [`HexLayout::OddRowsRight`] ("odd-r"): odd rows are shifted half a cell east;
+//! - [`HexLayout::EvenRowsRight`] ("even-r"): even rows are shifted half a cell east.
+//!
+//! Six neighbours, in the order E, W, then the two of the row above (north) west-first,
+//! then the two of the row below (south) west-first. A move costs 1 × the entered cell's
+//! area multiplier (or the cost hook); the estimate is the hex distance × the smallest
+//! multiplier. Hex grids keep every other rule of [`Grid`] (areas, version, journal,
+//! listeners): a [`HexGrid`] wraps one.
+
+use crate::area::WALL;
+use crate::astar::{run_budgeted, AStarCore, SearchGraph};
+use crate::error::{invalid, GridError};
+use crate::grid::Grid;
+use crate::options::GridOptions;
+use crate::replan::{ReplanAlgorithm, ReplanCore};
+use crate::result::{PathResult, SearchStatus};
+
+/// The offset layout of a [`HexGrid`] (saved as i32: 0 odd rows, 1 even rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum HexLayout {
+    /// Odd rows shifted half a cell east ("odd-r").
+    #[default]
+    OddRowsRight = 0,
+    /// Even rows shifted half a cell east ("even-r").
+    EvenRowsRight = 1,
+}
+
+/// A hexagonal grid: a [`Grid`] of area bytes read with a hex layout.
+#[derive(Debug, Clone)]
+pub struct HexGrid {
+    grid: Grid,
+    layout: HexLayout,
+}
+
+impl HexGrid {
+    /// `width × height` walkable hexes of area 0.
+    pub fn new(width: u32, height: u32, layout: HexLayout) -> Result<Self, GridError> {
+        Ok(HexGrid {
+            grid: Grid::new(width, height)?,
+            layout,
+        })
+    }
+    /// The layout.
+    pub fn layout(&self) -> HexLayout {
+        self.layout
+    }
+    /// The underlying cells, areas, version, journal and listeners.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+    /// Mutable access for edits (`set_area`, `set_area_cost`, listeners).
+    pub fn grid_mut(&mut self) -> &mut Grid {
+        &mut self.grid
+    }
+    /// The six neighbours of (x, y) that lie inside the grid, in the documented order.
+    pub fn neighbours(&self, x: u32, y: u32) -> Vec<(u32, u32)> {
+        let mut out = Vec::with_capacity(6);
+        for (dx, dy) in self.offsets(y) {
+            let (nx, ny) = (i64::from(x) + dx, i64::from(y) + dy);
+            if nx >= 0
+                && ny >= 0
+                && nx < i64::from(self.grid.width())
+                && ny < i64::from(self.grid.height())
+            {
+                out.push((nx as u32, ny as u32));
+            }
+        }
+        out
+    }
+
+    fn shifted(&self, y: u32) -> bool {
+        match self.layout {
+            HexLayout::OddRowsRight => y % 2 == 1,
+            HexLayout::EvenRowsRight => y % 2 == 0,
+        }
+    }
+
+    fn offsets(&self, y: u32) -> [(i64, i64); 6] {
+        // A shifted row's diagonal neighbours are at x and x + 1; others at x − 1 and x.
+        let (a, b) = if self.shifted(y) { (0, 1) } else { (-1, 0) };
+        [(1, 0), (-1, 0), (a, -1), (b, -1), (a, 1), (b, 1)]
+    }
+
+    /// Cube coordinates of (x, y) (y ≥ 0), for distances.
+    fn cube(&self, x: i64, y: i64) -> (i64, i64, i64) {
+        let q = match self.layout {
+            HexLayout::OddRowsRight => x - (y - (y & 1)) / 2,
+            HexLayout::EvenRowsRight => x - (y + (y & 1)) / 2,
+        };
+        (q, y, -q - y)
+    }
+
+    /// The hex distance (number of moves on an open grid) between two cells.
+    pub fn distance(&self, a: (u32, u32), b: (u32, u32)) -> u32 {
+        let (aq, ar, as_) = self.cube(i64::from(a.0), i64::from(a.1));
+        let (bq, br, bs) = self.cube(i64::from(b.0), i64::from(b.1));
+        ((aq - bq).abs().max((ar - br).abs()).max((as_ - bs).abs())) as u32
+    }
+}
+
+/// The generic engines' view of a hex grid under options.
+pub(crate) struct HexView<'a> {
+    hex: &'a HexGrid,
+    options: &'a GridOptions,
+    min_mult: f64,
+}
+
+impl<'a> HexView<'a> {
+    pub(crate) fn new(hex: &'a HexGrid, options: &'a GridOptions) -> Self {
+        HexView {
+            hex,
+            options,
+            min_mult: hex.grid.areas().min_multiplier(),
+        }
+    }
+
+    fn passable(&self, i: u32) -> bool {
+        match self.hex.grid.cells().get(i as usize) {
+            Some(&a) if a != WALL => self.options.passable_hook.as_ref().map_or(true, |h| h(i)),
+            _ => false,
+        }
+    }
+
+    fn moves(&self, node: u32, forward: bool, out: &mut Vec<(u32, f64)>) {
+        if !self.passable(node) {
+            return;
+        }
+        let (x, y) = self.hex.grid.xy(node);
+        let w = self.hex.grid.width();
+        for (nx, ny) in self.hex.neighbours(x, y) {
+            let m = ny * w + nx;
+            if !self.passable(m) {
+                continue;
+            }
+            let (from, to) = if forward { (node, m) } else { (m, node) };
+            let default = self
+                .hex
+                .grid
+                .areas()
+                .get(self.hex.grid.cells()[to as usize]);
+            let cost = match &self.options.cost_hook {
+                Some(h) => h(from, to, default),
+                None => default,
+            };
+            if cost.is_finite() && cost >= 0.0 {
+                out.push((m, cost));
+            }
+        }
+    }
+}
+
+impl SearchGraph for HexView<'_> {
+    fn node_count(&self) -> usize {
+        self.hex.grid.cell_count()
+    }
+    fn is_passable(&self, node: u32) -> bool {
+        self.passable(node)
+    }
+    fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
+        self.moves(node, true, out)
+    }
+    fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
+        self.moves(node, false, out)
+    }
+    fn adjacent(&self, node: u32, out: &mut Vec<u32>) {
+        let (x, y) = self.hex.grid.xy(node);
+        let w = self.hex.grid.width();
+        out.extend(
+            self.hex
+                .neighbours(x, y)
+                .into_iter()
+                .map(|(nx, ny)| ny * w + nx),
+        );
+    }
+    fn estimate(&self, from: u32, to: u32) -> f64 {
+        if self.options.cost_hook.is_some() {
+            return 0.0;
+        }
+        f64::from(
+            self.hex
+                .distance(self.hex.grid.xy(from), self.hex.grid.xy(to)),
+        ) * self.min_mult
+    }
+}
+
+fn check_hex_options(o: &GridOptions) -> Result<(), GridError> {
+    o.validate()?;
+    if o.agent_size != 1 {
+        return Err(invalid("agent size", "hex grids support agent size 1 only"));
+    }
+    Ok(())
+}
+
+/// A* on a [`HexGrid`] (6-connected; connectivity and diagonal rule of the options are
+/// not used; agent size must be 1).
+#[derive(Debug, Clone)]
+pub struct HexAStar {
+    options: GridOptions,
+    core: AStarCore,
+    began: Option<(u32, u32)>,
+}
+
+impl HexAStar {
+    /// A search with these options.
+    pub fn new(options: GridOptions) -> Result<Self, GridError> {
+        check_hex_options(&options)?;
+        Ok(HexAStar {
+            options,
+            core: AStarCore::default(),
+            began: None,
+        })
+    }
+    /// One-shot path.
+    pub fn find_path(
+        &mut self,
+        hex: &HexGrid,
+        start: (u32, u32),
+        goal: (u32, u32),
+    ) -> Result<PathResult, GridError> {
+        self.begin(hex, start, goal)?;
+        let view = HexView::new(hex, &self.options);
+        Ok(run_budgeted(
+            &mut self.core,
+            &view,
+            self.options.iteration_budget,
+        ))
+    }
+    /// Begins a sliced search.
+    pub fn begin(
+        &mut self,
+        hex: &HexGrid,
+        start: (u32, u32),
+        goal: (u32, u32),
+    ) -> Result<(), GridError> {
+        let s = hex.grid.index(start.0, start.1)?;
+        let g = hex.grid.index(goal.0, goal.1)?;
+        let view = HexView::new(hex, &self.options);
+        self.core.begin(
+            &view,
+            s,
+            g,
+            self.options.heuristic_weight,
+            self.options.record_expansions,
+        );
+        self.began = Some((hex.grid.version(), hex.grid.width()));
+        Ok(())
+    }
+    /// Runs at most `max_iterations` iterations.
+    pub fn step(&mut self, hex: &HexGrid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        let Some((v, _)) = self.began else {
+            return Err(GridError::NotBegun);
+        };
+        if v != hex.grid.version() {
+            return Err(GridError::Stale {
+                began: u64::from(v),
+                now: u64::from(hex.grid.version()),
+            });
+        }
+        let view = HexView::new(hex, &self.options);
+        Ok(self.core.step(&view, max_iterations))
+    }
+    /// The result so far.
+    pub fn result(&self) -> Result<PathResult, GridError> {
+        if self.began.is_none() {
+            return Err(GridError::NotBegun);
+        }
+        Ok(self.core.result())
+    }
+}
+
+/// LPA* / D* Lite on a [`HexGrid`]; edits are read from the grid's journal.
+#[derive(Debug, Clone)]
+pub struct HexReplanner {
+    options: GridOptions,
+    core: ReplanCore,
+    seen: (u64, u32),
+    area_version: u32,
+    status: SearchStatus,
+}
+
+impl HexReplanner {
+    /// A replanner from `start` to `goal`.
+    pub fn new(
+        hex: &HexGrid,
+        algorithm: ReplanAlgorithm,
+        options: GridOptions,
+        start: (u32, u32),
+        goal: (u32, u32),
+    ) -> Result<Self, GridError> {
+        check_hex_options(&options)?;
+        let s = hex.grid.index(start.0, start.1)?;
+        let g = hex.grid.index(goal.0, goal.1)?;
+        let record = options.record_expansions;
+        Ok(HexReplanner {
+            core: ReplanCore::new(algorithm, hex.grid.cell_count(), s, g, record),
+            options,
+            seen: hex.grid.cache_key(),
+            area_version: hex.grid.areas().version(),
+            status: SearchStatus::NotStarted,
+        })
+    }
+
+    fn sync(&mut self, hex: &HexGrid) -> Result<(), GridError> {
+        if hex.grid.cell_count() != self.core.node_count {
+            return Err(invalid(
+                "hex grid",
+                "not the size the replanner was created for",
+            ));
+        }
+        if hex.grid.areas().version() != self.area_version {
+            self.area_version = hex.grid.areas().version();
+            self.core.invalidate_all();
+        }
+        let key = hex.grid.cache_key();
+        if key != self.seen {
+            let edits = if key.0 == self.seen.0 {
+                hex.grid.edits_since(self.seen.1)
+            } else {
+                None
+            };
+            self.seen = key;
+            match edits {
+                Some(e) => e
+                    .iter()
+                    .for_each(|ed| self.core.push_pending(ed.cell, true)),
+                None => self.core.invalidate_all(),
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the start.
+    pub fn set_start(&mut self, hex: &HexGrid, start: (u32, u32)) -> Result<(), GridError> {
+        let s = hex.grid.index(start.0, start.1)?;
+        let view = HexView::new(hex, &self.options);
+        self.core.set_start(&view, s);
+        Ok(())
+    }
+    /// Sets the goal.
+    pub fn set_goal(&mut self, hex: &HexGrid, goal: (u32, u32)) -> Result<(), GridError> {
+        let g = hex.grid.index(goal.0, goal.1)?;
+        self.core.set_goal(g);
+        Ok(())
+    }
+    /// Runs at most `max_iterations` iterations of the replan.
+    pub fn step(&mut self, hex: &HexGrid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.sync(hex)?;
+        let view = HexView::new(hex, &self.options);
+        self.status = self.core.step(&view, max_iterations);
+        Ok(self.status)
+    }
+    /// Replans to completion and returns the path.
+    pub fn replan(&mut self, hex: &HexGrid) -> Result<PathResult, GridError> {
+        let budget = if self.options.iteration_budget == 0 {
+            u64::MAX
+        } else {
+            self.options.iteration_budget
+        };
+        self.step(hex, budget)?;
+        self.result(hex)
+    }
+    /// The result of the last replan.
+    pub fn result(&self, hex: &HexGrid) -> Result<PathResult, GridError> {
+        let view = HexView::new(hex, &self.options);
+        self.core.result(&view, self.status)
+    }
+    /// The search state.
+    pub fn core(&self) -> &ReplanCore {
+        &self.core
+    }
+}
