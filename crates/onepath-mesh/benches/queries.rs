@@ -1,0 +1,110 @@
+//! Criterion benches of the query layer: nearest polygon, path + string pulling and raycast,
+//! on the bridge-and-building fixture and on a generated mesh of 1 024 tiles.
+//!
+//! `cargo bench -p onepath-mesh --bench queries -- --measurement-time 2`
+// criterion_group! generates an undocumented public function.
+#![allow(missing_docs)]
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use onepath_format::PolyRef;
+use onepath_mesh::fixtures::bridge_and_building;
+use onepath_mesh::query::{
+    generated_grid_mesh, NavMeshQuery, QueryFilter, StraightPathOptions, Vec3,
+};
+use onepath_mesh::TiledNavMesh;
+
+/// SplitMix64 in [0, 1): the same points on every run.
+fn unit(state: &mut u64) -> f64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Up to `n` points on the mesh (nearest to random points in `[0, w] × [0, d]` at height `y`).
+fn points(mesh: &TiledNavMesh, n: usize, w: f64, d: f64, ys: &[f64]) -> Vec<(PolyRef, Vec3)> {
+    let mut q = NavMeshQuery::new();
+    let f = QueryFilter::new();
+    let mut s = 42;
+    let mut out = Vec::new();
+    while out.len() < n {
+        let y = ys[out.len() % ys.len()];
+        let p = [unit(&mut s) * w, y, unit(&mut s) * d];
+        if let Some(h) = q.find_nearest_poly(mesh, p, [2.0, 1.0, 2.0], &f).unwrap() {
+            out.push((h.poly, h.point));
+        }
+    }
+    out
+}
+
+fn bench_mesh(c: &mut Criterion, name: &str, mesh: &TiledNavMesh, w: f64, d: f64, ys: &[f64]) {
+    let f = QueryFilter::new();
+    let pts = points(mesh, 64, w, d, ys);
+    let mut q = NavMeshQuery::new();
+    let mut i = 0;
+    c.bench_function(&format!("{name}/nearest"), |b| {
+        b.iter(|| {
+            i = (i + 1) % pts.len();
+            q.find_nearest_poly(mesh, pts[i].1, [2.0, 1.0, 2.0], &f)
+                .unwrap()
+        })
+    });
+    let mut path = Vec::new();
+    let mut corners = Vec::new();
+    let mut k = 0;
+    c.bench_function(&format!("{name}/path+straight"), |b| {
+        b.iter_batched(
+            || {
+                k = (k + 1) % pts.len();
+                (pts[k], pts[(k * 7 + 3) % pts.len()])
+            },
+            |(a, e)| {
+                q.find_path(mesh, a.0, e.0, a.1, e.1, &f, 1 << 20, &mut path)
+                    .unwrap();
+                q.find_straight_path(
+                    mesh,
+                    a.1,
+                    e.1,
+                    &path,
+                    &f,
+                    StraightPathOptions::default(),
+                    &mut corners,
+                )
+                .unwrap();
+                corners.len()
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    let mut visited = Vec::new();
+    let mut r = 0;
+    c.bench_function(&format!("{name}/raycast"), |b| {
+        b.iter(|| {
+            r = (r + 1) % pts.len();
+            let (a, e) = (pts[r], pts[(r * 5 + 1) % pts.len()]);
+            q.raycast(mesh, a.0, a.1, e.1, &f, &mut visited).unwrap()
+        })
+    });
+}
+
+fn fixture(c: &mut Criterion) {
+    let mesh = bridge_and_building();
+    bench_mesh(
+        c,
+        "bridge_and_building",
+        &mesh,
+        48.0,
+        32.0,
+        &[0.0, 3.0, 3.5],
+    );
+}
+
+fn generated(c: &mut Criterion) {
+    let g = generated_grid_mesh(32, 32, 4, 1);
+    assert_eq!(g.mesh.tile_count(), 1024);
+    bench_mesh(c, "generated_32x32", &g.mesh, 512.0, 512.0, &[0.0]);
+}
+
+criterion_group!(benches, fixture, generated);
+criterion_main!(benches);
