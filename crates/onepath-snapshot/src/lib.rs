@@ -1,2 +1,140 @@
-//! onepath-snapshot (under construction).
+//! # onepath-snapshot
+//!
+//! Snapshots of a [`TiledNavMesh`]'s dynamic state as bytes (ONPS, `docs/navmesh-snapshot.md`)
+//! and their all-or-nothing restore, for hosts that roll back and resimulate.
+//!
+//! A snapshot stores what can change after construction: every slot with its generation,
+//! the tile in it (Full: its as-built ONPT bytes inline; Referenced: its 32-byte content
+//! id, found again in a [`TileLibrary`]), the polygon edits as differences from the
+//! as-built areas and flags, and the disabled off-mesh links. Stitched links are derived
+//! and rebuilt on restore by the same deterministic stitching.
+//!
+//! ## Invariants
+//! - The writer is canonical: the same state in the same mode gives the same bytes on
+//!   every platform ([`NavMeshSnapshot::take`]). Edits are written only where the current
+//!   area or flags differ from the as-built values, ascending polygon; disabled links
+//!   strictly ascending.
+//! - The reader never panics on any input: every count is checked against the bytes that
+//!   remain before anything is allocated, and every failure is a
+//!   [`FormatError`] naming the section, slot, edit or field. Tiles built against other
+//!   parameters are [`FormatError::Fingerprint`].
+//! - A restore parses and validates everything first, then builds the complete new mesh on
+//!   the side (stitched once in slot order), and only then swaps it in
+//!   ([`NavMeshSnapshot::restore_in_place`]): an error leaves the mesh untouched.
+//! - Restored meshes equal the mesh the snapshot was taken from: same slots, generations,
+//!   tiles, current areas, flags and switches, links; the same snapshot and ONPM bytes; the
+//!   same valid and invalid polygon references.
+//!
+//! ## Example
+//! ```
+//! use onepath_format::FormatError;
+//! use onepath_mesh::fixtures::bridge_and_building;
+//! use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
+//!
+//! let mut mesh = bridge_and_building();
+//! let mut library = TileLibrary::new(mesh.params());
+//! library.extend(mesh.tiles().map(|t| t.tile())).unwrap();
+//!
+//! let door = mesh.tile_at(0, 1, 0).unwrap().poly_ref(0).unwrap();
+//! let saved = NavMeshSnapshot::take(&mesh, SnapshotMode::Referenced);
+//!
+//! // Mutate: close a door, drop a tile.
+//! mesh.set_poly_flags(door, 0).unwrap();
+//! let bridge = mesh.tile_at(1, 0, 1).unwrap().tile_ref();
+//! mesh.remove_tile(bridge).unwrap();
+//!
+//! // Roll back in place: the same bytes, the same references.
+//! NavMeshSnapshot::restore_in_place(&mut mesh, &saved, &library).unwrap();
+//! assert_eq!(NavMeshSnapshot::take(&mesh, SnapshotMode::Referenced), saved);
+//! assert!(mesh.is_valid_poly_ref(bridge.poly(0).unwrap()));
+//!
+//! // A Full snapshot needs no library; hostile bytes are typed errors and change nothing.
+//! let full = NavMeshSnapshot::take(&mesh, SnapshotMode::Full);
+//! let copy = NavMeshSnapshot::restore(&full, &TileLibrary::new(mesh.params())).unwrap();
+//! assert_eq!(copy, mesh);
+//! let mut bad = full.clone();
+//! bad[4] = 3;
+//! assert!(matches!(
+//!     NavMeshSnapshot::restore_in_place(&mut mesh, &bad, &library),
+//!     Err(FormatError::Version { found: 3, .. })
+//! ));
+//! assert_eq!(mesh, copy);
+//! ```
 #![forbid(unsafe_code)]
+
+pub mod layout;
+pub mod library;
+mod reader;
+mod writer;
+
+use onepath_format::FormatError;
+use onepath_mesh::TiledNavMesh;
+
+pub use layout::{
+    SnapshotMode, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_HEADER_LEN, ONPS_MAGIC,
+    ONPS_VERSION, SECTION_SLOTS,
+};
+pub use library::TileLibrary;
+
+/// Takes and restores navmesh snapshots (ONPS). See the crate docs for the contract.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NavMeshSnapshot;
+
+impl NavMeshSnapshot {
+    /// The canonical snapshot bytes of `mesh` in `mode`: header, parameter block, and
+    /// section 1 with every slot in order (generation; free, inline tile or content id; the
+    /// polygon edits that differ from the as-built values, ascending polygon; the disabled
+    /// off-mesh links, ascending).
+    ///
+    /// # Panics
+    /// Only if the slots section would exceed `u32::MAX` bytes (more than 4 GiB of inline
+    /// tiles), which the layout cannot express.
+    pub fn take(mesh: &TiledNavMesh, mode: SnapshotMode) -> Vec<u8> {
+        writer::write(mesh, mode)
+    }
+
+    /// Restores `bytes` as a new mesh. Referenced tiles are looked up in `library` (a Full
+    /// snapshot needs none of its tiles; a mixture of entries is accepted). Never panics.
+    ///
+    /// Errors: [`FormatError::Version`] for a version other than 2;
+    /// [`FormatError::Fingerprint`] for an inline or library tile built against other
+    /// parameters; [`FormatError::Malformed`] naming the section, slot, edit or field for
+    /// everything else.
+    pub fn restore(bytes: &[u8], library: &TileLibrary) -> Result<TiledNavMesh, FormatError> {
+        reader::build(reader::parse(bytes, library, None)?)
+    }
+
+    /// Replaces the state of `mesh` with the snapshot's, keeping the object. The snapshot's
+    /// parameters must equal the mesh's bitwise (else [`FormatError::Fingerprint`] at
+    /// `parameters`). Everything is parsed, validated and built on the side first; the swap
+    /// cannot fail, and any error leaves `mesh` untouched. Errors as
+    /// [`NavMeshSnapshot::restore`].
+    pub fn restore_in_place(
+        mesh: &mut TiledNavMesh,
+        bytes: &[u8],
+        library: &TileLibrary,
+    ) -> Result<(), FormatError> {
+        let fresh = reader::build(reader::parse(bytes, library, Some(mesh.params()))?)?;
+        *mesh = fresh;
+        Ok(())
+    }
+}
+
+/// Snapshot methods on [`TiledNavMesh`] itself (`mesh.snapshot(mode)`,
+/// `mesh.restore(bytes, library)`), as the spec names them.
+pub trait TiledNavMeshSnapshotExt {
+    /// [`NavMeshSnapshot::take`] of this mesh.
+    fn snapshot(&self, mode: SnapshotMode) -> Vec<u8>;
+    /// [`NavMeshSnapshot::restore_in_place`] into this mesh.
+    fn restore(&mut self, bytes: &[u8], library: &TileLibrary) -> Result<(), FormatError>;
+}
+
+impl TiledNavMeshSnapshotExt for TiledNavMesh {
+    fn snapshot(&self, mode: SnapshotMode) -> Vec<u8> {
+        NavMeshSnapshot::take(self, mode)
+    }
+
+    fn restore(&mut self, bytes: &[u8], library: &TileLibrary) -> Result<(), FormatError> {
+        NavMeshSnapshot::restore_in_place(self, bytes, library)
+    }
+}

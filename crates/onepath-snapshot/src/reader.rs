@@ -1,0 +1,296 @@
+//! The ONPS reader: parse and validate everything, then build the new state on the side.
+//!
+//! Order of checks (the first failure is reported):
+//! 1. magic, version (≠ 2 → [`FormatError::Version`]), flags (0);
+//! 2. the parameter block (every parameter rule); for an in-place restore, bitwise equality
+//!    with the mesh's parameters ([`FormatError::Fingerprint`] at `parameters`);
+//! 3. the section count against the bytes that remain (8 bytes per section header);
+//! 4. per section: id, reserved (0), ids strictly ascending, id known (1 only), body
+//!    length against the bytes that remain; section 1 present;
+//! 5. section 1: slot count (≤ 1 048 575 and ≤ body bytes / 5), then per slot in order:
+//!    generation (1..=16 777 215), kind (0, 1, 2), the tile (inline: length, then every
+//!    tile rule with the fingerprint first; referenced: the id in the library, then its
+//!    fingerprint), position unique, edit count (fits, ≤ polygons), each edit (polygon
+//!    strictly ascending and in range, area ≤ 63, differs from as built), disabled link
+//!    count (fits, ≤ links), each link index (strictly ascending, in range); the body
+//!    consumed exactly;
+//! 6. nothing after the last section.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use onepath_format::bytes::ByteReader;
+use onepath_format::{
+    ContentId, FormatError, NavMeshParams, NavTile, MAX_AREA, MAX_SALT, MAX_SLOTS,
+};
+use onepath_mesh::{MeshError, TiledNavMesh};
+
+use crate::layout::{
+    EDIT_LEN, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_MAGIC, ONPS_VERSION,
+    SECTION_HEADER_LEN, SECTION_SLOTS,
+};
+use crate::library::TileLibrary;
+
+/// A snapshot parsed and validated: the parameters and, per slot, its generation and tile
+/// (with the snapshot's current areas, flags and link switches applied).
+pub(crate) struct Parsed {
+    pub(crate) params: NavMeshParams,
+    pub(crate) slots: Vec<(u32, Option<NavTile>)>,
+}
+
+/// Parses and validates `bytes` completely. `expected` are the parameters of the mesh an
+/// in-place restore targets (compared bitwise).
+pub(crate) fn parse(
+    bytes: &[u8],
+    library: &TileLibrary,
+    expected: Option<&NavMeshParams>,
+) -> Result<Parsed, FormatError> {
+    let mut r = ByteReader::new(bytes);
+    r.magic(&ONPS_MAGIC, "ONPS magic")?;
+    let version = r.u16("ONPS version")?;
+    if version != ONPS_VERSION {
+        return Err(FormatError::Version {
+            what: "ONPS",
+            found: version,
+            expected: ONPS_VERSION,
+        });
+    }
+    let flags = r.u16("ONPS flags")?;
+    if flags != 0 {
+        return Err(FormatError::malformed(
+            "ONPS flags",
+            format!("bits {flags:#06x} set (no flag is defined in version 2)"),
+        ));
+    }
+    let params = NavMeshParams::read_block(&mut r)?;
+    if let Some(mesh) = expected {
+        if !params.bitwise_eq(mesh) {
+            return Err(FormatError::Fingerprint {
+                at: "parameters".to_string(),
+                found: params.fingerprint(),
+                expected: mesh.fingerprint(),
+            });
+        }
+    }
+    let sections = r.count("section count", SECTION_HEADER_LEN)?;
+    let mut slots = None;
+    let mut last_id = None;
+    for k in 0..sections {
+        let id = r.u16(&format!("section {k}: id"))?;
+        let reserved = r.u16(&format!("section {k}: reserved"))?;
+        if reserved != 0 {
+            return Err(FormatError::malformed(
+                format!("section {k}: reserved"),
+                format!("{reserved} is not 0"),
+            ));
+        }
+        if let Some(prev) = last_id {
+            if id <= prev {
+                return Err(FormatError::malformed(
+                    format!("section {k}: id"),
+                    format!("id {id} follows id {prev} (ids must be strictly ascending)"),
+                ));
+            }
+        }
+        last_id = Some(id);
+        if id != SECTION_SLOTS {
+            return Err(FormatError::malformed(
+                format!("section {k}: id"),
+                format!("unknown section id {id} (version 2 knows section 1 only)"),
+            ));
+        }
+        let mut body = r.length_prefixed(&format!("section {k}: body length"))?;
+        slots = Some(read_slots(&mut body, &params, library)?);
+        body.expect_end("section 1 (slots): body")?;
+    }
+    r.expect_end("ONPS")?;
+    let Some(slots) = slots else {
+        return Err(FormatError::malformed(
+            "section 1 (slots)",
+            "missing (a snapshot must contain section 1)",
+        ));
+    };
+    Ok(Parsed { params, slots })
+}
+
+/// Reads section 1.
+fn read_slots(
+    r: &mut ByteReader<'_>,
+    params: &NavMeshParams,
+    library: &TileLibrary,
+) -> Result<Vec<(u32, Option<NavTile>)>, FormatError> {
+    let count = r.count("slot count", 5)?;
+    if count > MAX_SLOTS as usize {
+        return Err(FormatError::malformed(
+            "slot count",
+            format!("{count} is above {MAX_SLOTS}"),
+        ));
+    }
+    let mut slots = Vec::with_capacity(count);
+    let mut positions = BTreeMap::new();
+    for i in 0..count {
+        let generation = r.u32(&format!("slot {i}: generation"))?;
+        if generation == 0 || generation > MAX_SALT {
+            return Err(FormatError::malformed(
+                format!("slot {i}: generation"),
+                format!("{generation} is not in 1..={MAX_SALT}"),
+            ));
+        }
+        let tile = match r.u8(&format!("slot {i}: kind"))? {
+            KIND_FREE => None,
+            kind => {
+                let tile = read_tile(r, i, kind, params, library)?;
+                let (x, z, layer) = tile.position();
+                if let Some(other) = positions.insert((x, z, layer), i) {
+                    return Err(FormatError::malformed(
+                        format!("slot {i}: position"),
+                        format!("({x}, {z}, layer {layer}) is also the position of slot {other}"),
+                    ));
+                }
+                Some(read_state(r, i, tile)?)
+            }
+        };
+        slots.push((generation, tile));
+    }
+    Ok(slots)
+}
+
+/// Reads the tile entry of slot `i` (kind 1 or 2), as built.
+fn read_tile(
+    r: &mut ByteReader<'_>,
+    i: usize,
+    kind: u8,
+    params: &NavMeshParams,
+    library: &TileLibrary,
+) -> Result<NavTile, FormatError> {
+    match kind {
+        KIND_INLINE => {
+            let len = r.u32(&format!("slot {i}: tile length"))? as usize;
+            let body = r.bytes(len, &format!("slot {i}: tile"))?;
+            NavTile::from_bytes(body, params).map_err(|e| e.within(format!("slot {i}: tile")))
+        }
+        KIND_REFERENCED => {
+            let id = ContentId(r.array::<32>(&format!("slot {i}: content id"))?);
+            let Some(tile) = library.get(&id) else {
+                return Err(FormatError::malformed(
+                    format!("slot {i}: content id"),
+                    format!("tile {id} is not in the tile library"),
+                ));
+            };
+            let expected = params.fingerprint();
+            if tile.fingerprint() != expected {
+                return Err(FormatError::Fingerprint {
+                    at: format!("slot {i}: referenced tile"),
+                    found: tile.fingerprint(),
+                    expected,
+                });
+            }
+            // Library tiles are stored as built; the clone shares the geometry.
+            Ok(tile.clone())
+        }
+        k => Err(FormatError::malformed(
+            format!("slot {i}: kind"),
+            format!("{k} is not 0 (free), 1 (inline tile) or 2 (referenced tile)"),
+        )),
+    }
+}
+
+/// Reads the polygon edits and disabled links of slot `i` and applies them to `tile`.
+fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile, FormatError> {
+    let polys = tile.poly_count();
+    let edits = r.count(&format!("slot {i}: edit count"), EDIT_LEN)?;
+    if edits > polys {
+        return Err(FormatError::malformed(
+            format!("slot {i}: edit count"),
+            format!("{edits} edits for a tile of {polys} polygons"),
+        ));
+    }
+    let mut areas: Option<Vec<u8>> = None;
+    let mut flags: Option<Vec<u16>> = None;
+    let mut prev: Option<u32> = None;
+    for k in 0..edits {
+        let at = |field: &str| format!("slot {i}: edit {k}: {field}");
+        let p = r.u32(&at("polygon"))?;
+        let area = r.u8(&at("area"))?;
+        let f = r.u16(&at("flags"))?;
+        if let Some(prev) = prev {
+            if p <= prev {
+                return Err(FormatError::malformed(
+                    at("polygon"),
+                    format!("{p} follows {prev} (edits must be strictly ascending)"),
+                ));
+            }
+        }
+        prev = Some(p);
+        let pi = p as usize;
+        if pi >= polys {
+            return Err(FormatError::malformed(
+                at("polygon"),
+                format!("{p} is out of range (the tile has {polys} polygons)"),
+            ));
+        }
+        if area > MAX_AREA {
+            return Err(FormatError::malformed(
+                at("area"),
+                format!("{area} is above {MAX_AREA}"),
+            ));
+        }
+        if area == tile.as_built_areas()[pi] && f == tile.as_built_flags()[pi] {
+            return Err(FormatError::malformed(
+                at("polygon"),
+                format!("the edit of polygon {p} equals its as-built area and flags"),
+            ));
+        }
+        areas.get_or_insert_with(|| tile.as_built_areas().to_vec())[pi] = area;
+        flags.get_or_insert_with(|| tile.as_built_flags().to_vec())[pi] = f;
+    }
+    let link_count = tile.data().off_mesh_links.len();
+    let disabled = r.count(&format!("slot {i}: disabled link count"), 4)?;
+    if disabled > link_count {
+        return Err(FormatError::malformed(
+            format!("slot {i}: disabled link count"),
+            format!("{disabled} disabled links for a tile of {link_count} off-mesh links"),
+        ));
+    }
+    let mut switches: Option<Vec<bool>> = None;
+    let mut prev: Option<u32> = None;
+    for k in 0..disabled {
+        let at = format!("slot {i}: disabled link {k}");
+        let l = r.u32(&at)?;
+        if let Some(prev) = prev {
+            if l <= prev {
+                return Err(FormatError::malformed(
+                    at,
+                    format!("{l} follows {prev} (indices must be strictly ascending)"),
+                ));
+            }
+        }
+        prev = Some(l);
+        let li = l as usize;
+        if li >= link_count {
+            return Err(FormatError::malformed(
+                at,
+                format!("{l} is out of range (the tile has {link_count} off-mesh links)"),
+            ));
+        }
+        switches.get_or_insert_with(|| vec![true; link_count])[li] = false;
+    }
+    if areas.is_none() && switches.is_none() {
+        return Ok(tile);
+    }
+    let areas = areas.map_or_else(|| Arc::clone(tile.areas()), Arc::from);
+    let flags = flags.map_or_else(|| Arc::clone(tile.flags()), Arc::from);
+    let switches = switches.map_or_else(|| Arc::clone(tile.link_enabled()), Arc::from);
+    tile.with_current_state(areas, flags, switches)
+        .map_err(|e| e.within(format!("slot {i}")))
+}
+
+/// Builds the complete new mesh from validated slots: slots and generations placed exactly,
+/// stitched once in slot order.
+pub(crate) fn build(parsed: Parsed) -> Result<TiledNavMesh, FormatError> {
+    TiledNavMesh::from_slots(parsed.params, parsed.slots).map_err(|e| match e {
+        MeshError::Format(e) => e,
+        // The parser checked slot count, generations, fingerprints and positions already.
+        other => FormatError::malformed("ONPS", other.to_string()),
+    })
+}

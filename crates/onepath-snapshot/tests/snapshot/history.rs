@@ -1,0 +1,153 @@
+//! Random histories: snapshot, an excursion, restore; the restored mesh equals a mesh that
+//! did the same operations without the excursion, and carrying on with the same operations
+//! keeps the two byte-identical step by step.
+
+use onepath_format::{NavMeshParams, NavTile};
+use onepath_mesh::fixtures::flat_grid_tile;
+use onepath_mesh::TiledNavMesh;
+use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
+use proptest::prelude::*;
+
+use crate::common::*;
+
+/// Case count: `PROPTEST_CASES` when set (CI raises it), else `default`.
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Every tile a history may add: per column (0..3, 0..2) a 1 × 1 and a 2 × 2 flat tile and
+/// a linked tile on layer 0, and a 2 × 2 flat and a linked tile on layer 1 (4 units up).
+fn pool(p: &NavMeshParams) -> Vec<NavTile> {
+    let mut out = Vec::new();
+    for x in 0..3 {
+        for z in 0..2 {
+            out.push(flat_grid_tile(p, x, z, 0, 0.0, 1).unwrap());
+            out.push(flat_grid_tile(p, x, z, 0, 0.0, 2).unwrap());
+            out.push(linked_tile(p, x, z, 0, 0.0));
+            out.push(flat_grid_tile(p, x, z, 1, 4.0, 2).unwrap());
+            out.push(linked_tile(p, x, z, 1, 4.0));
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Add(usize),
+    Replace(usize),
+    Remove(usize),
+    RemoveColumn(i32, i32),
+    /// Remove a tile and add the mesh's copy back (it carries its current values).
+    Readd(usize),
+    SetArea(usize, usize, u8),
+    SetFlags(usize, usize, u16),
+    SetLink(usize, usize, bool),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => (0..30usize).prop_map(Op::Add),
+        1 => (0..30usize).prop_map(Op::Replace),
+        1 => any::<usize>().prop_map(Op::Remove),
+        1 => (0..3i32, 0..2i32).prop_map(|(x, z)| Op::RemoveColumn(x, z)),
+        1 => any::<usize>().prop_map(Op::Readd),
+        2 => (any::<usize>(), any::<usize>(), prop_oneof![0..4u8, 60..65u8])
+            .prop_map(|(t, p, a)| Op::SetArea(t, p, a)),
+        2 => (any::<usize>(), any::<usize>(), 0..3u16).prop_map(|(t, p, f)| Op::SetFlags(t, p, f)),
+        2 => (any::<usize>(), any::<usize>(), any::<bool>())
+            .prop_map(|(t, l, on)| Op::SetLink(t, l, on)),
+    ]
+}
+
+/// Applies `op` to `m`; the outcome (success or the error) is returned for comparison.
+fn apply(m: &mut TiledNavMesh, pool: &[NavTile], op: &Op) -> String {
+    let pick = |m: &TiledNavMesh, i: usize| {
+        let n = m.tile_count();
+        (n > 0).then(|| m.tiles().nth(i % n).unwrap().tile_ref())
+    };
+    match *op {
+        Op::Add(i) => format!("{:?}", m.add_tile(pool[i].clone())),
+        Op::Replace(i) => format!("{:?}", m.replace_tile(pool[i].clone()).map(|r| r.0)),
+        Op::Remove(i) => match pick(m, i) {
+            Some(r) => format!("{:?}", m.remove_tile(r).map(|t| t.position())),
+            None => "empty".into(),
+        },
+        Op::RemoveColumn(x, z) => format!("{}", m.remove_column(x, z).len()),
+        Op::Readd(i) => match pick(m, i) {
+            Some(r) => {
+                let t = m.remove_tile(r).unwrap();
+                format!("{:?}", m.add_tile(t))
+            }
+            None => "empty".into(),
+        },
+        Op::SetArea(t, p, a) => match pick(m, t) {
+            Some(r) => {
+                let n = m.tile(r).unwrap().tile().poly_count();
+                format!("{:?}", m.set_poly_area(r.poly((p % n) as u32).unwrap(), a))
+            }
+            None => "empty".into(),
+        },
+        Op::SetFlags(t, p, f) => match pick(m, t) {
+            Some(r) => {
+                let n = m.tile(r).unwrap().tile().poly_count();
+                format!("{:?}", m.set_poly_flags(r.poly((p % n) as u32).unwrap(), f))
+            }
+            None => "empty".into(),
+        },
+        Op::SetLink(t, l, on) => match pick(m, t) {
+            Some(r) => format!("{:?}", m.set_off_mesh_link_enabled(r, (l % 3) as u32, on)),
+            None => "empty".into(),
+        },
+    }
+}
+
+fn library(p: &NavMeshParams, pool: &[NavTile]) -> TileLibrary {
+    let mut lib = TileLibrary::new(p);
+    lib.extend(pool).unwrap();
+    lib
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+
+    #[test]
+    fn carrying_on_after_a_restore_keeps_both_meshes_byte_identical_step_by_step(
+        prefix in prop::collection::vec(op(), 0..24),
+        excursion in prop::collection::vec(op(), 1..16),
+        suffix in prop::collection::vec(op(), 0..12),
+        referenced in any::<bool>(),
+        in_place in any::<bool>(),
+    ) {
+        let p = params();
+        let pool = pool(&p);
+        let lib = library(&p, &pool);
+        let mode = if referenced { SnapshotMode::Referenced } else { SnapshotMode::Full };
+        let mut a = TiledNavMesh::new(p).unwrap();
+        let mut b = TiledNavMesh::new(p).unwrap();
+        for o in &prefix {
+            prop_assert_eq!(apply(&mut a, &pool, o), apply(&mut b, &pool, o));
+        }
+        let saved = NavMeshSnapshot::take(&a, mode);
+        for o in &excursion {
+            apply(&mut a, &pool, o);
+        }
+        if in_place {
+            NavMeshSnapshot::restore_in_place(&mut a, &saved, &lib).unwrap();
+        } else {
+            a = NavMeshSnapshot::restore(&saved, &lib).unwrap();
+        }
+        prop_assert_eq!(NavMeshSnapshot::take(&a, mode), saved);
+        let refs = probe_refs(&[&a, &b]);
+        prop_assert_eq!(ref_behaviour(&a, &refs), ref_behaviour(&b, &refs));
+        prop_assert_eq!(observe(&a), observe(&b));
+        prop_assert_eq!(&a, &b);
+        for o in &suffix {
+            prop_assert_eq!(apply(&mut a, &pool, o), apply(&mut b, &pool, o));
+            prop_assert_eq!(observe(&a), observe(&b));
+        }
+        prop_assert_eq!(&a, &b);
+    }
+}
