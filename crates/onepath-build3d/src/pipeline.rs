@@ -100,7 +100,7 @@ impl Mesh3DPipeline {
         let Some((bmin, bmax)) = soup.bounds() else {
             return self.finish(params, Vec::new());
         };
-        let jobs = tile_jobs_soup(&params, &self.config.voxel(), soup, bmin, bmax);
+        let jobs = tile_jobs_soup(&params, &self.config.voxel(), soup, bmin, bmax)?;
         self.run(soup, bmin, bmax, &jobs, progress)
     }
 
@@ -126,8 +126,7 @@ impl Mesh3DPipeline {
         };
         let vc = self.config.voxel();
         let pad = f64::from(vc.border + 1) * vc.cs;
-        let (tx0, tz0) = params.world_to_tile(bmin[0], bmin[2]);
-        let (tx1, tz1) = params.world_to_tile(bmax[0], bmax[2]);
+        let (tx0, tz0, tx1, tz1) = tile_range(&params, bmin, bmax)?;
         let mut jobs = Vec::new();
         for tz in tz0..=tz1 {
             for tx in tx0..=tx1 {
@@ -378,6 +377,29 @@ impl Mesh3DPipeline {
     }
 }
 
+/// Most tiles the X/Z bounds of one build may cover (4 194 304); a larger level is
+/// rejected before anything is allocated for it.
+pub const MAX_BUILD_TILES: u64 = 1 << 22;
+
+/// The tile range `(tx0, tz0, tx1, tz1)` of the bounds, checked against [`MAX_BUILD_TILES`].
+fn tile_range(
+    params: &NavMeshParams,
+    bmin: [f64; 3],
+    bmax: [f64; 3],
+) -> Result<(i32, i32, i32, i32), BuildError> {
+    let (tx0, tz0) = params.world_to_tile(bmin[0], bmin[2]);
+    let (tx1, tz1) = params.world_to_tile(bmax[0], bmax[2]);
+    let n =
+        (i64::from(tx1) - i64::from(tx0) + 1) as u64 * (i64::from(tz1) - i64::from(tz0) + 1) as u64;
+    if n > MAX_BUILD_TILES {
+        return Err(BuildError::input(
+            "vertices",
+            format!("the level covers {n} tiles; at most {MAX_BUILD_TILES} are built at once"),
+        ));
+    }
+    Ok((tx0, tz0, tx1, tz1))
+}
+
 /// The vertical lattice for geometry spanning `min_y..=max_y`.
 pub fn vertical_grid(
     params: &NavMeshParams,
@@ -429,9 +451,8 @@ fn tile_jobs_soup(
     soup: &TriangleSoup,
     bmin: [f64; 3],
     bmax: [f64; 3],
-) -> Vec<TileJob> {
-    let (tx0, tz0) = params.world_to_tile(bmin[0], bmin[2]);
-    let (tx1, tz1) = params.world_to_tile(bmax[0], bmax[2]);
+) -> Result<Vec<TileJob>, BuildError> {
+    let (tx0, tz0, tx1, tz1) = tile_range(params, bmin, bmax)?;
     let nx = (i64::from(tx1) - i64::from(tx0) + 1) as usize;
     let nz = (i64::from(tz1) - i64::from(tz0) + 1) as usize;
     let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nx * nz];
@@ -459,5 +480,5 @@ fn tile_jobs_soup(
             }
         }
     }
-    jobs
+    Ok(jobs)
 }

@@ -392,3 +392,23 @@ fn detail_mesh_follows_the_terrain_within_the_max_error() {
     }
     assert!(worst < 0.6, "worst detail height error {worst}");
 }
+
+#[test]
+fn a_level_covering_too_many_tiles_is_rejected_before_allocating() {
+    let soup = TriangleSoup {
+        vertices: vec![
+            [-2.0e6, 0.0, -2.0e6],
+            [-2.0e6, 0.0, 2.0e6],
+            [2.0e6, 0.0, 2.0e6],
+        ],
+        triangles: vec![[0, 1, 2]],
+        areas: None,
+    };
+    let e = Mesh3DPipeline::new(BuildConfig::default())
+        .build_soup(&soup)
+        .unwrap_err();
+    assert!(
+        matches!(e, BuildError::InvalidInput { ref what, .. } if what == "vertices"),
+        "{e}"
+    );
+}

@@ -223,28 +223,20 @@ fn no_polygon_lies_over_a_wall() {
     }
 }
 
-#[test]
-fn stairs_within_the_climb_connect_floor_and_terrace() {
-    // Steps of 0.2 (climb 0.9) up to a terrace 2.4 high: some polygon lies on the terrace
-    // and the terrace region connects to the ground through the stairs polygons (one
-    // connected component of polygons over in-tile and portal links).
-    let mut soup = floor(0.0, 0.0, 16.0, 8.0, 0.0);
-    onepath_build3d::generators::add_stairs(&mut soup, 2.0, 0.0, 2.0, 12, 0.4, 0.2, 3.0);
-    add_box(&mut soup, [6.8, 0.0, 1.0], [12.0, 2.4, 7.0]);
-    let b = build(BuildConfig::default(), &soup);
-    let ids: Vec<(usize, usize)> = b
-        .mesh
-        .tiles()
+/// Whether polygons lie on the terrace (above 2.2) and on the ground (below 0.5), and every
+/// terrace polygon is connected to the ground over in-tile and portal links.
+fn terrace_connects_to_ground(soup: &TriangleSoup) -> bool {
+    let b = build(BuildConfig::default(), soup);
+    let tiles: Vec<_> = b.mesh.tiles().collect();
+    let ids: Vec<(usize, usize)> = tiles
+        .iter()
         .enumerate()
         .flat_map(|(ti, mt)| (0..mt.tile().poly_count()).map(move |p| (ti, p)))
         .collect();
-    let tiles: Vec<_> = b.mesh.tiles().collect();
     let index_of = |slot: u32, p: u32| {
         ids.iter()
             .position(|&(t, q)| tiles[t].slot() == slot && q == p as usize)
     };
-    // Union-find over polygons.
-    let mut parent: Vec<usize> = (0..ids.len()).collect();
     fn find(p: &mut [usize], x: usize) -> usize {
         let mut x = x;
         while p[x] != x {
@@ -253,18 +245,20 @@ fn stairs_within_the_climb_connect_floor_and_terrace() {
         }
         x
     }
+    let mut parent: Vec<usize> = (0..ids.len()).collect();
     for (k, &(t, p)) in ids.iter().enumerate() {
         let mt = tiles[t];
         let d = mt.tile().data();
+        let mut joined = Vec::new();
         for c in mt.tile().poly_corners(p) {
             if d.edge_neighbours[c] != 0 {
-                let j = index_of(mt.slot(), d.edge_neighbours[c] - 1).unwrap();
-                let (a, bb) = (find(&mut parent, k), find(&mut parent, j));
-                parent[a] = bb;
+                joined.push(index_of(mt.slot(), d.edge_neighbours[c] - 1).unwrap());
             }
         }
         for l in mt.poly_links(p) {
-            let j = index_of(l.target.slot(), l.target.poly()).unwrap();
+            joined.push(index_of(l.target.slot(), l.target.poly()).unwrap());
+        }
+        for j in joined {
             let (a, bb) = (find(&mut parent, k), find(&mut parent, j));
             parent[a] = bb;
         }
@@ -281,13 +275,42 @@ fn stairs_within_the_climb_connect_floor_and_terrace() {
     let ground: Vec<usize> = (0..ids.len()).filter(|&k| height(k) < 0.5).collect();
     assert!(!terrace.is_empty() && !ground.is_empty());
     let g = find(&mut parent, ground[0]);
-    for k in terrace {
-        assert_eq!(
-            find(&mut parent, k),
-            g,
-            "terrace polygon not connected to the ground"
-        );
-    }
+    terrace.iter().all(|&k| find(&mut parent, k) == g)
+}
+
+#[test]
+fn stairs_within_the_climb_connect_floor_and_terrace() {
+    // Steps of 0.2 (climb 0.9) up to a terrace 2.4 high.
+    let mut soup = floor(0.0, 0.0, 16.0, 8.0, 0.0);
+    onepath_build3d::generators::add_stairs(&mut soup, 2.0, 0.0, 2.0, 12, 0.4, 0.2, 3.0);
+    add_box(&mut soup, [6.8, 0.0, 1.0], [12.0, 2.4, 7.0]);
+    assert!(terrace_connects_to_ground(&soup));
+}
+
+#[test]
+fn steps_higher_than_the_climb_do_not_connect() {
+    // Two steps of 1.2 (climb 0.9) up to the same terrace.
+    let mut soup = floor(0.0, 0.0, 16.0, 8.0, 0.0);
+    onepath_build3d::generators::add_stairs(&mut soup, 2.0, 0.0, 2.0, 2, 2.4, 1.2, 3.0);
+    add_box(&mut soup, [6.8, 0.0, 1.0], [12.0, 2.4, 7.0]);
+    assert!(!terrace_connects_to_ground(&soup));
+}
+
+#[test]
+fn ramps_within_the_slope_connect_floor_and_terrace() {
+    // A ramp rising 2.4 over 6.0 (about 22°, under the 45° slope) onto a terrace.
+    let mut soup = floor(0.0, 0.0, 16.0, 8.0, 0.0);
+    let b = soup.vertices.len() as u32;
+    soup.vertices.extend_from_slice(&[
+        [0.8, 0.0, 2.0],
+        [0.8, 0.0, 5.0],
+        [6.8, 2.4, 5.0],
+        [6.8, 2.4, 2.0],
+    ]);
+    soup.triangles
+        .extend_from_slice(&[[b, b + 1, b + 2], [b, b + 2, b + 3]]);
+    add_box(&mut soup, [6.8, 0.0, 1.0], [12.0, 2.4, 7.0]);
+    assert!(terrace_connects_to_ground(&soup));
 }
 
 #[test]
@@ -302,10 +325,10 @@ fn bridge_over_a_road_gives_several_layers_with_the_layer_partition() {
         b.tiles.iter().any(|t| t.position().2 > 0),
         "no tile above layer 0"
     );
-    // Within one layer no two polygons overlap in a column: layer tiles hold one floor.
+    // The layer partition cuts the same walkable area (within 1 %) into more tiles.
     let watershed = build(BuildConfig::default(), &soup);
     let (a, w) = (walkable_area(&b), walkable_area(&watershed));
-    assert!((a - w).abs() <= 0.05 * w, "layers {a} vs watershed {w}");
+    assert!((a - w).abs() <= 0.01 * w, "layers {a} vs watershed {w}");
 }
 
 #[test]
