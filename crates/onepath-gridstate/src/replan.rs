@@ -8,6 +8,9 @@
 //! longer reaches back, or a change of area multipliers set the *overflow* flag: the next
 //! replan restarts from scratch.
 //!
+//! Termination: while the smallest key is below the target's (widened by a relative 1e-9
+//! against rounding, see `key_below_target`) or the target is inconsistent.
+//!
 //! One iteration = one node popped from the [`ReplanOpenSet`]. A pop that settles the node
 //! (overconsistent: g ← rhs) or resets it (underconsistent: g ← ∞) is an expansion; a D*
 //! Lite pop whose key was outdated by km is re-queued and is not.
@@ -72,6 +75,23 @@ pub struct ReplanCore {
 #[inline]
 fn key_less(a: (f64, f64), b: (f64, f64)) -> bool {
     a.0 < b.0 || (a.0 == b.0 && a.1 < b.1)
+}
+
+/// The termination test "top key < target key", widened by a relative 1e-9 so a key that
+/// ties the target's in exact arithmetic but rounds an ulp above it is still processed
+/// (the correctness of the path walk needs every such node consistent). Processing extra
+/// nodes is always safe.
+#[inline]
+fn key_below_target(top: (f64, f64), target: (f64, f64)) -> bool {
+    let tol = 1e-9 * (1.0 + target.0.abs().min(1e300));
+    if top.0 < target.0 - tol {
+        return true;
+    }
+    if top.0 > target.0 + tol {
+        return false;
+    }
+    let tol2 = 1e-9 * (1.0 + target.1.abs().min(1e300));
+    top.1 < target.1 + tol2 && !(top.0 == target.0 && top.1 == target.1)
 }
 
 impl ReplanCore {
@@ -275,7 +295,7 @@ impl ReplanCore {
             let t = target as usize;
             let kt = self.key(graph, target);
             let more = match self.open.peek() {
-                Some(top) => key_less((top.key1, top.key2), kt) || self.rhs[t] != self.g[t],
+                Some(top) => key_below_target((top.key1, top.key2), kt) || self.rhs[t] != self.g[t],
                 None => false,
             };
             if !more {

@@ -42,6 +42,7 @@ fn ref_moves(hex: &HexGrid, u: usize) -> Vec<(usize, f64)> {
     out
 }
 
+#[allow(clippy::type_complexity)]
 fn arb_hex() -> impl Strategy<Value = (HexGrid, (u32, u32), (u32, u32), Vec<(u32, u32, u8)>)> {
     (1u32..16, 1u32..16, any::<bool>(), any::<u64>()).prop_map(|(w, h, odd, seed)| {
         let mut rng = seed | 1;

@@ -58,13 +58,21 @@ proptest! {
         let opts = GridOptions::default();
         let si = grid.index(s.0, s.1).unwrap() as usize;
         let ti = grid.index(t.0, t.1).unwrap() as usize;
-        let want = dijkstra(grid.cell_count(), si, |u| grid_moves(&grid, &opts, u))[ti];
+        let walkable = |p: (u32, u32)| grid.is_walkable(i64::from(p.0), i64::from(p.1));
+        let want = if walkable(s) && walkable(t) {
+            dijkstra(grid.cell_count(), si, |u| grid_moves(&grid, &opts, u))[ti]
+        } else {
+            f64::INFINITY
+        };
         let r = ThetaStar::new(opts).unwrap().find_path(&grid, s, t).unwrap();
         if !want.is_finite() {
             prop_assert_eq!(r.status, PathStatus::NoPath);
             return Ok(());
         }
-        prop_assert_eq!(r.status, PathStatus::Found);
+        let rows: Vec<String> = (0..grid.height())
+            .map(|y| (0..grid.width()).map(|x| if grid.is_walkable(i64::from(x), i64::from(y)) { '.' } else { '#' }).collect())
+            .collect();
+        prop_assert_eq!(r.status, PathStatus::Found, "grid {:?} s {:?} t {:?}", rows, s, t);
         prop_assert!(r.cost <= want + 1e-9, "theta {} > grid optimum {}", r.cost, want);
         let (dx, dy) = (f64::from(s.0) - f64::from(t.0), f64::from(s.1) - f64::from(t.1));
         prop_assert!(r.cost >= (dx * dx + dy * dy).sqrt() - 1e-9);
