@@ -9,7 +9,14 @@ pub use crate::ffi::{
 };
 
 use crate::error::PeerError;
+use crate::mesh_data::DetourTileInput;
 use crate::metrics::{PathEngine, PathOutcome};
+
+/// `dtCreateNavMeshData` for one tile, after [`DetourTileInput::validate`]: any input is
+/// either refused with a [`PeerError`] or turned into a tile blob Detour can follow safely.
+pub fn create_tile_data(input: &DetourTileInput) -> Result<TileData, PeerError> {
+    crate::ffi::create_nav_mesh_data(input)
+}
 
 /// The tester tool's search box half extents.
 pub const HALF_EXTENTS: [f32; 3] = [2.0, 4.0, 2.0];

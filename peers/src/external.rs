@@ -452,7 +452,16 @@ fn detail_input(
                 PeerError::input(at("triangle"), format!("index {r} does not fit a byte"))
             })
         };
-        for (tri, &flags) in d.triangles.iter().zip(&d.edge_flags) {
+        for (tri, &given) in d.triangles.iter().zip(&d.edge_flags) {
+            // An edge between consecutive corners lies on the boundary whatever the caller
+            // marked (OnePath builders may leave the flags 0; Detour needs them).
+            let mut flags = given;
+            for k in 0..3 {
+                let (i, j) = (usize::from(tri[k]), usize::from(tri[(k + 1) % 3]));
+                if i < n && j < n && (j == (i + 1) % n || i == (j + 1) % n) {
+                    flags |= 1 << k;
+                }
+            }
             let [a, b, c] = [remap(tri[0])?, remap(tri[1])?, remap(tri[2])?];
             // (a, b, c) becomes (a, c, b): new edge 0 is old edge 2, 1 stays 1, 2 is old 0.
             let bit = |k: u8| (flags >> k) & 1;

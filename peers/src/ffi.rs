@@ -12,7 +12,7 @@ use std::ptr::NonNull;
 use recastnavigation_sys as sys;
 
 use crate::error::PeerError;
-use crate::mesh_data::{DetailMeshData, DetourTileInput, PolyMeshData};
+use crate::mesh_data::{check_point, DetailMeshData, DetourTileInput, PolyMeshData};
 use crate::settings::VoxelConfig;
 
 /// `dtStatus` failure bit.
@@ -558,6 +558,17 @@ pub struct DetourNavMesh {
 impl DetourNavMesh {
     /// `dtAllocNavMesh` + `dtNavMesh::init`.
     pub fn new(params: &DetourMeshParams) -> Result<Self, PeerError> {
+        let finite = params.origin.iter().all(|v| v.is_finite());
+        let sizes_ok = params.tile_width > 0.0
+            && params.tile_height > 0.0
+            && params.tile_width.is_finite()
+            && params.tile_height.is_finite();
+        if !finite || !sizes_ok || params.max_tiles < 1 || params.max_polys < 1 {
+            return Err(PeerError::input(
+                "navmesh params",
+                "origin must be finite, tile sizes positive, max tiles and polygons >= 1",
+            ));
+        }
         // SAFETY: no arguments; the result is owned here and freed by `dtFreeNavMesh` in Drop.
         let ptr = unsafe { sys::dtAllocNavMesh() };
         let mesh = DetourNavMesh {
@@ -711,6 +722,8 @@ impl<'m> DetourQuery<'m> {
         half_extents: [f32; 3],
         filter: &QueryFilter,
     ) -> Result<Option<(u32, [f32; 3])>, PeerError> {
+        check_point("center", center)?;
+        check_point("half extents", half_extents)?;
         let mut poly: u32 = 0;
         let mut point = center;
         // SAFETY: the query is live; all pointers are to locals of the stated sizes (3
@@ -732,6 +745,7 @@ impl<'m> DetourQuery<'m> {
     /// `closestPointOnPoly`: the point of polygon `poly` nearest to `pos` (using the detail
     /// mesh for height).
     pub fn closest_point_on_poly(&self, poly: u32, pos: [f32; 3]) -> Result<[f32; 3], PeerError> {
+        check_point("position", pos)?;
         let mut closest = pos;
         // SAFETY: the query is live; `pos` and `closest` hold 3 floats; the over-polygon flag
         // is optional (null); the ref is validated by Detour.
@@ -759,6 +773,8 @@ impl<'m> DetourQuery<'m> {
         filter: &QueryFilter,
         max_path: usize,
     ) -> Result<(Vec<u32>, bool), PeerError> {
+        check_point("start", start)?;
+        check_point("end", end)?;
         let cap = i32::try_from(max_path.max(1))
             .map_err(|_| PeerError::input("max_path", "does not fit an int"))?;
         let mut path = vec![0u32; cap as usize];
@@ -793,6 +809,8 @@ impl<'m> DetourQuery<'m> {
         max_points: usize,
         options: i32,
     ) -> Result<Vec<StraightPoint>, PeerError> {
+        check_point("start", start)?;
+        check_point("end", end)?;
         let n = i32::try_from(corridor.len())
             .map_err(|_| PeerError::input("corridor", "length does not fit an int"))?;
         let cap = i32::try_from(max_points.max(1))
@@ -840,6 +858,8 @@ impl<'m> DetourQuery<'m> {
         filter: &QueryFilter,
         max_visited: usize,
     ) -> Result<RaycastResult, PeerError> {
+        check_point("start", start)?;
+        check_point("end", end)?;
         let cap = i32::try_from(max_visited.max(1))
             .map_err(|_| PeerError::input("max_visited", "does not fit an int"))?;
         let mut t: f32 = 0.0;

@@ -13,6 +13,27 @@ pub const PORTAL_BIT: u16 = 0x8000;
 pub const DETOUR_MAX_VERTS_PER_POLY: usize = 6;
 /// Largest area id Detour stores (6 bits).
 pub const MAX_AREA: u8 = 63;
+/// Every world coordinate handed to Detour (tile bounds, vertices, detail vertices, query
+/// points) must lie strictly within ±this (OnePath's coordinate bound, 2^21). It keeps every
+/// squared distance Detour forms finite: Detour dereferences a null pointer when all the
+/// distances it compares are infinite.
+pub const COORD_LIMIT: f64 = onepath_format::COORD_BOUND;
+/// Detour's detail-edge "on the polygon boundary" bit for each of the 3 edges (2 bits each).
+pub const DETAIL_BOUNDARY_BITS: u8 = 0b01_01_01;
+
+/// Checks that a world point is finite and strictly within ±[`COORD_LIMIT`].
+pub fn check_point(at: &str, p: [f32; 3]) -> Result<(), PeerError> {
+    match p
+        .iter()
+        .find(|v| !(v.is_finite() && f64::from(v.abs()) < COORD_LIMIT))
+    {
+        Some(v) => Err(PeerError::input(
+            at,
+            format!("coordinate {v} is not finite and strictly within ±{COORD_LIMIT}"),
+        )),
+        None => Ok(()),
+    }
+}
 
 /// One tile's polygon mesh as `rcBuildPolyMesh` leaves it, copied out of C++.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -173,6 +194,21 @@ impl DetourTileInput {
                 "bmin, bmax must be finite, cs and ch positive",
             ));
         }
+        check_point("bmin", m.bmin)?;
+        check_point("bmax", m.bmax)?;
+        for (i, v) in m.vertices.iter().enumerate() {
+            let world = [
+                f64::from(m.bmin[0]) + f64::from(v[0]) * f64::from(m.cs),
+                f64::from(m.bmin[1]) + f64::from(v[1]) * f64::from(m.ch),
+                f64::from(m.bmin[2]) + f64::from(v[2]) * f64::from(m.cs),
+            ];
+            if world.iter().any(|c| c.abs() >= COORD_LIMIT) {
+                return Err(PeerError::input(
+                    format!("vertex {i}"),
+                    format!("world position {world:?} is not strictly within ±{COORD_LIMIT}"),
+                ));
+            }
+        }
         for p in 0..poly_count {
             let row = &m.polys[p * stride..(p + 1) * stride];
             let nv = row[..nvp]
@@ -236,11 +272,8 @@ impl DetourTileInput {
         }
         fits_i32("detail vertex count", d.vertices.len())?;
         fits_i32("detail triangle count", d.triangles.len())?;
-        if d.vertices.iter().flatten().any(|v| !v.is_finite()) {
-            return Err(PeerError::input(
-                "detail vertices",
-                "a coordinate is not finite",
-            ));
+        for (i, v) in d.vertices.iter().enumerate() {
+            check_point(&format!("detail vertex {i}"), *v)?;
         }
         let mut unique: usize = 0;
         for (p, &[vb, nd, tb, nt]) in d.meshes.iter().enumerate() {
@@ -282,6 +315,17 @@ impl DetourTileInput {
                         format!("index {} is not below {nd}", tri[k]),
                     ));
                 }
+            }
+            // Detour's closest-point search starts from a boundary edge of the detail mesh
+            // and dereferences a null pointer when a polygon has none.
+            if !d.triangles[tb..tb + nt]
+                .iter()
+                .any(|t| t[3] & DETAIL_BOUNDARY_BITS != 0)
+            {
+                return Err(PeerError::input(
+                    at("edge flags"),
+                    "no detail triangle edge is marked as polygon boundary (Detour needs one)",
+                ));
             }
             unique += nd - nv;
         }
