@@ -73,5 +73,5 @@ pub mod settings;
 
 pub use error::PeerError;
 pub use level::Level;
-pub use metrics::{BuildMetrics, PairResult, PathEngine, PathOutcome};
+pub use metrics::{BuildMetrics, Metrics, PairResult, PathEngine, PathMetrics, PathOutcome};
 pub use settings::{RecastSettings, VoxelConfig};

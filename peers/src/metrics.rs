@@ -17,6 +17,45 @@ pub struct BuildMetrics {
     pub walkable_area: f64,
 }
 
+/// Straight-path figures over a list of pairs, comparable pair by pair across engines.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PathMetrics {
+    /// Per pair: the straight-path length of a complete path; `None` when a point did not
+    /// snap or the path is partial.
+    pub lengths: Vec<Option<f64>>,
+    /// Number of complete paths.
+    pub complete: usize,
+    /// Sum of the complete paths' lengths (in pair order, float64).
+    pub total_length: f64,
+}
+
+impl PathMetrics {
+    /// Collects the figures of `results` in order.
+    pub fn from_results(results: &[PairResult]) -> Self {
+        let lengths: Vec<Option<f64>> = results
+            .iter()
+            .map(|r| match &r.outcome {
+                Some(o) if !o.partial => Some(o.length()),
+                _ => None,
+            })
+            .collect();
+        PathMetrics {
+            complete: lengths.iter().flatten().count(),
+            total_length: lengths.iter().flatten().sum(),
+            lengths,
+        }
+    }
+}
+
+/// Everything the harness reports for one engine on one level.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Metrics {
+    /// Build figures.
+    pub build: BuildMetrics,
+    /// Path figures on the seeded pairs.
+    pub paths: PathMetrics,
+}
+
 /// The outcome of one start/end query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathOutcome {
@@ -122,6 +161,32 @@ pub fn reachable_pairs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_metrics_count_only_complete_paths() {
+        let pair = |partial: bool, corners: Vec<[f32; 3]>| PairResult {
+            start: [0.0; 3],
+            end: [0.0; 3],
+            outcome: Some(PathOutcome {
+                corridor_len: 1,
+                partial,
+                corners,
+            }),
+        };
+        let results = [
+            pair(false, vec![[0.0, 0.0, 0.0], [3.0, 0.0, 4.0]]),
+            pair(true, vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]]),
+            PairResult {
+                start: [0.0; 3],
+                end: [0.0; 3],
+                outcome: None,
+            },
+            pair(false, vec![[0.0, 0.0, 0.0], [0.0, 2.0, 0.0]]),
+        ];
+        let m = PathMetrics::from_results(&results);
+        assert_eq!(m.lengths, vec![Some(5.0), None, None, Some(2.0)]);
+        assert_eq!((m.complete, m.total_length), (2, 7.0));
+    }
 
     #[test]
     fn path_length_sums_3d_segments() {

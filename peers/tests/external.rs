@@ -1,6 +1,6 @@
 //! External polygon data -> Detour navmesh -> Detour queries.
 
-use onepath_format::{DetailMesh, DetailTriangle, NavMeshParams, NavTileData, NO_PORTAL};
+use onepath_format::{DetailMesh, DetailTriangle, NavMeshParams, NavTile, NavTileData, NO_PORTAL};
 use onepath_peers::detour::DetourEngine;
 use onepath_peers::external::{
     build_detour_mesh, from_onepath_tile, to_detour_input, EdgeLink, ExternalDetail, ExternalGrid,
@@ -313,8 +313,10 @@ fn reversal_keeps_each_edge_with_its_neighbour() {
 #[test]
 fn a_onepath_tile_converts_to_the_same_polygons() {
     // The two squares as a OnePath tile at (1, 2) of a grid with origin (10, 0, 20), tile
-    // size 4: tile-local vertices, neighbours as polygon + 1, one detail vertex in polygon 1.
-    let params = NavMeshParams::new([10.0, 0.0, 20.0], 4.0, 0.25, 6);
+    // size 2: tile-local vertices, neighbours as polygon + 1, portals on x = 0 and x = 2,
+    // one detail vertex in polygon 1. `NavTile::create` validates it as OnePath does
+    // (counter-clockwise polygons, portal edges on the tile border, detail ranges).
+    let params = NavMeshParams::new([10.0, 0.0, 20.0], 2.0, 0.25, 6);
     let data = NavTileData {
         tile_x: 1,
         tile_z: 2,
@@ -327,7 +329,7 @@ fn a_onepath_tile_converts_to_the_same_polygons() {
         corners: vec![0, 1, 4, 3, 1, 2, 5, 4],
         edge_neighbours: vec![0, 2, 0, 0, 0, 0, 0, 1],
         edge_portal_sides: vec![
-            NO_PORTAL, NO_PORTAL, NO_PORTAL, 2, NO_PORTAL, 0, 1, NO_PORTAL,
+            NO_PORTAL, NO_PORTAL, NO_PORTAL, 2, NO_PORTAL, 0, NO_PORTAL, NO_PORTAL,
         ],
         detail_meshes: vec![
             DetailMesh {
@@ -360,42 +362,38 @@ fn a_onepath_tile_converts_to_the_same_polygons() {
         ],
         off_mesh_links: vec![],
     };
-    let tile = from_onepath_tile(&params, &data).unwrap();
+    let onepath_tile = NavTile::create(&params, data).unwrap();
+    let tile = from_onepath_tile(&params, onepath_tile.data()).unwrap();
     assert_eq!((tile.tile_x, tile.tile_z, tile.layer), (1, 2, 0));
-    assert_eq!(tile.vertices[5], [16.0, 3.0, 29.0]);
+    assert_eq!(tile.vertices[5], [14.0, 3.0, 25.0]);
     assert_eq!(
         tile.polygons[0].links,
         vec![Wall, Polygon(1), Wall, Portal(TileSide::XMinus)]
     );
     assert_eq!(
         tile.polygons[1].links,
-        vec![
-            Wall,
-            Portal(TileSide::XPlus),
-            Portal(TileSide::ZPlus),
-            Polygon(0)
-        ]
+        vec![Wall, Portal(TileSide::XPlus), Wall, Polygon(0)]
     );
     assert_eq!((tile.polygons[1].area, tile.polygons[1].flags), (5, 3));
     let detail = tile.detail.as_ref().unwrap();
-    assert_eq!(detail[1].vertices, vec![[15.5, 3.5, 28.5]]);
+    assert_eq!(detail[1].vertices, vec![[13.5, 3.5, 24.5]]);
     assert_eq!(detail[0].edge_flags, vec![0b011, 0b110]);
 
     // Detour's form: corners reversed, triangle (0, 1, 2) -> corners (3, 2, 1) flipped to
     // (3, 1, 2); flags 0b011 (edges 0, 1) -> Detour edges 2 and 1 -> 0b01_01_00.
     let grid = ExternalGrid::from_onepath(&params, 0.25);
     assert_eq!(grid.origin, [10.0, 0.0, 20.0]);
-    assert_eq!((grid.tile_size, grid.cell_size), (4.0, 0.25));
+    assert_eq!((grid.tile_size, grid.cell_size), (2.0, 0.25));
     let input = to_detour_input(&grid, &tile).unwrap();
     let d = input.detail.as_ref().unwrap();
     assert_eq!(d.triangles[0], [3, 1, 2, 0b01_01_00]);
     assert_eq!(d.meshes[1], [4, 5, 2, 1]);
-    assert_eq!(d.vertices[4], [15.0, 3.0, 29.0]);
+    assert_eq!(d.vertices[4], [13.0, 3.0, 25.0]);
 
     let mesh = build_detour_mesh(&grid, &[tile]).unwrap();
     let mut engine = DetourEngine::new(&mesh).unwrap();
     let path = engine
-        .straight_path([14.5, 3.0, 28.5], [15.9, 3.0, 28.1])
+        .straight_path([12.5, 3.0, 24.5], [13.9, 3.0, 24.1])
         .unwrap()
         .unwrap();
     assert_eq!(path.corridor_len, 2);

@@ -6,7 +6,7 @@ use onepath_peers::level::nav_test_path;
 use onepath_peers::metrics::{reachable_pairs, run_pairs};
 use onepath_peers::recast::build_tiled;
 use onepath_peers::sampling::point_pairs;
-use onepath_peers::{Level, PeerError, RecastSettings};
+use onepath_peers::{Level, PathMetrics, PeerError, RecastSettings};
 
 fn level() -> Option<Level> {
     let Some(path) = nav_test_path() else {
@@ -71,6 +71,9 @@ fn the_tiled_build_is_repeatable_and_queries_agree_with_geometry() {
         }
     }
     assert!(complete > 0);
+    let figures = PathMetrics::from_results(&results);
+    assert_eq!(figures.complete, complete);
+    assert_eq!(figures.lengths.len(), 50);
 
     // Reachable pairs: every one completes, and they repeat for the seed.
     let reachable = reachable_pairs(&mut engine, &polys, 50, 1, 10_000).unwrap();
