@@ -61,6 +61,7 @@ mod replan;
 mod result;
 mod space;
 mod theta;
+mod voxel;
 
 pub use area::{AreaCosts, WALL};
 pub use astar::{AStarCore, GridAStar, SearchGraph};
@@ -83,3 +84,6 @@ pub use replan::{GridReplanner, PendingEntry, ReplanAlgorithm, ReplanCore, MAX_P
 pub use result::{PathResult, PathStatus, SearchStatus};
 pub use space::{GridSpace, SPACE_LIMIT};
 pub use theta::{line_of_sight, ThetaStar};
+pub use voxel::{
+    VoxelAStar, VoxelConnectivity, VoxelEdit, VoxelGrid, VoxelOptions, VoxelSpace, CHUNK,
+};

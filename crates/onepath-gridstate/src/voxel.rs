@@ -1,0 +1,484 @@
+//! Voxel grids: `size_x × size_y × size_z` area bytes stored in 16³ chunks that are
+//! allocated on the first write that changes a voxel (unallocated chunks read as the
+//! default area), with A* over 6, 18 or 26 neighbours.
+
+use std::f64::consts::SQRT_2;
+
+use crate::area::{next_version, AreaCosts, WALL};
+use crate::astar::{run_budgeted, AStarCore, SearchGraph};
+use crate::error::{invalid, out_of_range, GridError};
+use crate::options::{check_weight, DiagonalRule};
+use crate::result::{PathResult, SearchStatus};
+use crate::space::SPACE_LIMIT;
+
+/// Chunk edge length.
+pub const CHUNK: u32 = 16;
+const CHUNK_VOXELS: usize = 4096;
+
+/// World placement of a voxel grid: origin x, y, z and cell size; all zero = unassigned
+/// (unit cells at the origin), otherwise |origin| ≤ 2^21 and 0 < cell size ≤ 2^21.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct VoxelSpace {
+    origin: [f64; 3],
+    cell_size: f64,
+}
+
+impl VoxelSpace {
+    /// A checked space.
+    pub fn new(origin: [f64; 3], cell_size: f64) -> Result<Self, GridError> {
+        if origin == [0.0; 3] && cell_size == 0.0 {
+            return Ok(VoxelSpace::default());
+        }
+        if origin
+            .iter()
+            .any(|v| !(v.is_finite() && v.abs() <= SPACE_LIMIT))
+        {
+            return Err(invalid(
+                "origin",
+                "every coordinate must be finite with |v| <= 2^21",
+            ));
+        }
+        if !(cell_size.is_finite() && cell_size > 0.0 && cell_size <= SPACE_LIMIT) {
+            return Err(invalid(
+                "cell size",
+                format!("{cell_size} is not in (0, 2^21]"),
+            ));
+        }
+        Ok(VoxelSpace { origin, cell_size })
+    }
+    /// The origin.
+    pub fn origin(&self) -> [f64; 3] {
+        self.origin
+    }
+    /// The stored cell size (0 when unassigned).
+    pub fn cell_size(&self) -> f64 {
+        self.cell_size
+    }
+}
+
+/// A voxel edit as told to listeners: node index `x + sx·(y + sy·z)`, old and new area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VoxelEdit {
+    /// The voxel's node index.
+    pub node: u32,
+    /// Area before.
+    pub old_area: u8,
+    /// Area after.
+    pub new_area: u8,
+}
+
+type VoxelListener = Box<dyn FnMut(&VoxelEdit) + Send>;
+
+/// A chunked voxel grid.
+pub struct VoxelGrid {
+    size: [u32; 3],
+    chunks_dim: [u32; 3],
+    chunks: Vec<Option<Box<[u8; CHUNK_VOXELS]>>>,
+    default_area: u8,
+    version: u32,
+    areas: AreaCosts,
+    space: VoxelSpace,
+    listeners: Vec<VoxelListener>,
+}
+
+impl std::fmt::Debug for VoxelGrid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VoxelGrid")
+            .field("size", &self.size)
+            .field("default_area", &self.default_area)
+            .field("version", &self.version)
+            .field("allocated_chunks", &self.allocated_chunks())
+            .finish_non_exhaustive()
+    }
+}
+
+impl VoxelGrid {
+    /// A grid of the given size (each ≥ 1, at most `i32::MAX` voxels) filled with
+    /// `default_area`; no chunk is allocated.
+    pub fn new(size_x: u32, size_y: u32, size_z: u32, default_area: u8) -> Result<Self, GridError> {
+        for (what, v) in [("size x", size_x), ("size y", size_y), ("size z", size_z)] {
+            if v == 0 {
+                return Err(out_of_range(what, 0, 1, i64::from(i32::MAX)));
+            }
+        }
+        let n = u64::from(size_x) * u64::from(size_y) * u64::from(size_z);
+        if n > i32::MAX as u64 {
+            return Err(invalid("size", format!("{n} voxels exceed i32::MAX")));
+        }
+        let dim = [
+            size_x.div_ceil(CHUNK),
+            size_y.div_ceil(CHUNK),
+            size_z.div_ceil(CHUNK),
+        ];
+        let count = (dim[0] * dim[1] * dim[2]) as usize;
+        Ok(VoxelGrid {
+            size: [size_x, size_y, size_z],
+            chunks_dim: dim,
+            chunks: (0..count).map(|_| None).collect(),
+            default_area,
+            version: 0,
+            areas: AreaCosts::new(),
+            space: VoxelSpace::default(),
+            listeners: Vec::new(),
+        })
+    }
+
+    /// The size.
+    pub fn size(&self) -> [u32; 3] {
+        self.size
+    }
+    /// The default area of unallocated chunks.
+    pub fn default_area(&self) -> u8 {
+        self.default_area
+    }
+    /// Version: +1 per changing write.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+    /// Area multipliers.
+    pub fn areas(&self) -> &AreaCosts {
+        &self.areas
+    }
+    /// Sets one area multiplier.
+    pub fn set_area_cost(&mut self, area: u8, m: f64) -> Result<(), GridError> {
+        self.areas.set(area, m)
+    }
+    /// World placement.
+    pub fn space(&self) -> VoxelSpace {
+        self.space
+    }
+    /// Replaces the world placement.
+    pub fn set_space(&mut self, s: VoxelSpace) {
+        self.space = s;
+    }
+    /// Number of voxels.
+    pub fn node_count(&self) -> usize {
+        (u64::from(self.size[0]) * u64::from(self.size[1]) * u64::from(self.size[2])) as usize
+    }
+    /// Number of allocated chunks.
+    pub fn allocated_chunks(&self) -> usize {
+        self.chunks.iter().filter(|c| c.is_some()).count()
+    }
+    /// Registers a listener told every voxel edit.
+    pub fn add_listener(&mut self, f: impl FnMut(&VoxelEdit) + Send + 'static) {
+        self.listeners.push(Box::new(f));
+    }
+
+    /// The node index of (x, y, z), checked.
+    pub fn index(&self, x: u32, y: u32, z: u32) -> Result<u32, GridError> {
+        for (what, v, s) in [
+            ("x", x, self.size[0]),
+            ("y", y, self.size[1]),
+            ("z", z, self.size[2]),
+        ] {
+            if v >= s {
+                return Err(out_of_range(what, i64::from(v), 0, i64::from(s) - 1));
+            }
+        }
+        Ok(x + self.size[0] * (y + self.size[1] * z))
+    }
+
+    /// (x, y, z) of a node index.
+    pub fn xyz(&self, node: u32) -> (u32, u32, u32) {
+        let x = node % self.size[0];
+        let r = node / self.size[0];
+        (x, r % self.size[1], r / self.size[1])
+    }
+
+    #[inline]
+    fn slot(&self, x: u32, y: u32, z: u32) -> (usize, usize) {
+        let c = (x / CHUNK) + self.chunks_dim[0] * ((y / CHUNK) + self.chunks_dim[1] * (z / CHUNK));
+        let i = (x % CHUNK) | ((y % CHUNK) << 4) | ((z % CHUNK) << 8);
+        (c as usize, i as usize)
+    }
+
+    /// The area of (x, y, z).
+    pub fn area(&self, x: u32, y: u32, z: u32) -> Result<u8, GridError> {
+        self.index(x, y, z)?;
+        Ok(self.area_unchecked(x, y, z))
+    }
+
+    fn area_unchecked(&self, x: u32, y: u32, z: u32) -> u8 {
+        let (c, i) = self.slot(x, y, z);
+        match &self.chunks[c] {
+            Some(chunk) => chunk[i],
+            None => self.default_area,
+        }
+    }
+
+    /// True when (x, y, z) is inside and not a wall. Never fails.
+    pub fn is_walkable(&self, x: i64, y: i64, z: i64) -> bool {
+        if x < 0 || y < 0 || z < 0 {
+            return false;
+        }
+        if x >= i64::from(self.size[0])
+            || y >= i64::from(self.size[1])
+            || z >= i64::from(self.size[2])
+        {
+            return false;
+        }
+        self.area_unchecked(x as u32, y as u32, z as u32) != WALL
+    }
+
+    /// Sets the area of (x, y, z); a change allocates the chunk (filled with the default
+    /// area) if needed, bumps the version and tells the listeners.
+    pub fn set_area(&mut self, x: u32, y: u32, z: u32, area: u8) -> Result<(), GridError> {
+        let node = self.index(x, y, z)?;
+        let old = self.area_unchecked(x, y, z);
+        if old == area {
+            return Ok(());
+        }
+        let (c, i) = self.slot(x, y, z);
+        let d = self.default_area;
+        let chunk = self.chunks[c].get_or_insert_with(|| Box::new([d; CHUNK_VOXELS]));
+        chunk[i] = area;
+        self.version = next_version(self.version);
+        let e = VoxelEdit {
+            node,
+            old_area: old,
+            new_area: area,
+        };
+        for l in self.listeners.iter_mut() {
+            l(&e);
+        }
+        Ok(())
+    }
+}
+
+/// Neighbourhood of a voxel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum VoxelConnectivity {
+    /// Faces (cost 1).
+    Six,
+    /// Faces and edges (cost √2 for an edge move).
+    Eighteen,
+    /// Faces, edges and corners (cost √3 for a corner move).
+    #[default]
+    TwentySix,
+}
+
+/// Options of a voxel query. The diagonal rule applies to multi-axis moves: the
+/// *orthogonal neighbours* of a move are the cells reached by each strict, non-empty
+/// subset of its axis steps; `Always` ignores them, `NoCornerCutting` needs at least one
+/// passable, `BothOrthogonalFree` needs all passable.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VoxelOptions {
+    /// 6, 18 or 26 neighbours.
+    pub connectivity: VoxelConnectivity,
+    /// Multi-axis move rule.
+    pub diagonal_rule: DiagonalRule,
+    /// Heuristic weight (finite, ≥ 0).
+    pub heuristic_weight: f64,
+    /// Tier-1 iteration cap (0 = unlimited).
+    pub iteration_budget: u64,
+    /// Record expanded voxels.
+    pub record_expansions: bool,
+}
+
+impl Default for VoxelOptions {
+    fn default() -> Self {
+        VoxelOptions {
+            connectivity: VoxelConnectivity::TwentySix,
+            diagonal_rule: DiagonalRule::BothOrthogonalFree,
+            heuristic_weight: 1.0,
+            iteration_budget: 0,
+            record_expansions: false,
+        }
+    }
+}
+
+pub(crate) struct VoxelView<'a> {
+    grid: &'a VoxelGrid,
+    options: &'a VoxelOptions,
+    min_mult: f64,
+    sqrt3: f64,
+}
+
+impl<'a> VoxelView<'a> {
+    pub(crate) fn new(grid: &'a VoxelGrid, options: &'a VoxelOptions) -> Self {
+        VoxelView {
+            grid,
+            options,
+            min_mult: grid.areas.min_multiplier(),
+            sqrt3: 3.0f64.sqrt(),
+        }
+    }
+
+    fn moves(&self, node: u32, forward: bool, out: &mut Vec<(u32, f64)>) {
+        let (x, y, z) = self.grid.xyz(node);
+        let (x, y, z) = (i64::from(x), i64::from(y), i64::from(z));
+        if !self.grid.is_walkable(x, y, z) {
+            return;
+        }
+        let max_axes = match self.options.connectivity {
+            VoxelConnectivity::Six => 1,
+            VoxelConnectivity::Eighteen => 2,
+            VoxelConnectivity::TwentySix => 3,
+        };
+        for dz in -1i64..=1 {
+            for dy in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    let axes = (dx != 0) as u32 + (dy != 0) as u32 + (dz != 0) as u32;
+                    if axes == 0 || axes > max_axes {
+                        continue;
+                    }
+                    let (nx, ny, nz) = (x + dx, y + dy, z + dz);
+                    if !self.grid.is_walkable(nx, ny, nz) {
+                        continue;
+                    }
+                    if axes > 1 && self.options.diagonal_rule != DiagonalRule::Always {
+                        // Strict non-empty subsets of the axis steps.
+                        let (mut any, mut all) = (false, true);
+                        for mask in 1u32..7 {
+                            let (mx, my, mz) = (mask & 1 != 0, mask & 2 != 0, mask & 4 != 0);
+                            let sub = (
+                                if mx { dx } else { 0 },
+                                if my { dy } else { 0 },
+                                if mz { dz } else { 0 },
+                            );
+                            if sub == (0, 0, 0) || sub == (dx, dy, dz) {
+                                continue;
+                            }
+                            if (mx && dx == 0) || (my && dy == 0) || (mz && dz == 0) {
+                                continue;
+                            }
+                            let free = self.grid.is_walkable(x + sub.0, y + sub.1, z + sub.2);
+                            any |= free;
+                            all &= free;
+                        }
+                        // NoCornerCutting: any || all = any; BothOrthogonalFree: any && all = all.
+                        if !self.options.diagonal_rule.allows(any, all) {
+                            continue;
+                        }
+                    }
+                    let base = match axes {
+                        1 => 1.0,
+                        2 => SQRT_2,
+                        _ => self.sqrt3,
+                    };
+                    let m = self
+                        .grid
+                        .index(nx as u32, ny as u32, nz as u32)
+                        .unwrap_or(node);
+                    let to = if forward { m } else { node };
+                    let (tx, ty, tz) = self.grid.xyz(to);
+                    out.push((
+                        m,
+                        base * self.grid.areas.get(self.grid.area_unchecked(tx, ty, tz)),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+impl SearchGraph for VoxelView<'_> {
+    fn node_count(&self) -> usize {
+        self.grid.node_count()
+    }
+    fn is_passable(&self, node: u32) -> bool {
+        let (x, y, z) = self.grid.xyz(node);
+        (node as usize) < self.grid.node_count()
+            && self
+                .grid
+                .is_walkable(i64::from(x), i64::from(y), i64::from(z))
+    }
+    fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
+        self.moves(node, true, out)
+    }
+    fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
+        self.moves(node, false, out)
+    }
+    fn estimate(&self, from: u32, to: u32) -> f64 {
+        let (a, b) = (self.grid.xyz(from), self.grid.xyz(to));
+        let mut d = [a.0.abs_diff(b.0), a.1.abs_diff(b.1), a.2.abs_diff(b.2)];
+        d.sort_unstable();
+        let [lo, mid, hi] = d.map(f64::from);
+        let base = match self.options.connectivity {
+            VoxelConnectivity::Six => lo + mid + hi,
+            VoxelConnectivity::Eighteen => (lo * lo + mid * mid + hi * hi).sqrt(),
+            VoxelConnectivity::TwentySix => lo * self.sqrt3 + (mid - lo) * SQRT_2 + (hi - mid),
+        };
+        base * self.min_mult
+    }
+}
+
+/// A* on a [`VoxelGrid`].
+#[derive(Debug, Clone)]
+pub struct VoxelAStar {
+    options: VoxelOptions,
+    core: AStarCore,
+    began: Option<u32>,
+}
+
+impl VoxelAStar {
+    /// A search with these options.
+    pub fn new(options: VoxelOptions) -> Result<Self, GridError> {
+        check_weight(options.heuristic_weight)?;
+        Ok(VoxelAStar {
+            options,
+            core: AStarCore::default(),
+            began: None,
+        })
+    }
+    /// One-shot path.
+    pub fn find_path(
+        &mut self,
+        grid: &VoxelGrid,
+        start: (u32, u32, u32),
+        goal: (u32, u32, u32),
+    ) -> Result<PathResult, GridError> {
+        self.begin(grid, start, goal)?;
+        let view = VoxelView::new(grid, &self.options);
+        Ok(run_budgeted(
+            &mut self.core,
+            &view,
+            self.options.iteration_budget,
+        ))
+    }
+    /// Begins a sliced search.
+    pub fn begin(
+        &mut self,
+        grid: &VoxelGrid,
+        start: (u32, u32, u32),
+        goal: (u32, u32, u32),
+    ) -> Result<(), GridError> {
+        let s = grid.index(start.0, start.1, start.2)?;
+        let g = grid.index(goal.0, goal.1, goal.2)?;
+        let view = VoxelView::new(grid, &self.options);
+        self.core.begin(
+            &view,
+            s,
+            g,
+            self.options.heuristic_weight,
+            self.options.record_expansions,
+        );
+        self.began = Some(grid.version());
+        Ok(())
+    }
+    /// Runs at most `max_iterations` iterations.
+    pub fn step(
+        &mut self,
+        grid: &VoxelGrid,
+        max_iterations: u64,
+    ) -> Result<SearchStatus, GridError> {
+        let Some(v) = self.began else {
+            return Err(GridError::NotBegun);
+        };
+        if v != grid.version() {
+            return Err(GridError::Stale {
+                began: u64::from(v),
+                now: u64::from(grid.version()),
+            });
+        }
+        let view = VoxelView::new(grid, &self.options);
+        Ok(self.core.step(&view, max_iterations))
+    }
+    /// The result so far.
+    pub fn result(&self) -> Result<PathResult, GridError> {
+        if self.began.is_none() {
+            return Err(GridError::NotBegun);
+        }
+        Ok(self.core.result())
+    }
+}
