@@ -692,8 +692,16 @@ pub struct DetourQuery<'m> {
 }
 
 impl<'m> DetourQuery<'m> {
-    /// `dtAllocNavMeshQuery` + `init(mesh, max_nodes)` (RecastDemo uses 2048 nodes).
+    /// `dtAllocNavMeshQuery` + `init(mesh, max_nodes)` (RecastDemo uses 2048 nodes;
+    /// 1..=65535 allowed).
     pub fn new(mesh: &'m DetourNavMesh, max_nodes: i32) -> Result<Self, PeerError> {
+        // Detour refuses more than 65535 nodes and misbehaves with none.
+        if !(1..=65535).contains(&max_nodes) {
+            return Err(PeerError::input(
+                "max_nodes",
+                format!("{max_nodes} is not in 1..=65535"),
+            ));
+        }
         // SAFETY: no arguments; owned here and freed by `dtFreeNavMeshQuery` in Drop.
         let ptr = unsafe { sys::dtAllocNavMeshQuery() };
         let query = DetourQuery {

@@ -19,7 +19,7 @@ use crate::ffi::{
     PolyMesh, PolyMeshDetail,
 };
 use crate::level::Level;
-use crate::mesh_data::{DetailMeshData, DetourTileInput, PolyMeshData};
+use crate::mesh_data::{check_point, DetailMeshData, DetourTileInput, PolyMeshData};
 use crate::metrics::BuildMetrics;
 use crate::settings::{RecastSettings, VoxelConfig};
 
@@ -65,24 +65,39 @@ impl TileGrid {
     /// The demo's grid: `rcCalcGridSize` cells (`(int)((max - min) / cs + 0.5)`), rounded up
     /// to whole tiles.
     pub fn new(level: &Level, settings: &RecastSettings) -> Result<TileGrid, PeerError> {
+        settings.validate()?;
+        for (i, v) in level.vertices.iter().enumerate() {
+            check_point(&format!("level vertex {i}"), *v)?;
+        }
         let (bmin, bmax) = level
             .bounds()
             .ok_or_else(|| PeerError::input("level", "no vertices"))?;
         let cfg = settings.voxel_config();
-        if cfg.cs.is_nan() || cfg.cs <= 0.0 || cfg.tile_size <= 0 {
+        // Cells per axis in float64 first: a small cell over a wide level must not wrap.
+        let cells = |lo: f32, hi: f32| (f64::from(hi - lo) / f64::from(cfg.cs) + 0.5).floor();
+        let limit = f64::from(1 << 24);
+        if cells(bmin[0], bmax[0]) > limit || cells(bmin[2], bmax[2]) > limit {
             return Err(PeerError::input(
-                "settings",
-                "cell size and tile size must be > 0",
+                "level",
+                "more than 2^24 cells along an axis",
             ));
         }
         let gw = ((bmax[0] - bmin[0]) / cfg.cs + 0.5) as i32;
         let gh = ((bmax[2] - bmin[2]) / cfg.cs + 0.5) as i32;
         let ts = cfg.tile_size;
+        let (tiles_x, tiles_z) = ((gw + ts - 1) / ts, (gh + ts - 1) / ts);
+        // The demo's Detour layout has at most 14 tile bits.
+        if i64::from(tiles_x) * i64::from(tiles_z) > 1 << 14 {
+            return Err(PeerError::input(
+                "level",
+                format!("{tiles_x} x {tiles_z} tiles, at most 16384"),
+            ));
+        }
         Ok(TileGrid {
             bmin,
             bmax,
-            tiles_x: (gw + ts - 1) / ts,
-            tiles_z: (gh + ts - 1) / ts,
+            tiles_x,
+            tiles_z,
             tile_world_size: settings.tile_world_size(),
         })
     }

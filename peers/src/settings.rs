@@ -1,5 +1,7 @@
 //! Build settings in world units (RecastDemo's defaults) and their voxel-unit form.
 
+use crate::error::PeerError;
+
 /// Build settings in world units, named as in RecastDemo's settings panel.
 /// [`RecastSettings::default`] is RecastDemo's `resetCommonSettings` plus
 /// `Sample_TileMesh`'s tile size of 32 cells (watershed partitioning).
@@ -102,7 +104,9 @@ impl RecastSettings {
         let ch = self.cell_height;
         let walkable_radius = (self.agent_radius / cs).ceil() as i32;
         let tile_size = self.tile_size as i32;
-        let border_size = walkable_radius + 3;
+        // Saturating: `validate` refuses settings this large; the conversion itself never
+        // overflows.
+        let border_size = walkable_radius.saturating_add(3);
         VoxelConfig {
             cs,
             ch,
@@ -117,8 +121,8 @@ impl RecastSettings {
             max_verts_per_poly: self.verts_per_poly as i32,
             tile_size,
             border_size,
-            width: tile_size + border_size * 2,
-            height: tile_size + border_size * 2,
+            width: tile_size.saturating_add(border_size.saturating_mul(2)),
+            height: tile_size.saturating_add(border_size.saturating_mul(2)),
             detail_sample_dist: if self.detail_sample_dist < 0.9 {
                 0.0
             } else {
@@ -126,6 +130,68 @@ impl RecastSettings {
             },
             detail_sample_max_error: ch * self.detail_sample_max_error,
         }
+    }
+
+    /// Checks the settings before any of them reaches Recast: every value finite and not
+    /// negative, cell size and height positive, 3..=6 vertices per polygon (Detour's limit),
+    /// a tile of 1..=4096 cells, and voxel values (walkable height, climb, radius, edge
+    /// length, region areas) of at most 2^15.
+    pub fn validate(&self) -> Result<(), PeerError> {
+        let named = [
+            ("cell_size", self.cell_size),
+            ("cell_height", self.cell_height),
+            ("agent_height", self.agent_height),
+            ("agent_radius", self.agent_radius),
+            ("agent_max_climb", self.agent_max_climb),
+            ("agent_max_slope", self.agent_max_slope),
+            ("region_min_size", self.region_min_size),
+            ("region_merge_size", self.region_merge_size),
+            ("edge_max_len", self.edge_max_len),
+            ("edge_max_error", self.edge_max_error),
+            ("verts_per_poly", self.verts_per_poly),
+            ("detail_sample_dist", self.detail_sample_dist),
+            ("detail_sample_max_error", self.detail_sample_max_error),
+            ("tile_size", self.tile_size),
+        ];
+        for (name, v) in named {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(PeerError::input(
+                    name,
+                    format!("{v} is not finite and >= 0"),
+                ));
+            }
+        }
+        if !(self.cell_size > 0.0 && self.cell_height > 0.0) {
+            return Err(PeerError::input(
+                "cell_size",
+                "cell size and height must be > 0",
+            ));
+        }
+        if !(3.0..=6.0).contains(&self.verts_per_poly) {
+            return Err(PeerError::input("verts_per_poly", "must be in 3..=6"));
+        }
+        if !(1.0..=4096.0).contains(&self.tile_size) {
+            return Err(PeerError::input("tile_size", "must be in 1..=4096 cells"));
+        }
+        let limit = 1 << 15;
+        let c = self.voxel_config();
+        let voxels = [
+            ("agent_height", c.walkable_height),
+            ("agent_max_climb", c.walkable_climb),
+            ("agent_radius", c.walkable_radius),
+            ("edge_max_len", c.max_edge_len),
+            ("region_min_size", c.min_region_area),
+            ("region_merge_size", c.merge_region_area),
+        ];
+        for (name, v) in voxels {
+            if v > limit {
+                return Err(PeerError::input(
+                    name,
+                    format!("{v} voxels, at most {limit}"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Tile edge length in world units (`tile_size * cell_size`, float32 as in the demo).
@@ -137,6 +203,61 @@ impl RecastSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_out_of_range_are_refused_by_name() {
+        assert_eq!(RecastSettings::default().validate(), Ok(()));
+        let cases = [
+            (
+                RecastSettings {
+                    cell_size: 0.0,
+                    ..Default::default()
+                },
+                "cell_size",
+            ),
+            (
+                RecastSettings {
+                    agent_radius: f32::NAN,
+                    ..Default::default()
+                },
+                "agent_radius",
+            ),
+            (
+                RecastSettings {
+                    agent_radius: 1e30,
+                    ..Default::default()
+                },
+                "agent_radius",
+            ),
+            (
+                RecastSettings {
+                    verts_per_poly: 7.0,
+                    ..Default::default()
+                },
+                "verts_per_poly",
+            ),
+            (
+                RecastSettings {
+                    tile_size: 0.5,
+                    ..Default::default()
+                },
+                "tile_size",
+            ),
+            (
+                RecastSettings {
+                    region_min_size: 1e4,
+                    ..Default::default()
+                },
+                "region_min_size",
+            ),
+        ];
+        for (s, name) in cases {
+            match s.validate() {
+                Err(PeerError::Input { at, .. }) => assert_eq!(at, name),
+                other => panic!("{name}: expected an input error, got {other:?}"),
+            }
+        }
+    }
 
     #[test]
     fn demo_defaults_convert_to_the_demo_voxel_values() {

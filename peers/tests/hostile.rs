@@ -263,3 +263,22 @@ fn tile_vertices_beyond_the_coordinate_bound_are_refused() {
         other => panic!("expected an input error, got {other:?}"),
     }
 }
+
+#[test]
+fn a_query_node_pool_out_of_range_is_refused() {
+    let mesh = DetourNavMesh::new(&DetourMeshParams {
+        origin: [0.0; 3],
+        tile_width: 4.0,
+        tile_height: 4.0,
+        max_tiles: 1,
+        max_polys: 4,
+    })
+    .unwrap();
+    for n in [0, -1, 65536] {
+        match onepath_peers::detour::DetourQuery::new(&mesh, n) {
+            Err(PeerError::Input { at, .. }) => assert_eq!(at, "max_nodes"),
+            other => panic!("{n}: expected an input error, got {other:?}"),
+        }
+    }
+    assert!(onepath_peers::detour::DetourQuery::new(&mesh, 1).is_ok());
+}

@@ -139,3 +139,33 @@ fn a_flat_square_builds_into_walkable_polygons_inside_its_eroded_border() {
     assert_eq!(path.corners.len(), 2);
     assert!(!path.partial);
 }
+
+#[test]
+fn levels_beyond_the_coordinate_bound_or_tile_budget_are_refused() {
+    let mut level = Level {
+        vertices: vec![[0.0, 0.0, 0.0], [1e30, 0.0, 0.0], [0.0, 0.0, 10.0]],
+        triangles: vec![[0, 1, 2]],
+    };
+    match build_tiled(&level, &RecastSettings::default()) {
+        Err(PeerError::Input { at, .. }) => assert_eq!(at, "level vertex 1"),
+        other => panic!("expected an input error, got {other:?}"),
+    }
+    // 1e6 units at 0.3 per cell and 32 cells per tile: about 10^4 x 10^4 tiles.
+    level.vertices[1][0] = 1.0e6;
+    level.vertices[2][2] = 1.0e6;
+    match build_tiled(&level, &RecastSettings::default()) {
+        Err(PeerError::Input { at, reason }) => {
+            assert_eq!(at, "level");
+            assert!(reason.contains("at most 16384"), "{reason}");
+        }
+        other => panic!("expected an input error, got {other:?}"),
+    }
+    let bad = RecastSettings {
+        cell_size: -1.0,
+        ..RecastSettings::default()
+    };
+    match build_tiled(&level, &bad) {
+        Err(PeerError::Input { at, .. }) => assert_eq!(at, "cell_size"),
+        other => panic!("expected an input error, got {other:?}"),
+    }
+}
