@@ -445,3 +445,80 @@ impl ConvexVolume {
         Ok(())
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A `w × d` grid with a flat walkable floor (top at 1) in every column where `solid`
+    /// says so.
+    pub(crate) fn flat(
+        w: i32,
+        d: i32,
+        border: i32,
+        solid: impl Fn(i32, i32) -> bool,
+    ) -> CompactHeightfield {
+        let mut hf = Heightfield::new(w, d, [0.0; 3], 1.0, 1.0, 100);
+        for z in 0..d {
+            for x in 0..w {
+                if solid(x, z) {
+                    hf.add_span(x, z, 0, 1, 63, 1);
+                }
+            }
+        }
+        CompactHeightfield::build(&hf, border, 2, 1)
+    }
+
+    fn walkable(chf: &CompactHeightfield) -> usize {
+        chf.areas.iter().filter(|&&a| a != NULL_AREA).count()
+    }
+
+    #[test]
+    fn spans_link_to_the_first_neighbour_within_climb_and_clearance() {
+        let mut hf = Heightfield::new(2, 1, [0.0; 3], 1.0, 1.0, 100);
+        hf.add_span(0, 0, 0, 1, 63, 1);
+        hf.add_span(1, 0, 0, 2, 63, 1); // one higher: within climb 1
+        hf.add_span(1, 0, 20, 21, 63, 1);
+        let chf = CompactHeightfield::build(&hf, 0, 2, 1);
+        assert_eq!(chf.span_count(), 3);
+        assert_eq!(chf.neighbour(0, 2), Some(1));
+        assert_eq!(chf.neighbour(1, 0), Some(0));
+        assert_eq!(chf.neighbour(2, 0), None, "19 cells up is beyond the climb");
+    }
+
+    #[test]
+    fn erosion_removes_spans_closer_than_the_radius_to_the_edge() {
+        // 10 x 10 floor: the outer ring has a missing link (distance 0), the next ring 2;
+        // radius 2 removes both (distance < 4): 6 x 6 remain.
+        let mut chf = flat(10, 10, 0, |_, _| true);
+        chf.erode(2);
+        assert_eq!(walkable(&chf), 36);
+        let mut chf = flat(10, 10, 0, |_, _| true);
+        chf.erode(0);
+        assert_eq!(walkable(&chf), 100);
+    }
+
+    #[test]
+    fn distance_field_grows_by_two_per_cell_from_the_edge() {
+        let chf = flat(9, 9, 0, |_, _| true);
+        let (dist, max) = chf.distance_field();
+        // The edge ring is 0 and each ring inwards adds 2: the centre (4 rings in) is 8 before
+        // the blur, which is the maximum returned; the blurred centre stays above 6.
+        assert_eq!(max, 8);
+        assert_eq!(dist[0], 0);
+        assert!(dist[4 + 4 * 9] >= 6);
+    }
+
+    #[test]
+    fn convex_volume_marks_spans_whose_cell_centre_is_inside() {
+        let mut chf = flat(6, 6, 0, |_, _| true);
+        chf.mark_convex_volume(&ConvexVolume {
+            points: vec![[1.0, 1.0], [3.0, 1.0], [3.0, 3.0], [1.0, 3.0]],
+            min_y: 0.0,
+            max_y: 2.0,
+            area: 5,
+        });
+        // Cell centres 1.5 and 2.5 on each axis lie inside: 4 spans.
+        assert_eq!(chf.areas.iter().filter(|&&a| a == 5).count(), 4);
+    }
+}

@@ -503,3 +503,49 @@ fn intersect_seg_contour(d0: [i32; 4], d1: [i32; 4], i: Option<usize>, verts: &[
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::tests::flat;
+    use crate::region::watershed;
+
+    #[test]
+    fn a_rectangle_region_traces_to_its_four_corners() {
+        let chf = flat(12, 8, 0, |x, z| (2..10).contains(&x) && (1..7).contains(&z));
+        let r = watershed(&chf, 0, 0);
+        let c = build_contours(&chf, &r.ids, 1.3, 0);
+        assert_eq!(c.len(), 1);
+        let mut xz: Vec<(i32, i32)> = c[0].verts.iter().map(|v| (v[0], v[2])).collect();
+        xz.sort_unstable();
+        assert_eq!(xz, vec![(2, 1), (2, 7), (10, 1), (10, 7)]);
+    }
+
+    #[test]
+    fn long_wall_edges_are_split_at_the_max_edge_length() {
+        let chf = flat(24, 6, 0, |x, z| (1..23).contains(&x) && (1..5).contains(&z));
+        let r = watershed(&chf, 0, 0);
+        let c = build_contours(&chf, &r.ids, 1.3, 6);
+        assert_eq!(c.len(), 1);
+        let v = &c[0].verts;
+        for i in 0..v.len() {
+            let (a, b) = (v[i], v[(i + 1) % v.len()]);
+            let d2 = (a[0] - b[0]).pow(2) + (a[2] - b[2]).pow(2);
+            assert!(d2 <= 36, "edge {i} of length² {d2}");
+        }
+    }
+
+    #[test]
+    fn a_hole_is_joined_into_its_region_outline() {
+        // A ring: 12 x 12 square with a 4 x 4 hole in the middle, one region.
+        let chf = flat(14, 14, 0, |x, z| {
+            (1..13).contains(&x)
+                && (1..13).contains(&z)
+                && !((5..9).contains(&x) && (5..9).contains(&z))
+        });
+        let ids = vec![1u16; chf.span_count()];
+        let c = build_contours(&chf, &ids, 1.3, 0);
+        assert_eq!(c.len(), 1, "the hole is merged into the outline");
+        assert_eq!(c[0].verts.len(), 4 + 4 + 2);
+    }
+}

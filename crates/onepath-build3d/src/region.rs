@@ -692,8 +692,10 @@ fn merge_and_filter_regions(
         }
     }
     // Compress ids in order of the old ids.
-    for r in regions.iter_mut() {
-        r.remap = r.id != 0 && r.id & BORDER_REG == 0;
+    // An id that never kept a span (the flood's spare id) takes no number.
+    for (i, r) in regions.iter_mut().enumerate() {
+        r.remap =
+            r.id != 0 && r.id & BORDER_REG == 0 && (r.span_count > 0 || usize::from(r.id) != i);
     }
     let mut gen = 0u16;
     for i in 0..nreg {
@@ -715,4 +717,64 @@ fn merge_and_filter_regions(
         }
     }
     gen + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::tests::flat;
+
+    #[test]
+    fn an_open_square_is_one_watershed_region() {
+        let chf = flat(20, 20, 0, |_, _| true);
+        let r = watershed(&chf, 0, 0);
+        assert_eq!(r.count, 2);
+        assert!(r.ids.iter().all(|&id| id == 1));
+    }
+
+    #[test]
+    fn border_ring_spans_get_border_regions() {
+        let chf = flat(20, 20, 3, |_, _| true);
+        let r = watershed(&chf, 0, 0);
+        for i in 0..chf.span_count() {
+            let (x, z) = (i32::from(chf.span_x[i]), i32::from(chf.span_z[i]));
+            let in_border = x < 3 || z < 3 || x >= 17 || z >= 17;
+            assert_eq!(
+                r.ids[i] & BORDER_REG != 0,
+                in_border,
+                "span {i} at ({x}, {z})"
+            );
+        }
+    }
+
+    #[test]
+    fn separate_islands_smaller_than_the_minimum_area_are_removed() {
+        // Two islands, 4 x 4 (16 spans) and 8 x 8 (64 spans).
+        let chf = flat(20, 10, 0, |x, z| {
+            (x < 4 && z < 4) || ((10..18).contains(&x) && z < 8)
+        });
+        let r = watershed(&chf, 20, 0);
+        let small: Vec<u16> = (0..chf.span_count())
+            .filter(|&i| chf.span_x[i] < 4)
+            .map(|i| r.ids[i])
+            .collect();
+        let big: Vec<u16> = (0..chf.span_count())
+            .filter(|&i| chf.span_x[i] >= 10)
+            .map(|i| r.ids[i])
+            .collect();
+        assert!(small.iter().all(|&id| id == 0));
+        assert!(big.iter().all(|&id| id != 0));
+    }
+
+    #[test]
+    fn monotone_splits_a_u_shape_where_its_arms_join() {
+        // A U opening to +z: the two arms are separate runs in their rows and become
+        // different regions from the base.
+        let chf = flat(12, 12, 0, |x, z| z < 3 || !(3..9).contains(&x));
+        let r = monotone(&chf, 0, 0);
+        let left_arm = r.ids[chf.column(1, 10).start];
+        let right_arm = r.ids[chf.column(10, 10).start];
+        assert_ne!(left_arm, right_arm);
+        assert!(left_arm != 0 && right_arm != 0);
+    }
 }
