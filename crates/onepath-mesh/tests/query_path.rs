@@ -382,3 +382,72 @@ fn an_unreachable_goal_gives_the_path_to_the_closest_reachable_polygon() {
     // The reachable polygon nearest (14, 14) is cell (1, 3): centre (6, 14).
     assert_eq!(*path.last().unwrap(), t.poly(13).unwrap());
 }
+
+#[test]
+fn straight_paths_stay_on_the_mesh_across_tiles_and_layers() {
+    let mesh = onepath_mesh::fixtures::bridge_and_building();
+    let f = QueryFilter::new();
+    let mut q = NavMeshQuery::new();
+    let spots: Vec<Vec3> = vec![
+        [2.0, 0.0, 2.0],
+        [2.0, 0.0, 8.0],
+        [20.0, 3.0, 8.0],
+        [30.0, 3.0, 9.0],
+        [24.0, 0.0, 13.0],
+        [20.0, 0.0, 3.0],
+        [46.0, 0.0, 8.0],
+        [36.0, 1.5, 8.0],
+        [10.0, 3.5, 24.0],
+        [2.0, 0.0, 24.0],
+        [28.0, 0.0, 30.0],
+        [20.0, 1.7, 24.0],
+    ];
+    let ends: Vec<_> = spots
+        .iter()
+        .map(|&p| {
+            q.find_nearest_poly(&mesh, p, [0.5, 0.6, 0.5], &f)
+                .unwrap()
+                .unwrap_or_else(|| panic!("no polygon near {p:?}"))
+        })
+        .collect();
+    let (mut path, mut pts, mut visited) = (Vec::new(), Vec::new(), Vec::new());
+    let mut checked = 0;
+    for a in &ends {
+        for b in &ends {
+            let r = q
+                .find_path(
+                    &mesh, a.poly, b.poly, a.point, b.point, &f, 10_000, &mut path,
+                )
+                .unwrap();
+            assert_eq!(r.status, PathStatus::Complete);
+            q.find_straight_path(
+                &mesh,
+                a.point,
+                b.point,
+                &path,
+                &f,
+                StraightPathOptions::default(),
+                &mut pts,
+            )
+            .unwrap();
+            for w in pts.windows(2) {
+                if w[0].flags.contains(StraightPathFlags::OFF_MESH_CONNECTION) {
+                    continue;
+                }
+                let hit = q
+                    .raycast(&mesh, w[0].poly, w[0].pos, w[1].pos, &f, &mut visited)
+                    .unwrap();
+                assert!(
+                    hit.reached_end(),
+                    "{:?} -> {:?} (path {:?} -> {:?})",
+                    w[0],
+                    w[1],
+                    a.point,
+                    b.point
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= ends.len() * ends.len());
+}

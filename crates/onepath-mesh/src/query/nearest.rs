@@ -126,9 +126,9 @@ pub(crate) fn closest_point(tile: &MeshTile, p: usize, verts: &[Vec3], pos: Vec3
 
 impl NavMeshQuery {
     /// Calls `f(tile, polygon)` for every polygon passing `filter` whose bounding box
-    /// overlaps the box `center ± half_extents`, tile columns ascending (X, then Z), layers
-    /// ascending, then in the tile's tree order. Columns one beyond the box are searched
-    /// too, since a tile's vertices may reach one tile into its neighbours.
+    /// overlaps the box `center ± half_extents` (in no promised order: callers break ties by
+    /// explicit keys). Columns one beyond the box are searched too, since a tile's vertices
+    /// may reach one tile into its neighbours.
     fn for_each_poly_in_box(
         &mut self,
         mesh: &TiledNavMesh,
@@ -154,21 +154,37 @@ impl NavMeshQuery {
         let (x1, z1) = params.world_to_tile(max[0], max[2]);
         let (x0, z0) = (i64::from(x0) - 1, i64::from(z0) - 1);
         let (x1, z1) = (i64::from(x1) + 1, i64::from(z1) + 1);
+        let mut visit = |t: &MeshTile| {
+            let o = t.origin();
+            let lmin = [min[0] - o[0], min[1] - o[1], min[2] - o[2]];
+            let lmax = [max[0] - o[0], max[1] - o[1], max[2] - o[2]];
+            let tree = self.bv.get(t.slot(), t.tile());
+            tree.query(lmin, lmax, |p| {
+                if poly_passes(t, p as usize, filter) {
+                    f(t, p as usize);
+                }
+            });
+        };
+        // A box wider than the mesh has tiles walks the tiles instead of the columns, so a
+        // huge box costs O(tiles), not O(columns). Callers order their answers by explicit
+        // keys, so the walk order does not matter.
+        let columns = (x1 - x0 + 1).saturating_mul(z1 - z0 + 1);
+        if columns > mesh.tile_count() as i64 {
+            for t in mesh.tiles() {
+                let (x, z, _) = t.tile().position();
+                if (x0..=x1).contains(&i64::from(x)) && (z0..=z1).contains(&i64::from(z)) {
+                    visit(t);
+                }
+            }
+            return Ok(());
+        }
         for x in x0..=x1 {
             for z in z0..=z1 {
                 let (Ok(x), Ok(z)) = (i32::try_from(x), i32::try_from(z)) else {
                     continue;
                 };
                 for t in mesh.tiles_at(x, z) {
-                    let o = t.origin();
-                    let lmin = [min[0] - o[0], min[1] - o[1], min[2] - o[2]];
-                    let lmax = [max[0] - o[0], max[1] - o[1], max[2] - o[2]];
-                    let tree = self.bv.get(t.slot(), t.tile());
-                    tree.query(lmin, lmax, |p| {
-                        if poly_passes(t, p as usize, filter) {
-                            f(t, p as usize);
-                        }
-                    });
+                    visit(t);
                 }
             }
         }

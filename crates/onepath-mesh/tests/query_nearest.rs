@@ -1,0 +1,108 @@
+//! Nearest polygon: equal to a brute-force scan of every polygon (smallest squared distance
+//! to its closest point, then the lower slot and polygon index), for any box, including
+//! boxes far larger than the mesh; the per-tile trees follow tile replacement.
+
+use onepath_format::{NavMeshParams, PolyRef};
+use onepath_mesh::fixtures::{bridge_and_building, flat_grid_tile};
+use onepath_mesh::query::{generated_grid_mesh, tie_key, NavMeshQuery, QueryFilter, Vec3};
+use onepath_mesh::TiledNavMesh;
+use proptest::prelude::*;
+
+/// Every polygon passing the filter whose box overlaps the query box, by brute force.
+fn brute_force(
+    mesh: &TiledNavMesh,
+    q: &NavMeshQuery,
+    c: Vec3,
+    h: Vec3,
+    f: &QueryFilter,
+) -> Option<(PolyRef, f64)> {
+    let mut best: Option<(PolyRef, f64)> = None;
+    for t in mesh.tiles() {
+        let d = t.tile().data();
+        let o = t.origin();
+        for p in 0..t.tile().poly_count() {
+            if !f.passes_flags(t.tile().flags()[p]) {
+                continue;
+            }
+            let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+            for k in t.tile().poly_corners(p) {
+                let v = d.vertices[usize::from(d.corners[k])];
+                for a in 0..3 {
+                    let w = o[a] + f64::from(v[a]);
+                    lo[a] = lo[a].min(w);
+                    hi[a] = hi[a].max(w);
+                }
+            }
+            if (0..3).any(|a| lo[a] > c[a] + h[a] || hi[a] < c[a] - h[a]) {
+                continue;
+            }
+            let r = t.poly_ref(p as u32).unwrap();
+            let cp = q.closest_point_on_poly(mesh, r, c).unwrap().point;
+            let d2 = (0..3).map(|a| (cp[a] - c[a]) * (cp[a] - c[a])).sum::<f64>();
+            if best.map_or(true, |(b, bd)| {
+                d2 < bd || (d2 == bd && tie_key(r) < tie_key(b))
+            }) {
+                best = Some((r, d2));
+            }
+        }
+    }
+    best
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_nearest_polygon_equals_a_brute_force_scan(
+        fixture in any::<bool>(), seed in any::<u64>(),
+        c in (-10.0f64..60.0, -1.0f64..5.0, -10.0f64..60.0),
+        h in (0.0f64..4.0, 0.0f64..4.0, 0.0f64..4.0), huge in any::<bool>(),
+    ) {
+        let mesh = if fixture { bridge_and_building() } else { generated_grid_mesh(3, 2, 4, seed).mesh };
+        let center = [c.0, c.1, c.2];
+        let half = if huge { [1.0e6, 1.0e6, 1.0e6] } else { [h.0, h.1, h.2] };
+        let f = QueryFilter::new();
+        let mut q = NavMeshQuery::new();
+        let got = q.find_nearest_poly(&mesh, center, half, &f).unwrap();
+        let want = brute_force(&mesh, &q, center, half, &f);
+        prop_assert_eq!(got.map(|n| (n.poly, n.dist_sqr)), want);
+    }
+}
+
+#[test]
+fn the_per_tile_tree_follows_a_replaced_tile() {
+    let params = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+    let mut mesh = TiledNavMesh::new(params).unwrap();
+    mesh.add_tile(flat_grid_tile(&params, 0, 0, 0, 0.0, 2).unwrap())
+        .unwrap();
+    let mut q = NavMeshQuery::new();
+    let f = QueryFilter::new();
+    let n = q
+        .find_nearest_poly(&mesh, [7.0, 0.0, 7.0], [0.5; 3], &f)
+        .unwrap()
+        .unwrap();
+    assert_eq!(n.poly.poly(), 3);
+    // Same slot, finer grid: the same query object must see the new polygons.
+    let (t, _) = mesh
+        .replace_tile(flat_grid_tile(&params, 0, 0, 0, 0.0, 8).unwrap())
+        .unwrap();
+    let n = q
+        .find_nearest_poly(&mesh, [7.5, 0.0, 7.5], [0.25; 3], &f)
+        .unwrap()
+        .unwrap();
+    assert_eq!(n.poly, t.poly(63).unwrap());
+    // And the tile raised by 2: the box at the old height finds nothing.
+    mesh.replace_tile(flat_grid_tile(&params, 0, 0, 0, 2.0, 8).unwrap())
+        .unwrap();
+    assert_eq!(
+        q.find_nearest_poly(&mesh, [7.5, 0.0, 7.5], [0.25; 3], &f),
+        Ok(None)
+    );
+}
