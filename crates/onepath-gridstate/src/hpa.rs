@@ -1,0 +1,561 @@
+//! HPA*: hierarchical path-finding. The grid is cut into square clusters; each border
+//! between two neighbouring clusters gets *transitions* (for every maximal run of cell
+//! pairs that can cross the border with a straight move: one pair in the middle of a run
+//! shorter than 6, two pairs at the ends of a longer run); the abstract graph has the
+//! transition cells as nodes, inter-cluster edges across each transition and intra-cluster
+//! edges with the exact cost of the cheapest path inside the cluster. A query links start
+//! and goal to the nodes of their clusters, searches the abstract graph with A* (octile
+//! estimate, [`OpenSet`] tie-break) and refines each abstract edge inside its cluster.
+//!
+//! Near-optimal: paths are valid and never shorter than optimal, and can be longer (the
+//! bound on Moving AI maps is measured and reported by `tests-conformance`). The diagonal
+//! rule `Always` is refused: a path could cross a border only diagonally and transitions
+//! would not see it.
+//!
+//! Incremental repair: edits read from the grid's journal mark their cluster dirty (and
+//! the neighbouring cluster when the cell lies on a border); the next query recomputes
+//! the transitions of the borders of dirty clusters and the intra-cluster edges of the
+//! clusters that touch them. An area multiplier change or a journal gap rebuilds all.
+//!
+//! One iteration of the abstract search = one abstract node popped; the expanded list is
+//! the abstract nodes' cells.
+
+use std::collections::BTreeMap;
+
+use crate::astar::{AStarCore, SearchGraph};
+use crate::error::{invalid, GridError};
+use crate::grid::Grid;
+use crate::grid_view::{GridCache, GridView};
+use crate::heap::OpenSet;
+use crate::options::{Connectivity, DiagonalRule, GridOptions};
+use crate::result::{PathResult, PathStatus};
+
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    x0: u32,
+    y0: u32,
+    x1: u32,
+    y1: u32,
+}
+
+impl Bounds {
+    fn contains(&self, w: u32, cell: u32) -> bool {
+        let (x, y) = (cell % w, cell / w);
+        x >= self.x0 && x < self.x1 && y >= self.y0 && y < self.y1
+    }
+    fn local(&self, w: u32, cell: u32) -> usize {
+        let (x, y) = (cell % w, cell / w);
+        ((y - self.y0) * (self.x1 - self.x0) + (x - self.x0)) as usize
+    }
+    fn global(&self, w: u32, i: usize) -> u32 {
+        let cw = self.x1 - self.x0;
+        (self.y0 + i as u32 / cw) * w + self.x0 + i as u32 % cw
+    }
+    fn size(&self) -> usize {
+        ((self.x1 - self.x0) * (self.y1 - self.y0)) as usize
+    }
+}
+
+/// Dijkstra inside a cluster from `source`, forward (costs source → cell) or backward
+/// (cell → source). Returns local distances and local parents.
+fn cluster_dijkstra(
+    view: &GridView<'_>,
+    w: u32,
+    b: Bounds,
+    source: u32,
+    backward: bool,
+) -> (Vec<f64>, Vec<u32>) {
+    let n = b.size();
+    let mut dist = vec![f64::INFINITY; n];
+    let mut parent = vec![u32::MAX; n];
+    let mut done = vec![false; n];
+    let mut open = OpenSet::new(n);
+    let mut buf = Vec::new();
+    if !b.contains(w, source) || !view.is_passable(source) {
+        return (dist, parent);
+    }
+    let s = b.local(w, source);
+    dist[s] = 0.0;
+    open.push_or_decrease(s as u32, 0.0, 0.0);
+    while let Some(top) = open.pop() {
+        let u = top.node as usize;
+        done[u] = true;
+        buf.clear();
+        let g = b.global(w, u);
+        if backward {
+            view.predecessors(g, &mut buf);
+        } else {
+            view.successors(g, &mut buf);
+        }
+        for &(m, c) in &buf {
+            if !b.contains(w, m) {
+                continue;
+            }
+            let l = b.local(w, m);
+            let d = top.g + c;
+            if !done[l] && d < dist[l] {
+                dist[l] = d;
+                parent[l] = u as u32;
+                open.push_or_decrease(l as u32, d, d);
+            }
+        }
+    }
+    (dist, parent)
+}
+
+/// The abstract graph of one query.
+struct Abstract {
+    cells: Vec<u32>,
+    fwd: Vec<Vec<(u32, f64)>>,
+    bwd: Vec<Vec<(u32, f64)>>,
+    width: u32,
+    eight: bool,
+    min_mult: f64,
+}
+
+impl SearchGraph for Abstract {
+    fn node_count(&self) -> usize {
+        self.cells.len()
+    }
+    fn is_passable(&self, node: u32) -> bool {
+        (node as usize) < self.cells.len()
+    }
+    fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
+        out.extend_from_slice(&self.fwd[node as usize]);
+    }
+    fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
+        out.extend_from_slice(&self.bwd[node as usize]);
+    }
+    fn estimate(&self, from: u32, to: u32) -> f64 {
+        let (a, b) = (self.cells[from as usize], self.cells[to as usize]);
+        let dx = (a % self.width).abs_diff(b % self.width);
+        let dy = (a / self.width).abs_diff(b / self.width);
+        let base = if self.eight {
+            let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+            f64::from(hi - lo) + f64::from(lo) * std::f64::consts::SQRT_2
+        } else {
+            f64::from(dx + dy)
+        };
+        base * self.min_mult
+    }
+}
+
+/// An HPA* hierarchy over one grid.
+#[derive(Debug, Clone)]
+pub struct HpaStar {
+    options: GridOptions,
+    cluster: u32,
+    width: u32,
+    height: u32,
+    cx: u32,
+    cy: u32,
+    /// Transitions across the border east of cluster (i, j), index j * cx + i.
+    east: Vec<Vec<(u32, u32)>>,
+    /// Transitions across the border south of cluster (i, j).
+    south: Vec<Vec<(u32, u32)>>,
+    /// Intra-cluster edges per cluster: (from cell, to cell, cost).
+    intra: Vec<Vec<(u32, u32, f64)>>,
+    seen: (u64, u32),
+    area_version: u32,
+    cache: GridCache,
+    core: AStarCore,
+    rebuilt_clusters: u64,
+}
+
+impl HpaStar {
+    /// Builds the hierarchy of `grid` with square clusters of `cluster_size` (≥ 2) cells.
+    pub fn new(grid: &Grid, cluster_size: u32, options: GridOptions) -> Result<Self, GridError> {
+        options.validate()?;
+        if cluster_size < 2 {
+            return Err(invalid("cluster size", "must be at least 2"));
+        }
+        if options.connectivity == Connectivity::Eight
+            && options.diagonal_rule == DiagonalRule::Always
+        {
+            return Err(invalid(
+                "diagonal rule",
+                "HPA* needs NoCornerCutting or BothOrthogonalFree",
+            ));
+        }
+        let cx = grid.width().div_ceil(cluster_size);
+        let cy = grid.height().div_ceil(cluster_size);
+        let n = (cx * cy) as usize;
+        let mut h = HpaStar {
+            options,
+            cluster: cluster_size,
+            width: grid.width(),
+            height: grid.height(),
+            cx,
+            cy,
+            east: vec![Vec::new(); n],
+            south: vec![Vec::new(); n],
+            intra: vec![Vec::new(); n],
+            seen: grid.cache_key(),
+            area_version: grid.areas().version(),
+            cache: GridCache::default(),
+            core: AStarCore::default(),
+            rebuilt_clusters: 0,
+        };
+        h.rebuild_all(grid);
+        Ok(h)
+    }
+
+    /// How many clusters have been (re)built so far (full builds count every cluster).
+    pub fn rebuilt_clusters(&self) -> u64 {
+        self.rebuilt_clusters
+    }
+
+    fn bounds(&self, c: u32) -> Bounds {
+        let (i, j) = (c % self.cx, c / self.cx);
+        Bounds {
+            x0: i * self.cluster,
+            y0: j * self.cluster,
+            x1: ((i + 1) * self.cluster).min(self.width),
+            y1: ((j + 1) * self.cluster).min(self.height),
+        }
+    }
+
+    fn cluster_of(&self, cell: u32) -> u32 {
+        let (x, y) = (cell % self.width, cell / self.width);
+        (y / self.cluster) * self.cx + x / self.cluster
+    }
+
+    fn rebuild_all(&mut self, grid: &Grid) {
+        let all: Vec<u32> = (0..self.cx * self.cy).collect();
+        self.rebuild(grid, &all);
+    }
+
+    /// Recomputes the borders of `dirty` clusters and the intra edges of every cluster
+    /// touching them.
+    fn rebuild(&mut self, grid: &Grid, dirty: &[u32]) {
+        let mut cache = std::mem::take(&mut self.cache);
+        let options = self.options.clone();
+        self.rebuild_with(grid, dirty, &GridView::new(grid, &options, &mut cache));
+        self.cache = cache;
+    }
+
+    fn rebuild_with(&mut self, grid: &Grid, dirty: &[u32], view: &GridView<'_>) {
+        let _ = grid;
+        let w = self.width;
+        let mut touched = std::collections::BTreeSet::new();
+        for &c in dirty {
+            let (i, j) = (c % self.cx, c / self.cx);
+            touched.insert(c);
+            // Own east/south borders and the neighbours' borders facing this cluster.
+            let mut borders = vec![(c, true), (c, false)];
+            if i > 0 {
+                borders.push((c - 1, true));
+                touched.insert(c - 1);
+            }
+            if j > 0 {
+                borders.push((c - self.cx, false));
+                touched.insert(c - self.cx);
+            }
+            if i + 1 < self.cx {
+                touched.insert(c + 1);
+            }
+            if j + 1 < self.cy {
+                touched.insert(c + self.cx);
+            }
+            for (b, east) in borders {
+                let t = self.transitions(view, b, east);
+                if east {
+                    self.east[b as usize] = t;
+                } else {
+                    self.south[b as usize] = t;
+                }
+            }
+        }
+        for &c in &touched {
+            let nodes = self.nodes_of(c);
+            let b = self.bounds(c);
+            let mut edges = Vec::new();
+            for &a in &nodes {
+                let (dist, _) = cluster_dijkstra(view, w, b, a, false);
+                for &z in &nodes {
+                    let d = dist[b.local(w, z)];
+                    if z != a && d.is_finite() {
+                        edges.push((a, z, d));
+                    }
+                }
+            }
+            self.intra[c as usize] = edges;
+            self.rebuilt_clusters += 1;
+        }
+    }
+
+    /// Transitions across the east (or south) border of cluster `c`.
+    fn transitions(&self, view: &GridView<'_>, c: u32, east: bool) -> Vec<(u32, u32)> {
+        let (i, j) = (c % self.cx, c / self.cx);
+        if (east && i + 1 >= self.cx) || (!east && j + 1 >= self.cy) {
+            return Vec::new();
+        }
+        let b = self.bounds(c);
+        let w = self.width;
+        let mut buf = Vec::new();
+        let pairs: Vec<(u32, u32)> = if east {
+            (b.y0..b.y1)
+                .map(|y| (y * w + b.x1 - 1, y * w + b.x1))
+                .collect()
+        } else {
+            (b.x0..b.x1)
+                .map(|x| ((b.y1 - 1) * w + x, b.y1 * w + x))
+                .collect()
+        };
+        let crossable = |p: (u32, u32), buf: &mut Vec<(u32, f64)>| {
+            buf.clear();
+            view.successors(p.0, buf);
+            let there = buf.iter().any(|e| e.0 == p.1);
+            buf.clear();
+            view.successors(p.1, buf);
+            there && buf.iter().any(|e| e.0 == p.0)
+        };
+        let mut out = Vec::new();
+        let mut k = 0;
+        while k < pairs.len() {
+            if !crossable(pairs[k], &mut buf) {
+                k += 1;
+                continue;
+            }
+            let start = k;
+            while k < pairs.len() && crossable(pairs[k], &mut buf) {
+                k += 1;
+            }
+            let len = k - start;
+            if len < 6 {
+                out.push(pairs[start + len / 2]);
+            } else {
+                out.push(pairs[start]);
+                out.push(pairs[k - 1]);
+            }
+        }
+        out
+    }
+
+    /// The abstract nodes (transition cells) of cluster `c`, sorted.
+    fn nodes_of(&self, c: u32) -> Vec<u32> {
+        let (i, j) = (c % self.cx, c / self.cx);
+        let mut v: Vec<u32> = self.east[c as usize].iter().map(|p| p.0).collect();
+        v.extend(self.south[c as usize].iter().map(|p| p.0));
+        if i > 0 {
+            v.extend(self.east[(c - 1) as usize].iter().map(|p| p.1));
+        }
+        if j > 0 {
+            v.extend(self.south[(c - self.cx) as usize].iter().map(|p| p.1));
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// Reads the grid's edits since the last query and repairs the hierarchy.
+    fn sync(&mut self, grid: &Grid) -> Result<(), GridError> {
+        if grid.width() != self.width || grid.height() != self.height {
+            return Err(invalid("grid", "not the size the hierarchy was built for"));
+        }
+        let key = grid.cache_key();
+        if grid.areas().version() != self.area_version {
+            self.area_version = grid.areas().version();
+            self.seen = key;
+            self.rebuild_all(grid);
+            return Ok(());
+        }
+        if key == self.seen {
+            return Ok(());
+        }
+        let edits = if key.0 == self.seen.0 {
+            grid.edits_since(self.seen.1)
+        } else {
+            None
+        };
+        self.seen = key;
+        let Some(edits) = edits else {
+            self.rebuild_all(grid);
+            return Ok(());
+        };
+        let k = self.options.agent_size;
+        let mut dirty = std::collections::BTreeSet::new();
+        for e in edits {
+            let (x, y) = grid.xy(e.cell);
+            // The agent-size block whose passability the cell decides, one cell wider for
+            // the diagonal rule.
+            for yy in y.saturating_sub(k)..=(y + 1).min(self.height - 1) {
+                for xx in x.saturating_sub(k)..=(x + 1).min(self.width - 1) {
+                    dirty.insert(self.cluster_of(yy * self.width + xx));
+                }
+            }
+        }
+        let dirty: Vec<u32> = dirty.into_iter().collect();
+        self.rebuild(grid, &dirty);
+        Ok(())
+    }
+
+    /// A path from `start` to `goal` (cells as (x, y)); repairs the hierarchy first if the
+    /// grid was edited.
+    pub fn find_path(
+        &mut self,
+        grid: &Grid,
+        start: (u32, u32),
+        goal: (u32, u32),
+    ) -> Result<PathResult, GridError> {
+        self.sync(grid)?;
+        let s = grid.index(start.0, start.1)?;
+        let t = grid.index(goal.0, goal.1)?;
+        let mut cache = std::mem::take(&mut self.cache);
+        let options = self.options.clone();
+        let view = GridView::new(grid, &options, &mut cache);
+        let r = self.query(grid, &view, s, t);
+        self.cache = cache;
+        r
+    }
+
+    fn query(
+        &mut self,
+        grid: &Grid,
+        view: &GridView<'_>,
+        s: u32,
+        t: u32,
+    ) -> Result<PathResult, GridError> {
+        let w = self.width;
+        let mut none = PathResult {
+            status: PathStatus::NoPath,
+            nodes: Vec::new(),
+            cost: 0.0,
+            expanded: 0,
+            iterations: 0,
+            expansions: None,
+        };
+        if !view.is_passable(s) || !view.is_passable(t) {
+            return Ok(none);
+        }
+        // Abstract nodes: every transition cell, then start and goal.
+        let mut index: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut cells = Vec::new();
+        let add = |cell: u32, index: &mut BTreeMap<u32, u32>, cells: &mut Vec<u32>| -> u32 {
+            *index.entry(cell).or_insert_with(|| {
+                cells.push(cell);
+                (cells.len() - 1) as u32
+            })
+        };
+        let mut edges: Vec<(u32, u32, f64)> = Vec::new();
+        let mut buf = Vec::new();
+        for c in 0..(self.cx * self.cy) as usize {
+            for &(a, b) in self.east[c].iter().chain(self.south[c].iter()) {
+                let (ia, ib) = (
+                    add(a, &mut index, &mut cells),
+                    add(b, &mut index, &mut cells),
+                );
+                for (p, q, ip, iq) in [(a, b, ia, ib), (b, a, ib, ia)] {
+                    buf.clear();
+                    view.successors(p, &mut buf);
+                    if let Some(&(_, cost)) = buf.iter().find(|e| e.0 == q) {
+                        edges.push((ip, iq, cost));
+                    }
+                }
+            }
+        }
+        for c in 0..(self.cx * self.cy) as usize {
+            for &(a, b, d) in &self.intra[c] {
+                let (ia, ib) = (
+                    add(a, &mut index, &mut cells),
+                    add(b, &mut index, &mut cells),
+                );
+                edges.push((ia, ib, d));
+            }
+        }
+        let is = add(s, &mut index, &mut cells);
+        let it = add(t, &mut index, &mut cells);
+        let (cs, ct) = (self.cluster_of(s), self.cluster_of(t));
+        let (bs, bt) = (self.bounds(cs), self.bounds(ct));
+        let (from_s, _) = cluster_dijkstra(view, w, bs, s, false);
+        for z in self.nodes_of(cs).into_iter().chain(std::iter::once(t)) {
+            if bs.contains(w, z) && z != s {
+                let d = from_s[bs.local(w, z)];
+                if d.is_finite() {
+                    edges.push((is, index[&z], d));
+                }
+            }
+        }
+        let (to_t, _) = cluster_dijkstra(view, w, bt, t, true);
+        for z in self.nodes_of(ct) {
+            if z != t {
+                let d = to_t[bt.local(w, z)];
+                if d.is_finite() {
+                    edges.push((index[&z], it, d));
+                }
+            }
+        }
+        let n = cells.len();
+        let mut fwd = vec![Vec::new(); n];
+        let mut bwd = vec![Vec::new(); n];
+        for &(a, b, d) in &edges {
+            fwd[a as usize].push((b, d));
+            bwd[b as usize].push((a, d));
+        }
+        let abs = Abstract {
+            cells,
+            fwd,
+            bwd,
+            width: w,
+            eight: self.options.connectivity == Connectivity::Eight,
+            min_mult: grid.areas().min_multiplier(),
+        };
+        self.core
+            .begin(&abs, is, it, 1.0, self.options.record_expansions);
+        let budget = if self.options.iteration_budget == 0 {
+            u64::MAX
+        } else {
+            self.options.iteration_budget
+        };
+        self.core.step(&abs, budget);
+        let ar = self.core.result();
+        none.expanded = ar.expanded;
+        none.iterations = ar.iterations;
+        none.expansions = ar
+            .expansions
+            .map(|e| e.iter().map(|&i| abs.cells[i as usize]).collect());
+        if ar.status != PathStatus::Found {
+            none.status = ar.status;
+            return Ok(none);
+        }
+        // Refine: each abstract hop inside one cluster (or across one transition).
+        let mut nodes = vec![s];
+        let mut cost = 0.0;
+        for hop in ar.nodes.windows(2) {
+            let (a, b) = (abs.cells[hop[0] as usize], abs.cells[hop[1] as usize]);
+            let ca = self.cluster_of(a);
+            let bounds = self.bounds(ca);
+            if !bounds.contains(w, b) {
+                buf.clear();
+                view.successors(a, &mut buf);
+                let c = buf.iter().find(|e| e.0 == b).map_or(0.0, |e| e.1);
+                cost += c;
+                nodes.push(b);
+                continue;
+            }
+            let (dist, parent) = cluster_dijkstra(view, w, bounds, a, false);
+            let mut seg = Vec::new();
+            let mut cur = bounds.local(w, b);
+            let start_local = bounds.local(w, a);
+            while cur != start_local && seg.len() <= bounds.size() {
+                seg.push(bounds.global(w, cur));
+                let p = parent[cur];
+                if p == u32::MAX {
+                    break;
+                }
+                cur = p as usize;
+            }
+            seg.reverse();
+            cost += dist[bounds.local(w, b)];
+            nodes.extend(seg);
+        }
+        Ok(PathResult {
+            status: PathStatus::Found,
+            nodes,
+            cost,
+            expanded: none.expanded,
+            iterations: none.iterations,
+            expansions: none.expansions,
+        })
+    }
+}
