@@ -13,7 +13,7 @@ use std::path::Path;
 
 use onepath_gridstate::{
     DiagonalRule, Grid, GridAStar, GridBidirectional, GridAlgorithm, GridEngine, GridOptions, GridSearch, PathResult,
-    PathStatus, ThetaStar,
+    HpaStar, PathStatus, ThetaStar,
 };
 use tests_conformance::data_dir;
 
@@ -97,6 +97,8 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
     let mut bidirectional = GridBidirectional::new(opts.clone()).unwrap();
     let mut theta = ThetaStar::new(opts.clone()).unwrap();
     let mut theta_gain: f64 = 0.0;
+    let mut hpa = HpaStar::new(&grid, 16, opts.clone()).unwrap();
+    let mut hpa_factor: f64 = 1.0;
     let k = stride(default_stride);
     let mut slow = 0;
     for (i, s) in scens.iter().enumerate() {
@@ -127,14 +129,24 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
             if s.optimal > 0.0 {
                 theta_gain = theta_gain.max(1.0 - r.cost / s.optimal);
             }
+            // HPA* (clusters of 16): found, never shorter, within the reported factor.
+            let r = hpa.find_path(&grid, s.start, s.goal).unwrap();
+            assert_eq!(r.status, PathStatus::Found, "HPA*: scenario {i}");
+            assert!(r.cost >= s.optimal - 1e-4, "HPA*: scenario {i}: {} < listed {}", r.cost, s.optimal);
+            if s.optimal > 0.0 {
+                hpa_factor = hpa_factor.max(r.cost / s.optimal);
+            }
         }
     }
     println!(
         "{test}: {} scenarios reproduced by the jump point engines, {slow} by the A* engines; \
-         Theta* at most {:.2}% shorter than listed",
+         Theta* at most {:.2}% shorter than listed; HPA* (clusters of 16) at most {:.4} x listed",
         scens.len(),
-        theta_gain * 100.0
+        theta_gain * 100.0,
+        hpa_factor
     );
+    // The bound this run establishes (docs/grid-search.md records the measured factors).
+    assert!(hpa_factor <= 1.5, "HPA* factor {hpa_factor}");
 }
 
 #[test]
