@@ -1,36 +1,52 @@
 //! # onepath-build3d
 //!
 //! OnePath's 3D (voxel) navmesh builder: level geometry in, tiles of the frozen navmesh
-//! format out. It follows Recast's well-known pipeline — walkable-slope marking,
-//! rasterization into a solid heightfield, the three filters, compaction with neighbour
-//! links, erosion by the agent radius, area volumes, region partition (watershed, monotone),
-//! contours, polygon mesh, hand-over into [`onepath_format::NavTileData`] — written as our
-//! own deterministic code. `docs/build3d-spans.md`, `docs/build3d-regions.md` and
-//! `docs/build3d-polys.md` give every stage's rule.
+//! format and a stitched [`onepath_mesh::TiledNavMesh`] out. It follows Recast's well-known
+//! pipeline, written as our own deterministic code:
+//!
+//! | stage | module | rule |
+//! |---|---|---|
+//! | inputs: triangle soup, chunked mesh, height grid, OBJ | [`input`], [`chunky`], [`obj`] | `docs/build3d-spans.md` §1–2 |
+//! | walkable slope, rasterization, span merge, three filters | [`heightfield`] | `build3d-spans.md` §1–3 |
+//! | compaction and links, erosion, area volumes, obstacles | [`compact`], [`obstacle`] | `build3d-spans.md` §4–6 |
+//! | watershed / monotone regions, layer partition | [`region`], [`layers`] | `docs/build3d-regions.md` §1–5 |
+//! | contours (simplified, split, holes joined) | [`contour`] | `build3d-regions.md` §6 |
+//! | polygons, detail mesh, tile data, authored links | [`polymesh`], [`detail`], [`handover`], [`offmesh`] | `docs/build3d-polys.md` |
+//! | tiles in parallel, merged in tile order, mesh | [`pipeline`] ([`Mesh3DPipeline`]) | `build3d-polys.md` §6 |
+//!
+//! Seeded level generators ([`generators`]) and the hash-matrix builds ([`matrix`]) serve
+//! tests and benchmarks. A future tile cache reuses [`Mesh3DPipeline::eroded_heightfield`]
+//! (stage 3), [`layers::layer_of_spans`] and the span graph of [`CompactHeightfield`].
 //!
 //! ## Invariants
 //! - Deterministic to the byte: the same geometry and settings give the same tiles on every
 //!   machine and for every thread count. Only IEEE-exact `+ − × ÷ sqrt`, conversions and
-//!   comparisons reach results (the slope threshold's cosine is `libm::cos`, once); no hash
-//!   map is iterated where its order could reach an output; every choice among equals has an
-//!   explicit tie-break; tiles are built in parallel and merged in tile order (row, column,
-//!   layer).
-//! - Every produced tile has passed [`onepath_format::NavTile::create`].
-//! - Hostile input never panics: indices, areas and coordinates are checked first and every
-//!   failure is a typed [`BuildError`] naming the value.
+//!   comparisons reach results (the slope threshold's cosine and the generators' and oriented
+//!   boxes' sines are `libm`); no hash map is iterated where its order could reach an output;
+//!   every choice among equals has an explicit tie-break; tiles are built in parallel and
+//!   merged in tile order (row, column, layer).
+//! - Every produced tile has passed [`onepath_format::NavTile::create`]; polygons are convex
+//!   in their stored float32 positions by the exact predicate.
+//! - Hostile input never panics: indices, areas, settings and coordinates are checked first,
+//!   the tile count is bounded before anything is allocated for it, and every failure is a
+//!   typed [`BuildError`] naming the value.
 //!
 //! ## Example
 //! ```
-//! use onepath_build3d::{BuildConfig, Mesh3DPipeline, TriangleSoup};
+//! use onepath_build3d::{generators::add_floor, Mesh3DPipeline, TriangleSoup};
+//! use onepath_format::NavSettings;
 //!
-//! // A flat 6 x 6 floor, two triangles facing up.
-//! let soup = TriangleSoup {
-//!     vertices: vec![[0.0, 0.0, 0.0], [0.0, 0.0, 6.0], [6.0, 0.0, 6.0], [6.0, 0.0, 0.0]],
-//!     triangles: vec![[0, 1, 2], [0, 2, 3]],
-//!     areas: None,
-//! };
-//! let built = Mesh3DPipeline::new(BuildConfig::default()).build_soup(&soup).unwrap();
-//! assert!(!built.tiles.is_empty());
+//! // A flat 25 x 25 floor (two triangles facing up), built with the Recast demo settings.
+//! let mut soup = TriangleSoup::default();
+//! add_floor(&mut soup, 0.0, 0.0, 25.0, 25.0, 0.0);
+//! let built = Mesh3DPipeline::from_settings(&NavSettings::default())
+//!     .unwrap()
+//!     .build_soup(&soup)
+//!     .unwrap();
+//! // Tiles of 9.6: a 3 x 3 grid of tiles, all in the mesh, in tile order.
+//! assert_eq!(built.tiles.len(), 9);
+//! assert_eq!(built.mesh.tile_count(), 9);
+//! assert_eq!(built.tiles[1].position(), (1, 0, 0));
 //! ```
 #![forbid(unsafe_code)]
 // The voxel stages index several parallel per-span arrays with one span index; iterator
