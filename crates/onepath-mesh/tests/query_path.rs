@@ -298,6 +298,50 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn path_cost_equals_dijkstra_across_layers_and_off_mesh_links(
+        a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
+        costs in prop::array::uniform4(0.2f64..8.0), ladder in any::<bool>(), jump in any::<bool>(),
+    ) {
+        let mut mesh = onepath_mesh::fixtures::bridge_and_building();
+        if !ladder {
+            let t = mesh.tile_at(1, 0, 1).unwrap().tile_ref();
+            mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
+        }
+        if !jump {
+            let t = mesh.tile_at(0, 1, 1).unwrap().tile_ref();
+            mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
+        }
+        let mut filter = QueryFilter::new();
+        for (area, c) in [0u8, 2, 3, 1].into_iter().zip(costs) {
+            filter.set_area_cost(area, c).unwrap();
+        }
+        let heights = [0.0, 3.0, 3.5];
+        let mut q = NavMeshQuery::new();
+        let find = |q: &mut NavMeshQuery, p: (f64, f64, usize)| {
+            q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter).unwrap()
+        };
+        let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
+            return Ok(());
+        };
+        let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
+        let mut path = Vec::new();
+        let r = run(&mut q, &c, usize::MAX, &mut path);
+        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
+        match dijkstra(&graph) {
+            Some(best) => {
+                prop_assert_eq!(r.status, PathStatus::Complete);
+                prop_assert!(close(r.cost, best), "A* {} vs Dijkstra {}", r.cost, best);
+                prop_assert!(close(path_cost(&graph, &path).unwrap(), r.cost));
+            }
+            None => prop_assert_eq!(r.status, PathStatus::Partial),
+        }
+    }
+}
+
 #[test]
 fn a_budget_of_zero_expands_nothing_and_returns_the_start() {
     let c = case((2, 1), 4, 7, 1.0, (0, 1000), [0.5; 4]);

@@ -42,9 +42,7 @@ fn merge_start_moved(path: &mut Vec<PolyRef>, visited: &[PolyRef]) {
     let Some((fp, fv)) = common else {
         return;
     };
-    let mut fresh: Vec<PolyRef> = visited[fv..].iter().rev().copied().collect();
-    fresh.extend_from_slice(&path[fp + 1..]);
-    *path = fresh;
+    path.splice(..=fp, visited[fv..].iter().rev().copied());
 }
 
 /// Merges `visited` (a walk that started in the corridor's last polygon) into its end.
@@ -83,9 +81,7 @@ fn merge_start_shortcut(path: &mut Vec<PolyRef>, visited: &[PolyRef]) {
     if fv == 0 {
         return;
     }
-    let mut fresh: Vec<PolyRef> = visited[..fv].to_vec();
-    fresh.extend_from_slice(&path[fp..]);
-    *path = fresh;
+    path.splice(..fp, visited[..fv].iter().copied());
 }
 
 impl PathCorridor {
@@ -294,10 +290,8 @@ impl PathCorridor {
         let changed = match r {
             Ok(_) => match found.last() {
                 Some(end) => match self.path.iter().rposition(|p| p == end) {
-                    Some(j) if found.len() < j + 1 || found[..] != self.path[..=j] => {
-                        let mut fresh = found.clone();
-                        fresh.extend_from_slice(&self.path[j + 1..]);
-                        self.path = fresh;
+                    Some(j) if found[..] != self.path[..=j] => {
+                        self.path.splice(..=j, found.iter().copied());
                         Ok(true)
                     }
                     _ => Ok(false),
