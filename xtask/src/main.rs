@@ -10,6 +10,7 @@ mod hash_matrix;
 mod layers;
 mod scenarios;
 mod scenarios_mesh;
+mod scenarios_snapshot;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};

@@ -33,6 +33,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         run: crate::scenarios_mesh::mesh_stitch,
     },
     Scenario {
+        name: "navmesh/snapshot-bytes",
+        parallel: false,
+        run: crate::scenarios_snapshot::snapshot_bytes,
+    },
+    Scenario {
         name: "build3d/build",
         parallel: true,
         run: build3d_build,
