@@ -4,6 +4,7 @@
 use onepath_format::bytes::ByteWriter;
 use onepath_format::{FormatError, NavMeshParams, NavTile, OffMeshLinkSlot, PolyRef, TileRef};
 use onepath_mesh::fixtures::{flat_grid_data, flat_grid_tile};
+use onepath_mesh::query::{NavMeshQuery, QueryFilter, StraightPathOptions};
 use onepath_mesh::{NavMeshDebug, NavMeshSerializer, TiledNavMesh};
 use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
 
@@ -267,4 +268,80 @@ pub fn assert_malformed_at<T: std::fmt::Debug>(r: Result<T, FormatError>, at: &s
         }
         other => panic!("expected Malformed at {at:?}, got {other:?}"),
     }
+}
+
+/// Query probe points: the X/Z centre of the first and last polygon of each tile of
+/// `mesh` (slot order), at most `max`.
+pub fn probe_points(mesh: &TiledNavMesh, max: usize) -> Vec<[f64; 3]> {
+    let debug = NavMeshDebug::collect(mesh);
+    let mut out = Vec::new();
+    for t in mesh.tiles() {
+        let first = t.poly_ref(0).unwrap();
+        let last = t.poly_ref(t.tile().poly_count() as u32 - 1).unwrap();
+        for r in [first, last] {
+            let poly = debug.polygons.iter().find(|p| p.poly == r).unwrap();
+            let n = poly.outline.len() as f64;
+            let c = poly.outline.iter().fold([0.0; 3], |a, v| {
+                [a[0] + v[0] / n, a[1] + v[1] / n, a[2] + v[2] / n]
+            });
+            out.push(c);
+        }
+    }
+    out.truncate(max);
+    out
+}
+
+/// The filters the query battery runs under: default, area costs, an excluded flag.
+pub fn probe_filters() -> Vec<QueryFilter> {
+    let mut costly = QueryFilter::new();
+    costly.set_area_cost(1, 10.0).unwrap();
+    costly.set_area_cost(5, 3.5).unwrap();
+    costly.set_area_cost(2, 0.5).unwrap();
+    let mut exclude = QueryFilter::new();
+    exclude.set_exclude_flags(0x2);
+    vec![QueryFilter::new(), costly, exclude]
+}
+
+/// Every query result (nearest, path, string pulling, raycast) for the probe points under
+/// the probe filters, as exact Debug text (f64 printed round-trip exact).
+pub fn query_battery(mesh: &TiledNavMesh, points: &[[f64; 3]]) -> Vec<String> {
+    let mut q = NavMeshQuery::new();
+    let mut out = Vec::new();
+    let mut path = Vec::new();
+    let mut corners = Vec::new();
+    let mut visited = Vec::new();
+    for filter in probe_filters() {
+        let nearest: Vec<_> = points
+            .iter()
+            .map(|&p| q.find_nearest_poly(mesh, p, [2.0, 5.0, 2.0], &filter))
+            .collect();
+        out.push(format!("{nearest:?}"));
+        let found: Vec<_> = nearest
+            .iter()
+            .filter_map(|n| n.clone().ok().flatten())
+            .collect();
+        for (i, a) in found.iter().enumerate() {
+            for b in found.iter().skip(i + 1).step_by(2) {
+                let r = q.find_path(
+                    mesh, a.poly, b.poly, a.point, b.point, &filter, 4096, &mut path,
+                );
+                out.push(format!("path {r:?} {path:?}"));
+                if r.is_ok() && !path.is_empty() {
+                    let s = q.find_straight_path(
+                        mesh,
+                        a.point,
+                        b.point,
+                        &path,
+                        &filter,
+                        StraightPathOptions::default(),
+                        &mut corners,
+                    );
+                    out.push(format!("straight {s:?} {corners:?}"));
+                }
+                let hit = q.raycast(mesh, a.poly, a.point, b.point, &filter, &mut visited);
+                out.push(format!("raycast {hit:?} {visited:?}"));
+            }
+        }
+    }
+    out
 }

@@ -121,7 +121,8 @@ fn snapshot_mutate_restore_snapshot_gives_identical_bytes_in_both_modes() {
 }
 
 #[test]
-fn queries_links_and_references_after_a_restore_equal_those_of_a_mesh_without_the_excursion() {
+fn every_query_the_links_and_references_after_a_restore_equal_those_of_a_mesh_without_the_excursion(
+) {
     for mode in MODES {
         let mut excursion = bridge_and_building();
         let mut straight = bridge_and_building();
@@ -152,6 +153,10 @@ fn queries_links_and_references_after_a_restore_equal_those_of_a_mesh_without_th
         excursion.restore(&saved, &lib).unwrap();
 
         let refs = probe_refs(&[&excursion, &straight]);
+        let points = probe_points(&straight, 16);
+        let queries = query_battery(&straight, &points);
+        assert!(queries.iter().any(|q| q.contains("Complete")));
+        assert_eq!(query_battery(&excursion, &points), queries, "{mode:?}");
         assert_eq!(observe(&excursion), observe(&straight), "{mode:?}");
         assert_eq!(
             ref_behaviour(&excursion, &refs),

@@ -144,10 +144,14 @@ proptest! {
         prop_assert_eq!(ref_behaviour(&a, &refs), ref_behaviour(&b, &refs));
         prop_assert_eq!(observe(&a), observe(&b));
         prop_assert_eq!(&a, &b);
+        let points = probe_points(&b, 6);
+        prop_assert_eq!(query_battery(&a, &points), query_battery(&b, &points));
         for o in &suffix {
             prop_assert_eq!(apply(&mut a, &pool, o), apply(&mut b, &pool, o));
             prop_assert_eq!(observe(&a), observe(&b));
         }
         prop_assert_eq!(&a, &b);
+        let points = probe_points(&b, 6);
+        prop_assert_eq!(query_battery(&a, &points), query_battery(&b, &points));
     }
 }
