@@ -39,7 +39,8 @@ pub(crate) const JUMP_DIRS: [(i32, i32); 8] = [
     (-1, -1),
 ];
 
-/// Which jump finder a [`JumpSearch`] uses (saved as the mode-3 `finder` byte).
+/// Which jump finder the jump point engine of [`GridSearch`](crate::GridSearch) uses (saved
+/// as the mode-3 `finder` byte).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum JumpFinder {
     /// Online jumps with block scans on bit rows (0).

@@ -355,3 +355,54 @@ impl PairAStar {
         Some(top)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Grid;
+    use crate::move_mask::MoveMasks;
+    use crate::options::{Connectivity, DiagonalRule};
+    use proptest::prelude::*;
+
+    fn run(grid: &Grid, s: u32, t: u32, exact: bool) -> (SearchStatus, u32, u32, u32, Vec<u32>) {
+        let mut masks = MoveMasks::default();
+        masks.ensure(grid, Connectivity::Eight, DiagonalRule::BothOrthogonalFree);
+        let mut p = PairAStar::default();
+        let cells = grid.cells();
+        p.begin(
+            grid.width(),
+            grid.height(),
+            &masks.masks,
+            |c| cells[c as usize] != WALL_AREA,
+            s,
+            t,
+            false,
+            false,
+            true,
+        );
+        p.exact_fallback = exact;
+        let st = p.step(&masks.masks, u64::MAX);
+        (st, p.path_a, p.path_b, p.expanded, p.expansions.clone())
+    }
+
+    const WALL_AREA: u8 = crate::area::WALL;
+
+    proptest! {
+        // The integer fallback used on grids above 2^22 cells orders slots exactly as the
+        // f64 fast path does below that size.
+        #[test]
+        fn exact_fallback_orders_like_the_fast_path(w in 1u32..24, h in 1u32..24, seed in any::<u64>()) {
+            let mut g = Grid::new(w, h).unwrap();
+            let mut r = seed | 1;
+            for y in 0..h {
+                for x in 0..w {
+                    r ^= r << 13; r ^= r >> 7; r ^= r << 17;
+                    if r % 4 == 0 { g.set_blocked(x, y, true).unwrap(); }
+                }
+            }
+            let n = w * h;
+            let (s, t) = ((seed % u64::from(n)) as u32, ((seed >> 20) % u64::from(n)) as u32);
+            prop_assert_eq!(run(&g, s, t, false), run(&g, s, t, true));
+        }
+    }
+}
