@@ -47,11 +47,48 @@ proptest! {
         add_floor(&mut soup, 0.0, 0.0, 21.0, 21.0, 0.0);
         let partition = [PartitionType::Watershed, PartitionType::Monotone, PartitionType::Layers][usize::from(partition)];
         let cfg = BuildConfig { partition, ..BuildConfig::default() };
-        let b = Mesh3DPipeline::new(cfg).build_soup(&soup).unwrap();
+        let p = Mesh3DPipeline::new(cfg);
+        let b = p.build_soup(&soup).unwrap();
         for t in &b.tiles {
             prop_assert_eq!(&NavTile::create(&b.params, t.data().clone()).unwrap(), t);
         }
+        // The chunked input rasterizes the same triangles in the same order.
+        let chunky = onepath_build3d::ChunkyTriMesh::new(soup, 3.0).unwrap();
+        let c = p.build_chunk(&chunky).unwrap();
+        prop_assert_eq!(&c.tiles, &b.tiles);
     }
+}
+
+fn sha256_hex(parts: &[Vec<u8>]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The SHA-256 of every hash-matrix build's tile bytes, against the values committed in
+/// `fixtures/levels/golden-sha256.txt` (written when `ONEPATH_BLESS=1`). A difference on
+/// another machine, build profile or thread count is a determinism bug; after an intended
+/// change of the builder, bless the new values.
+#[test]
+fn hash_matrix_builds_match_the_committed_golden_hashes() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/levels/golden-sha256.txt"
+    );
+    let actual: String = onepath_build3d::hash_matrix_builds()
+        .unwrap()
+        .iter()
+        .map(|(name, tiles)| format!("{name} {} {}\n", tiles.len(), sha256_hex(tiles)))
+        .collect();
+    if std::env::var("ONEPATH_BLESS").as_deref() == Ok("1") {
+        std::fs::write(path, &actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(path).unwrap();
+    assert_eq!(actual, expected);
 }
 
 #[test]
