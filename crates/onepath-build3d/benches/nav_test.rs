@@ -1,6 +1,6 @@
 //! Builds Recast's demo level (`$ONEPATH_DATA/levels/nav_test.obj`) with the Recast demo
-//! settings, on one thread and on all threads. Skipped (with a message) when the data is
-//! absent.
+//! settings, on one thread and on all threads (skipped with a message when the data is
+//! absent), and the generated city the same way.
 
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
@@ -42,5 +42,26 @@ fn nav_test(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, nav_test);
+/// The generated city of the hash matrix (no data needed), one thread and all threads.
+fn city(c: &mut Criterion) {
+    let soup =
+        onepath_build3d::generators::city(&onepath_build3d::generators::CityParams::default());
+    let pipeline = Mesh3DPipeline::new(BuildConfig::default());
+    let mut g = c.benchmark_group("city");
+    g.sample_size(10);
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    g.bench_function("build_soup_1_thread", |b| {
+        b.iter(|| one.install(|| pipeline.build_soup(&soup).unwrap()))
+    });
+    let all = rayon::ThreadPoolBuilder::new().build().unwrap();
+    g.bench_function("build_soup_all_threads", |b| {
+        b.iter(|| all.install(|| pipeline.build_soup(&soup).unwrap()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, nav_test, city);
 criterion_main!(benches);

@@ -412,3 +412,45 @@ fn a_level_covering_too_many_tiles_is_rejected_before_allocating() {
         "{e}"
     );
 }
+
+#[test]
+fn obj_faces_load_as_fans_in_file_order() {
+    let dir = std::env::temp_dir().join(format!("onepath-build3d-obj-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("quad.obj");
+    std::fs::write(&path, "v 0 0 0\nv 0 0 4\nv 4 0 4\nv 4 0 0\nf 1 2 3 4\n").unwrap();
+    let soup = onepath_build3d::load_obj(&path).unwrap();
+    assert_eq!(soup.vertices.len(), 4);
+    assert_eq!(soup.triangles, vec![[0, 1, 2], [0, 2, 3]]);
+    let missing = dir.join("absent.obj");
+    let e = onepath_build3d::load_obj(&missing).unwrap_err();
+    assert!(
+        matches!(e, BuildError::InvalidInput { ref what, .. } if what == &missing.display().to_string()),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn tiles_come_in_tile_order_and_tile_i_is_in_slot_i() {
+    let b = Mesh3DPipeline::new(BuildConfig {
+        partition: PartitionType::Layers,
+        ..BuildConfig::default()
+    })
+    .build_soup(&onepath_build3d::generators::building_with_bridge(3))
+    .unwrap();
+    let keys: Vec<(i32, i32, u16)> = b
+        .tiles
+        .iter()
+        .map(|t| (t.position().1, t.position().0, t.position().2))
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    assert_eq!(keys, sorted);
+    for (i, t) in b.tiles.iter().enumerate() {
+        assert_eq!(
+            b.mesh.tile_at_slot(i as u32).unwrap().tile().data(),
+            t.data()
+        );
+    }
+}
