@@ -1,7 +1,7 @@
 //! The specialised A* of [`GridSearch`](crate::GridSearch) (saved as mode 1): unit area
 //! costs, costs kept as exact (straight, diagonal) step pairs.
 //!
-//! Open list: an indexed binary heap (one slot per open cell, decrease-key) ordered by
+//! Open list: an indexed 4-ary heap (one slot per open cell, decrease-key) ordered by
 //! the exact f pair, then the smaller h pair (= the larger g pair, the deeper cell) first,
 //! then the smaller cell index — a total order, so the pop order depends only on the set
 //! of open cells (the visited cells that are not closed), which is why the saved state
@@ -42,6 +42,9 @@ struct Rec {
     pos: u32,
 }
 
+/// `Rec::pos` of the held slot.
+const HELD: u32 = u32::MAX;
+
 /// Closed flag in `flags`; bits 1..=3 hold the direction to the parent.
 pub(crate) const CLOSED: u8 = 1;
 /// Visited flag (bit 4; not part of the saved flags).
@@ -67,6 +70,10 @@ pub(crate) struct PairAStar {
     rec: Vec<Rec>,
     pub(crate) flags: Vec<u8>,
     heap: Vec<Slot>,
+    /// One open slot held outside the heap: a successor that came before the heap's top
+    /// when it was generated (very often the next cell popped, so it skips the heap).
+    /// Pops take the smaller of it and the heap's top, so the pop order is unchanged.
+    held: Option<Slot>,
     exact_fallback: bool,
     pub(crate) record: bool,
     pub(crate) expansions: Vec<u32>,
@@ -110,6 +117,7 @@ impl PairAStar {
         self.path_a = 0;
         self.path_b = 0;
         self.heap.clear();
+        self.held = None;
         self.record = record;
         self.expansions.clear();
         self.status = SearchStatus::InProgress;
@@ -204,14 +212,14 @@ impl PairAStar {
         let offsets: [i64; 8] = PAIR_DIRS.map(|(dx, dy)| i64::from(dy) * w + i64::from(dx));
         let mut done = 0u64;
         while self.status == SearchStatus::InProgress {
-            if self.heap.is_empty() {
+            if self.heap.is_empty() && self.held.is_none() {
                 self.status = SearchStatus::NoPath;
                 break;
             }
             if done >= max_iterations {
                 break;
             }
-            let Some(top) = self.pop() else { break };
+            let Some(top) = self.pop_min() else { break };
             done += 1;
             self.iterations = self.iterations.saturating_add(1);
             let c = top.cell as usize;
@@ -264,8 +272,11 @@ impl PairAStar {
                     // Open and improved: its key only decreases.
                     self.rec[n].a = na;
                     self.rec[n].b = nb;
-                    let i = r.pos as usize;
-                    self.sift_up(i, slot);
+                    if r.pos == HELD {
+                        self.held = Some(slot);
+                    } else {
+                        self.sift_up(r.pos as usize, slot);
+                    }
                 } else {
                     self.rec[n] = Rec {
                         a: na,
@@ -273,9 +284,7 @@ impl PairAStar {
                         pos: 0,
                     };
                     self.touched.push(n as u32);
-                    self.heap.push(slot);
-                    let i = self.heap.len() - 1;
-                    self.sift_up(i, slot);
+                    self.push_new(slot);
                 }
             }
         }
@@ -307,10 +316,54 @@ impl PairAStar {
             .map(|(i, _)| i as u32)
     }
 
+    /// Adds a slot for a newly opened cell: held when it comes before everything open.
+    #[inline]
+    fn push_new(&mut self, e: Slot) {
+        let beats_top = match self.heap.first() {
+            Some(top) => self.before(&e, top),
+            None => true,
+        };
+        match self.held {
+            None if beats_top => {
+                self.held = Some(e);
+                self.rec[e.cell as usize].pos = HELD;
+            }
+            Some(h) if beats_top && self.before(&e, &h) => {
+                self.held = Some(e);
+                self.rec[e.cell as usize].pos = HELD;
+                self.heap_push(h);
+            }
+            _ => self.heap_push(e),
+        }
+    }
+
+    #[inline]
+    fn heap_push(&mut self, e: Slot) {
+        self.heap.push(e);
+        let i = self.heap.len() - 1;
+        self.sift_up(i, e);
+    }
+
+    /// Pops the smallest open slot (the held one or the heap's top).
+    #[inline]
+    fn pop_min(&mut self) -> Option<Slot> {
+        if let Some(h) = self.held {
+            let take_held = match self.heap.first() {
+                Some(top) => self.before(&h, top),
+                None => true,
+            };
+            if take_held {
+                self.held = None;
+                return Some(h);
+            }
+        }
+        self.pop()
+    }
+
     #[inline]
     fn sift_up(&mut self, mut i: usize, e: Slot) {
         while i > 0 {
-            let p = (i - 1) / 2;
+            let p = (i - 1) / 4;
             if self.before(&e, &self.heap[p]) {
                 self.heap[i] = self.heap[p];
                 self.rec[self.heap[i].cell as usize].pos = i as u32;
@@ -329,18 +382,20 @@ impl PairAStar {
         let last = self.heap.pop()?;
         let n = self.heap.len();
         if n > 0 {
+            // A 4-ary heap: half the levels of a binary one, children in one cache line.
             let mut i = 0;
             loop {
-                let l = 2 * i + 1;
-                if l >= n {
+                let first = 4 * i + 1;
+                if first >= n {
                     break;
                 }
-                let r = l + 1;
-                let c = if r < n && self.before(&self.heap[r], &self.heap[l]) {
-                    r
-                } else {
-                    l
-                };
+                let end = (first + 4).min(n);
+                let mut c = first;
+                for k in first + 1..end {
+                    if self.before(&self.heap[k], &self.heap[c]) {
+                        c = k;
+                    }
+                }
                 if self.before(&self.heap[c], &last) {
                     self.heap[i] = self.heap[c];
                     self.rec[self.heap[i].cell as usize].pos = i as u32;
