@@ -453,3 +453,98 @@ fn a_random_point_depends_only_on_the_callers_random_source() {
         None
     );
 }
+
+/// Tile (0, 0): one 8 × 8 square. Tile (1, 0): 2 × 2 cells of 4, the cell touching the
+/// square's upper half (z 4..8) blocked, so the square's east edge is crossed on z 0..4 only.
+fn half_open_portal() -> (TiledNavMesh, PolyRef, PolyRef) {
+    let params = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+    let mut mesh = TiledNavMesh::new(params).unwrap();
+    let a = mesh
+        .add_tile(flat_grid_tile(&params, 0, 0, 0, 0.0, 1).unwrap())
+        .unwrap();
+    let b = mesh
+        .add_tile(flat_grid_tile(&params, 1, 0, 0, 0.0, 2).unwrap())
+        .unwrap();
+    mesh.set_poly_flags(b.poly(2).unwrap(), 0).unwrap();
+    (mesh, a.poly(0).unwrap(), b.poly(0).unwrap())
+}
+
+#[test]
+fn wall_segments_split_a_partly_crossed_portal_edge() {
+    let (mesh, a, b0) = half_open_portal();
+    let q = NavMeshQuery::new();
+    let mut out = Vec::new();
+    q.poly_wall_segments(&mesh, a, &QueryFilter::new(), &mut out)
+        .unwrap();
+    let pieces: Vec<_> = out
+        .iter()
+        .map(|w| (w.edge, w.start, w.end, w.neighbour))
+        .collect();
+    assert_eq!(
+        pieces,
+        vec![
+            (0, [0.0, 0.0, 0.0], [8.0, 0.0, 0.0], None),
+            (1, [8.0, 0.0, 0.0], [8.0, 0.0, 4.0], Some(b0)),
+            (1, [8.0, 0.0, 4.0], [8.0, 0.0, 8.0], None),
+            (2, [8.0, 0.0, 8.0], [0.0, 0.0, 8.0], None),
+            (3, [0.0, 0.0, 8.0], [0.0, 0.0, 0.0], None),
+        ]
+    );
+}
+
+#[test]
+fn the_uncovered_part_of_a_portal_edge_is_a_wall() {
+    let (mesh, a, b0) = half_open_portal();
+    let mut q = NavMeshQuery::new();
+    let f = QueryFilter::new();
+    let w = q
+        .find_distance_to_wall(&mesh, a, [7.0, 0.0, 6.0], 5.0, &f)
+        .unwrap();
+    assert_eq!((w.distance, w.point), (1.0, [8.0, 0.0, 6.0]));
+    // Moving east: through the open half, against the wall in the other.
+    let mut visited = Vec::new();
+    let m = q
+        .move_along_surface(&mesh, a, [7.0, 0.0, 6.0], [9.0, 0.0, 6.0], &f, &mut visited)
+        .unwrap();
+    assert_eq!((m.poly, m.pos), (a, [8.0, 0.0, 6.0]));
+    let m = q
+        .move_along_surface(&mesh, a, [7.0, 0.0, 2.0], [9.0, 0.0, 2.0], &f, &mut visited)
+        .unwrap();
+    assert_eq!((m.poly, m.pos), (b0, [9.0, 0.0, 2.0]));
+    assert_eq!(visited, vec![a, b0]);
+}
+
+#[test]
+fn a_random_point_around_a_circle_comes_from_a_reached_polygon() {
+    let (mesh, t) = grid();
+    let mut q = NavMeshQuery::new();
+    let f = QueryFilter::new();
+    let seq = [0.7, 0.2, 0.6, 0.3];
+    let run = |q: &mut NavMeshQuery| {
+        let mut i = 0;
+        q.find_random_point_around_circle(
+            &mesh,
+            cell(t, 4, 4),
+            [4.5, 0.0, 4.5],
+            0.6,
+            &f,
+            &mut || {
+                i += 1;
+                seq[i - 1]
+            },
+        )
+        .unwrap()
+    };
+    let (p, pos) = run(&mut q);
+    let around = [
+        cell(t, 4, 4),
+        cell(t, 3, 4),
+        cell(t, 5, 4),
+        cell(t, 4, 3),
+        cell(t, 4, 5),
+    ];
+    assert!(around.contains(&p));
+    let c = q.closest_point_on_poly(&mesh, p, pos).unwrap();
+    assert!(c.over_poly);
+    assert_eq!(run(&mut NavMeshQuery::new()), (p, pos));
+}

@@ -83,7 +83,7 @@ pub use nearest::{ClosestPoint, NearestPoly};
 pub use path::{PathResult, PathStatus};
 pub use raycast::RaycastHit;
 pub use straight::{StraightPathFlags, StraightPathOptions, StraightPathPoint};
-pub use surface::{CircleNode, MoveResult, WallHit};
+pub use surface::{CircleNode, MoveResult, WallHit, WallSegment};
 
 /// A query object: reusable buffers for the queries on a [`crate::TiledNavMesh`], and the
 /// state of one sliced path search. Cheap to create; keep one per thread or agent system
@@ -100,6 +100,7 @@ pub struct NavMeshQuery {
     aux_open: BinaryHeap<path::OpenEntry>,
     scratch_refs: Vec<PolyRef>,
     scratch_portals: Vec<straight::Portal>,
+    scratch_circle: Vec<surface::CircleNode>,
 }
 
 impl NavMeshQuery {

@@ -2,6 +2,7 @@
 //! polygons around a circle, and random points from a caller's random source.
 
 use onepath_format::{NavMeshParams, PolyRef};
+use smallvec::SmallVec;
 
 use crate::mesh::{MeshTile, TiledNavMesh};
 use crate::query::error::QueryError;
@@ -46,24 +47,107 @@ pub struct CircleNode {
     pub cost: f64,
 }
 
-/// Whether edge `k` of polygon `p` has a crossing to a polygon the filter admits, and
-/// calls `f` with each such crossing's neighbour.
-fn edge_walls(
+/// A piece of a polygon's boundary: a wall, or the part of an edge crossed into a neighbour.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WallSegment {
+    /// Start of the piece (nearer the edge's first corner).
+    pub start: Vec3,
+    /// End of the piece.
+    pub end: Vec3,
+    /// Edge index in the polygon.
+    pub edge: u8,
+    /// The neighbour across it, `None` for a wall.
+    pub neighbour: Option<PolyRef>,
+}
+
+/// Parameter of `x` along edge `a → b` in X/Z.
+fn edge_param(a: Vec3, b: Vec3, x: Vec3) -> f64 {
+    let (ex, ez) = (b[0] - a[0], b[2] - a[2]);
+    let len2 = ex * ex + ez * ez;
+    if len2 > 0.0 {
+        (((x[0] - a[0]) * ex + (x[2] - a[2]) * ez) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+fn edge_point(a: Vec3, b: Vec3, t: f64) -> Vec3 {
+    if t <= 0.0 {
+        a
+    } else if t >= 1.0 {
+        b
+    } else {
+        lerp(a, b, t)
+    }
+}
+
+/// Gaps shorter than this (as an edge parameter) between crossings are not walls.
+const GAP_EPS: f64 = 1e-9;
+
+/// Calls `f` with every boundary piece of polygon `p` (corners `verts`), edge by edge and
+/// along each edge: the parts crossed into a neighbour passing `filter` (edge crossings
+/// only), and the walls between and around them.
+pub(crate) fn for_each_boundary_piece(
     mesh: &TiledNavMesh,
     tile: &MeshTile,
     p: usize,
+    verts: &[Vec3],
     filter: &QueryFilter,
-    mut f: impl FnMut(usize, PolyRef, Vec3, Vec3),
-) -> u32 {
-    // Bit k set: edge k has at least one passable crossing.
-    let mut open = 0u32;
+    mut f: impl FnMut(WallSegment),
+) {
+    let n = verts.len();
+    // (edge, t0, t1, neighbour) of every crossing, then sorted per edge along the edge.
+    let mut pieces: SmallVec<[(u8, f64, f64, PolyRef); 16]> = SmallVec::new();
     for_each_neighbour(mesh, tile, p, filter, |nb| {
         if let Crossing::Edge { left, right, edge } = nb.crossing {
-            open |= 1 << edge;
-            f(usize::from(edge), nb.target, left, right);
+            let k = usize::from(edge);
+            let (a, b) = (verts[k], verts[(k + 1) % n]);
+            pieces.push((
+                edge,
+                edge_param(a, b, right),
+                edge_param(a, b, left),
+                nb.target,
+            ));
         }
     });
-    open
+    pieces.sort_by(|x, y| {
+        x.0.cmp(&y.0)
+            .then(x.1.total_cmp(&y.1))
+            .then(x.2.total_cmp(&y.2))
+    });
+    let mut i = 0;
+    for k in 0..n {
+        let (a, b) = (verts[k], verts[(k + 1) % n]);
+        let edge = k as u8;
+        let mut cur = 0.0f64;
+        while i < pieces.len() && usize::from(pieces[i].0) == k {
+            let (_, t0, t1, nb) = pieces[i];
+            if t0 > cur + GAP_EPS {
+                f(WallSegment {
+                    start: edge_point(a, b, cur),
+                    end: edge_point(a, b, t0),
+                    edge,
+                    neighbour: None,
+                });
+            }
+            f(WallSegment {
+                start: edge_point(a, b, t0),
+                end: edge_point(a, b, t1),
+                edge,
+                neighbour: Some(nb),
+            });
+            cur = cur.max(t1);
+            i += 1;
+        }
+        if cur < 1.0 - GAP_EPS {
+            f(WallSegment {
+                start: edge_point(a, b, cur),
+                end: b,
+                edge,
+                neighbour: None,
+            });
+        }
+    }
 }
 
 fn segment_dist2(p: Vec3, a: Vec3, b: Vec3) -> f64 {
@@ -125,31 +209,28 @@ impl NavMeshQuery {
             }
             let nodes = &mut self.aux_nodes;
             let index = &mut self.aux_index;
-            let open = edge_walls(mesh, tile, p, filter, |_, target, left, right| {
-                if index.contains_key(&target) || segment_dist2(mid, right, left) > r2 {
-                    return;
+            for_each_boundary_piece(mesh, tile, p, &verts, filter, |w| match w.neighbour {
+                None => {
+                    let (t, d2) = closest_on_segment_2d(end_pos, w.start, w.end);
+                    if d2 < best.0 {
+                        best = (d2, i as u32, edge_point(w.start, w.end, t));
+                    }
                 }
-                index.insert(target, nodes.len() as u32);
-                nodes.push(Node {
-                    poly: target,
-                    pos: [0.0; 3],
-                    g: 0.0,
-                    f: 0.0,
-                    parent: i as u32,
-                    closed: false,
-                });
+                Some(target) => {
+                    if index.contains_key(&target) || segment_dist2(mid, w.start, w.end) > r2 {
+                        return;
+                    }
+                    index.insert(target, nodes.len() as u32);
+                    nodes.push(Node {
+                        poly: target,
+                        pos: [0.0; 3],
+                        g: 0.0,
+                        f: 0.0,
+                        parent: i as u32,
+                        closed: false,
+                    });
+                }
             });
-            let n = verts.len();
-            for k in 0..n {
-                if open & (1 << k) != 0 {
-                    continue;
-                }
-                let (a, b) = (verts[k], verts[(k + 1) % n]);
-                let (t, d2) = closest_on_segment_2d(end_pos, a, b);
-                if d2 < best.0 {
-                    best = (d2, i as u32, lerp(a, b, t));
-                }
-            }
             i += 1;
         }
         let (_, node, mut pos) = best;
@@ -199,23 +280,23 @@ impl NavMeshQuery {
             let cur = self.aux_nodes[i].poly;
             let (tile, p) = decode(mesh, cur)?;
             poly_verts(tile, p, &mut verts);
-            let open = edge_walls(mesh, tile, p, filter, |_, _, _, _| {});
-            let n = verts.len();
-            for k in 0..n {
-                if open & (1 << k) != 0 {
-                    continue;
+            // Walls first (they shrink the radius), then the crossings within it.
+            for_each_boundary_piece(mesh, tile, p, &verts, filter, |w| {
+                if w.neighbour.is_none() {
+                    let (t, d2) = closest_on_segment_2d(center, w.start, w.end);
+                    if d2 < r2 {
+                        r2 = d2;
+                        hit = Some(edge_point(w.start, w.end, t));
+                    }
                 }
-                let (a, b) = (verts[k], verts[(k + 1) % n]);
-                let (t, d2) = closest_on_segment_2d(center, a, b);
-                if d2 < r2 {
-                    r2 = d2;
-                    hit = Some(lerp(a, b, t));
-                }
-            }
+            });
             let nodes = &mut self.aux_nodes;
             let index = &mut self.aux_index;
-            edge_walls(mesh, tile, p, filter, |_, target, left, right| {
-                if index.contains_key(&target) || segment_dist2(center, right, left) > r2 {
+            for_each_boundary_piece(mesh, tile, p, &verts, filter, |w| {
+                let Some(target) = w.neighbour else {
+                    return;
+                };
+                if index.contains_key(&target) || segment_dist2(center, w.start, w.end) > r2 {
                     return;
                 }
                 index.insert(target, nodes.len() as u32);
@@ -375,22 +456,9 @@ impl NavMeshQuery {
         filter: &QueryFilter,
         rand: &mut impl FnMut() -> f64,
     ) -> Result<Option<(PolyRef, Vec3)>, QueryError> {
-        let mut next = || {
-            let v = rand();
-            if v.is_nan() {
-                0.0
-            } else {
-                v.clamp(0.0, 1.0)
-            }
-        };
+        let mut next = || unit(rand());
         let mut verts = PolyVerts::new();
-        let area_of = |verts: &PolyVerts| -> f64 {
-            let mut a = 0.0;
-            for k in 1..verts.len() - 1 {
-                a += cross_2d(verts[0], verts[k], verts[k + 1]) * 0.5;
-            }
-            a
-        };
+        let area_of = |verts: &PolyVerts| poly_area_2d(verts);
         let mut total = 0.0;
         for t in mesh.tiles() {
             for p in 0..t.tile().poly_count() {
@@ -421,34 +489,125 @@ impl NavMeshQuery {
         let Some((t, p)) = chosen else {
             return Ok(None);
         };
-        poly_verts(t, p, &mut verts);
-        let poly_area = area_of(&verts);
-        let pick = next() * poly_area;
-        let mut acc = 0.0;
-        let mut k = 1;
-        while k + 2 < verts.len() {
-            acc += cross_2d(verts[0], verts[k], verts[k + 1]) * 0.5;
-            if pick < acc {
-                break;
-            }
-            k += 1;
-        }
-        let (a, b, c) = (verts[0], verts[k], verts[k + 1]);
-        let s = next();
-        let r = next();
-        let sq = s.sqrt();
-        let (wa, wb, wc) = (1.0 - sq, sq * (1.0 - r), sq * r);
-        let mut pt = [
-            a[0] * wa + b[0] * wb + c[0] * wc,
-            a[1] * wa + b[1] * wb + c[1] * wc,
-            a[2] * wa + b[2] * wb + c[2] * wc,
-        ];
-        if let Some(h) = height_over_poly(t, p, &verts, pt) {
-            pt[1] = h;
-        }
-        let r = t
-            .poly_ref(p as u32)
-            .ok_or(QueryError::InvalidPolyRef(PolyRef::NULL))?;
-        Ok(Some((r, pt)))
+        Ok(Some(random_point_in_poly(t, p, &mut next)?))
     }
+
+    /// A random point in a polygon reachable from `start_ref` within `radius` of `center`
+    /// (the polygons of [`NavMeshQuery::polys_around_circle`]): a polygon chosen with
+    /// probability proportional to its X/Z area, in settle order, then a point in it as for
+    /// [`NavMeshQuery::find_random_point`] (the point itself may lie outside the circle).
+    /// `rand` is called exactly four times.
+    pub fn find_random_point_around_circle(
+        &mut self,
+        mesh: &TiledNavMesh,
+        start_ref: PolyRef,
+        center: Vec3,
+        radius: f64,
+        filter: &QueryFilter,
+        rand: &mut impl FnMut() -> f64,
+    ) -> Result<(PolyRef, Vec3), QueryError> {
+        let mut found = std::mem::take(&mut self.scratch_circle);
+        let r = self.polys_around_circle(mesh, start_ref, center, radius, filter, &mut found);
+        let result = r.and_then(|()| {
+            let mut next = || unit(rand());
+            let mut verts = PolyVerts::new();
+            let mut total = 0.0;
+            for n in &found {
+                let (t, p) = decode(mesh, n.poly)?;
+                poly_verts(t, p, &mut verts);
+                total += poly_area_2d(&verts);
+            }
+            let target = next() * total;
+            let mut acc = 0.0;
+            let mut chosen = start_ref;
+            for n in &found {
+                let (t, p) = decode(mesh, n.poly)?;
+                poly_verts(t, p, &mut verts);
+                acc += poly_area_2d(&verts);
+                chosen = n.poly;
+                if target < acc {
+                    break;
+                }
+            }
+            let (t, p) = decode(mesh, chosen)?;
+            random_point_in_poly(t, p, &mut next)
+        });
+        self.scratch_circle = found;
+        result
+    }
+
+    /// The boundary of polygon `r` as pieces, edge by edge and along each edge: walls
+    /// (`neighbour: None`) and the parts crossed into neighbours passing `filter`. A portal
+    /// edge only partly covered by the neighbouring tile is a crossing there and a wall
+    /// elsewhere. Written into `out` (cleared first).
+    pub fn poly_wall_segments(
+        &self,
+        mesh: &TiledNavMesh,
+        r: PolyRef,
+        filter: &QueryFilter,
+        out: &mut Vec<WallSegment>,
+    ) -> Result<(), QueryError> {
+        out.clear();
+        let (t, p) = decode(mesh, r)?;
+        let mut verts = PolyVerts::new();
+        poly_verts(t, p, &mut verts);
+        for_each_boundary_piece(mesh, t, p, &verts, filter, |w| out.push(w));
+        Ok(())
+    }
+}
+
+/// A caller's random number clamped to `[0, 1]` (NaN reads as 0).
+fn unit(v: f64) -> f64 {
+    if v.is_nan() {
+        0.0
+    } else {
+        v.clamp(0.0, 1.0)
+    }
+}
+
+/// The X/Z area of a convex counter-clockwise polygon (its fan, summed in order).
+fn poly_area_2d(verts: &[Vec3]) -> f64 {
+    let mut a = 0.0;
+    for k in 1..verts.len() - 1 {
+        a += cross_2d(verts[0], verts[k], verts[k + 1]) * 0.5;
+    }
+    a
+}
+
+/// A point in polygon `p`: a fan triangle by area (one random number), then a uniform point
+/// in it (two), at the surface height.
+fn random_point_in_poly(
+    t: &MeshTile,
+    p: usize,
+    next: &mut impl FnMut() -> f64,
+) -> Result<(PolyRef, Vec3), QueryError> {
+    let mut verts = PolyVerts::new();
+    poly_verts(t, p, &mut verts);
+    let pick = next() * poly_area_2d(&verts);
+    let mut acc = 0.0;
+    let mut k = 1;
+    while k + 2 < verts.len() {
+        acc += cross_2d(verts[0], verts[k], verts[k + 1]) * 0.5;
+        if pick < acc {
+            break;
+        }
+        k += 1;
+    }
+    let (a, b, c) = (verts[0], verts[k], verts[k + 1]);
+    let s = next();
+    let r = next();
+    let sq = s.sqrt();
+    let (wa, wb, wc) = (1.0 - sq, sq * (1.0 - r), sq * r);
+    let mut pt = [
+        a[0] * wa + b[0] * wb + c[0] * wc,
+        a[1] * wa + b[1] * wb + c[1] * wc,
+        a[2] * wa + b[2] * wb + c[2] * wc,
+    ];
+    if let Some(h) = height_over_poly(t, p, &verts, pt) {
+        pt[1] = h;
+    }
+    let r = t
+        .poly_ref(p as u32)
+        .ok_or(QueryError::InvalidPolyRef(PolyRef::NULL))?;
+    Ok((r, pt))
 }
