@@ -287,7 +287,7 @@ impl CompactHeightfield {
 
     /// The distance field: for each span, twice the chamfer distance (in cells) to the
     /// nearest span with a missing link or a link to another area, then a 3×3 box blur
-    /// (values ≤ 2 kept). Returns the field and its maximum.
+    /// (values ≤ 1 kept). Returns the field and its maximum.
     pub fn distance_field(&self) -> (Vec<u16>, u16) {
         let n = self.spans.len();
         let mut src = vec![0xFFFFu16; n];
@@ -346,7 +346,7 @@ impl CompactHeightfield {
         let mut dst = vec![0u16; n];
         for i in 0..n {
             let cd = u32::from(src[i]);
-            if cd <= 2 {
+            if cd <= 1 {
                 dst[i] = cd as u16;
                 continue;
             }

@@ -147,8 +147,10 @@ impl Ring<'_> {
 
 /// Ear-clipping triangulation of a simple contour (indices into `verts`). The ear with the
 /// shortest closing diagonal goes first (ties: the lowest position in the ring). Returns
-/// `None` when the contour cannot be triangulated.
-pub fn triangulate(verts: &[[i32; 4]]) -> Option<Vec<[usize; 3]>> {
+/// the triangles and whether the whole contour was triangulated (a contour that touches
+/// itself can leave a rest with no ear, even by the loose test; the triangles cut until
+/// then are kept).
+pub fn triangulate(verts: &[[i32; 4]]) -> (Vec<[usize; 3]>, bool) {
     let n = verts.len();
     let mut r = Ring {
         verts,
@@ -184,7 +186,9 @@ pub fn triangulate(verts: &[[i32; 4]]) -> Option<Vec<[usize; 3]>> {
                 }
             }
         }
-        let (_, i) = best?;
+        let Some((_, i)) = best else {
+            return (tris, false);
+        };
         let mut i1 = r.next(i);
         let i2 = r.next(i1);
         tris.push([r.idx[i], r.idx[i1], r.idx[i2]]);
@@ -200,7 +204,7 @@ pub fn triangulate(verts: &[[i32; 4]]) -> Option<Vec<[usize; 3]>> {
         r.ear[i1] = r.diagonal(i, ni1, false);
     }
     tris.push([r.idx[0], r.idx[1], r.idx[2]]);
-    Some(tris)
+    (tris, true)
 }
 
 fn uleft(a: [i32; 3], b: [i32; 3], c: [i32; 3]) -> bool {
@@ -267,9 +271,7 @@ pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck
         if c.verts.len() < 3 {
             continue;
         }
-        let Some(tris) = triangulate(&c.verts) else {
-            continue;
-        };
+        let (tris, _complete) = triangulate(&c.verts);
         let mut map = Vec::with_capacity(c.verts.len());
         for v in &c.verts {
             map.push(add_vertex(&mut mesh.verts, &mut lookup, [v[0], v[1], v[2]]));
@@ -357,7 +359,8 @@ mod tests {
     #[test]
     fn square_contour_triangulates_into_two_triangles() {
         let v = [[0, 0, 0, 0], [0, 0, 4, 0], [4, 0, 4, 0], [4, 0, 0, 0]];
-        let t = triangulate(&v).unwrap();
+        let (t, complete) = triangulate(&v);
+        assert!(complete);
         assert_eq!(t.len(), 2);
     }
 }
