@@ -159,6 +159,17 @@ pub(crate) fn for_each_neighbour(
     filter: &QueryFilter,
     mut f: impl FnMut(Neighbour),
 ) {
+    for_each_neighbour_at(mesh, tile, p, filter, |nb, _, _| f(nb));
+}
+
+/// [`for_each_neighbour`], also handing over the neighbour's tile and polygon index.
+pub(crate) fn for_each_neighbour_at<'m>(
+    mesh: &'m TiledNavMesh,
+    tile: &'m MeshTile,
+    p: usize,
+    filter: &QueryFilter,
+    mut f: impl FnMut(Neighbour, &'m MeshTile, usize),
+) {
     let d = tile.tile().data();
     let o = tile.origin();
     let corners = tile.tile().poly_corners(p);
@@ -178,14 +189,18 @@ pub(crate) fn for_each_neighbour(
             continue;
         }
         seen.push(target);
-        f(Neighbour {
-            target,
-            crossing: Crossing::Edge {
-                left: vertex(k + 1),
-                right: vertex(k),
-                edge: k as u8,
+        f(
+            Neighbour {
+                target,
+                crossing: Crossing::Edge {
+                    left: vertex(k + 1),
+                    right: vertex(k),
+                    edge: k as u8,
+                },
             },
-        });
+            tile,
+            q,
+        );
     }
     for link in tile.poly_links(p) {
         if seen.contains(&link.target) {
@@ -225,10 +240,14 @@ pub(crate) fn for_each_neighbour(
             }
         };
         seen.push(link.target);
-        f(Neighbour {
-            target: link.target,
-            crossing,
-        });
+        f(
+            Neighbour {
+                target: link.target,
+                crossing,
+            },
+            tt,
+            tp,
+        );
     }
 }
 
@@ -399,14 +418,17 @@ impl<'m> PathGraph<'m> {
     ) -> Result<(), QueryError> {
         let (t, p) = decode(self.mesh, from)?;
         let ca = self.filter.area_cost(t.tile().areas()[p]);
-        for_each_neighbour(self.mesh, t, p, &self.filter, |nb| {
-            let Ok(to_pos) = self.node_pos(nb.target) else {
-                return;
+        let mut verts = PolyVerts::new();
+        for_each_neighbour_at(self.mesh, t, p, &self.filter, |nb, tt, tp| {
+            let to_pos = if nb.target == self.ends.start_ref {
+                self.ends.start_pos
+            } else if nb.target == self.ends.end_ref {
+                self.ends.end_pos
+            } else {
+                poly_verts(tt, tp, &mut verts);
+                poly_centre(&verts)
             };
-            let Ok(area) = self.mesh.poly_area(nb.target) else {
-                return;
-            };
-            let cb = self.filter.area_cost(area);
+            let cb = self.filter.area_cost(tt.tile().areas()[tp]);
             let cost = match nb.crossing {
                 Crossing::Edge { left, right, .. } => {
                     let m = midpoint(left, right);

@@ -67,6 +67,7 @@ mod straight;
 mod surface;
 
 use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use onepath_format::PolyRef;
 
@@ -85,6 +86,30 @@ pub use raycast::RaycastHit;
 pub use straight::{StraightPathFlags, StraightPathOptions, StraightPathPoint};
 pub use surface::{CircleNode, MoveResult, WallHit, WallSegment};
 
+/// A small multiplicative hasher for the node index (`PolyRef` keys). The index is only
+/// looked up, never iterated, so the hash cannot reach an answer; it just has to be fast.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct RefHasher(u64);
+
+impl Hasher for RefHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// PolyRef → node index.
+pub(crate) type NodeIndex = HashMap<PolyRef, u32, BuildHasherDefault<RefHasher>>;
+
 /// A query object: reusable buffers for the queries on a [`crate::TiledNavMesh`], and the
 /// state of one sliced path search. Cheap to create; keep one per thread or agent system
 /// and reuse it.
@@ -92,11 +117,11 @@ pub use surface::{CircleNode, MoveResult, WallHit, WallSegment};
 pub struct NavMeshQuery {
     bv: bvtree::BvCache,
     nodes: Vec<path::Node>,
-    node_index: HashMap<PolyRef, u32>,
+    node_index: NodeIndex,
     open: BinaryHeap<path::OpenEntry>,
     search: Option<path::SearchState>,
     aux_nodes: Vec<path::Node>,
-    aux_index: HashMap<PolyRef, u32>,
+    aux_index: NodeIndex,
     aux_open: BinaryHeap<path::OpenEntry>,
     scratch_refs: Vec<PolyRef>,
     scratch_portals: Vec<straight::Portal>,
