@@ -183,3 +183,31 @@ fn a_corridor_through_a_closed_door_is_stale() {
     assert!(c.is_valid(&mesh, &f, 3));
     assert!(!c.is_valid(&mesh, &f, 5));
 }
+
+#[test]
+fn trimming_keeps_the_valid_prefix_and_moves_the_target_onto_it() {
+    let (mut mesh, t) = grid();
+    let mut q = NavMeshQuery::new();
+    let f = QueryFilter::new();
+    let mut c = corridor(
+        &mesh,
+        &mut q,
+        (cell(t, 0, 0), [0.5, 0.0, 0.5]),
+        (cell(t, 7, 0), [7.5, 0.0, 0.5]),
+    );
+    assert!(!c
+        .trim_invalid_path(&q, &mesh, &f, cell(t, 0, 0), [0.5, 0.0, 0.5])
+        .unwrap());
+    mesh.set_poly_flags(cell(t, 4, 0), 0).unwrap();
+    assert!(c
+        .trim_invalid_path(&q, &mesh, &f, cell(t, 0, 0), [0.5, 0.0, 0.5])
+        .unwrap());
+    assert_eq!(c.path(), (0..4).map(|i| cell(t, i, 0)).collect::<Vec<_>>());
+    assert_eq!(c.target(), [4.0, 0.0, 0.5]);
+    // The first polygon closed too: the corridor falls back to the safe polygon.
+    mesh.set_poly_flags(cell(t, 0, 0), 0).unwrap();
+    assert!(c
+        .trim_invalid_path(&q, &mesh, &f, cell(t, 0, 1), [0.5, 0.0, 1.5])
+        .unwrap());
+    assert_eq!((c.path(), c.pos()), (&[cell(t, 0, 1)][..], [0.5, 0.0, 1.5]));
+}

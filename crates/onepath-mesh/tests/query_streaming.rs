@@ -189,3 +189,55 @@ fn a_corridor_over_a_streamed_tile_is_stale_and_replans_to_the_same_route() {
     let after: Vec<_> = c.path().iter().map(|&p| key(&mesh, p)).collect();
     assert_eq!(before, after);
 }
+
+#[test]
+fn queries_after_an_onpm_round_trip_equal_those_before_references_included() {
+    let mut mesh = bridge_and_building();
+    // An area edit survives ONPM (as the new as-built value); link switches do not exist there.
+    let road = mesh.tile_at(1, 0, 0).unwrap().tile_ref();
+    mesh.set_poly_area(road.poly(4).unwrap(), 7).unwrap();
+    let back = onepath_mesh::NavMeshSerializer::read_mesh(
+        &onepath_mesh::NavMeshSerializer::write_mesh(&mesh),
+    )
+    .unwrap();
+    let mut filter = QueryFilter::new();
+    filter.set_area_cost(7, 4.0).unwrap();
+    let mut q = NavMeshQuery::new();
+    let a = transcript(&mut q, &mesh, &filter);
+    assert_eq!(a, transcript(&mut q, &back, &filter));
+    // Same slots and generations: the very same references answer.
+    let mut path = (Vec::new(), Vec::new());
+    let s = q
+        .find_nearest_poly(&mesh, [2.0, 0.0, 2.0], [1.0; 3], &filter)
+        .unwrap()
+        .unwrap();
+    let e = q
+        .find_nearest_poly(&mesh, [28.0, 0.0, 30.0], [1.0; 3], &filter)
+        .unwrap()
+        .unwrap();
+    let r0 = q
+        .find_path(
+            &mesh,
+            s.poly,
+            e.poly,
+            s.point,
+            e.point,
+            &filter,
+            1000,
+            &mut path.0,
+        )
+        .unwrap();
+    let r1 = q
+        .find_path(
+            &back,
+            s.poly,
+            e.poly,
+            s.point,
+            e.point,
+            &filter,
+            1000,
+            &mut path.1,
+        )
+        .unwrap();
+    assert_eq!((r0, &path.0), (r1, &path.1));
+}

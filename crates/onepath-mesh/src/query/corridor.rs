@@ -347,6 +347,35 @@ impl PathCorridor {
                 })
     }
 
+    /// Keeps the longest prefix of the corridor whose polygons are valid and pass `filter`,
+    /// and moves the target onto its last polygon (closest point). When even the first
+    /// polygon is unusable the corridor becomes `[safe_poly]` at `safe_pos`. Returns whether
+    /// the corridor changed.
+    pub fn trim_invalid_path(
+        &mut self,
+        query: &NavMeshQuery,
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+        safe_poly: PolyRef,
+        safe_pos: Vec3,
+    ) -> Result<bool, QueryError> {
+        let usable =
+            |r: PolyRef| matches!(decode(mesh, r), Ok((t, p)) if poly_passes(t, p, filter));
+        let n = self.path.iter().take_while(|&&r| usable(r)).count();
+        if n == self.path.len() && n > 0 {
+            return Ok(false);
+        }
+        if n == 0 {
+            self.reset(safe_poly, safe_pos);
+            return Ok(true);
+        }
+        self.path.truncate(n);
+        self.target = query
+            .closest_point_on_poly(mesh, self.path[n - 1], self.target)?
+            .point;
+        Ok(true)
+    }
+
     /// Plans the corridor again: the start is the first polygon if still valid and passing,
     /// else the polygon nearest the position within `half_extents`; the goal likewise for the
     /// last polygon and the target. Then a path search of at most `max_iterations`. Without
