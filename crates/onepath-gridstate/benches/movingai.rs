@@ -12,7 +12,9 @@
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use onepath_gridstate::{Grid, GridAStar, GridAlgorithm, GridOptions, GridSearch};
+use onepath_gridstate::{
+    Grid, GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar, ThetaStar,
+};
 
 /// (start, goal, listed optimal length).
 type Query = ((u32, u32), (u32, u32), f64);
@@ -125,6 +127,42 @@ fn bench_map(c: &mut Criterion, map: &str, sample: usize) {
                     .find_path(&p.grid, s, t)
                     .map(|r| r.cost)
                     .unwrap_or(0.0);
+            }
+            total
+        })
+    });
+    let mut bidirectional = GridBidirectional::new(opts.clone()).expect("options");
+    group.bench_function("bidirectional_astar", |b| {
+        b.iter(|| {
+            let mut total = 0.0;
+            for &(s, t, _) in &p.queries {
+                total += bidirectional
+                    .find_path(&p.grid, s, t)
+                    .map(|r| r.cost)
+                    .unwrap_or(0.0);
+            }
+            total
+        })
+    });
+    let mut theta = ThetaStar::new(opts.clone()).expect("options");
+    group.bench_function("theta_star", |b| {
+        b.iter(|| {
+            let mut total = 0.0;
+            for &(s, t, _) in &p.queries {
+                total += theta
+                    .find_path(&p.grid, s, t)
+                    .map(|r| r.cost)
+                    .unwrap_or(0.0);
+            }
+            total
+        })
+    });
+    let mut hpa = HpaStar::new(&p.grid, 16, opts.clone()).expect("options");
+    group.bench_function("hpa_star_16", |b| {
+        b.iter(|| {
+            let mut total = 0.0;
+            for &(s, t, _) in &p.queries {
+                total += hpa.find_path(&p.grid, s, t).map(|r| r.cost).unwrap_or(0.0);
             }
             total
         })

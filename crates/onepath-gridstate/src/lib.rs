@@ -4,6 +4,21 @@
 //! (tier 2: `begin` / `step(n)` / `result`), designed so that the OPGS state format
 //! (`grid-state.txt`) can save and restore every search byte for byte.
 //!
+//! ## What is here
+//! - objects: [`Grid`] (area bytes, [`AreaCosts`], [`GridSpace`], version, listeners and
+//!   an edit journal), [`HexGrid`] (odd-r / even-r), [`VoxelGrid`] (16³ chunks allocated on
+//!   first write), [`Graph`] (edges with id and alive flag), [`CsrGraph`] and
+//!   [`PointGraph`] (immutable, compiled), [`Landmarks`] (ALT tables);
+//! - searches, each one-shot and sliced: [`GridSearch`] (specialised A*, jump point search
+//!   with block scans, JPS+, generic fallback), [`GridAStar`], [`ThetaStar`],
+//!   [`GraphAStar`], [`BidirectionalAStar`] / [`GridBidirectional`], [`HexAStar`],
+//!   [`VoxelAStar`], [`HpaStar`], the replanners [`GridReplanner`] / [`HexReplanner`]
+//!   (LPA*, D* Lite) and [`GridFlowField`];
+//! - [`GridDebug::describe`]: a result as plain data.
+//!
+//! Options, movement rules, tie-breaks and what one iteration is for each engine:
+//! `docs/grid-search.md`.
+//!
 //! ## Invariants
 //! - **Deterministic**: only IEEE-exact arithmetic (+ − × ÷ √) reaches a result; every
 //!   priority queue has a documented total tie-break; no hash-map order reaches an output.
