@@ -15,8 +15,10 @@
 //! | tiles in parallel, merged in tile order, mesh | [`pipeline`] ([`Mesh3DPipeline`]) | `build3d-polys.md` §6 |
 //!
 //! Seeded level generators ([`generators`]) and the hash-matrix builds ([`matrix`]) serve
-//! tests and benchmarks. A future tile cache reuses [`Mesh3DPipeline::eroded_heightfield`]
-//! (stage 3), [`layers::layer_of_spans`] and the span graph of [`CompactHeightfield`].
+//! tests and benchmarks. A future tile cache keeps stage 3 per tile
+//! ([`Mesh3DPipeline::eroded_tiles_soup`] → [`ErodedTile`]) and rebuilds from it
+//! ([`Mesh3DPipeline::build_from_eroded`], equal to the plain build), with
+//! [`layers::layer_of_spans`] and the span graph of [`CompactHeightfield`].
 //!
 //! ## Invariants
 //! - Deterministic to the byte: the same geometry and settings give the same tiles on every
@@ -80,4 +82,4 @@ pub use input::{HeightGrid, TriangleSoup};
 pub use matrix::hash_matrix_builds;
 pub use obj::load_obj;
 pub use obstacle::Obstacle;
-pub use pipeline::{BuiltMesh, Mesh3DPipeline, Progress, VerticalGrid};
+pub use pipeline::{BuiltMesh, ErodedTile, Mesh3DPipeline, Progress, VerticalGrid};

@@ -56,6 +56,20 @@ pub struct Mesh3DPipeline {
     pub obstacles: Vec<Obstacle>,
 }
 
+/// Stages 1–3 of one tile (rasterized, filtered, compacted, eroded, build-time volumes
+/// marked): what a tile cache keeps. Obstacles are not marked in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErodedTile {
+    /// Tile column.
+    pub tile_x: i32,
+    /// Tile row.
+    pub tile_z: i32,
+    /// The build's vertical lattice.
+    pub vgrid: VerticalGrid,
+    /// The eroded open-span heightfield of the tile's grid (cells plus border).
+    pub chf: CompactHeightfield,
+}
+
 /// A progress callback: `(tiles done, tiles total)`. Called once per tile from the thread
 /// that built it (so not necessarily in tile order); it never changes a result.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
@@ -161,6 +175,64 @@ impl Mesh3DPipeline {
         self.build_soup_with_progress(&soup, progress)
     }
 
+    /// Stages 1–3 of every tile a triangle soup touches, in tile order (built in parallel).
+    pub fn eroded_tiles_soup(&self, soup: &TriangleSoup) -> Result<Vec<ErodedTile>, BuildError> {
+        self.check()?;
+        soup.validate()?;
+        let params = self.config.params();
+        let vc = self.config.voxel();
+        let Some((bmin, bmax)) = soup.bounds() else {
+            return Ok(Vec::new());
+        };
+        let jobs = tile_jobs_soup(&params, &vc, soup, bmin, bmax)?;
+        let vgrid = vertical_grid(&params, &vc, bmin[1], bmax[1])?;
+        let areas = triangle_areas(soup, &vc, self.config.area);
+        Ok(jobs
+            .par_iter()
+            .map(|job| ErodedTile {
+                tile_x: job.tile_x,
+                tile_z: job.tile_z,
+                vgrid,
+                chf: self.eroded_heightfield(&params, &vc, vgrid, job.tile_x, job.tile_z, |hf| {
+                    rasterize_job(hf, soup, &areas, &job.triangles, vc.walkable_climb)
+                }),
+            })
+            .collect())
+    }
+
+    /// Stages 4–5 from eroded tiles (a copy of each is marked; the tiles are not changed):
+    /// the pipeline's obstacles, then `extra` obstacles in order (a cache's own), then
+    /// regions, contours, polygons, detail, authored links, tiles and the mesh. With no
+    /// `extra` obstacle this is exactly the plain build; obstacles are idempotent per span,
+    /// so `extra` equals adding them to [`Mesh3DPipeline::obstacles`].
+    pub fn build_from_eroded(
+        &self,
+        tiles: &[ErodedTile],
+        extra: &[Obstacle],
+    ) -> Result<BuiltMesh, BuildError> {
+        self.check()?;
+        for (i, o) in extra.iter().enumerate() {
+            o.validate(i)?;
+        }
+        let params = self.config.params();
+        let vc = self.config.voxel();
+        let results: Vec<Result<Vec<NavTileData>, BuildError>> = tiles
+            .par_iter()
+            .map(|t| {
+                let mut chf = t.chf.clone();
+                for o in self.obstacles.iter().chain(extra) {
+                    o.mark(&mut chf, &vc);
+                }
+                self.tile_data_from_compact(&params, &vc, t.vgrid, t.tile_x, t.tile_z, &chf)
+            })
+            .collect();
+        let mut datas = Vec::new();
+        for r in results {
+            datas.extend(r?);
+        }
+        self.finish(params, datas)
+    }
+
     fn check(&self) -> Result<(), BuildError> {
         self.config.validate()?;
         for (i, o) in self.obstacles.iter().enumerate() {
@@ -190,15 +262,7 @@ impl Mesh3DPipeline {
             .par_iter()
             .map(|job| {
                 let r = self.build_tile_data(&params, &vc, vgrid, job.tile_x, job.tile_z, |hf| {
-                    for &t in &job.triangles {
-                        let tri = soup.triangles[t as usize];
-                        let v = [
-                            soup.vertices[tri[0] as usize],
-                            soup.vertices[tri[1] as usize],
-                            soup.vertices[tri[2] as usize],
-                        ];
-                        hf.rasterize_triangle(v, areas[t as usize], vc.walkable_climb);
-                    }
+                    rasterize_job(hf, soup, &areas, &job.triangles, vc.walkable_climb)
                 });
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 progress(n, total);
@@ -374,6 +438,25 @@ impl Mesh3DPipeline {
             Some(&detail),
             self.config.flags,
         )
+    }
+}
+
+/// Rasterizes the listed triangles (ascending) with their areas.
+fn rasterize_job(
+    hf: &mut Heightfield,
+    soup: &TriangleSoup,
+    areas: &[u8],
+    triangles: &[u32],
+    climb: i32,
+) {
+    for &t in triangles {
+        let tri = soup.triangles[t as usize];
+        let v = [
+            soup.vertices[tri[0] as usize],
+            soup.vertices[tri[1] as usize],
+            soup.vertices[tri[2] as usize],
+        ];
+        hf.rasterize_triangle(v, areas[t as usize], climb);
     }
 }
 

@@ -454,3 +454,38 @@ fn tiles_come_in_tile_order_and_tile_i_is_in_slot_i() {
         );
     }
 }
+
+#[test]
+fn building_from_the_eroded_tiles_equals_the_plain_build() {
+    let soup =
+        onepath_build3d::generators::city(&onepath_build3d::generators::CityParams::default());
+    let obstacles = vec![
+        Obstacle::Cylinder {
+            center: [12.0, 0.0, 3.0],
+            radius: 1.0,
+            height: 2.0,
+        },
+        Obstacle::Box {
+            min: [30.0, 0.0, 2.0],
+            max: [33.0, 1.0, 4.0],
+        },
+    ];
+    let bytes = |m: &BuiltMesh| m.tiles.iter().map(NavTile::to_bytes).collect::<Vec<_>>();
+    let mut p = Mesh3DPipeline::new(BuildConfig::default());
+    let eroded = p.eroded_tiles_soup(&soup).unwrap();
+    let plain = bytes(&p.build_soup(&soup).unwrap());
+    assert_eq!(bytes(&p.build_from_eroded(&eroded, &[]).unwrap()), plain);
+    // Obstacles given at rebuild time equal the same obstacles baked into the pipeline.
+    let rebuilt = p.build_from_eroded(&eroded, &obstacles).unwrap();
+    assert_ne!(bytes(&rebuilt), plain, "the obstacles cut the street");
+    p.obstacles = obstacles;
+    let fresh = p.build_soup(&soup).unwrap();
+    assert_eq!(bytes(&rebuilt), bytes(&fresh));
+    // The eroded tiles were not changed by either rebuild.
+    assert_eq!(
+        Mesh3DPipeline::new(BuildConfig::default())
+            .eroded_tiles_soup(&soup)
+            .unwrap(),
+        eroded
+    );
+}
