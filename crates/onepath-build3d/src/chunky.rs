@@ -81,13 +81,19 @@ impl ChunkyTriMesh {
         let z0 = ((min[1] - self.max_extent) / cs).floor() as i64;
         let z1 = (max[1] / cs).floor() as i64;
         let mut out = Vec::new();
-        for z in z0..=z1 {
-            for (_, tris) in self.chunks.range((z, x0)..=(z, x1)) {
-                for &t in tris {
-                    let (lo, hi) = triangle_bounds(&self.soup, &self.soup.triangles[t as usize]);
-                    if hi[0] >= min[0] && lo[0] <= max[0] && hi[1] >= min[1] && lo[1] <= max[1] {
-                        out.push(t);
-                    }
+        if z0 > z1 {
+            return out;
+        }
+        // One ordered scan over the chunks of rows z0..=z1 (never more entries than there
+        // are chunks, whatever the chunk size), keeping columns x0..=x1.
+        for (&(_, x), tris) in self.chunks.range((z0, i64::MIN)..=(z1, i64::MAX)) {
+            if x < x0 || x > x1 {
+                continue;
+            }
+            for &t in tris {
+                let (lo, hi) = triangle_bounds(&self.soup, &self.soup.triangles[t as usize]);
+                if hi[0] >= min[0] && lo[0] <= max[0] && hi[1] >= min[1] && lo[1] <= max[1] {
+                    out.push(t);
                 }
             }
         }

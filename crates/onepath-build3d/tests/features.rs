@@ -489,3 +489,41 @@ fn building_from_the_eroded_tiles_equals_the_plain_build() {
         eroded
     );
 }
+
+#[test]
+fn chunk_queries_return_the_overlapping_triangles_for_any_chunk_size() {
+    let soup =
+        onepath_build3d::generators::city(&onepath_build3d::generators::CityParams::default());
+    let brute = |min: [f64; 2], max: [f64; 2]| -> Vec<u32> {
+        (0..soup.triangles.len() as u32)
+            .filter(|&t| {
+                let tri = soup.triangles[t as usize];
+                let xs = tri.map(|i| soup.vertices[i as usize][0]);
+                let zs = tri.map(|i| soup.vertices[i as usize][2]);
+                let (lx, hx) = (
+                    xs.iter().cloned().fold(f64::INFINITY, f64::min),
+                    xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+                );
+                let (lz, hz) = (
+                    zs.iter().cloned().fold(f64::INFINITY, f64::min),
+                    zs.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+                );
+                hx >= min[0] && lx <= max[0] && hz >= min[1] && lz <= max[1]
+            })
+            .collect()
+    };
+    for size in [1e-6, 0.5, 7.0, 1000.0] {
+        let chunky = onepath_build3d::ChunkyTriMesh::new(soup.clone(), size).unwrap();
+        for (min, max) in [
+            ([10.0, 10.0], [20.0, 14.0]),
+            ([-5.0, -5.0], [0.0, 0.0]),
+            ([30.0, 30.0], [20.0, 20.0]),
+        ] {
+            assert_eq!(
+                chunky.triangles_in(min, max),
+                brute(min, max),
+                "chunk size {size}"
+            );
+        }
+    }
+}
