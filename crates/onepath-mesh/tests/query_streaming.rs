@@ -241,3 +241,18 @@ fn queries_after_an_onpm_round_trip_equal_those_before_references_included() {
         .unwrap();
     assert_eq!((r0, &path.0), (r1, &path.1));
 }
+
+#[test]
+fn several_query_objects_read_one_mesh_at_once_and_agree() {
+    let mesh = bridge_and_building();
+    let mut filter = QueryFilter::new();
+    filter.set_area_cost(2, 1.5).unwrap();
+    let alone = transcript(&mut NavMeshQuery::new(), &mesh, &filter);
+    let (a, b) = std::thread::scope(|s| {
+        let ta = s.spawn(|| transcript(&mut NavMeshQuery::new(), &mesh, &filter));
+        let tb = s.spawn(|| transcript(&mut NavMeshQuery::new(), &mesh, &filter));
+        (ta.join().unwrap(), tb.join().unwrap())
+    });
+    assert_eq!(a, alone);
+    assert_eq!(b, alone);
+}
