@@ -28,7 +28,7 @@ use crate::grid::Grid;
 use crate::grid_view::{GridCache, GridView};
 use crate::heap::OpenSet;
 use crate::options::{Connectivity, DiagonalRule, GridOptions};
-use crate::result::{PathResult, PathStatus};
+use crate::result::{PathResult, PathStatus, SearchStatus};
 
 #[derive(Debug, Clone, Copy)]
 struct Bounds {
@@ -104,6 +104,7 @@ fn cluster_dijkstra(
 }
 
 /// The abstract graph of one query.
+#[derive(Debug, Clone)]
 struct Abstract {
     cells: Vec<u32>,
     fwd: Vec<Vec<(u32, f64)>>,
@@ -160,6 +161,7 @@ pub struct HpaStar {
     cache: GridCache,
     core: AStarCore,
     rebuilt_clusters: u64,
+    query: Option<HpaQuery>,
 }
 
 impl HpaStar {
@@ -195,6 +197,7 @@ impl HpaStar {
             cache: GridCache::default(),
             core: AStarCore::default(),
             rebuilt_clusters: 0,
+            query: None,
         };
         h.rebuild_all(grid);
         Ok(h)
@@ -391,42 +394,94 @@ impl HpaStar {
     }
 
     /// A path from `start` to `goal` (cells as (x, y)); repairs the hierarchy first if the
-    /// grid was edited.
+    /// grid was edited. Honours the options' iteration budget (abstract iterations).
     pub fn find_path(
         &mut self,
         grid: &Grid,
         start: (u32, u32),
         goal: (u32, u32),
     ) -> Result<PathResult, GridError> {
+        self.begin(grid, start, goal)?;
+        let budget = if self.options.iteration_budget == 0 {
+            u64::MAX
+        } else {
+            self.options.iteration_budget
+        };
+        self.step(grid, budget)?;
+        self.result(grid)
+    }
+
+    /// Begins a sliced query: repairs the hierarchy if the grid was edited, links start
+    /// and goal into the abstract graph and starts the abstract search.
+    pub fn begin(
+        &mut self,
+        grid: &Grid,
+        start: (u32, u32),
+        goal: (u32, u32),
+    ) -> Result<(), GridError> {
         self.sync(grid)?;
         let s = grid.index(start.0, start.1)?;
         let t = grid.index(goal.0, goal.1)?;
         let mut cache = std::mem::take(&mut self.cache);
         let options = self.options.clone();
         let view = GridView::new(grid, &options, &mut cache);
-        let r = self.query(grid, &view, s, t);
+        let abs = self.build_abstract(grid, &view, s, t);
         self.cache = cache;
-        r
+        if let Some((a, is, it)) = &abs {
+            self.core
+                .begin(a, *is, *it, 1.0, self.options.record_expansions);
+        }
+        self.query = Some(HpaQuery {
+            key: grid.cache_key(),
+            start: s,
+            abs,
+        });
+        Ok(())
     }
 
-    fn query(
-        &mut self,
+    /// Runs at most `max_iterations` iterations of the abstract search.
+    pub fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        let Some(q) = &self.query else {
+            return Err(GridError::NotBegun);
+        };
+        if q.key != grid.cache_key() {
+            return Err(GridError::Stale {
+                began: u64::from(q.key.1),
+                now: u64::from(grid.version()),
+            });
+        }
+        Ok(match &q.abs {
+            Some((a, _, _)) => self.core.step(a, max_iterations),
+            None => SearchStatus::NoPath,
+        })
+    }
+
+    /// The result so far; a found abstract path is refined into cells.
+    pub fn result(&mut self, grid: &Grid) -> Result<PathResult, GridError> {
+        let Some(q) = self.query.take() else {
+            return Err(GridError::NotBegun);
+        };
+        let mut cache = std::mem::take(&mut self.cache);
+        let options = self.options.clone();
+        let view = GridView::new(grid, &options, &mut cache);
+        let r = self.refine(&view, &q);
+        self.cache = cache;
+        self.query = Some(q);
+        Ok(r)
+    }
+
+    /// The abstract graph of a query with its start and goal nodes (`None` when start or
+    /// goal is impassable).
+    fn build_abstract(
+        &self,
         grid: &Grid,
         view: &GridView<'_>,
         s: u32,
         t: u32,
-    ) -> Result<PathResult, GridError> {
+    ) -> Option<(Abstract, u32, u32)> {
         let w = self.width;
-        let mut none = PathResult {
-            status: PathStatus::NoPath,
-            nodes: Vec::new(),
-            cost: 0.0,
-            expanded: 0,
-            iterations: 0,
-            expansions: None,
-        };
         if !view.is_passable(s) || !view.is_passable(t) {
-            return Ok(none);
+            return None;
         }
         // Abstract nodes: every transition cell, then start and goal.
         let mut index: BTreeMap<u32, u32> = BTreeMap::new();
@@ -500,14 +555,24 @@ impl HpaStar {
             eight: self.options.connectivity == Connectivity::Eight,
             min_mult: grid.areas().min_multiplier(),
         };
-        self.core
-            .begin(&abs, is, it, 1.0, self.options.record_expansions);
-        let budget = if self.options.iteration_budget == 0 {
-            u64::MAX
-        } else {
-            self.options.iteration_budget
+        Some((abs, is, it))
+    }
+
+    fn refine(&self, view: &GridView<'_>, q: &HpaQuery) -> PathResult {
+        let w = self.width;
+        let s = q.start;
+        let mut buf = Vec::new();
+        let mut none = PathResult {
+            status: PathStatus::NoPath,
+            nodes: Vec::new(),
+            cost: 0.0,
+            expanded: 0,
+            iterations: 0,
+            expansions: self.options.record_expansions.then(Vec::new),
         };
-        self.core.step(&abs, budget);
+        let Some((abs, _, _)) = &q.abs else {
+            return none;
+        };
         let ar = self.core.result();
         none.expanded = ar.expanded;
         none.iterations = ar.iterations;
@@ -516,7 +581,7 @@ impl HpaStar {
             .map(|e| e.iter().map(|&i| abs.cells[i as usize]).collect());
         if ar.status != PathStatus::Found {
             none.status = ar.status;
-            return Ok(none);
+            return none;
         }
         // Refine: each abstract hop inside one cluster (or across one transition).
         let mut nodes = vec![s];
@@ -549,13 +614,21 @@ impl HpaStar {
             cost += dist[bounds.local(w, b)];
             nodes.extend(seg);
         }
-        Ok(PathResult {
+        PathResult {
             status: PathStatus::Found,
             nodes,
             cost,
             expanded: none.expanded,
             iterations: none.iterations,
             expansions: none.expansions,
-        })
+        }
     }
+}
+
+/// The state of one HPA* query.
+#[derive(Debug, Clone)]
+struct HpaQuery {
+    key: (u64, u32),
+    start: u32,
+    abs: Option<(Abstract, u32, u32)>,
 }

@@ -5,7 +5,9 @@
 mod common;
 
 use common::{cases, close, dijkstra, grid_moves, passable, path_cost};
-use onepath_gridstate::{Connectivity, DiagonalRule, Grid, GridOptions, HpaStar, PathStatus, WALL};
+use onepath_gridstate::{
+    Connectivity, DiagonalRule, Grid, GridOptions, HpaStar, PathStatus, SearchStatus, WALL,
+};
 use proptest::prelude::*;
 
 #[allow(clippy::type_complexity)]
@@ -101,6 +103,21 @@ proptest! {
                     prop_assert_eq!(r.status, PathStatus::NoPath);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn hpa_sliced_equals_one_shot((grid, queries, _edits, cs, opts) in arb_case(), budget in 1u64..4) {
+        let opts = GridOptions { record_expansions: true, ..opts };
+        let mut one = HpaStar::new(&grid, cs, opts.clone()).unwrap();
+        let mut sliced = HpaStar::new(&grid, cs, opts).unwrap();
+        for &(s, t) in &queries {
+            let want = one.find_path(&grid, s, t).unwrap();
+            sliced.begin(&grid, s, t).unwrap();
+            while sliced.step(&grid, budget).unwrap() == SearchStatus::InProgress {}
+            let got = sliced.result(&grid).unwrap();
+            prop_assert_eq!(got.expansions.as_ref().map(Vec::len), Some(got.expanded as usize));
+            prop_assert_eq!(got, want);
         }
     }
 }
