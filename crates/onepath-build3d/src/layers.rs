@@ -111,8 +111,9 @@ pub fn layer_of_spans(chf: &CompactHeightfield) -> (Vec<u16>, u16) {
         if layer_of_region[r] != u16::MAX {
             continue;
         }
-        let l = nlayers;
-        nlayers = nlayers.saturating_add(1).min(1023);
+        // Past the format's last layer (1023) further regions share it.
+        let l = nlayers.min(onepath_format::MAX_LAYER);
+        nlayers = (l + 1).max(nlayers);
         layer_of_region[r] = l;
         let mut members: BTreeSet<u32> = BTreeSet::new();
         members.insert(r as u32);
