@@ -548,3 +548,29 @@ fn a_random_point_around_a_circle_comes_from_a_reached_polygon() {
     assert!(c.over_poly);
     assert_eq!(run(&mut NavMeshQuery::new()), (p, pos));
 }
+
+#[test]
+fn the_local_neighbourhood_is_the_polygons_reached_within_the_radius_without_overlaps() {
+    let (mesh, t) = grid();
+    let mut q = NavMeshQuery::new();
+    let f = QueryFilter::new();
+    let mut out = Vec::new();
+    q.find_local_neighbourhood(&mesh, cell(t, 4, 4), [4.5, 0.0, 4.5], 0.6, &f, 16, &mut out)
+        .unwrap();
+    let got: Vec<_> = out.iter().map(|n| (n.poly, n.parent)).collect();
+    // Start first, then the neighbours in neighbour (edge) order: −Z, +X, +Z, −X.
+    let c = cell(t, 4, 4);
+    assert_eq!(
+        got,
+        vec![
+            (c, PolyRef::NULL),
+            (cell(t, 4, 3), c),
+            (cell(t, 5, 4), c),
+            (cell(t, 4, 5), c),
+            (cell(t, 3, 4), c),
+        ]
+    );
+    q.find_local_neighbourhood(&mesh, c, [4.5, 0.0, 4.5], 0.6, &f, 3, &mut out)
+        .unwrap();
+    assert_eq!(out.len(), 3);
+}

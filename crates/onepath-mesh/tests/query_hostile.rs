@@ -77,6 +77,9 @@ proptest! {
         check(q.move_along_surface(&mesh, a, p, e, &f, &mut refs).map(|_| ()))?;
         check(q.find_distance_to_wall(&mesh, a, p, radius, &f).map(|_| ()))?;
         check(q.polys_around_circle(&mesh, a, p, radius, &f, &mut Vec::new()))?;
+        check(q.find_local_neighbourhood(&mesh, a, p, radius, &f, budget, &mut Vec::new()))?;
+        check(q.poly_wall_segments(&mesh, a, &f, &mut Vec::new()))?;
+        check(q.find_random_point_around_circle(&mesh, a, p, radius, &f, &mut || radius).map(|_| ()))?;
         let mut c = PathCorridor::new();
         c.reset(a, p);
         c.set_corridor(e, &path);

@@ -84,7 +84,7 @@ pub use nearest::{ClosestPoint, NearestPoly};
 pub use path::{PathResult, PathStatus};
 pub use raycast::RaycastHit;
 pub use straight::{StraightPathFlags, StraightPathOptions, StraightPathPoint};
-pub use surface::{CircleNode, MoveResult, WallHit, WallSegment};
+pub use surface::{CircleNode, LocalNode, MoveResult, WallHit, WallSegment};
 
 /// A small multiplicative hasher for the node index (`PolyRef` keys). The index is only
 /// looked up, never iterated, so the hash cannot reach an answer; it just has to be fast.
