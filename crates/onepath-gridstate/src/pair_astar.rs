@@ -198,13 +198,8 @@ impl PairAStar {
                 return self.exact_before(x, y);
             }
         }
-        if x.f != y.f {
-            return x.f < y.f;
-        }
-        if x.h != y.h {
-            return x.h < y.h;
-        }
-        x.cell < y.cell
+        // Branch-free lexicographic (f, h, cell): ties are common, so branches mispredict.
+        (x.f < y.f) | ((x.f == y.f) & ((x.h < y.h) | ((x.h == y.h) & (x.cell < y.cell))))
     }
 
     pub(crate) fn step(&mut self, masks: &[u8], max_iterations: u64) -> SearchStatus {
