@@ -8,7 +8,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use onepath_format::NavMeshParams;
 use onepath_mesh::fixtures::flat_grid_tile;
 use onepath_mesh::TiledNavMesh;
-use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
+use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, SnapshotWriter, TileLibrary};
 
 fn thousand_tiles() -> (TiledNavMesh, TileLibrary) {
     let p = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
@@ -45,6 +45,10 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("snapshot_1000_tiles");
     g.bench_function("take_referenced", |b| {
         b.iter(|| NavMeshSnapshot::take(black_box(&mesh), SnapshotMode::Referenced))
+    });
+    let mut writer = SnapshotWriter::new();
+    g.bench_function("take_referenced_with_writer_cache", |b| {
+        b.iter(|| writer.take(black_box(&mesh), SnapshotMode::Referenced))
     });
     g.bench_function("take_full", |b| {
         b.iter(|| NavMeshSnapshot::take(black_box(&mesh), SnapshotMode::Full))

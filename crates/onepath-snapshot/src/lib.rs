@@ -27,7 +27,7 @@
 //!
 //! ## Example
 //! ```
-//! use onepath_format::FormatError;
+//! use onepath_format::{FormatError, NavTile};
 //! use onepath_mesh::fixtures::bridge_and_building;
 //! use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
 //!
@@ -67,16 +67,20 @@ pub mod library;
 mod reader;
 mod writer;
 
-use onepath_format::FormatError;
-use onepath_mesh::TiledNavMesh;
+pub use writer::SnapshotWriter;
+
+use onepath_format::{FormatError, NavTile};
 
 pub use layout::{
     SnapshotMode, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_HEADER_LEN, ONPS_MAGIC,
     ONPS_VERSION, SECTION_SLOTS,
 };
 pub use library::TileLibrary;
+/// The mesh type snapshots are taken from and restored into (re-exported for convenience).
+pub use onepath_mesh::TiledNavMesh;
 
-/// Takes and restores navmesh snapshots (ONPS). See the crate docs for the contract.
+/// Takes and restores navmesh snapshots (ONPS). See the crate docs for the contract; for a
+/// Referenced snapshot every frame, [`SnapshotWriter`] remembers tile content ids.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NavMeshSnapshot;
 
@@ -90,7 +94,7 @@ impl NavMeshSnapshot {
     /// Only if the slots section would exceed `u32::MAX` bytes (more than 4 GiB of inline
     /// tiles), which the layout cannot express.
     pub fn take(mesh: &TiledNavMesh, mode: SnapshotMode) -> Vec<u8> {
-        writer::write(mesh, mode)
+        writer::write(mesh, mode, &mut NavTile::content_id)
     }
 
     /// Restores `bytes` as a new mesh. Referenced tiles are looked up in `library` (a Full

@@ -1,7 +1,10 @@
 //! The canonical ONPS writer: one state and one mode, one sequence of bytes.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use onepath_format::bytes::ByteWriter;
-use onepath_format::ContentId;
+use onepath_format::{ContentId, Fingerprint, NavTile, TileGeometry};
 use onepath_mesh::TiledNavMesh;
 
 use crate::layout::{
@@ -39,8 +42,13 @@ impl SlotEntry {
     }
 }
 
-/// Writes the snapshot of `mesh` in `mode` (see [`crate::NavMeshSnapshot::take`]).
-pub(crate) fn write(mesh: &TiledNavMesh, mode: SnapshotMode) -> Vec<u8> {
+/// Writes the snapshot of `mesh` in `mode` (see [`crate::NavMeshSnapshot::take`]); `id_of`
+/// gives a tile's content id.
+pub(crate) fn write(
+    mesh: &TiledNavMesh,
+    mode: SnapshotMode,
+    id_of: &mut dyn FnMut(&NavTile) -> ContentId,
+) -> Vec<u8> {
     let slots: Vec<SlotEntry> = mesh
         .slots()
         .map(|s| SlotEntry {
@@ -48,7 +56,7 @@ pub(crate) fn write(mesh: &TiledNavMesh, mode: SnapshotMode) -> Vec<u8> {
             tile: s.tile.map(|t| {
                 let entry = match mode {
                     SnapshotMode::Full => TileEntry::Inline(t.tile().to_bytes()),
-                    SnapshotMode::Referenced => TileEntry::Referenced(t.tile().content_id()),
+                    SnapshotMode::Referenced => TileEntry::Referenced(id_of(t.tile())),
                 };
                 (
                     entry,
@@ -106,4 +114,69 @@ pub(crate) fn write(mesh: &TiledNavMesh, mode: SnapshotMode) -> Vec<u8> {
     }
     debug_assert_eq!(w.len(), size);
     w.into_vec()
+}
+
+/// One remembered content id, with the geometry it belongs to (held, so its address cannot
+/// be reused by another tile while the entry lives).
+#[derive(Debug, Clone)]
+struct CachedId {
+    _geometry: Arc<TileGeometry>,
+    id: ContentId,
+    last_used: u64,
+}
+
+/// Takes snapshots repeatedly, remembering the content id of each tile it has seen, so a
+/// Referenced snapshot every frame hashes only tiles new since the previous one.
+///
+/// The bytes are exactly those of [`NavMeshSnapshot::take`](crate::NavMeshSnapshot::take):
+/// the cache only skips recomputing a tile's id. Entries are found by the identity of the
+/// tile's shared immutable geometry and its fingerprint (a tile's id is a function of both);
+/// each entry holds the geometry, so the identity cannot be reused while it is cached. After
+/// each snapshot the entries of tiles no longer in the mesh are dropped.
+#[derive(Debug, Clone, Default)]
+pub struct SnapshotWriter {
+    ids: BTreeMap<(usize, Fingerprint), CachedId>,
+    epoch: u64,
+}
+
+impl SnapshotWriter {
+    /// A writer with an empty cache.
+    pub fn new() -> SnapshotWriter {
+        SnapshotWriter::default()
+    }
+
+    /// The snapshot of `mesh` in `mode`: the same bytes as
+    /// [`NavMeshSnapshot::take`](crate::NavMeshSnapshot::take).
+    ///
+    /// # Panics
+    /// As [`NavMeshSnapshot::take`](crate::NavMeshSnapshot::take).
+    pub fn take(&mut self, mesh: &TiledNavMesh, mode: SnapshotMode) -> Vec<u8> {
+        self.epoch += 1;
+        let epoch = self.epoch;
+        let ids = &mut self.ids;
+        let bytes = write(mesh, mode, &mut |t: &NavTile| {
+            let key = (Arc::as_ptr(t.geometry()) as usize, t.fingerprint());
+            let e = ids.entry(key).or_insert_with(|| CachedId {
+                _geometry: Arc::clone(t.geometry()),
+                id: t.content_id(),
+                last_used: epoch,
+            });
+            e.last_used = epoch;
+            e.id
+        });
+        if mode == SnapshotMode::Referenced {
+            self.ids.retain(|_, e| e.last_used == epoch);
+        }
+        bytes
+    }
+
+    /// Number of tile ids remembered.
+    pub fn cached(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Forgets every remembered id.
+    pub fn clear(&mut self) {
+        self.ids.clear();
+    }
 }

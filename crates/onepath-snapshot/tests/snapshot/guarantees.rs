@@ -3,7 +3,9 @@
 use onepath_format::{FormatError, NavMeshParams, PolyRef, TileRef};
 use onepath_mesh::fixtures::{bridge_and_building, flat_grid_tile};
 use onepath_mesh::TiledNavMesh;
-use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary, TiledNavMeshSnapshotExt};
+use onepath_snapshot::{
+    NavMeshSnapshot, SnapshotMode, SnapshotWriter, TileLibrary, TiledNavMeshSnapshotExt,
+};
 
 use crate::common::*;
 
@@ -313,4 +315,35 @@ fn tile_library_rejects_a_tile_built_against_other_parameters_as_a_fingerprint_e
     assert!(lib.is_empty());
     assert_eq!(lib.fingerprint(), p.fingerprint());
     let _: &NavMeshParams = &p;
+}
+
+#[test]
+fn a_snapshot_writer_gives_the_same_bytes_and_forgets_tiles_no_longer_in_the_mesh() {
+    let mut m = bridge_and_building();
+    let mut w = SnapshotWriter::new();
+    for mode in MODES {
+        assert_eq!(w.take(&m, mode), NavMeshSnapshot::take(&m, mode));
+    }
+    assert_eq!(w.cached(), 7);
+    // An edit keeps the geometry, so the cached id is still the tile's.
+    let r = m.tile_at(1, 0, 0).unwrap().tile_ref();
+    m.set_poly_area(r.poly(0).unwrap(), 11).unwrap();
+    assert_eq!(
+        w.take(&m, SnapshotMode::Referenced),
+        NavMeshSnapshot::take(&m, SnapshotMode::Referenced)
+    );
+    assert_eq!(w.cached(), 7);
+    // Replacing with a tile of the same content keeps the id; removing drops the entry.
+    let same = flat_grid_tile(m.params(), 9, 9, 0, 0.0, 1).unwrap();
+    m.add_tile(same.clone()).unwrap();
+    m.replace_tile(same).unwrap();
+    m.remove_tile_at(2, 0, 0).unwrap();
+    m.remove_tile_at(1, 0, 1).unwrap();
+    assert_eq!(
+        w.take(&m, SnapshotMode::Referenced),
+        NavMeshSnapshot::take(&m, SnapshotMode::Referenced)
+    );
+    assert_eq!(w.cached(), 6);
+    w.clear();
+    assert_eq!(w.cached(), 0);
 }

@@ -5,7 +5,7 @@
 use onepath_format::{NavMeshParams, NavTile};
 use onepath_mesh::fixtures::flat_grid_tile;
 use onepath_mesh::TiledNavMesh;
-use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
+use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, SnapshotWriter, TileLibrary};
 use proptest::prelude::*;
 
 use crate::common::*;
@@ -127,8 +127,13 @@ proptest! {
         let mode = if referenced { SnapshotMode::Referenced } else { SnapshotMode::Full };
         let mut a = TiledNavMesh::new(p).unwrap();
         let mut b = TiledNavMesh::new(p).unwrap();
+        let mut writer = SnapshotWriter::new();
         for o in &prefix {
             prop_assert_eq!(apply(&mut a, &pool, o), apply(&mut b, &pool, o));
+            prop_assert_eq!(
+                writer.take(&a, SnapshotMode::Referenced),
+                NavMeshSnapshot::take(&a, SnapshotMode::Referenced)
+            );
         }
         let saved = NavMeshSnapshot::take(&a, mode);
         for o in &excursion {
@@ -149,6 +154,7 @@ proptest! {
         for o in &suffix {
             prop_assert_eq!(apply(&mut a, &pool, o), apply(&mut b, &pool, o));
             prop_assert_eq!(observe(&a), observe(&b));
+            prop_assert_eq!(writer.take(&a, mode), NavMeshSnapshot::take(&b, mode));
         }
         prop_assert_eq!(&a, &b);
         let points = probe_points(&b, 6);
