@@ -107,8 +107,14 @@ impl Default for CityParams {
 /// streets, each block with one or two buildings (boxes 3 to 12 high); every other building
 /// has a staircase up to a first-floor terrace (a slab 2.4 high).
 pub fn city(p: &CityParams) -> TriangleSoup {
+    city_with_buildings(p).0
+}
+
+/// [`city`] and the boxes (min, max corners) of its buildings, for checks against walls.
+pub fn city_with_buildings(p: &CityParams) -> (TriangleSoup, Vec<([f64; 3], [f64; 3])>) {
     let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
     let mut soup = TriangleSoup::default();
+    let mut buildings = Vec::new();
     let pitch = p.block_size + p.street_width;
     let extent = f64::from(p.blocks) * pitch + p.street_width;
     add_floor(&mut soup, 0.0, 0.0, extent, extent, 0.0);
@@ -131,8 +137,7 @@ pub fn city(p: &CityParams) -> TriangleSoup {
                 let hx = x0 + f64::from(k) * half + 1.5;
                 let hz = z0 + 1.5;
                 let height = f64::from(rng.gen_range(30..=120u32)) / 10.0;
-                add_box(
-                    &mut soup,
+                let (bmin, bmax) = (
                     [hx, 0.2, hz],
                     [
                         hx + bw.min(half - 2.0),
@@ -140,6 +145,8 @@ pub fn city(p: &CityParams) -> TriangleSoup {
                         hz + bd.min(p.block_size - 3.0),
                     ],
                 );
+                add_box(&mut soup, bmin, bmax);
+                buildings.push((bmin, bmax));
                 if n % 2 == 0 && bd + 4.5 < p.block_size {
                     // Stairs along +x in front of the building, up to a terrace 2.4 high.
                     let sz = hz + bd + 0.5;
@@ -150,7 +157,7 @@ pub fn city(p: &CityParams) -> TriangleSoup {
             }
         }
     }
-    soup
+    (soup, buildings)
 }
 
 /// Parameters of [`rolling_terrain`].

@@ -384,3 +384,68 @@ fn coordinate_beyond_the_bound_is_rejected_naming_the_vertex() {
         "{e}"
     );
 }
+
+#[test]
+fn no_polygon_of_the_generated_city_lies_over_a_building_wall() {
+    // Every polygon vertex keeps off each building's walls by the agent radius (less half a
+    // cell of rasterization), inside (interior floors of the closed boxes) or outside; no
+    // polygon has vertices on both sides of a wall.
+    let (soup, buildings) =
+        onepath_build3d::generators::city_with_buildings(&CityParams::default());
+    let b = build(BuildConfig::default(), &soup);
+    let keep_off = 0.6 - 0.15;
+    let mut checked = 0;
+    for t in &b.tiles {
+        let d = t.data();
+        let (ox, oz) = b.params.tile_origin(d.tile_x, d.tile_z);
+        for p in 0..t.poly_count() {
+            let vs: Vec<[f64; 3]> = t
+                .poly_corners(p)
+                .map(|c| {
+                    let v = d.vertices[usize::from(d.corners[c])];
+                    [
+                        ox + f64::from(v[0]),
+                        d.origin_y + f64::from(v[1]),
+                        oz + f64::from(v[2]),
+                    ]
+                })
+                .collect();
+            for (lo, hi) in &buildings {
+                // Only polygons below the roof meet the walls.
+                if vs.iter().all(|v| v[1] > hi[1] - 0.5) {
+                    continue;
+                }
+                let inside =
+                    |v: &[f64; 3]| v[0] > lo[0] && v[0] < hi[0] && v[2] > lo[2] && v[2] < hi[2];
+                let wall_distance = |v: &[f64; 3]| {
+                    let dx = (v[0] - lo[0]).abs().min((v[0] - hi[0]).abs());
+                    let dz = (v[2] - lo[2]).abs().min((v[2] - hi[2]).abs());
+                    let within_z = v[2] >= lo[2] - keep_off && v[2] <= hi[2] + keep_off;
+                    let within_x = v[0] >= lo[0] - keep_off && v[0] <= hi[0] + keep_off;
+                    let mut d = f64::INFINITY;
+                    if within_z {
+                        d = d.min(dx);
+                    }
+                    if within_x {
+                        d = d.min(dz);
+                    }
+                    d
+                };
+                let n_in = vs.iter().filter(|v| inside(v)).count();
+                assert!(
+                    n_in == 0 || n_in == vs.len(),
+                    "polygon {p} of tile {:?} straddles a wall of {lo:?}..{hi:?}",
+                    t.position()
+                );
+                for v in &vs {
+                    assert!(
+                        wall_distance(v) >= keep_off - 1e-3,
+                        "vertex {v:?} within {keep_off} of a wall of {lo:?}..{hi:?}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100);
+}
