@@ -110,8 +110,11 @@ pub fn city(p: &CityParams) -> TriangleSoup {
     city_with_buildings(p).0
 }
 
-/// [`city`] and the boxes (min, max corners) of its buildings, for checks against walls.
-pub fn city_with_buildings(p: &CityParams) -> (TriangleSoup, Vec<([f64; 3], [f64; 3])>) {
+/// An axis-aligned box by its minimum and maximum corners.
+pub type BoxCorners = ([f64; 3], [f64; 3]);
+
+/// [`city`] and the boxes of its buildings, for checks against walls.
+pub fn city_with_buildings(p: &CityParams) -> (TriangleSoup, Vec<BoxCorners>) {
     let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
     let mut soup = TriangleSoup::default();
     let mut buildings = Vec::new();
