@@ -131,7 +131,12 @@ fn case(
     pick: (usize, usize),
     uv: [f64; 4],
 ) -> Case {
-    let g = generated_grid_mesh(tiles.0, tiles.1, cells, seed);
+    let mut g = generated_grid_mesh(tiles.0, tiles.1, cells, seed);
+    if walkable(&g.mesh).is_empty() {
+        // Every cell blocked (possible on the smallest meshes): open the first one.
+        let r = g.mesh.tile_at_slot(0).unwrap().poly_ref(0).unwrap();
+        g.mesh.set_poly_flags(r, 1).unwrap();
+    }
     let polys = walkable(&g.mesh);
     let (a, b) = (&polys[pick.0 % polys.len()], &polys[pick.1 % polys.len()]);
     let mut filter = QueryFilter::new();
@@ -339,6 +344,127 @@ proptest! {
             }
             None => prop_assert_eq!(r.status, PathStatus::Partial),
         }
+    }
+}
+
+/// A mesh of `tiles` tiles in a row (tile size 8), each an `n × n` grid of cells split
+/// into two triangles along a random diagonal, interior vertices jittered in X/Z and raised
+/// at random (boundary vertices stay on the boundary at height 0 so tiles stitch), random
+/// areas. Built through `NavTileAssembler`.
+fn triangle_mesh(tiles: i32, n: usize, bits: &[u8]) -> TiledNavMesh {
+    use onepath_format::{NavMeshParams, NavTile, NavTileAssembler};
+    let params = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+    let mut mesh = TiledNavMesh::new(params).unwrap();
+    let mut b = bits.iter().cycle().copied();
+    let cell = 8.0 / n as f64;
+    for tx in 0..tiles {
+        let ox = f64::from(tx) * 8.0;
+        let mut verts = Vec::new();
+        for j in 0..=n {
+            for i in 0..=n {
+                let interior = i > 0 && i < n && j > 0 && j < n;
+                let (mut x, mut z, mut y) = (ox + i as f64 * cell, j as f64 * cell, 0.0);
+                if interior {
+                    x += (f64::from(b.next().unwrap()) / 255.0 - 0.5) * 0.5 * cell;
+                    z += (f64::from(b.next().unwrap()) / 255.0 - 0.5) * 0.5 * cell;
+                    y = f64::from(b.next().unwrap()) / 255.0;
+                }
+                verts.push([x, y, z]);
+            }
+        }
+        let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+        let (mut sizes, mut idx, mut areas) = (Vec::new(), Vec::new(), Vec::new());
+        for j in 0..n {
+            for i in 0..n {
+                let (a, bb, c, d) = (v(i, j), v(i + 1, j), v(i + 1, j + 1), v(i, j + 1));
+                let tris = if b.next().unwrap() & 1 == 0 {
+                    [[a, bb, c], [a, c, d]]
+                } else {
+                    [[a, bb, d], [bb, c, d]]
+                };
+                for t in tris {
+                    sizes.push(3u8);
+                    idx.extend(t);
+                    areas.push(b.next().unwrap() % 3);
+                }
+            }
+        }
+        let data = NavTileAssembler::from_polygons(
+            &params,
+            tx,
+            0,
+            0,
+            0.0,
+            &verts,
+            &sizes,
+            &idx,
+            Some(&areas),
+            None,
+        )
+        .unwrap();
+        mesh.add_tile(NavTile::create(&params, data).unwrap())
+            .unwrap();
+    }
+    mesh
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn on_jittered_triangle_meshes_the_cost_is_dijkstras_and_the_straight_path_stays_on_the_mesh(
+        tiles in 1i32..=2, n in 2usize..=4, bits in prop::collection::vec(any::<u8>(), 64),
+        pick in (any::<usize>(), any::<usize>()), w in prop::array::uniform3(0.05f64..0.9),
+        costs in prop::array::uniform3(0.3f64..4.0),
+    ) {
+        let mesh = triangle_mesh(tiles, n, &bits);
+        let mut filter = QueryFilter::new();
+        for (a, c) in costs.iter().enumerate() {
+            filter.set_area_cost(a as u8, *c).unwrap();
+        }
+        let polys = walkable(&mesh);
+        let (a, b) = (&polys[pick.0 % polys.len()], &polys[pick.1 % polys.len()]);
+        // Points inside each triangle by barycentric weights (normalised).
+        let inside = |t: &[Vec3], w: [f64; 3]| {
+            let s = w[0] + w[1] + w[2];
+            let f = |k: usize| (t[0][k] * w[0] + t[1][k] * w[1] + t[2][k] * w[2]) / s;
+            [f(0), f(1), f(2)]
+        };
+        let ends = PathEnds {
+            start_ref: a.0,
+            start_pos: inside(&a.1, w),
+            end_ref: b.0,
+            end_pos: inside(&b.1, [w[2], w[0], w[1]]),
+        };
+        let c = Case { mesh, filter, ends };
+        let mut q = NavMeshQuery::new();
+        let mut path = Vec::new();
+        let r = run(&mut q, &c, usize::MAX, &mut path);
+        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
+        let best = dijkstra(&graph).expect("a connected mesh");
+        prop_assert_eq!(r.status, PathStatus::Complete);
+        prop_assert!(close(r.cost, best), "A* {} vs Dijkstra {}", r.cost, best);
+        // String pulling on the same corridor.
+        let mut pts = Vec::new();
+        q.find_straight_path(&c.mesh, ends.start_pos, ends.end_pos, &path, &c.filter, StraightPathOptions::default(), &mut pts).unwrap();
+        let mut visited = Vec::new();
+        for s in pts.windows(2) {
+            let hit = q.raycast(&c.mesh, s[0].poly, s[0].pos, s[1].pos, &c.filter, &mut visited).unwrap();
+            prop_assert!(hit.reached_end(), "{:?} -> {:?} stops at t = {}", s[0], s[1], hit.t);
+        }
+        let mut line = vec![ends.start_pos];
+        for p2 in path.windows(2) {
+            let mut m = None;
+            graph.for_each_edge(p2[0], [0.0; 3], |nb, _, _| {
+                if nb.target == p2[1] { m = Some(nb.crossing.entry_point()); }
+            }).unwrap();
+            line.push(m.unwrap());
+        }
+        line.push(ends.end_pos);
+        // Compare in X/Z: the funnel is a plane construction; heights follow the surface.
+        let len2d = |v: &[Vec3]| v.windows(2).map(|w| ((w[1][0] - w[0][0]).powi(2) + (w[1][2] - w[0][2]).powi(2)).sqrt()).sum::<f64>();
+        let straight: Vec<Vec3> = pts.iter().map(|p| p.pos).collect();
+        prop_assert!(len2d(&straight) <= len2d(&line) + 1e-9);
     }
 }
 
