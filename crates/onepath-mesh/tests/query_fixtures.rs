@@ -574,3 +574,49 @@ fn the_local_neighbourhood_is_the_polygons_reached_within_the_radius_without_ove
         .unwrap();
     assert_eq!(out.len(), 3);
 }
+
+#[test]
+fn portal_crossings_are_added_on_request() {
+    let (mut mesh, t) = grid();
+    mesh.set_poly_area(cell(t, 4, 0), SWAMP).unwrap();
+    let f = QueryFilter::new();
+    let a = (cell(t, 0, 0), [0.5, 0.0, 0.5]);
+    let b = (cell(t, 7, 0), [7.5, 0.0, 0.5]);
+    let (_, _, path) = path_between(&mesh, &f, a, b);
+    let mut q = NavMeshQuery::new();
+    let mut out = Vec::new();
+    let xs = |out: &[StraightPathPoint]| -> Vec<(f64, u8)> {
+        out.iter().map(|p| (p.pos[0], p.flags.0)).collect()
+    };
+    q.find_straight_path(
+        &mesh,
+        a.1,
+        b.1,
+        &path,
+        &f,
+        StraightPathOptions::default(),
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(xs(&out), vec![(0.5, 1), (7.5, 2)]);
+    let all = StraightPathOptions {
+        all_crossings: true,
+        area_crossings: false,
+    };
+    q.find_straight_path(&mesh, a.1, b.1, &path, &f, all, &mut out)
+        .unwrap();
+    let mut want = vec![(0.5, 1)];
+    want.extend((1..8).map(|x| (f64::from(x), 8)));
+    want.push((7.5, 2));
+    assert_eq!(xs(&out), want);
+    assert!(out.iter().all(|p| p.pos[2] == 0.5));
+    // Crossing into the swamp cell (x = 4) and out of it (x = 5) change the area.
+    let area = StraightPathOptions {
+        all_crossings: false,
+        area_crossings: true,
+    };
+    q.find_straight_path(&mesh, a.1, b.1, &path, &f, area, &mut out)
+        .unwrap();
+    assert_eq!(xs(&out), vec![(0.5, 1), (4.0, 8), (5.0, 8), (7.5, 2)]);
+    assert_eq!((out[1].poly, out[2].poly), (cell(t, 4, 0), cell(t, 5, 0)));
+}
