@@ -201,18 +201,24 @@ impl Mesh3DPipeline {
     }
 
     /// Stages 4–5 from eroded tiles (a copy of each is marked; the tiles are not changed):
-    /// the pipeline's obstacles, then `extra` obstacles in order (a cache's own), then
-    /// regions, contours, polygons, detail, authored links, tiles and the mesh. With no
-    /// `extra` obstacle this is exactly the plain build; obstacles are idempotent per span,
-    /// so `extra` equals adding them to [`Mesh3DPipeline::obstacles`].
+    /// the pipeline's obstacles, then `obstacles` in order (a cache's own), then `volumes` in
+    /// order (a cache's run-time volumes; the later wins), then regions, contours, polygons,
+    /// detail, authored links, tiles and the mesh. With nothing extra this is exactly the plain
+    /// build; obstacles are idempotent per span and volumes only mark walkable spans, so an
+    /// extra obstacle equals one in [`Mesh3DPipeline::obstacles`] and an extra volume equals
+    /// one at the end of [`Mesh3DPipeline::volumes`] (tested).
     pub fn build_from_eroded(
         &self,
         tiles: &[ErodedTile],
-        extra: &[Obstacle],
+        obstacles: &[Obstacle],
+        volumes: &[ConvexVolume],
     ) -> Result<BuiltMesh, BuildError> {
         self.check()?;
-        for (i, o) in extra.iter().enumerate() {
+        for (i, o) in obstacles.iter().enumerate() {
             o.validate(i)?;
+        }
+        for (i, v) in volumes.iter().enumerate() {
+            v.validate(i)?;
         }
         let params = self.config.params();
         let vc = self.config.voxel();
@@ -220,8 +226,11 @@ impl Mesh3DPipeline {
             .par_iter()
             .map(|t| {
                 let mut chf = t.chf.clone();
-                for o in self.obstacles.iter().chain(extra) {
+                for o in self.obstacles.iter().chain(obstacles) {
                     o.mark(&mut chf, &vc);
+                }
+                for v in volumes {
+                    chf.mark_convex_volume(v);
                 }
                 self.tile_data_from_compact(&params, &vc, t.vgrid, t.tile_x, t.tile_z, &chf)
             })

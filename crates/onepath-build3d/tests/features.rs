@@ -474,14 +474,38 @@ fn building_from_the_eroded_tiles_equals_the_plain_build() {
     let mut p = Mesh3DPipeline::new(BuildConfig::default());
     let eroded = p.eroded_tiles_soup(&soup).unwrap();
     let plain = bytes(&p.build_soup(&soup).unwrap());
-    assert_eq!(bytes(&p.build_from_eroded(&eroded, &[]).unwrap()), plain);
+    assert_eq!(
+        bytes(&p.build_from_eroded(&eroded, &[], &[]).unwrap()),
+        plain
+    );
     // Obstacles given at rebuild time equal the same obstacles baked into the pipeline.
-    let rebuilt = p.build_from_eroded(&eroded, &obstacles).unwrap();
+    let rebuilt = p.build_from_eroded(&eroded, &obstacles, &[]).unwrap();
     assert_ne!(bytes(&rebuilt), plain, "the obstacles cut the street");
     p.obstacles = obstacles;
     let fresh = p.build_soup(&soup).unwrap();
     assert_eq!(bytes(&rebuilt), bytes(&fresh));
-    // The eroded tiles were not changed by either rebuild.
+    // A run-time volume equals the same volume among the pipeline's own.
+    let volume = ConvexVolume {
+        points: vec![[5.0, 5.0], [12.0, 5.0], [12.0, 12.0], [5.0, 12.0]],
+        min_y: -1.0,
+        max_y: 1.0,
+        area: 9,
+    };
+    p.obstacles.clear();
+    let with_runtime_volume = p
+        .build_from_eroded(&eroded, &[], std::slice::from_ref(&volume))
+        .unwrap();
+    assert_ne!(
+        bytes(&with_runtime_volume),
+        plain,
+        "the volume changes an area"
+    );
+    p.volumes = vec![volume];
+    assert_eq!(
+        bytes(&with_runtime_volume),
+        bytes(&p.build_soup(&soup).unwrap())
+    );
+    // The eroded tiles were not changed by any rebuild.
     assert_eq!(
         Mesh3DPipeline::new(BuildConfig::default())
             .eroded_tiles_soup(&soup)
