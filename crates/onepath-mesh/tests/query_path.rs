@@ -621,3 +621,42 @@ fn straight_paths_stay_on_the_mesh_across_tiles_and_layers() {
     }
     assert!(checked >= ends.len() * ends.len());
 }
+
+#[test]
+fn a_sliced_search_over_a_tile_removed_between_slices_fails_by_name() {
+    let g = generated_grid_mesh(3, 1, 2, 0);
+    let mut mesh = g.mesh;
+    // Open every cell so the route is known to cross the middle tile.
+    for slot in 0..3 {
+        let t = mesh.tile_at_slot(slot).unwrap().tile_ref();
+        for p in 0..4 {
+            mesh.set_poly_flags(t.poly(p).unwrap(), 1).unwrap();
+        }
+    }
+    let s = mesh.tile_at(0, 0, 0).unwrap().poly_ref(1).unwrap();
+    let e = mesh.tile_at(2, 0, 0).unwrap().poly_ref(0).unwrap();
+    let f = QueryFilter::new();
+    let mut q = NavMeshQuery::new();
+    q.begin_path(&mesh, s, e, [12.0, 0.0, 4.0], [36.0, 0.0, 4.0], &f)
+        .unwrap();
+    assert_eq!(q.step_path(&mesh, 1).unwrap(), (PathStatus::InProgress, 1));
+    // The middle tile goes; its polygons are on the open list.
+    let middle = mesh.tile_at(1, 0, 0).unwrap().tile_ref();
+    mesh.remove_tile(middle).unwrap();
+    let r = q.step_path(&mesh, 100);
+    assert!(
+        matches!(r, Err(QueryError::InvalidPolyRef(p)) if p.slot() == 1),
+        "{r:?}"
+    );
+    assert!(!q.path_search_active());
+    assert_eq!(
+        q.finish_path(&mut Vec::new()),
+        Err(QueryError::NoSlicedSearch)
+    );
+    // Removing the goal's tile fails the next step the same way.
+    q.begin_path(&mesh, s, e, [12.0, 0.0, 4.0], [36.0, 0.0, 4.0], &f)
+        .unwrap();
+    let goal_tile = mesh.tile_at(2, 0, 0).unwrap().tile_ref();
+    mesh.remove_tile(goal_tile).unwrap();
+    assert_eq!(q.step_path(&mesh, 1), Err(QueryError::InvalidPolyRef(e)));
+}

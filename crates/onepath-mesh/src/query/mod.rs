@@ -133,4 +133,10 @@ impl NavMeshQuery {
     pub fn new() -> NavMeshQuery {
         NavMeshQuery::default()
     }
+
+    /// Drops the per-tile trees (and the tile geometry they keep alive, which may belong to
+    /// tiles the mesh no longer holds) and shrinks nothing else. Trees are rebuilt on use.
+    pub fn clear_tile_cache(&mut self) {
+        self.bv = bvtree::BvCache::default();
+    }
 }
