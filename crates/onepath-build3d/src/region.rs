@@ -335,13 +335,17 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
     let h = chf.depth;
     let mut reg = vec![0u16; n];
     let mut id = paint_border(chf, &mut reg);
-    #[derive(Clone, Default)]
+    /// A run of one row: the one region below it (0 none yet, `MULTI` several), how many
+    /// of its spans touch that region, and the id it gets.
+    #[derive(Clone, Copy)]
     struct Sweep {
-        rid: u16,
         id: u16,
         ns: u32,
         nei: u16,
     }
+    const MULTI: u16 = 0xFFFF;
+    // Run of each span of the current row (spans of other rows are never read).
+    let mut run_of = vec![u32::MAX; n];
     let mut prev: Vec<u32> = Vec::new();
     let mut sweeps: Vec<Sweep> = Vec::new();
     let border = chf.border;
@@ -349,55 +353,50 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
         prev.clear();
         prev.resize(usize::from(id) + 1, 0);
         sweeps.clear();
-        let mut rid: u16 = 1;
         for x in border..w - border {
             for i in chf.column(x, z) {
                 if chf.areas[i] == NULL_AREA {
                     continue;
                 }
-                // −x neighbour.
-                let mut previd = 0u16;
+                // Continue the run of the −x neighbour (same area, inside the tile).
+                let mut run = u32::MAX;
                 if let Some(a) = chf.neighbour(i, 0) {
-                    if reg[a] & BORDER_REG == 0 && chf.areas[i] == chf.areas[a] {
-                        previd = reg[a];
+                    if reg[a] & BORDER_REG == 0
+                        && chf.areas[i] == chf.areas[a]
+                        && run_of[a] != u32::MAX
+                    {
+                        run = run_of[a];
                     }
                 }
-                if previd == 0 {
-                    previd = rid;
-                    rid += 1;
-                    if usize::from(previd) >= sweeps.len() {
-                        sweeps.resize(usize::from(previd) + 1, Sweep::default());
-                    }
-                    sweeps[usize::from(previd)] = Sweep {
-                        rid: previd,
+                if run == u32::MAX {
+                    run = sweeps.len() as u32;
+                    sweeps.push(Sweep {
                         id: 0,
                         ns: 0,
                         nei: 0,
-                    };
+                    });
                 }
-                // −z neighbour.
+                // The region below (−z, same area, not border).
                 if let Some(a) = chf.neighbour(i, 3) {
                     let nr = reg[a];
                     if nr != 0 && nr & BORDER_REG == 0 && chf.areas[i] == chf.areas[a] {
-                        let sw = &mut sweeps[usize::from(previd)];
+                        let sw = &mut sweeps[run as usize];
                         if sw.nei == 0 || sw.nei == nr {
                             sw.nei = nr;
                             sw.ns += 1;
                             prev[usize::from(nr)] += 1;
                         } else {
-                            sw.nei = 0xFFFF;
+                            sw.nei = MULTI;
                         }
                     }
                 }
-                reg[i] = previd;
+                run_of[i] = run;
             }
         }
-        // Create unique ids.
-        for s in sweeps.iter_mut().skip(1) {
-            if s.rid == 0 {
-                continue;
-            }
-            if s.nei != 0xFFFF && s.nei != 0 && prev[usize::from(s.nei)] == s.ns {
+        // A run whose spans below all lie in one region, which reaches this row only
+        // through this run, continues that region; any other run takes a new id.
+        for s in sweeps.iter_mut() {
+            if s.nei != MULTI && s.nei != 0 && prev[usize::from(s.nei)] == s.ns {
                 s.id = s.nei;
             } else {
                 s.id = id;
@@ -406,11 +405,11 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
                 }
             }
         }
-        // Remap local sweep ids to region ids.
         for x in border..w - border {
             for i in chf.column(x, z) {
-                if reg[i] > 0 && usize::from(reg[i]) < rid as usize && reg[i] & BORDER_REG == 0 {
-                    reg[i] = sweeps[usize::from(reg[i])].id;
+                if run_of[i] != u32::MAX {
+                    reg[i] = sweeps[run_of[i] as usize].id;
+                    run_of[i] = u32::MAX;
                 }
             }
         }
