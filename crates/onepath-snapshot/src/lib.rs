@@ -21,6 +21,8 @@
 //! - A restore parses and validates everything first, then builds the complete new mesh on
 //!   the side (stitched once in slot order), and only then swaps it in
 //!   ([`NavMeshSnapshot::restore_in_place`]): an error leaves the mesh untouched.
+//! - [`SnapshotWriter`] writes the same bytes as [`NavMeshSnapshot::take`], caching tile
+//!   content ids between snapshots (for a Referenced snapshot every frame).
 //! - Restored meshes equal the mesh the snapshot was taken from: same slots, generations,
 //!   tiles, current areas, flags and switches, links; the same snapshot and ONPM bytes; the
 //!   same valid and invalid polygon references.

@@ -305,7 +305,15 @@ pub fn probe_filters() -> Vec<QueryFilter> {
 /// Every query result (nearest, path, string pulling, raycast) for the probe points under
 /// the probe filters, as exact Debug text (f64 printed round-trip exact).
 pub fn query_battery(mesh: &TiledNavMesh, points: &[[f64; 3]]) -> Vec<String> {
-    let mut q = NavMeshQuery::new();
+    query_battery_with(&mut NavMeshQuery::new(), mesh, points)
+}
+
+/// [`query_battery`] with a caller's query object (its buffers and caches reused).
+pub fn query_battery_with(
+    q: &mut NavMeshQuery,
+    mesh: &TiledNavMesh,
+    points: &[[f64; 3]],
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut path = Vec::new();
     let mut corners = Vec::new();

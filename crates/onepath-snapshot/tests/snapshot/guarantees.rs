@@ -347,3 +347,29 @@ fn a_snapshot_writer_gives_the_same_bytes_and_forgets_tiles_no_longer_in_the_mes
     w.clear();
     assert_eq!(w.cached(), 0);
 }
+
+#[test]
+fn a_query_object_used_before_and_during_the_excursion_answers_as_a_fresh_one_after_restore() {
+    let mut m = bridge_and_building();
+    let lib = library_of(&m);
+    let reference = m.clone();
+    let points = probe_points(&reference, 16);
+    let expected = query_battery(&reference, &points);
+    let mut q = onepath_mesh::query::NavMeshQuery::new();
+    assert_eq!(query_battery_with(&mut q, &m, &points), expected);
+    let saved = m.snapshot(SnapshotMode::Referenced);
+    // The excursion puts other geometry into the same slots.
+    let p = *m.params();
+    for t in m.tiles().map(|t| t.tile_ref()).collect::<Vec<_>>() {
+        m.remove_tile(t).unwrap();
+    }
+    for (i, (x, z)) in [(0, 0), (1, 0), (2, 0), (0, 1)].into_iter().enumerate() {
+        let r = m
+            .add_tile(flat_grid_tile(&p, x, z, 0, 0.5, 2).unwrap())
+            .unwrap();
+        assert_eq!(r.slot, i as u32);
+    }
+    query_battery_with(&mut q, &m, &points);
+    m.restore(&saved, &lib).unwrap();
+    assert_eq!(query_battery_with(&mut q, &m, &points), expected);
+}
