@@ -217,8 +217,11 @@ impl NavMeshQuery {
             let nodes = &mut self.nodes;
             let index = &mut self.node_index;
             let open = &mut self.open;
-            let res = graph.for_each_edge(node.poly, node.pos, |nb, to_pos, cost| {
-                let g = node.g + cost;
+            let res = graph.for_each_edge_lazy(node.poly, node.pos, |nb, edge| {
+                // A polygon's position never changes: reuse it when the node exists.
+                let known = index.get(&nb.target).map(|&i| nodes[i as usize].pos);
+                let to_pos = known.unwrap_or_else(|| edge.target_pos());
+                let g = node.g + edge.cost(to_pos);
                 let h = graph.heuristic(to_pos);
                 let f = g + h;
                 let i = match index.get(&nb.target) {
