@@ -84,6 +84,16 @@ fn a_swamp_area_is_crossed_when_cheap_and_avoided_when_costly() {
     assert!(around.contains(&cell(t, 4, 7)));
     assert!((0..7).all(|j| !around.contains(&cell(t, 4, j))));
     assert!(cost > cheap_cost);
+    // A raycast along row 0 pays the swamp cell at its cost.
+    let hit = NavMeshQuery::new()
+        .raycast(&mesh, a.0, a.1, b.1, &filter, &mut Vec::new())
+        .unwrap();
+    assert!(hit.reached_end());
+    assert!(
+        (hit.cost - (3.5 + 100.0 + 2.5)).abs() < 1e-9,
+        "{}",
+        hit.cost
+    );
 }
 
 #[test]
@@ -116,6 +126,7 @@ fn a_door_flag_excluded_by_the_filter_forces_the_way_round() {
         .unwrap();
     assert_eq!(hit.t, 3.5 / 7.0);
     assert_eq!(hit.hit_normal, [1.0, 0.0, 0.0]);
+    assert!((hit.cost - 3.5).abs() < 1e-12, "{}", hit.cost);
     assert_eq!(hit.last_poly, cell(t, 3, 0));
 }
 

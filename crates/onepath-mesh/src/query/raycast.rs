@@ -33,6 +33,9 @@ pub struct RaycastHit {
     pub hit_edge: Option<u8>,
     /// The last polygon visited (where the ray stopped or ended).
     pub last_poly: PolyRef,
+    /// Cost of the part of the ray walked: for each polygon crossed, its area cost times the
+    /// X/Z length of the ray inside it, summed in order.
+    pub cost: f64,
 }
 
 impl RaycastHit {
@@ -67,26 +70,38 @@ impl NavMeshQuery {
         }
         let mut cur = start_ref;
         let mut verts = PolyVerts::new();
+        let len = {
+            let (dx, dz) = (end_pos[0] - start_pos[0], end_pos[2] - start_pos[2]);
+            (dx * dx + dz * dz).sqrt()
+        };
+        // Parameter where the ray entered the current polygon, and the cost so far.
+        let mut t_in = 0.0f64;
+        let mut cost = 0.0f64;
         loop {
             let (tile, p) = decode(mesh, cur)?;
             poly_verts(tile, p, &mut verts);
             visited.push(cur);
+            let area_cost = filter.area_cost(tile.tile().areas()[p]);
             let Some((_, tmax, _, seg_max)) = clip_segment_poly_2d(start_pos, end_pos, &verts)
             else {
-                // The start is not over the polygon: the ray is blocked at once.
+                // The segment misses the polygon (the start is not over the start polygon,
+                // or rounding at an entry corner): blocked where it entered.
                 return Ok(RaycastHit {
-                    t: 0.0,
+                    t: t_in,
                     hit_normal: [0.0; 3],
                     hit_edge: None,
                     last_poly: cur,
+                    cost,
                 });
             };
             let Some(exit) = seg_max else {
+                cost += area_cost * ((1.0 - t_in) * len);
                 return Ok(RaycastHit {
                     t: f64::INFINITY,
                     hit_normal: [0.0; 3],
                     hit_edge: None,
                     last_poly: cur,
+                    cost,
                 });
             };
             // Every edge the segment leaves through at (about) tmax, the first exit edge
@@ -131,6 +146,9 @@ impl NavMeshQuery {
                     break;
                 }
             }
+            let t_out = tmax.max(t_in);
+            cost += area_cost * ((t_out - t_in) * len);
+            t_in = t_out;
             match next {
                 Some(r) if visited.len() < MAX_VISITED => cur = r,
                 _ => {
@@ -143,6 +161,7 @@ impl NavMeshQuery {
                         hit_normal: [ez / len, 0.0, -ex / len],
                         hit_edge: Some(exit as u8),
                         last_poly: cur,
+                        cost,
                     });
                 }
             }
