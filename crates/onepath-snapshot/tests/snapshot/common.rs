@@ -217,6 +217,8 @@ pub fn probe_refs(meshes: &[&TiledNavMesh]) -> Vec<PolyRef> {
     for m in meshes {
         for s in m.slots() {
             let polys = s.tile.map_or(1, |t| t.tile().poly_count() as u32 + 1);
+            // Salt 0 is never issued: forged.
+            out.push(PolyRef(u64::from(s.slot) << 20));
             for salt in [
                 s.generation.saturating_sub(1),
                 s.generation,

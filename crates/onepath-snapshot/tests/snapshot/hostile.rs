@@ -559,3 +559,58 @@ fn disabled_link_indices_must_be_strictly_ascending() {
         "slot 0: disabled link 1",
     );
 }
+
+#[test]
+fn a_slot_cut_short_names_the_field_it_stops_in() {
+    let lib = empty_lib();
+    let cut = |body: &[u8]| onps(&params(), &[(1, 0, body.to_vec())]);
+    let head = |kind: u8| {
+        let mut b = Vec::new();
+        b.extend_from_slice(&1u32.to_le_bytes()); // slot count
+        b.extend_from_slice(&1u32.to_le_bytes()); // generation
+        b.push(kind);
+        b
+    };
+    reject_at(
+        &cut(&[head(1), vec![9, 0]].concat()),
+        &lib,
+        "slot 0: tile length",
+    );
+    reject_at(
+        &cut(&[head(2), vec![0; 31]].concat()),
+        &lib,
+        "slot 0: content id",
+    );
+    // The linked slot's body, cut inside its first edit and inside its link list: the
+    // counts are checked against the remaining bytes first, so they are what is named.
+    let full = linked_slot(1, &edit(0, 9, 1), 1, &link_bytes(&[1]));
+    let body = &full[88..];
+    reject_at(
+        &cut(&body[..body.len() - 8 - 1]),
+        &lib,
+        "slot 0: edit count",
+    );
+    reject_at(
+        &cut(&body[..body.len() - 6]),
+        &lib,
+        "slot 0: disabled link count",
+    );
+    reject_at(
+        &cut(&body[..body.len() - 2]),
+        &lib,
+        "slot 0: disabled link count",
+    );
+    assert!(NavMeshSnapshot::restore(&cut(body), &lib).is_ok());
+    // A second slot after it, cut in its generation or before its kind.
+    let two = [&2u32.to_le_bytes()[..], &body[4..]].concat();
+    reject_at(
+        &cut(&[&two[..], &[1, 0]].concat()),
+        &lib,
+        "slot 1: generation",
+    );
+    reject_at(
+        &cut(&[&two[..], &[1, 0, 0, 0]].concat()),
+        &lib,
+        "slot 1: kind",
+    );
+}
