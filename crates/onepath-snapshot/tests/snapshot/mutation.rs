@@ -129,6 +129,18 @@ proptest! {
             }
             Ok(()) => {
                 prop_assert_eq!(fresh.as_ref(), Ok(&target));
+                // One state, one encoding: the accepted bytes are exactly the canonical
+                // encoding of the restored state with the input's per-slot kinds.
+                let kinds = slot_kinds(&bytes).expect("accepted bytes have a slots section");
+                let full = slots_of(&target, SnapshotMode::Full);
+                let referenced = slots_of(&target, SnapshotMode::Referenced);
+                prop_assert_eq!(kinds.len(), full.len());
+                let mixed: Vec<SlotBytes> = kinds
+                    .iter()
+                    .zip(full.into_iter().zip(referenced))
+                    .map(|(&k, (f, r))| if k == 2 { r } else { f })
+                    .collect();
+                prop_assert_eq!(&onps_slots(target.params(), &mixed), &bytes);
                 // The accepted state snapshots and restores again to itself.
                 for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
                     let again = NavMeshSnapshot::take(&target, mode);
@@ -138,6 +150,33 @@ proptest! {
             }
         }
     }
+}
+
+/// The kind byte of every slot of a snapshot the reader accepted (a minimal walk of the
+/// layout: header, one section header, then each slot's fields skipped by their lengths).
+fn slot_kinds(bytes: &[u8]) -> Option<Vec<u8>> {
+    let u32_at = |at: usize| -> Option<usize> {
+        Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?) as usize)
+    };
+    let mut at = 88;
+    let count = u32_at(at)?;
+    at += 4;
+    let mut kinds = Vec::new();
+    for _ in 0..count {
+        let kind = *bytes.get(at + 4)?;
+        at += 5;
+        match kind {
+            0 => {}
+            1 => at += 4 + u32_at(at)?,
+            _ => at += 32,
+        }
+        if kind != 0 {
+            at += 4 + 7 * u32_at(at)?;
+            at += 4 + 4 * u32_at(at)?;
+        }
+        kinds.push(kind);
+    }
+    Some(kinds)
 }
 
 /// A library for the tiles of `mesh` (an accepted mutation may carry an inline tile the
