@@ -156,3 +156,67 @@ fn hash_matrix_builds_all_nine_level_and_partition_pairs_in_order() {
     );
     assert!(builds.iter().all(|(_, tiles)| !tiles.is_empty()));
 }
+
+fn odd_f64() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        1 => Just(f64::NAN),
+        1 => Just(f64::INFINITY),
+        1 => Just(-1.0),
+        1 => Just(0.0),
+        1 => Just(1e-300),
+        1 => Just(3e6),
+        30 => 0.05f64..1.0,
+    ]
+}
+
+fn odd_f32() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        1 => Just(f32::NAN),
+        1 => Just(-1.0f32),
+        1 => Just(0.0f32),
+        1 => Just(1e9f32),
+        20 => 0.0f32..3.0
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn odd_settings_give_an_error_or_valid_tiles_never_a_panic(
+        cs in odd_f64(),
+        ch in odd_f64(),
+        tile_cells in 2u32..48,
+        height in odd_f32(),
+        radius in odd_f32(),
+        climb in odd_f32(),
+        slope in odd_f32(),
+        nvp in 2u16..18,
+        edge in odd_f64(),
+        sample in odd_f64(),
+        area in 0u8..70,
+    ) {
+        let cfg = BuildConfig {
+            cell_size: cs,
+            cell_height: ch,
+            tile_cells,
+            agent_height: height,
+            agent_radius: radius,
+            agent_max_climb: climb,
+            agent_max_slope: slope * 30.0,
+            max_verts_per_poly: nvp,
+            max_edge_len: edge,
+            detail_sample_dist: sample,
+            area,
+            ..BuildConfig::default()
+        };
+        let mut soup = TriangleSoup::default();
+        add_floor(&mut soup, 0.0, 0.0, 6.0, 6.0, 0.0);
+        if let Ok(b) = Mesh3DPipeline::new(cfg.clone()).build_soup(&soup) {
+            prop_assert!(cfg.validate().is_ok());
+            for t in &b.tiles {
+                prop_assert_eq!(&NavTile::create(&b.params, t.data().clone()).unwrap(), t);
+            }
+        }
+    }
+}
