@@ -27,6 +27,15 @@
 //!   tiles, current areas, flags and switches, links; the same snapshot and ONPM bytes; the
 //!   same valid and invalid polygon references.
 //!
+//! ## Contents
+//! - [`NavMeshSnapshot`]: `take`, `restore` (a new mesh), `restore_in_place`; the same on the
+//!   mesh through [`TiledNavMeshSnapshotExt`];
+//! - [`SnapshotWriter`]: repeated snapshots with tile content ids cached;
+//! - [`TileLibrary`]: tiles by content id, for Referenced snapshots;
+//! - [`layout`]: the ONPS constants and [`SnapshotMode`].
+//!
+//! The layout, restore order and error kinds are written out in `docs/navmesh-snapshot.md`.
+//!
 //! ## Example
 //! ```
 //! use onepath_format::{FormatError, NavTile};
@@ -69,8 +78,6 @@ pub mod library;
 mod reader;
 mod writer;
 
-pub use writer::SnapshotWriter;
-
 use onepath_format::{FormatError, NavTile};
 
 pub use layout::{
@@ -80,6 +87,7 @@ pub use layout::{
 pub use library::TileLibrary;
 /// The mesh type snapshots are taken from and restored into (re-exported for convenience).
 pub use onepath_mesh::TiledNavMesh;
+pub use writer::SnapshotWriter;
 
 /// Takes and restores navmesh snapshots (ONPS). See the crate docs for the contract; for a
 /// Referenced snapshot every frame, [`SnapshotWriter`] remembers tile content ids.
