@@ -293,11 +293,17 @@ impl BuildConfig {
             ));
         }
         let v = self.voxel();
-        if v.walkable_height > 255 || v.walkable_climb > 255 || v.walkable_radius > 255 {
-            return Err(BuildError::setting(
-                "agent_height",
-                "agent height, climb and radius must each be at most 255 cells",
-            ));
+        for (name, cells) in [
+            ("agent_height", v.walkable_height),
+            ("agent_max_climb", v.walkable_climb),
+            ("agent_radius", v.walkable_radius),
+        ] {
+            if cells > 255 {
+                return Err(BuildError::setting(
+                    name,
+                    format!("{cells} cells; at most 255"),
+                ));
+            }
         }
         self.params().validate()?;
         for (i, l) in self.off_mesh_links.iter().enumerate() {
@@ -343,7 +349,7 @@ impl BuildConfig {
             cs,
             ch,
             tile_cells: self.tile_cells as i32,
-            border: walkable_radius + 3,
+            border: walkable_radius.saturating_add(3),
             walkable_height,
             walkable_climb,
             walkable_radius,
@@ -361,5 +367,45 @@ impl BuildConfig {
             detail_max_error: ch * self.detail_sample_max_error,
             partition: self.partition,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_radius_of_more_than_255_cells_is_rejected_naming_it() {
+        // Found by the odd-settings property: the border (radius + 3) used to overflow.
+        let cfg = BuildConfig {
+            agent_radius: 1e9,
+            ..BuildConfig::default()
+        };
+        let e = cfg.validate().unwrap_err();
+        assert!(
+            matches!(
+                e,
+                BuildError::InvalidSetting {
+                    what: "agent_radius",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn recast_demo_values_convert_to_the_demo_cells() {
+        let v = BuildConfig::default().voxel();
+        assert_eq!(
+            (
+                v.walkable_height,
+                v.walkable_climb,
+                v.walkable_radius,
+                v.border
+            ),
+            (10, 4, 2, 5)
+        );
+        assert_eq!((v.max_edge_len, v.tile_cells), (40, 32));
     }
 }
