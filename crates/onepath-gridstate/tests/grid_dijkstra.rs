@@ -119,6 +119,32 @@ proptest! {
     }
 
     #[test]
+    fn zero_weight_engines_equal_dijkstra((grid, s, t) in arb_grid(true), opts in arb_opts()) {
+        // Weight 0: Dijkstra order, in the specialised engines (zero estimate) too.
+        let opts = GridOptions { heuristic_weight: 0.0, ..opts };
+        for alg in [GridAlgorithm::AStar, GridAlgorithm::JumpPoint, GridAlgorithm::JumpPointPlus] {
+            let mut gs = GridSearch::new(alg, opts.clone()).unwrap();
+            let r = gs.find_path(&grid, s, t).unwrap();
+            check(&grid, &opts, s, t, &r)?;
+        }
+    }
+
+    #[test]
+    fn weighted_astar_is_within_its_weight((grid, s, t) in arb_grid(false), opts in arb_opts(), w in 1.0f64..3.0) {
+        let want = reference(&grid, &opts, s, t);
+        let mut a = GridAStar::new(GridOptions { heuristic_weight: w, ..opts.clone() }).unwrap();
+        let r = a.find_path(&grid, s, t).unwrap();
+        if want.is_finite() {
+            prop_assert_eq!(r.status, PathStatus::Found);
+            prop_assert!(r.cost <= w * want + 1e-9, "cost {} > {} x {}", r.cost, w, want);
+            let walked = path_cost(&grid, &opts, &r.nodes).map_err(TestCaseError::fail)?;
+            prop_assert!(close(walked, r.cost));
+        } else {
+            prop_assert_eq!(r.status, PathStatus::NoPath);
+        }
+    }
+
+    #[test]
     fn grid_bidirectional_equals_dijkstra((grid, s, t) in arb_grid(false), opts in arb_opts()) {
         let mut b = GridBidirectional::new(opts.clone()).unwrap();
         let r = b.find_path(&grid, s, t).unwrap();
