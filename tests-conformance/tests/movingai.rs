@@ -12,8 +12,8 @@
 use std::path::Path;
 
 use onepath_gridstate::{
-    DiagonalRule, Grid, GridAStar, GridBidirectional, GridAlgorithm, GridEngine, GridOptions, GridSearch, PathResult,
-    HpaStar, PathStatus, ThetaStar,
+    DiagonalRule, Grid, GridAStar, GridAlgorithm, GridBidirectional, GridEngine, GridOptions,
+    GridSearch, HpaStar, PathResult, PathStatus, ThetaStar,
 };
 use tests_conformance::data_dir;
 
@@ -125,14 +125,24 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
             // Theta* (any-angle) is never longer than the listed 8-connected optimum.
             let r = theta.find_path(&grid, s.start, s.goal).unwrap();
             assert_eq!(r.status, PathStatus::Found, "Theta*: scenario {i}");
-            assert!(r.cost <= s.optimal + 1e-4, "Theta*: scenario {i}: {} > listed {}", r.cost, s.optimal);
+            assert!(
+                r.cost <= s.optimal + 1e-4,
+                "Theta*: scenario {i}: {} > listed {}",
+                r.cost,
+                s.optimal
+            );
             if s.optimal > 0.0 {
                 theta_gain = theta_gain.max(1.0 - r.cost / s.optimal);
             }
             // HPA* (clusters of 16): found, never shorter, within the reported factor.
             let r = hpa.find_path(&grid, s.start, s.goal).unwrap();
             assert_eq!(r.status, PathStatus::Found, "HPA*: scenario {i}");
-            assert!(r.cost >= s.optimal - 1e-4, "HPA*: scenario {i}: {} < listed {}", r.cost, s.optimal);
+            assert!(
+                r.cost >= s.optimal - 1e-4,
+                "HPA*: scenario {i}: {} < listed {}",
+                r.cost,
+                s.optimal
+            );
             if s.optimal > 0.0 {
                 hpa_factor = hpa_factor.max(r.cost / s.optimal);
             }
