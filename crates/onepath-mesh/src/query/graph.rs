@@ -416,84 +416,35 @@ impl<'m> PathGraph<'m> {
         from_pos: Vec3,
         mut f: impl FnMut(&Neighbour, Vec3, f64),
     ) -> Result<(), QueryError> {
-        self.for_each_edge_lazy(from, from_pos, |nb, e| {
-            let to_pos = e.target_pos();
-            f(nb, to_pos, e.cost(to_pos));
-        })
-    }
-
-    /// [`PathGraph::for_each_edge`] for the search itself: the neighbour's position is only
-    /// computed when asked ([`EdgeCost::target_pos`]); a search that already knows it (the
-    /// position of a polygon never changes) passes it to [`EdgeCost::cost`] directly.
-    pub(crate) fn for_each_edge_lazy(
-        &self,
-        from: PolyRef,
-        from_pos: Vec3,
-        mut f: impl FnMut(&Neighbour, EdgeCost<'_>),
-    ) -> Result<(), QueryError> {
         let (t, p) = decode(self.mesh, from)?;
         let ca = self.filter.area_cost(t.tile().areas()[p]);
+        let mut verts = PolyVerts::new();
         for_each_neighbour_at(self.mesh, t, p, &self.filter, |nb, tt, tp| {
+            let to_pos = if nb.target == self.ends.start_ref {
+                self.ends.start_pos
+            } else if nb.target == self.ends.end_ref {
+                self.ends.end_pos
+            } else {
+                poly_verts(tt, tp, &mut verts);
+                poly_centre(&verts)
+            };
             let cb = self.filter.area_cost(tt.tile().areas()[tp]);
-            f(
-                &nb,
-                EdgeCost {
-                    graph: self,
-                    nb,
-                    tile: tt,
-                    poly: tp,
-                    from_pos,
-                    ca,
-                    cb,
-                },
-            );
+            let cost = match nb.crossing {
+                Crossing::Edge { left, right, .. } => {
+                    let m = midpoint(left, right);
+                    ca * dist(from_pos, m) + cb * dist(m, to_pos)
+                }
+                Crossing::OffMesh {
+                    start, end, area, ..
+                } => {
+                    ca * dist(from_pos, start)
+                        + self.filter.area_cost(area) * dist(start, end)
+                        + cb * dist(end, to_pos)
+                }
+            };
+            f(&nb, to_pos, cost);
         });
         Ok(())
-    }
-}
-
-/// One edge of the path graph whose cost is computed on demand.
-pub(crate) struct EdgeCost<'g> {
-    graph: &'g PathGraph<'g>,
-    nb: Neighbour,
-    tile: &'g MeshTile,
-    poly: usize,
-    from_pos: Vec3,
-    ca: f64,
-    cb: f64,
-}
-
-impl EdgeCost<'_> {
-    /// The neighbour's position in the cost model.
-    pub(crate) fn target_pos(&self) -> Vec3 {
-        let ends = &self.graph.ends;
-        if self.nb.target == ends.start_ref {
-            ends.start_pos
-        } else if self.nb.target == ends.end_ref {
-            ends.end_pos
-        } else {
-            let mut verts = PolyVerts::new();
-            poly_verts(self.tile, self.poly, &mut verts);
-            poly_centre(&verts)
-        }
-    }
-
-    /// The edge's cost, given the neighbour's position.
-    pub(crate) fn cost(&self, to_pos: Vec3) -> f64 {
-        let (ca, cb, from_pos) = (self.ca, self.cb, self.from_pos);
-        match self.nb.crossing {
-            Crossing::Edge { left, right, .. } => {
-                let m = midpoint(left, right);
-                ca * dist(from_pos, m) + cb * dist(m, to_pos)
-            }
-            Crossing::OffMesh {
-                start, end, area, ..
-            } => {
-                ca * dist(from_pos, start)
-                    + self.graph.filter.area_cost(area) * dist(start, end)
-                    + cb * dist(end, to_pos)
-            }
-        }
     }
 }
 

@@ -86,7 +86,7 @@ pub use raycast::RaycastHit;
 pub use straight::{StraightPathFlags, StraightPathOptions, StraightPathPoint};
 pub use surface::{CircleNode, LocalNode, MoveResult, WallHit, WallSegment};
 
-/// A small multiplicative hasher for the node index (`PolyRef` keys). The index is only
+/// A small mixing hasher for the node index (`PolyRef` keys). The index is only
 /// looked up, never iterated, so the hash cannot reach an answer; it just has to be fast.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct RefHasher(u64);
@@ -103,7 +103,12 @@ impl Hasher for RefHasher {
     }
 
     fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+        // SplitMix64's finaliser: every input bit reaches the low bits the table indexes
+        // with (a bare multiply would leave slot bits 20..40 out of them).
+        let mut z = self.0 ^ v;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        self.0 = z ^ (z >> 31);
     }
 }
 

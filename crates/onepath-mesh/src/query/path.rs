@@ -217,11 +217,8 @@ impl NavMeshQuery {
             let nodes = &mut self.nodes;
             let index = &mut self.node_index;
             let open = &mut self.open;
-            let res = graph.for_each_edge_lazy(node.poly, node.pos, |nb, edge| {
-                // A polygon's position never changes: reuse it when the node exists.
-                let known = index.get(&nb.target).map(|&i| nodes[i as usize].pos);
-                let to_pos = known.unwrap_or_else(|| edge.target_pos());
-                let g = node.g + edge.cost(to_pos);
+            let res = graph.for_each_edge(node.poly, node.pos, |nb, to_pos, cost| {
+                let g = node.g + cost;
                 let h = graph.heuristic(to_pos);
                 let f = g + h;
                 let i = match index.get(&nb.target) {
