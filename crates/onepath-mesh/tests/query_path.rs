@@ -660,3 +660,39 @@ fn a_sliced_search_over_a_tile_removed_between_slices_fails_by_name() {
     mesh.remove_tile(goal_tile).unwrap();
     assert_eq!(q.step_path(&mesh, 1), Err(QueryError::InvalidPolyRef(e)));
 }
+
+#[test]
+fn a_partial_search_can_end_on_the_furthest_polygon_of_an_existing_corridor() {
+    // One open 4 × 4 tile of 4 × 4 cells; polygon j·4 + i is cell (i, j).
+    let g = generated_grid_mesh(1, 1, 4, 0);
+    let mut mesh = g.mesh;
+    let t = mesh.tile_at(0, 0, 0).unwrap().tile_ref();
+    for p in 0..16 {
+        mesh.set_poly_flags(t.poly(p).unwrap(), 1).unwrap();
+    }
+    let cell = |i: u32, j: u32| t.poly(j * 4 + i).unwrap();
+    let f = QueryFilter::new();
+    let mut q = NavMeshQuery::new();
+    let (s, e) = ([2.0, 0.0, 2.0], [14.0, 0.0, 2.0]);
+    // The old corridor runs along row 0; the search gets 2 expansions only.
+    let existing = [cell(0, 0), cell(1, 0), cell(2, 0), cell(3, 0)];
+    q.begin_path(&mesh, cell(0, 0), cell(3, 0), s, e, &f)
+        .unwrap();
+    q.step_path(&mesh, 2).unwrap();
+    let mut path = Vec::new();
+    let r = q.finish_path_partial(&existing, &mut path).unwrap();
+    assert_eq!(r.status, PathStatus::BudgetExhausted);
+    // After expanding (0, 0) and (1, 0), cell (2, 0) is reached (open): the furthest one.
+    assert_eq!(path, vec![cell(0, 0), cell(1, 0), cell(2, 0)]);
+    // With no common polygon it ends where finish_path would.
+    q.begin_path(&mesh, cell(0, 0), cell(3, 0), s, e, &f)
+        .unwrap();
+    q.step_path(&mesh, 2).unwrap();
+    let r2 = q.finish_path_partial(&[cell(3, 3)], &mut path).unwrap();
+    let mut plain = Vec::new();
+    q.begin_path(&mesh, cell(0, 0), cell(3, 0), s, e, &f)
+        .unwrap();
+    q.step_path(&mesh, 2).unwrap();
+    assert_eq!(q.finish_path(&mut plain).unwrap(), r2);
+    assert_eq!(path, plain);
+}

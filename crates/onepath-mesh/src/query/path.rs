@@ -302,6 +302,47 @@ impl NavMeshQuery {
             (PathStatus::InProgress, _) => (PathStatus::BudgetExhausted, st.best),
             (s, _) => (s, st.best),
         };
+        Ok(self.write_path(last, status, st.iterations, path))
+    }
+
+    /// Ends the search like [`NavMeshQuery::finish_path`], but when it did not reach the goal
+    /// the path ends at the *furthest* polygon of `existing` (an agent's current corridor)
+    /// that the search reached, so the agent can splice the new start onto its old corridor;
+    /// when it reached none of them, at the polygon closest to the goal as `finish_path`
+    /// does.
+    pub fn finish_path_partial(
+        &mut self,
+        existing: &[PolyRef],
+        path: &mut Vec<PolyRef>,
+    ) -> Result<PathResult, QueryError> {
+        let Some(st) = self.search.take() else {
+            return Err(QueryError::NoSlicedSearch);
+        };
+        let (status, last) = match (st.status, st.goal) {
+            (PathStatus::Complete, Some(g)) => (PathStatus::Complete, g),
+            (s, _) => {
+                let s = if s == PathStatus::InProgress {
+                    PathStatus::BudgetExhausted
+                } else {
+                    s
+                };
+                let reached = existing
+                    .iter()
+                    .rev()
+                    .find_map(|r| self.node_index.get(r).copied());
+                (s, reached.unwrap_or(st.best))
+            }
+        };
+        Ok(self.write_path(last, status, st.iterations, path))
+    }
+
+    fn write_path(
+        &self,
+        last: u32,
+        status: PathStatus,
+        iterations: usize,
+        path: &mut Vec<PolyRef>,
+    ) -> PathResult {
         path.clear();
         let mut i = last;
         while i != NO_PARENT {
@@ -310,11 +351,11 @@ impl NavMeshQuery {
             i = n.parent;
         }
         path.reverse();
-        Ok(PathResult {
+        PathResult {
             status,
             cost: self.nodes[last as usize].g,
-            iterations: st.iterations,
-        })
+            iterations,
+        }
     }
 
     /// True while a sliced search is begun and not finished.
