@@ -4,8 +4,14 @@
 //! [`QueryFilter`] (flags and 64 area costs), nearest polygon and polygons in a box over a
 //! per-tile bounding-volume tree, closest point and height on a polygon, A* path search
 //! (one-shot with an iteration budget, and sliced), string pulling, raycast along the
-//! surface, constrained movement, distance to the nearest wall, polygons around a circle,
-//! random points from a caller's random source, and the [`PathCorridor`] an agent follows.
+//! surface, constrained movement, distance to the nearest wall, wall segments, polygons
+//! around a circle, the overlap-free local neighbourhood, random points from a caller's
+//! random source, and the [`PathCorridor`] an agent follows.
+//!
+//! One file per concept: `filter.rs`, `bvtree.rs` (per-tile trees), `graph.rs` (neighbours,
+//! crossings, the path cost model), `nearest.rs`, `path.rs` (A*, sliced), `straight.rs`
+//! (funnel), `raycast.rs`, `surface.rs` (move, walls, circles, random points),
+//! `corridor.rs`, `generated.rs` (a large generated mesh and plain-data export), `geom.rs`.
 //!
 //! ## Invariants
 //! - A [`NavMeshQuery`] only reads the mesh (`&TiledNavMesh`, passed to every call), so any
