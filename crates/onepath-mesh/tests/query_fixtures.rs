@@ -631,3 +631,36 @@ fn portal_crossings_are_added_on_request() {
     assert_eq!(xs(&out), vec![(0.5, 1), (4.0, 8), (5.0, 8), (7.5, 2)]);
     assert_eq!((out[1].poly, out[2].poly), (cell(t, 4, 0), cell(t, 5, 0)));
 }
+
+#[test]
+fn polys_around_a_shape_are_those_reached_through_crossings_touching_it() {
+    let (mesh, t) = grid();
+    let mut q = NavMeshQuery::new();
+    let f = QueryFilter::new();
+    // A 2 × 2 square centred on cell (4, 4), given clockwise.
+    let shape = [
+        [3.5, 0.0, 3.5],
+        [3.5, 0.0, 5.5],
+        [5.5, 0.0, 5.5],
+        [5.5, 0.0, 3.5],
+    ];
+    let mut out = Vec::new();
+    q.polys_around_shape(&mesh, cell(t, 4, 4), &shape, &f, &mut out)
+        .unwrap();
+    assert_eq!(out[0].poly, cell(t, 4, 4));
+    let mut got: Vec<_> = out.iter().map(|n| n.poly).collect();
+    got.sort();
+    let mut want: Vec<_> = (3..6)
+        .flat_map(|j| (3..6).map(move |i| cell(t, i, j)))
+        .collect();
+    want.sort();
+    assert_eq!(got, want);
+    let flat = [[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [2.0, 0.0, 2.0]];
+    assert_eq!(
+        q.polys_around_shape(&mesh, cell(t, 4, 4), &flat, &f, &mut out),
+        Err(QueryError::InvalidExtent {
+            what: "shape",
+            value: 0.0
+        })
+    );
+}

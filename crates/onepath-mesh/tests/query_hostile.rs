@@ -79,6 +79,7 @@ proptest! {
         check(q.polys_around_circle(&mesh, a, p, radius, &f, &mut Vec::new()))?;
         check(q.find_local_neighbourhood(&mesh, a, p, radius, &f, budget, &mut Vec::new()))?;
         check(q.poly_wall_segments(&mesh, a, &f, &mut Vec::new()))?;
+        check(q.polys_around_shape(&mesh, a, &[p, e, ext], &f, &mut Vec::new()))?;
         check(q.find_random_point_around_circle(&mesh, a, p, radius, &f, &mut || radius).map(|_| ()))?;
         let mut c = PathCorridor::new();
         c.reset(a, p);

@@ -360,6 +360,27 @@ impl NavMeshQuery {
             return Err(QueryError::FilteredOut(start_ref));
         }
         let r2 = radius * radius;
+        self.polys_around(mesh, start_ref, center, filter, out, |c| match *c {
+            Crossing::Edge { left, right, .. } => segment_dist2(center, right, left) <= r2,
+            Crossing::OffMesh { start, .. } => {
+                let dx = start[0] - center[0];
+                let dz = start[2] - center[2];
+                dx * dx + dz * dz <= r2
+            }
+        })
+    }
+
+    /// The Dijkstra search of [`NavMeshQuery::polys_around_circle`] through the crossings
+    /// `within` accepts.
+    fn polys_around(
+        &mut self,
+        mesh: &TiledNavMesh,
+        start_ref: PolyRef,
+        center: Vec3,
+        filter: &QueryFilter,
+        out: &mut Vec<CircleNode>,
+        within: impl Fn(&Crossing) -> bool,
+    ) -> Result<(), QueryError> {
         self.aux_reset(start_ref, center);
         self.aux_open.push(OpenEntry {
             f: 0.0,
@@ -388,15 +409,7 @@ impl NavMeshQuery {
             let index = &mut self.aux_index;
             let open = &mut self.aux_open;
             for_each_neighbour(mesh, tile, p, filter, |nb| {
-                let within = match nb.crossing {
-                    Crossing::Edge { left, right, .. } => segment_dist2(center, right, left) <= r2,
-                    Crossing::OffMesh { start, .. } => {
-                        let dx = start[0] - center[0];
-                        let dz = start[2] - center[2];
-                        dx * dx + dz * dz <= r2
-                    }
-                };
-                if !within {
+                if !within(&nb.crossing) {
                     return;
                 }
                 let entry = nb.crossing.entry_point();
@@ -443,6 +456,51 @@ impl NavMeshQuery {
             });
         }
         Ok(())
+    }
+
+    /// The polygons reachable from `start_ref` through crossings that touch the convex
+    /// polygon `shape` (X/Z, either winding; an off-mesh link counts when its departure point
+    /// is inside), in Dijkstra settle order from the shape's centre (corner average), as
+    /// [`NavMeshQuery::polys_around_circle`]. A shape of fewer than 3 corners or zero area is
+    /// [`QueryError::InvalidExtent`] (`shape`).
+    pub fn polys_around_shape(
+        &mut self,
+        mesh: &TiledNavMesh,
+        start_ref: PolyRef,
+        shape: &[Vec3],
+        filter: &QueryFilter,
+        out: &mut Vec<CircleNode>,
+    ) -> Result<(), QueryError> {
+        out.clear();
+        for v in shape {
+            NavMeshParams::check_point("shape", *v)?;
+        }
+        let mut ccw: PolyVerts = shape.iter().copied().collect();
+        let area = if ccw.len() >= 3 {
+            poly_area_2d(&ccw)
+        } else {
+            0.0
+        };
+        if area == 0.0 {
+            return Err(QueryError::InvalidExtent {
+                what: "shape",
+                value: area,
+            });
+        }
+        if area < 0.0 {
+            ccw.reverse();
+        }
+        let (t0, p0) = decode(mesh, start_ref)?;
+        if !poly_passes(t0, p0, filter) {
+            return Err(QueryError::FilteredOut(start_ref));
+        }
+        let center = crate::query::graph::poly_centre(&ccw);
+        self.polys_around(mesh, start_ref, center, filter, out, |c| match *c {
+            Crossing::Edge { left, right, .. } => {
+                crate::query::geom::clip_segment_poly_2d(right, left, &ccw).is_some()
+            }
+            Crossing::OffMesh { start, .. } => point_in_poly_2d(start, &ccw),
+        })
     }
 
     /// A random point on the mesh: a polygon passing `filter` chosen with probability
