@@ -57,3 +57,23 @@ fn plain_polygons_list_symmetric_neighbours_and_off_mesh_links() {
     let off: usize = plain.polygons.iter().map(|p| p.off_mesh.len()).sum();
     assert_eq!(off, 3);
 }
+
+#[test]
+fn a_generated_tile_too_large_for_the_format_is_an_error_not_a_panic() {
+    use onepath_mesh::query::try_generated_grid_mesh;
+    use onepath_mesh::MeshError;
+    // 256 × 256 cells: 257² vertices, above the 65 535 a tile may hold.
+    let r = try_generated_grid_mesh(1, 1, 256, 0);
+    assert!(
+        matches!(r, Err(MeshError::Format(_))),
+        "{:?}",
+        r.map(|g| g.cells)
+    );
+    assert_eq!(
+        try_generated_grid_mesh(2, 1, 8, 5)
+            .unwrap()
+            .mesh
+            .tile_count(),
+        2
+    );
+}

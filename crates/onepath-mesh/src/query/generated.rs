@@ -42,34 +42,47 @@ fn splitmix(state: &mut u64) -> u64 {
 /// most 64). From `seed`, about one cell in eight is blocked (flags 0, which no filter
 /// admits) and about one in six is swamp (area [`GENERATED_SWAMP_AREA`]); the rest is area 0,
 /// flags 1. `generated_grid_mesh(32, 32, 4, seed)` has 1 024 tiles and 16 384 polygons.
+///
+/// # Panics
+/// When [`try_generated_grid_mesh`] fails: `cells` above 254 (a tile would exceed 65 535
+/// vertices) or more tiles than the mesh has slots. Use that function for other inputs.
 pub fn generated_grid_mesh(tiles_x: u16, tiles_z: u16, cells: u16, seed: u64) -> GeneratedMesh {
+    match try_generated_grid_mesh(tiles_x, tiles_z, cells, seed) {
+        Ok(g) => g,
+        Err(e) => panic!("generated_grid_mesh({tiles_x}, {tiles_z}, {cells}, {seed}): {e}"),
+    }
+}
+
+/// [`generated_grid_mesh`], returning the tile or mesh error instead of panicking.
+pub fn try_generated_grid_mesh(
+    tiles_x: u16,
+    tiles_z: u16,
+    cells: u16,
+    seed: u64,
+) -> Result<GeneratedMesh, crate::MeshError> {
     let params = NavMeshParams::new([0.0, 0.0, 0.0], 16.0, 0.25, 6);
-    let build = || -> Result<TiledNavMesh, crate::MeshError> {
-        let mut mesh = TiledNavMesh::new(params)?;
-        let mut rng = seed;
-        for z in 0..i32::from(tiles_z) {
-            for x in 0..i32::from(tiles_x) {
-                let mut d = flat_grid_data(&params, x, z, 0, 0.0, cells);
-                for p in 0..d.poly_flags.len() {
-                    let r = splitmix(&mut rng) % 48;
-                    if r < 6 {
-                        d.poly_flags[p] = 0;
-                    } else if r < 14 {
-                        d.poly_areas[p] = GENERATED_SWAMP_AREA;
-                    }
+    let mut mesh = TiledNavMesh::new(params)?;
+    let mut rng = seed;
+    for z in 0..i32::from(tiles_z) {
+        for x in 0..i32::from(tiles_x) {
+            let mut d = flat_grid_data(&params, x, z, 0, 0.0, cells);
+            for p in 0..d.poly_flags.len() {
+                let r = splitmix(&mut rng) % 48;
+                if r < 6 {
+                    d.poly_flags[p] = 0;
+                } else if r < 14 {
+                    d.poly_areas[p] = GENERATED_SWAMP_AREA;
                 }
-                mesh.add_tile(NavTile::create(&params, d)?)?;
             }
+            mesh.add_tile(NavTile::create(&params, d)?)?;
         }
-        Ok(mesh)
-    };
-    GeneratedMesh {
-        // Fixed parameters and data: a failure is a bug, caught by the tests using it.
-        mesh: build().expect("the generated grid mesh is valid"),
+    }
+    Ok(GeneratedMesh {
+        mesh,
         tiles_x,
         tiles_z,
         cells,
-    }
+    })
 }
 
 /// One polygon as plain data.

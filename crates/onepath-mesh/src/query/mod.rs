@@ -82,7 +82,8 @@ pub use corridor::PathCorridor;
 pub use error::QueryError;
 pub use filter::{QueryFilter, AREA_COUNT};
 pub use generated::{
-    generated_grid_mesh, GeneratedMesh, PlainPolygon, PlainPolygons, GENERATED_SWAMP_AREA,
+    generated_grid_mesh, try_generated_grid_mesh, GeneratedMesh, PlainPolygon, PlainPolygons,
+    GENERATED_SWAMP_AREA,
 };
 pub use geom::Vec3;
 pub use graph::{tie_key, Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
