@@ -8,7 +8,10 @@
 //! estimate, [`OpenSet`] tie-break) and refines each abstract edge inside its cluster.
 //!
 //! Near-optimal: paths are valid and never shorter than optimal, and can be longer (the
-//! bound on Moving AI maps is measured and reported by `tests-conformance`). The diagonal
+//! bound on Moving AI maps is measured and reported by `tests-conformance`). When start
+//! and goal lie in the same or neighbouring clusters, the exact path inside the rectangle
+//! of those clusters is also computed at `begin` and the cheaper path is returned (short
+//! paths would otherwise detour through transitions). The diagonal
 //! rule `Always` is refused: a path could cross a border only diagonally and transitions
 //! would not see it.
 //!
@@ -426,6 +429,11 @@ impl HpaStar {
         let options = self.options.clone();
         let view = GridView::new(grid, &options, &mut cache);
         let abs = self.build_abstract(grid, &view, s, t);
+        let direct = if abs.is_some() {
+            self.direct_path(&view, s, t)
+        } else {
+            None
+        };
         self.cache = cache;
         if let Some((a, is, it)) = &abs {
             self.core
@@ -435,8 +443,45 @@ impl HpaStar {
             key: grid.cache_key(),
             start: s,
             abs,
+            direct,
         });
         Ok(())
+    }
+
+    /// The exact path inside the rectangle of the start's and goal's clusters when they
+    /// are the same or neighbours (8-neighbourhood): short paths would otherwise detour
+    /// through transitions. Computed at `begin`; not counted as iterations.
+    fn direct_path(&self, view: &GridView<'_>, s: u32, t: u32) -> Option<(f64, Vec<u32>)> {
+        let w = self.width;
+        let (cs, ct) = (self.cluster_of(s), self.cluster_of(t));
+        if (cs % self.cx).abs_diff(ct % self.cx) > 1 || (cs / self.cx).abs_diff(ct / self.cx) > 1 {
+            return None;
+        }
+        let (a, b) = (self.bounds(cs), self.bounds(ct));
+        let r = Bounds {
+            x0: a.x0.min(b.x0),
+            y0: a.y0.min(b.y0),
+            x1: a.x1.max(b.x1),
+            y1: a.y1.max(b.y1),
+        };
+        let (dist, parent) = cluster_dijkstra(view, w, r, s, false);
+        let d = dist[r.local(w, t)];
+        if !d.is_finite() {
+            return None;
+        }
+        let mut nodes = vec![t];
+        let mut cur = r.local(w, t);
+        let start = r.local(w, s);
+        while cur != start && nodes.len() <= r.size() {
+            let p = parent[cur];
+            if p == u32::MAX {
+                return None;
+            }
+            cur = p as usize;
+            nodes.push(r.global(w, cur));
+        }
+        nodes.reverse();
+        Some((d, nodes))
     }
 
     /// Runs at most `max_iterations` iterations of the abstract search.
@@ -581,6 +626,13 @@ impl HpaStar {
             .map(|e| e.iter().map(|&i| abs.cells[i as usize]).collect());
         if ar.status != PathStatus::Found {
             none.status = ar.status;
+            if ar.status == PathStatus::NoPath {
+                if let Some((c, n)) = &q.direct {
+                    none.status = PathStatus::Found;
+                    none.cost = *c;
+                    none.nodes = n.clone();
+                }
+            }
             return none;
         }
         // Refine: each abstract hop inside one cluster (or across one transition).
@@ -614,6 +666,12 @@ impl HpaStar {
             cost += dist[bounds.local(w, b)];
             nodes.extend(seg);
         }
+        if let Some((c, n)) = &q.direct {
+            if *c <= cost {
+                nodes = n.clone();
+                cost = *c;
+            }
+        }
         PathResult {
             status: PathStatus::Found,
             nodes,
@@ -631,4 +689,7 @@ struct HpaQuery {
     key: (u64, u32),
     start: u32,
     abs: Option<(Abstract, u32, u32)>,
+    /// For start and goal in the same or neighbouring clusters: the exact path inside the
+    /// rectangle of their clusters (cost, cells), found at `begin`.
+    direct: Option<(f64, Vec<u32>)>,
 }
