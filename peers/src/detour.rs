@@ -26,11 +26,13 @@ pub const MAX_POLYS: usize = 256;
 pub const MAX_NODES: i32 = 2048;
 
 /// Detour's query layer with the demo's defaults (default filter: every area costs 1, every
-/// flag included).
+/// flag included; [`MAX_NODES`] nodes, [`MAX_POLYS`] polygons unless
+/// [`DetourEngine::with_limits`] says otherwise).
 #[derive(Debug)]
 pub struct DetourEngine<'m> {
     query: DetourQuery<'m>,
     filter: QueryFilter,
+    max_polys: usize,
 }
 
 /// A point snapped onto the mesh.
@@ -45,9 +47,21 @@ pub struct Snapped {
 impl<'m> DetourEngine<'m> {
     /// A query over `mesh` with [`MAX_NODES`] nodes and the default filter.
     pub fn new(mesh: &'m DetourNavMesh) -> Result<Self, PeerError> {
+        Self::with_limits(mesh, MAX_NODES, MAX_POLYS)
+    }
+
+    /// A query over `mesh` with `max_nodes` nodes (1..=65535) and corridors / straight paths
+    /// of at most `max_polys` polygons / corners, for meshes larger than the demo's (a far
+    /// path over thousands of polygons needs more than 2048 nodes and 256 polygons).
+    pub fn with_limits(
+        mesh: &'m DetourNavMesh,
+        max_nodes: i32,
+        max_polys: usize,
+    ) -> Result<Self, PeerError> {
         Ok(DetourEngine {
-            query: DetourQuery::new(mesh, MAX_NODES)?,
+            query: DetourQuery::new(mesh, max_nodes)?,
             filter: QueryFilter::default(),
+            max_polys: max_polys.max(1),
         })
     }
 
@@ -72,7 +86,7 @@ impl<'m> DetourEngine<'m> {
             start.pos,
             end.pos,
             &self.filter,
-            MAX_POLYS,
+            self.max_polys,
         )?;
         let Some(&last) = corridor.last() else {
             return Ok(PathOutcome {
@@ -88,9 +102,9 @@ impl<'m> DetourEngine<'m> {
         } else {
             end.pos
         };
-        let corners = self
-            .query
-            .find_straight_path(start.pos, end_pos, &corridor, MAX_POLYS, 0)?;
+        let corners =
+            self.query
+                .find_straight_path(start.pos, end_pos, &corridor, self.max_polys, 0)?;
         Ok(PathOutcome {
             corridor_len: corridor.len(),
             partial: partial || last != end.poly,
@@ -101,7 +115,7 @@ impl<'m> DetourEngine<'m> {
     /// `raycast` from a snapped point toward `end`.
     pub fn raycast(&self, start: Snapped, end: [f32; 3]) -> Result<RaycastResult, PeerError> {
         self.query
-            .raycast(start.poly, start.pos, end, &self.filter, MAX_POLYS)
+            .raycast(start.poly, start.pos, end, &self.filter, self.max_polys)
     }
 }
 

@@ -51,6 +51,14 @@ pub enum PeerError {
         /// The raw `dtStatus` (failure bit and detail bits).
         status: u32,
     },
+    /// A OnePath build or query refused (its own typed error, as text).
+    #[error("OnePath {call} failed: {reason}")]
+    OnePath {
+        /// The OnePath function that failed.
+        call: &'static str,
+        /// OnePath's error message.
+        reason: String,
+    },
     /// A Recast or Detour allocation returned null.
     #[error("allocation of {what} failed")]
     Alloc {

@@ -59,6 +59,7 @@
 //! ```
 #![deny(unsafe_code)]
 
+pub mod compare;
 pub mod detour;
 pub mod error;
 pub mod external;
@@ -67,6 +68,7 @@ mod ffi;
 pub mod level;
 pub mod mesh_data;
 pub mod metrics;
+pub mod onepath;
 pub mod recast;
 pub mod sampling;
 pub mod settings;

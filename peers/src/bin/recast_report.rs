@@ -1,7 +1,15 @@
 //! Prints the reference figures of recastnavigation on Recast's demo level
 //! (`$ONEPATH_DATA/levels/nav_test.obj`, or the OBJ path given as the first argument):
 //! the tiled build's tile count, polygon count and walkable area, its single-threaded build
-//! time, and the Detour straight paths of the seeded point pairs.
+//! time, and the Detour straight paths of the seeded point pairs; then OnePath against it:
+//!
+//! - issue 8: OnePath's build of the same level with the same settings (tiles, polygons,
+//!   walkable area, build time on 1 thread and on all threads, ratios to Recast) and its
+//!   straight paths on the same 50 reachable pairs, pair by pair;
+//! - issue 4: Detour and OnePath's query layer on the very same polygons (OnePath's
+//!   nav_test build, and OnePath's generated 32 x 32-tile mesh, each converted into a
+//!   Detour mesh): straight-path lengths pair by pair and time ratios per query kind,
+//!   measured interleaved in the same run (best of rounds).
 //!
 //! `cargo run --release --bin recast_report [-- <level.obj> [build runs]]`
 
@@ -9,12 +17,20 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use onepath_peers::detour::DetourEngine;
+use onepath_build3d::Mesh3DPipeline;
+use onepath_mesh::query::generated_grid_mesh;
+use onepath_mesh::TiledNavMesh;
+use onepath_peers::compare::{interleaved_rounds, median, ratio, LengthComparison};
+use onepath_peers::detour::{DetourEngine, DetourNavMesh, HALF_EXTENTS};
 use onepath_peers::level::nav_test_path;
-use onepath_peers::metrics::reachable_pairs;
+use onepath_peers::metrics::{reachable_pairs, run_pairs};
+use onepath_peers::onepath::{
+    build_config, build_soup, detour_mesh, triangle_soup, world_polygons, OnePathBuild,
+    OnePathEngine,
+};
 use onepath_peers::recast::build_tiled;
-use onepath_peers::sampling::{point_pairs, REPORT_PAIRS, REPORT_SEED};
-use onepath_peers::{Level, PeerError, RecastSettings};
+use onepath_peers::sampling::{point_pairs, PointPair, REPORT_PAIRS, REPORT_SEED};
+use onepath_peers::{BuildMetrics, Level, PathMetrics, PeerError, RecastSettings};
 
 fn main() -> ExitCode {
     match run() {
@@ -124,8 +140,361 @@ fn run() -> Result<(), PeerError> {
         reachable.len()
     );
     print_pairs(&engine, &reachable)?;
+
+    let reachable_metrics = PathMetrics::from_results(&run_pairs(&mut engine, &reachable)?);
+    drop(engine);
+    let op = onepath_build_section(&level, &settings, &m, runs)?;
+    onepath_paths_section(&op, &reachable, &reachable_metrics)?;
+    let same = op.detour_mesh(settings.cell_height, SAME_POLYGONS_TOLERANCE)?;
+    println!(
+        "same polygons (issue 4): OnePath's nav_test build as a Detour mesh (cell height {}, \
+         vertex tolerance {SAME_POLYGONS_TOLERANCE}): {:?} (tiles, polygons)",
+        settings.cell_height,
+        same.counts()
+    );
+    same_polygons_section(
+        "nav_test",
+        &op.built.mesh,
+        &same,
+        DetourEngine::new(&same)?,
+        QUERY_ROUNDS,
+    )?;
+    let generated = generated_grid_mesh(32, 32, 4, GENERATED_SEED);
+    let gen_detour = detour_mesh(&generated.mesh, 0.25, 0.0)?;
+    println!(
+        "same polygons (issue 4): generated_grid_mesh(32, 32, 4, {GENERATED_SEED:#x}) as a Detour \
+         mesh (exact vertices): {:?} (tiles, polygons); Detour with 65535 nodes and 4096-polygon \
+         corridors",
+        gen_detour.counts()
+    );
+    same_polygons_section(
+        "generated 32x32",
+        &generated.mesh,
+        &gen_detour,
+        DetourEngine::with_limits(&gen_detour, 65_535, 4096)?,
+        GENERATED_ROUNDS,
+    )?;
     Ok(())
 }
+
+/// Vertex tolerance of the nav_test conversion (world units): OnePath's float32 world X/Z
+/// differ from Detour's `bmin + q * cs` by float32 rounding (the largest needed on nav_test
+/// lies between 1e-6 and 1e-5); one hundred times that leaves room.
+const SAME_POLYGONS_TOLERANCE: f32 = 1e-4;
+/// Seed of the generated mesh.
+const GENERATED_SEED: u64 = 0x5EED_0004;
+/// Interleaved timing rounds per query kind on nav_test.
+const QUERY_ROUNDS: usize = 200;
+/// Interleaved timing rounds per query kind on the generated mesh (far paths are slow).
+const GENERATED_ROUNDS: usize = 20;
+/// Interleaved build rounds (Recast, OnePath on 1 thread, OnePath on all threads).
+const BUILD_ROUNDS_MIN: usize = 5;
+/// Largest A* expansion budget given to OnePath (Detour's budget is its node pool).
+const ONEPATH_ITERATIONS: usize = 1 << 20;
+/// The relative straight-path length tolerance of issue 8.
+const LENGTH_GOAL: f64 = 0.02;
+
+fn pct(r: f64) -> String {
+    format!("{:+.2} %", (r - 1.0) * 100.0)
+}
+
+/// Issue 8, build: OnePath's figures next to Recast's, and build times interleaved.
+fn onepath_build_section(
+    level: &Level,
+    settings: &RecastSettings,
+    recast: &BuildMetrics,
+    runs: usize,
+) -> Result<OnePathBuild, PeerError> {
+    let cfg = build_config(level, settings)?;
+    let pipeline = Mesh3DPipeline::new(cfg);
+    let soup = triangle_soup(level);
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| PeerError::input("rayon pool", e.to_string()))?;
+    let all = rayon::ThreadPoolBuilder::new()
+        .build()
+        .map_err(|e| PeerError::input("rayon pool", e.to_string()))?;
+    let op = one.install(|| build_soup(&pipeline, &soup))?;
+    let m = op.metrics();
+    println!("OnePath build (issue 8): onepath-build3d, the same settings, grid origin at the level's minimum corner");
+    println!("  figure                Recast        OnePath       OnePath / Recast");
+    println!(
+        "  tiles with polygons   {:<13} {:<13} {}",
+        recast.tile_count,
+        m.tile_count,
+        pct(m.tile_count as f64 / recast.tile_count as f64)
+    );
+    println!(
+        "  polygons              {:<13} {:<13} {}",
+        recast.polygon_count,
+        m.polygon_count,
+        pct(m.polygon_count as f64 / recast.polygon_count as f64)
+    );
+    println!(
+        "  vertices (per tile)   {:<13} {:<13} {}",
+        recast.vertex_count,
+        m.vertex_count,
+        pct(m.vertex_count as f64 / recast.vertex_count as f64)
+    );
+    println!(
+        "  walkable area (XZ)    {:<13.6} {:<13.6} {}",
+        recast.walkable_area,
+        m.walkable_area,
+        pct(m.walkable_area / recast.walkable_area)
+    );
+    let failure = std::cell::RefCell::new(None);
+    let record = |r: Result<(), PeerError>| {
+        if let Err(e) = r {
+            failure.borrow_mut().get_or_insert(e);
+        }
+    };
+    let rounds = runs.max(BUILD_ROUNDS_MIN);
+    let times = interleaved_rounds(
+        rounds,
+        &mut [
+            &mut || record(build_tiled(level, settings).map(drop)),
+            &mut || record(one.install(|| build_soup(&pipeline, &soup)).map(drop)),
+            &mut || record(all.install(|| build_soup(&pipeline, &soup)).map(drop)),
+        ],
+    );
+    if let Some(e) = failure.into_inner() {
+        return Err(e);
+    }
+    println!(
+        "  build time, {rounds} interleaved rounds (Recast single thread, OnePath in a 1-thread \
+         pool, OnePath in a {}-thread pool):",
+        all.current_num_threads()
+    );
+    let names = [
+        "Recast, 1 thread",
+        "OnePath, 1 thread",
+        "OnePath, all threads",
+    ];
+    for (name, t) in names.iter().zip(&times) {
+        println!(
+            "    {name:<22} min {:8.3} ms  median {:8.3} ms  min ratio to Recast {:.3}  median ratio {:.3}",
+            t[0].as_secs_f64() * 1e3,
+            median(t).as_secs_f64() * 1e3,
+            ratio(t[0], times[0][0]),
+            ratio(median(t), median(&times[0]))
+        );
+    }
+    Ok(op)
+}
+
+/// Issue 8, paths: OnePath's straight paths on Recast's 50 reachable pairs, each point
+/// snapped onto OnePath's mesh with Detour's half extents.
+fn onepath_paths_section(
+    op: &OnePathBuild,
+    reachable: &[PointPair],
+    detour: &PathMetrics,
+) -> Result<(), PeerError> {
+    let mut engine = OnePathEngine::new(&op.built.mesh, ONEPATH_ITERATIONS);
+    let results = run_pairs(&mut engine, reachable)?;
+    let ours = PathMetrics::from_results(&results);
+    let c = LengthComparison::new(detour, &ours, LENGTH_GOAL);
+    println!(
+        "OnePath paths (issue 8) on the {} reachable pairs above, snapped with half extents {HALF_EXTENTS:?}",
+        reachable.len()
+    );
+    println!("  #  Detour      OnePath     OnePath/Detour  OnePath corridor corners");
+    for (i, (r, pc)) in results.iter().zip(&c.per_pair).enumerate() {
+        let (corridor, corners, status) = match &r.outcome {
+            None => (0, 0, "no snap"),
+            Some(o) if o.partial => (o.corridor_len, o.corners.len(), "partial"),
+            Some(o) => (o.corridor_len, o.corners.len(), ""),
+        };
+        match pc {
+            Some((a, b)) => println!(
+                "  {i:2} {a:11.6} {b:11.6} {:>14} {corridor:8} {corners:7}",
+                pct(b / a)
+            ),
+            None => println!(
+                "  {i:2} {:>11} {:>11} {:>14} {corridor:8} {corners:7} {status}",
+                detour
+                    .lengths
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .map_or("-".into(), |l| format!("{l:.6}")),
+                ours.lengths
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .map_or("-".into(), |l| format!("{l:.6}")),
+                "-"
+            ),
+        }
+    }
+    println!(
+        "  complete in both {} / {}, only Detour {}, only OnePath {}; within {:.0} %: {} / {}; \
+         largest difference {:.2} %",
+        c.both_complete,
+        reachable.len(),
+        c.only_first,
+        c.only_second,
+        LENGTH_GOAL * 100.0,
+        c.within_tolerance,
+        c.both_complete,
+        c.max_relative_diff * 100.0
+    );
+    println!(
+        "  total over pairs complete in both: Detour {:.6}, OnePath {:.6}, ratio {}",
+        c.total_first,
+        c.total_second,
+        pct(c.total_ratio())
+    );
+    Ok(())
+}
+
+/// Issue 4: both query layers on the very same polygons. Pairs are the first 50 of the
+/// report seed's stream whose OnePath path completes (points on OnePath's polygons).
+fn same_polygons_section(
+    name: &str,
+    mesh: &TiledNavMesh,
+    detour_mesh: &DetourNavMesh,
+    mut detour: DetourEngine<'_>,
+    rounds: usize,
+) -> Result<(), PeerError> {
+    let mut ours = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
+    let polygons = world_polygons(mesh);
+    let pairs = reachable_pairs(
+        &mut ours,
+        &polygons,
+        REPORT_PAIRS,
+        REPORT_SEED,
+        REACHABLE_DRAWS,
+    )?;
+    let d = PathMetrics::from_results(&run_pairs(&mut detour, &pairs)?);
+    let o = PathMetrics::from_results(&run_pairs(&mut ours, &pairs)?);
+    let c = LengthComparison::new(&d, &o, SAME_POLYGON_LENGTH_TOLERANCE);
+    println!(
+        "  {name}: {} pairs complete in OnePath; complete in both {}, only Detour {}, only OnePath {}",
+        pairs.len(),
+        c.both_complete,
+        c.only_first,
+        c.only_second
+    );
+    println!(
+        "  {name}: straight-path lengths within {:.1} %: {} / {}, largest difference {:.3} %, \
+         totals Detour {:.6} OnePath {:.6} ({})",
+        SAME_POLYGON_LENGTH_TOLERANCE * 100.0,
+        c.within_tolerance,
+        c.both_complete,
+        c.max_relative_diff * 100.0,
+        c.total_first,
+        c.total_second,
+        pct(c.total_ratio())
+    );
+    let _ = detour_mesh;
+
+    // Snap once per engine; the path and raycast timings then cover only those calls.
+    let mut snapped_d = Vec::new();
+    let mut snapped_o = Vec::new();
+    for &(s, e) in &pairs {
+        if let (Some(a), Some(b), Some(x), Some(y)) = (
+            detour.snap(s)?,
+            detour.snap(e)?,
+            ours.snap(s)?,
+            ours.snap(e)?,
+        ) {
+            snapped_d.push((a, b));
+            snapped_o.push((x, y));
+        }
+    }
+    let points: Vec<[f32; 3]> = pairs.iter().flat_map(|&(s, e)| [s, e]).collect();
+    let mut failure: Option<PeerError> = None;
+    let mut note = |r: Result<(), PeerError>| {
+        if let Err(e) = r {
+            failure.get_or_insert(e);
+        }
+    };
+    let kinds: [(&str, usize); 3] = [
+        ("nearest", points.len()),
+        ("path + straight path", snapped_d.len()),
+        ("raycast", snapped_d.len()),
+    ];
+    let mut rows = Vec::new();
+    {
+        let d = std::cell::RefCell::new(&mut detour);
+        let o = std::cell::RefCell::new(&mut ours);
+        let note = std::cell::RefCell::new(&mut note);
+        let t = interleaved_rounds(
+            rounds,
+            &mut [
+                &mut || {
+                    for &p in &points {
+                        (note.borrow_mut())(d.borrow().snap(p).map(|x| {
+                            std::hint::black_box(x);
+                        }));
+                    }
+                },
+                &mut || {
+                    for &p in &points {
+                        (note.borrow_mut())(o.borrow_mut().snap(p).map(|x| {
+                            std::hint::black_box(x);
+                        }));
+                    }
+                },
+                &mut || {
+                    for &(a, b) in &snapped_d {
+                        (note.borrow_mut())(d.borrow().path(a, b).map(|x| {
+                            std::hint::black_box(x);
+                        }));
+                    }
+                },
+                &mut || {
+                    for (a, b) in &snapped_o {
+                        (note.borrow_mut())(o.borrow_mut().path(a, b).map(|x| {
+                            std::hint::black_box(x);
+                        }));
+                    }
+                },
+                &mut || {
+                    for &(a, b) in &snapped_d {
+                        (note.borrow_mut())(d.borrow().raycast(a, b.pos).map(|x| {
+                            std::hint::black_box(x);
+                        }));
+                    }
+                },
+                &mut || {
+                    for (a, b) in &snapped_o {
+                        (note.borrow_mut())(o.borrow_mut().raycast(a, b.point).map(|x| {
+                            std::hint::black_box(x);
+                        }));
+                    }
+                },
+            ],
+        );
+        for (k, (kind, n)) in kinds.iter().enumerate() {
+            rows.push((*kind, *n, t[2 * k].clone(), t[2 * k + 1].clone()));
+        }
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    println!(
+        "  {name}: time per query, {rounds} interleaved rounds (min / median of the rounds; \
+         ratio OnePath / Detour)"
+    );
+    for (kind, n, td, to) in rows {
+        let per = |t: std::time::Duration| t.as_secs_f64() * 1e6 / n.max(1) as f64;
+        println!(
+            "    {kind:<22} x{n:<4} Detour {:9.3} / {:9.3} us   OnePath {:9.3} / {:9.3} us   ratio min {:.3} median {:.3}",
+            per(td[0]),
+            per(median(&td)),
+            per(to[0]),
+            per(median(&to)),
+            ratio(to[0], td[0]),
+            ratio(median(&to), median(&td))
+        );
+    }
+    Ok(())
+}
+
+/// Relative straight-path length tolerance on the same polygons.
+const SAME_POLYGON_LENGTH_TOLERANCE: f64 = 0.001;
 
 /// Most pairs drawn while looking for reachable ones.
 const REACHABLE_DRAWS: usize = 10_000;
