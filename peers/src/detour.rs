@@ -112,6 +112,34 @@ impl<'m> DetourEngine<'m> {
         })
     }
 
+    /// `findPath` alone: the corridor between two snapped points and Detour's partial flag.
+    pub fn corridor(&self, start: Snapped, end: Snapped) -> Result<(Vec<u32>, bool), PeerError> {
+        self.query.find_path(
+            start.poly,
+            end.poly,
+            start.pos,
+            end.pos,
+            &self.filter,
+            self.max_polys,
+        )
+    }
+
+    /// `findStraightPath` alone along a given corridor (for instance OnePath's, mapped to
+    /// Detour references): the corner positions.
+    pub fn straight_path_along(
+        &self,
+        start: [f32; 3],
+        end: [f32; 3],
+        corridor: &[u32],
+    ) -> Result<Vec<[f32; 3]>, PeerError> {
+        Ok(self
+            .query
+            .find_straight_path(start, end, corridor, self.max_polys, 0)?
+            .iter()
+            .map(|c| c.pos)
+            .collect())
+    }
+
     /// `raycast` from a snapped point toward `end`.
     pub fn raycast(&self, start: Snapped, end: [f32; 3]) -> Result<RaycastResult, PeerError> {
         self.query

@@ -10,7 +10,7 @@
 //! demo places it.
 
 use onepath_build3d::{BuildConfig, BuiltMesh, Mesh3DPipeline, PartitionType, TriangleSoup};
-use onepath_format::{NavTileData, PolyRef};
+use onepath_format::{NavTileData, PolyRef, TileRef};
 use onepath_mesh::query::{
     NavMeshQuery, NearestPoly, PathStatus, QueryFilter, RaycastHit, StraightPathOptions,
     StraightPathPoint,
@@ -201,6 +201,62 @@ pub fn detour_mesh(
     build_detour_mesh(&grid, &external_tiles(mesh)?)
 }
 
+/// Which Detour polygon reference names which OnePath polygon in a mesh made by
+/// [`detour_mesh`]: tiles are added in OnePath's tile order (only those holding polygons),
+/// each OnePath polygon keeps its index, and [`build_detour_mesh`] sizes the tile and
+/// polygon bits as small as the data allows; a fresh Detour mesh hands out tile indices 0,
+/// 1, 2, ... with salt 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetourRefMap {
+    tiles: Vec<TileRef>,
+    tile_bits: u32,
+    poly_bits: u32,
+}
+
+impl DetourRefMap {
+    /// The map for `detour_mesh(mesh, ..)` of this very mesh.
+    pub fn new(mesh: &TiledNavMesh) -> DetourRefMap {
+        let tiles: Vec<&onepath_mesh::MeshTile> =
+            mesh.tiles().filter(|t| t.tile().poly_count() > 0).collect();
+        let bits = |n: usize| (n.max(1) as u64).next_power_of_two().trailing_zeros();
+        DetourRefMap {
+            tile_bits: bits(tiles.len()),
+            poly_bits: bits(
+                tiles
+                    .iter()
+                    .map(|t| t.tile().poly_count())
+                    .max()
+                    .unwrap_or(1),
+            ),
+            tiles: tiles.iter().map(|t| t.tile_ref()).collect(),
+        }
+    }
+
+    /// The OnePath polygon of Detour reference `r`, `None` when it names no polygon of the
+    /// mesh.
+    pub fn to_onepath(&self, mesh: &TiledNavMesh, r: u32) -> Option<PolyRef> {
+        let poly = r & ((1u32 << self.poly_bits) - 1);
+        let tile = (r >> self.poly_bits) & ((1u32 << self.tile_bits) - 1);
+        let salt = r >> (self.poly_bits + self.tile_bits);
+        if salt != 1 {
+            return None;
+        }
+        let t = mesh.tile(*self.tiles.get(tile as usize)?)?;
+        if poly as usize >= t.tile().poly_count() {
+            return None;
+        }
+        t.poly_ref(poly)
+    }
+
+    /// The Detour reference of OnePath polygon `r`, `None` when its tile is not in the map.
+    pub fn to_detour(&self, mesh: &TiledNavMesh, r: PolyRef) -> Option<u32> {
+        let (t, p) = mesh.poly(r).ok()?;
+        let index = self.tiles.iter().position(|&x| x == t.tile_ref())?;
+        let salt_shift = self.poly_bits + self.tile_bits;
+        Some((1u32 << salt_shift) | ((index as u32) << self.poly_bits) | p as u32)
+    }
+}
+
 fn query_error(call: &'static str) -> impl Fn(onepath_mesh::query::QueryError) -> PeerError {
     move |e| PeerError::OnePath {
         call,
@@ -296,6 +352,28 @@ impl<'m> OnePathEngine<'m> {
     /// The last corridor found by [`OnePathEngine::path`].
     pub fn corridor(&self) -> &[PolyRef] {
         &self.corridor
+    }
+
+    /// The straight path along a given `corridor` (for instance Detour's corridor mapped
+    /// through [`DetourRefMap`]), from `start` to `end`, corners rounded to float32.
+    pub fn straight_path_along(
+        &mut self,
+        start: [f64; 3],
+        end: [f64; 3],
+        corridor: &[PolyRef],
+    ) -> Result<Vec<[f32; 3]>, PeerError> {
+        self.query
+            .find_straight_path(
+                self.mesh,
+                start,
+                end,
+                corridor,
+                &self.filter,
+                StraightPathOptions::default(),
+                &mut self.corners,
+            )
+            .map_err(query_error("find_straight_path"))?;
+        Ok(self.corners.iter().map(|c| to_f32(c.pos)).collect())
     }
 
     /// `raycast` from a snapped point toward `end`.
