@@ -349,7 +349,28 @@ impl<'m> OnePathEngine<'m> {
         })
     }
 
-    /// The last corridor found by [`OnePathEngine::path`].
+    /// `find_path` alone (the corridor is kept, see [`OnePathEngine::corridor`]): what the
+    /// search reported (status, cost, polygons expanded).
+    pub fn search(
+        &mut self,
+        start: &NearestPoly,
+        end: &NearestPoly,
+    ) -> Result<onepath_mesh::query::PathResult, PeerError> {
+        self.query
+            .find_path(
+                self.mesh,
+                start.poly,
+                end.poly,
+                start.point,
+                end.point,
+                &self.filter,
+                self.max_iterations,
+                &mut self.corridor,
+            )
+            .map_err(query_error("find_path"))
+    }
+
+    /// The last corridor found by [`OnePathEngine::path`] or [`OnePathEngine::search`].
     pub fn corridor(&self) -> &[PolyRef] {
         &self.corridor
     }

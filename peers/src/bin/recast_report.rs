@@ -410,59 +410,89 @@ fn same_polygons_section(
             failure.get_or_insert(e);
         }
     };
-    let kinds: [(&str, usize); 3] = [
+    // Each engine's own corridors, for timing the string pulling alone.
+    let mut corridors_d = Vec::with_capacity(snapped_d.len());
+    let mut corridors_o = Vec::with_capacity(snapped_o.len());
+    let mut iterations = 0usize;
+    for ((a, b), (x, y)) in snapped_d.iter().zip(&snapped_o) {
+        corridors_d.push(detour.corridor(*a, *b)?.0);
+        iterations += ours.search(x, y)?.iterations;
+        corridors_o.push(ours.corridor().to_vec());
+    }
+    let corridor_polys: usize = corridors_o.iter().map(Vec::len).sum();
+    println!(
+        "  {name}: OnePath's searches expanded {iterations} polygons for corridors of {corridor_polys} \
+         polygons in all (Detour's corridors: {} polygons)",
+        corridors_d.iter().map(Vec::len).sum::<usize>()
+    );
+    let kinds: [(&str, usize); 5] = [
         ("nearest", points.len()),
         ("path + straight path", snapped_d.len()),
         ("raycast", snapped_d.len()),
+        ("  path search alone", snapped_d.len()),
+        ("  straight path alone", snapped_d.len()),
     ];
     let mut rows = Vec::new();
     {
         let d = std::cell::RefCell::new(&mut detour);
         let o = std::cell::RefCell::new(&mut ours);
         let note = std::cell::RefCell::new(&mut note);
+        let keep = |r: Result<(), PeerError>| (note.borrow_mut())(r);
         let t = interleaved_rounds(
             rounds,
             &mut [
                 &mut || {
                     for &p in &points {
-                        (note.borrow_mut())(d.borrow().snap(p).map(|x| {
-                            std::hint::black_box(x);
-                        }));
+                        keep(d.borrow().snap(p).map(sink));
                     }
                 },
                 &mut || {
                     for &p in &points {
-                        (note.borrow_mut())(o.borrow_mut().snap(p).map(|x| {
-                            std::hint::black_box(x);
-                        }));
+                        keep(o.borrow_mut().snap(p).map(sink));
                     }
                 },
                 &mut || {
                     for &(a, b) in &snapped_d {
-                        (note.borrow_mut())(d.borrow().path(a, b).map(|x| {
-                            std::hint::black_box(x);
-                        }));
+                        keep(d.borrow().path(a, b).map(sink));
                     }
                 },
                 &mut || {
                     for (a, b) in &snapped_o {
-                        (note.borrow_mut())(o.borrow_mut().path(a, b).map(|x| {
-                            std::hint::black_box(x);
-                        }));
+                        keep(o.borrow_mut().path(a, b).map(sink));
                     }
                 },
                 &mut || {
                     for &(a, b) in &snapped_d {
-                        (note.borrow_mut())(d.borrow().raycast(a, b.pos).map(|x| {
-                            std::hint::black_box(x);
-                        }));
+                        keep(d.borrow().raycast(a, b.pos).map(sink));
                     }
                 },
                 &mut || {
                     for (a, b) in &snapped_o {
-                        (note.borrow_mut())(o.borrow_mut().raycast(a, b.point).map(|x| {
-                            std::hint::black_box(x);
-                        }));
+                        keep(o.borrow_mut().raycast(a, b.point).map(sink));
+                    }
+                },
+                &mut || {
+                    for &(a, b) in &snapped_d {
+                        keep(d.borrow().corridor(a, b).map(sink));
+                    }
+                },
+                &mut || {
+                    for (a, b) in &snapped_o {
+                        keep(o.borrow_mut().search(a, b).map(sink));
+                    }
+                },
+                &mut || {
+                    for (&(a, b), c) in snapped_d.iter().zip(&corridors_d) {
+                        keep(d.borrow().straight_path_along(a.pos, b.pos, c).map(sink));
+                    }
+                },
+                &mut || {
+                    for ((a, b), c) in snapped_o.iter().zip(&corridors_o) {
+                        keep(
+                            o.borrow_mut()
+                                .straight_path_along(a.point, b.point, c)
+                                .map(sink),
+                        );
                     }
                 },
             ],
@@ -535,4 +565,9 @@ fn print_pairs(engine: &DetourEngine<'_>, pairs: &[([f32; 3], [f32; 3])]) -> Res
         pairs.len()
     );
     Ok(())
+}
+
+/// Keeps a query result from being optimised away.
+fn sink<T>(x: T) {
+    std::hint::black_box(x);
 }
