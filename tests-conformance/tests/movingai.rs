@@ -156,7 +156,7 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
         hpa_factor
     );
     // The bound this run establishes (docs/grid-search.md records the measured factors).
-    assert!(hpa_factor <= 1.5, "HPA* factor {hpa_factor}");
+    assert!(hpa_factor <= 1.2, "HPA* factor {hpa_factor}");
 }
 
 #[test]
