@@ -4,7 +4,9 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use onepath_format::{DetailMesh, DetailTriangle, NavMeshParams, NavTileData, NO_PORTAL};
+use onepath_format::{
+    orient2d_exact, DetailMesh, DetailTriangle, NavMeshParams, NavTileData, NO_PORTAL,
+};
 
 use crate::detail::PolyDetail;
 use crate::error::BuildError;
@@ -42,73 +44,80 @@ impl TileFrame {
     }
 }
 
-fn orient(a: [f32; 2], b: [f32; 2], c: [f32; 2]) -> Ordering {
-    let det = robust::orient2d(
-        robust::Coord {
-            x: f64::from(a[0]),
-            y: f64::from(a[1]),
-        },
-        robust::Coord {
-            x: f64::from(b[0]),
-            y: f64::from(b[1]),
-        },
-        robust::Coord {
-            x: f64::from(c[0]),
-            y: f64::from(c[1]),
-        },
-    );
-    det.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
-}
-
-/// Whether the polygon (cell vertices, either winding) is strictly convex enough for the
-/// format in its stored float32 X/Z positions: distinct indices, every other vertex left of
-/// or on every edge of the counter-clockwise order, and at least one strictly left of each.
-pub fn convex_in_f32(frame: &TileFrame, verts: &[[i32; 3]], poly: &[u32]) -> bool {
+/// The polygon (cell vertices, either winding) in the counter-clockwise order it is stored
+/// in, or `None` when it is not valid for the format in its stored float32 X/Z positions.
+///
+/// The rules are the format's polygon rules (`NavTile::create`), evaluated with the same
+/// exact predicate ([`orient2d_exact`]) on the same float32 positions that
+/// [`to_tile_data`] writes: at least three distinct vertex indices, no zero-length edge,
+/// every other vertex left of or on every edge with at least one strictly left, and the
+/// boundary winding exactly once. The winding is decided once, exactly, from the integer
+/// cell area: a polygon of zero area in cells (all corners collinear, e.g. a sliver
+/// triangle of collinear contour vertices) is degenerate and rejected, even when float32
+/// rounding gives it a tiny area of either sign. The order returned here is the one
+/// written, so the check and the output can never disagree.
+pub fn stored_ccw_order(frame: &TileFrame, verts: &[[i32; 3]], poly: &[u32]) -> Option<Vec<u32>> {
     let n = poly.len();
     if n < 3 {
-        return false;
+        return None;
     }
     for i in 0..n {
         for j in i + 1..n {
             if poly[i] == poly[j] {
-                return false;
+                return None;
             }
         }
     }
-    let pts: Vec<[f32; 2]> = poly
+    // Positive = counter-clockwise with X right and Z up; zero = degenerate.
+    let mut order = poly.to_vec();
+    match cell_area2(verts, poly).cmp(&0) {
+        Ordering::Greater => {}
+        Ordering::Less => order.reverse(),
+        Ordering::Equal => return None,
+    }
+    let pts: Vec<[f32; 2]> = order
         .iter()
         .map(|&k| {
             let v = verts[k as usize];
             [frame.local_xz(v[0]), frame.local_xz(v[2])]
         })
         .collect();
-    // Winding from the integer area (exact); positive = counter-clockwise with +Z up.
-    let ccw = cell_area2(verts, poly) > 0;
     for i in 0..n {
-        let (a, b) = if ccw {
-            (pts[i], pts[(i + 1) % n])
-        } else {
-            (pts[(i + 1) % n], pts[i])
-        };
-        if a == b {
-            return false;
+        if pts[i] == pts[(i + 1) % n] {
+            return None;
         }
+    }
+    for i in 0..n {
+        let (a, b) = (pts[i], pts[(i + 1) % n]);
         let mut strict = false;
         for (k, &c) in pts.iter().enumerate() {
             if k == i || k == (i + 1) % n {
                 continue;
             }
-            match orient(a, b, c) {
-                Ordering::Less => return false,
+            match orient2d_exact(a, b, c) {
+                Ordering::Less => return None,
                 Ordering::Greater => strict = true,
                 Ordering::Equal => {}
             }
         }
         if !strict {
-            return false;
+            return None;
         }
     }
-    true
+    // Every turn is left or straight: the edge directions must wrap from the lower half
+    // plane of directions to the upper exactly once (the format's self-overlap rule).
+    let upper = |a: [f32; 2], b: [f32; 2]| b[1] > a[1] || (b[1] == a[1] && b[0] > a[0]);
+    let halves: Vec<bool> = (0..n).map(|k| upper(pts[k], pts[(k + 1) % n])).collect();
+    let wraps = (0..n)
+        .filter(|&k| !halves[k] && halves[(k + 1) % n])
+        .count();
+    (wraps == 1).then_some(order)
+}
+
+/// Whether the polygon (cell vertices, either winding) is valid for the format in its
+/// stored float32 X/Z positions: [`stored_ccw_order`] accepts it.
+pub fn convex_in_f32(frame: &TileFrame, verts: &[[i32; 3]], poly: &[u32]) -> bool {
+    stored_ccw_order(frame, verts, poly).is_some()
 }
 
 /// Twice the signed area in cells, positive when counter-clockwise with X right, Z up.
@@ -126,7 +135,8 @@ fn cell_area2(verts: &[[i32; 3]], poly: &[u32]) -> i64 {
 /// Fills a tile's data from its polygon mesh: counter-clockwise polygons, adjacency from
 /// reversed shared edges (an edge used by other than two polygons is a wall), portal sides
 /// for wall edges lying on the tile boundary, areas, flags, and the detail mesh when given
-/// (one entry per polygon). Polygons that are not valid in float32 are left out. Returns
+/// (one entry per polygon). Polygons that [`stored_ccw_order`] rejects (not valid in
+/// float32, or of zero area in cells) are left out. Returns
 /// `None` when no polygon remains.
 #[allow(clippy::too_many_arguments)]
 pub fn to_tile_data(
@@ -142,18 +152,17 @@ pub fn to_tile_data(
     // Keep valid polygons, counter-clockwise.
     let mut polys: Vec<(Vec<u32>, u8, Option<PolyDetail>)> = Vec::new();
     for (p, poly) in mesh.polys.iter().enumerate() {
-        if !convex_in_f32(frame, &mesh.verts, poly) {
+        let Some(ccw) = stored_ccw_order(frame, &mesh.verts, poly) else {
             continue;
-        }
-        let mut poly = poly.clone();
+        };
         let mut det = detail.map(|d| d[p].clone());
-        if cell_area2(&mesh.verts, &poly) < 0 {
-            let n = poly.len();
-            poly.reverse();
+        if ccw != *poly {
+            // `stored_ccw_order` either keeps the order or reverses it.
             if let Some(d) = det.as_mut() {
-                d.reverse_polygon(n);
+                d.reverse_polygon(poly.len());
             }
         }
+        let poly = ccw;
         polys.push((poly, mesh.areas[p], det));
     }
     if polys.is_empty() {
@@ -289,4 +298,55 @@ pub fn to_tile_data(
         data.detail_triangles.clear();
     }
     Ok(Some(data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame() -> TileFrame {
+        TileFrame {
+            tile_cells: 32,
+            cs: 0.3,
+            ch: 0.2,
+            base_y: 0.0,
+            tile_size_f32: 9.6,
+        }
+    }
+
+    #[test]
+    fn a_polygon_of_zero_area_in_cells_is_degenerate_and_rejected() {
+        // (30, 28) lies on the segment (29, 31)–(32, 22) in cells; in float32 the rounded
+        // positions (9.0, 8.4), (8.7, 9.3), (9.6, 6.6) are not exactly collinear.
+        let verts = [[30, 0, 28], [29, 0, 31], [32, 0, 22]];
+        let f = frame();
+        let pts: Vec<[f32; 2]> = verts
+            .iter()
+            .map(|v| [f.local_xz(v[0]), f.local_xz(v[2])])
+            .collect();
+        assert_ne!(orient2d_exact(pts[0], pts[1], pts[2]), Ordering::Equal);
+        assert_eq!(cell_area2(&verts, &[0, 1, 2]), 0);
+        assert_eq!(stored_ccw_order(&f, &verts, &[0, 1, 2]), None);
+        assert_eq!(stored_ccw_order(&f, &verts, &[2, 1, 0]), None);
+        assert!(!convex_in_f32(&f, &verts, &[0, 1, 2]));
+    }
+
+    #[test]
+    fn polygons_are_stored_counter_clockwise_in_the_order_checked() {
+        let verts = [[0, 0, 0], [4, 0, 0], [4, 0, 4], [0, 0, 4]];
+        let f = frame();
+        // Counter-clockwise (X right, Z up) is kept; Recast's clockwise order is reversed.
+        assert_eq!(
+            stored_ccw_order(&f, &verts, &[0, 1, 2, 3]),
+            Some(vec![0, 1, 2, 3])
+        );
+        assert_eq!(
+            stored_ccw_order(&f, &verts, &[3, 2, 1, 0]),
+            Some(vec![0, 1, 2, 3])
+        );
+        // A repeated index or a non-convex corner is rejected.
+        assert_eq!(stored_ccw_order(&f, &verts, &[0, 1, 2, 0]), None);
+        let dart = [[0, 0, 0], [4, 0, 0], [1, 0, 1], [0, 0, 4]];
+        assert_eq!(stored_ccw_order(&f, &dart, &[0, 1, 2, 3]), None);
+    }
 }

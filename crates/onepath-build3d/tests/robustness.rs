@@ -59,6 +59,63 @@ proptest! {
     }
 }
 
+/// Builds `soup` (plus the property test's floor) with every partition, plain and chunked,
+/// and checks that every tile is the one `NavTile::create` makes of its data.
+fn assert_every_tile_valid(mut soup: TriangleSoup) {
+    add_floor(&mut soup, 0.0, 0.0, 21.0, 21.0, 0.0);
+    for partition in [
+        PartitionType::Watershed,
+        PartitionType::Monotone,
+        PartitionType::Layers,
+    ] {
+        let cfg = BuildConfig {
+            partition,
+            ..BuildConfig::default()
+        };
+        let p = Mesh3DPipeline::new(cfg);
+        let b = p.build_soup(&soup).unwrap();
+        assert!(!b.tiles.is_empty());
+        for t in &b.tiles {
+            assert_eq!(&NavTile::create(&b.params, t.data().clone()).unwrap(), t);
+        }
+        let chunky = onepath_build3d::ChunkyTriMesh::new(soup.clone(), 3.0).unwrap();
+        assert_eq!(p.build_chunk(&chunky).unwrap().tiles, b.tiles);
+    }
+}
+
+/// Regression (CI, `PROPTEST_CASES=10000`): ear clipping cut a triangle from three contour
+/// vertices collinear in cells; float32 rounding gave it a tiny area, the winding test took
+/// zero cell area as clockwise, the hand-over stored it unreversed and `NavTile::create`
+/// rejected tile (1, 0) ("polygon 18: edge 0: vertex 2 lies right of the edge").
+/// `docs/build3d-polys.md` §4: a polygon of zero area in cells is degenerate and left out.
+#[test]
+fn a_polygon_of_zero_area_in_cells_is_left_out_and_never_reaches_the_format() {
+    assert_every_tile_valid(TriangleSoup {
+        vertices: vec![
+            [10.149999999999999, -0.6000000000000001, 10.85],
+            [0.0, 0.0, 0.0],
+            [20.65, 0.7000000000000001, 2.8],
+            [16.099999999999998, 1.6, 16.099999999999998],
+            [16.45, 1.9000000000000001, 1.4],
+            [18.9, -0.8, 16.45],
+            [17.15, 0.0, 18.9],
+            [0.0, 0.0, 0.0],
+            [18.549999999999997, 1.9000000000000001, 12.25],
+            [18.2, 1.2000000000000002, 12.95],
+        ],
+        triangles: vec![
+            [2, 8, 0],
+            [5, 2, 3],
+            [5, 9, 2],
+            [2, 5, 4],
+            [8, 4, 0],
+            [2, 7, 5],
+            [0, 3, 2],
+        ],
+        areas: Some(vec![0, 1, 0, 0, 1, 0, 2]),
+    });
+}
+
 fn sha256_hex(parts: &[Vec<u8>]) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
