@@ -119,6 +119,21 @@ proptest! {
     }
 
     #[test]
+    fn jump_tables_are_rebuilt_after_edits((grid, s, t) in arb_grid(true), edits in prop::collection::vec((0u32..32, 0u32..32, any::<bool>()), 1..8)) {
+        // The same JPS+ search object across edits: its tables follow the grid.
+        let mut grid = grid;
+        let opts = GridOptions::default();
+        let mut jpp = GridSearch::new(GridAlgorithm::JumpPointPlus, opts.clone()).unwrap();
+        let mut jps = GridSearch::new(GridAlgorithm::JumpPoint, opts.clone()).unwrap();
+        for (x, y, wall) in edits {
+            let (x, y) = (x % grid.width(), y % grid.height());
+            grid.set_blocked(x, y, wall).unwrap();
+            check(&grid, &opts, s, t, &jpp.find_path(&grid, s, t).unwrap())?;
+            check(&grid, &opts, s, t, &jps.find_path(&grid, s, t).unwrap())?;
+        }
+    }
+
+    #[test]
     fn zero_weight_engines_equal_dijkstra((grid, s, t) in arb_grid(true), opts in arb_opts()) {
         // Weight 0: Dijkstra order, in the specialised engines (zero estimate) too.
         let opts = GridOptions { heuristic_weight: 0.0, ..opts };
