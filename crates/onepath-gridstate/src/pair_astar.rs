@@ -243,8 +243,9 @@ impl PairAStar {
                     continue;
                 }
                 let listed = fl & VISITED != 0;
-                let r = self.rec[n];
-                if listed {
+                // Only an open cell's record is read (a new cell's is written below).
+                let pos = if listed {
+                    let r = self.rec[n];
                     let ng = if d < 4 {
                         g_here + 1.0
                     } else {
@@ -253,7 +254,10 @@ impl PairAStar {
                     if cmp_pairs_fast(ng, na, nb, pair_f64(r.a, r.b), r.a, r.b) != Ordering::Less {
                         continue;
                     }
-                }
+                    r.pos
+                } else {
+                    0
+                };
                 let (dx, dy) = PAIR_DIRS[d];
                 let (ha, hb) = self.estimate_xy(cx + i64::from(dx), cy + i64::from(dy));
                 let h = pair_f64(ha, hb);
@@ -267,10 +271,10 @@ impl PairAStar {
                     // Open and improved: its key only decreases.
                     self.rec[n].a = na;
                     self.rec[n].b = nb;
-                    if r.pos == HELD {
+                    if pos == HELD {
                         self.held = Some(slot);
                     } else {
-                        self.sift_up(r.pos as usize, slot);
+                        self.sift_up(pos as usize, slot);
                     }
                 } else {
                     self.rec[n] = Rec {
@@ -377,7 +381,9 @@ impl PairAStar {
         let last = self.heap.pop()?;
         let n = self.heap.len();
         if n > 0 {
-            // A 4-ary heap: half the levels of a binary one, children in one cache line.
+            // Floyd's pop on a 4-ary heap: walk the hole down to a leaf along the smallest
+            // children (the last slot usually belongs near the bottom, so comparing it on
+            // the way down is wasted), then sift the last slot up from there.
             let mut i = 0;
             loop {
                 let first = 4 * i + 1;
@@ -391,16 +397,11 @@ impl PairAStar {
                         c = k;
                     }
                 }
-                if self.before(&self.heap[c], &last) {
-                    self.heap[i] = self.heap[c];
-                    self.rec[self.heap[i].cell as usize].pos = i as u32;
-                    i = c;
-                } else {
-                    break;
-                }
+                self.heap[i] = self.heap[c];
+                self.rec[self.heap[i].cell as usize].pos = i as u32;
+                i = c;
             }
-            self.heap[i] = last;
-            self.rec[last.cell as usize].pos = i as u32;
+            self.sift_up(i, last);
         }
         Some(top)
     }
