@@ -55,7 +55,7 @@ pub struct Grid {
     areas: AreaCosts,
     space: GridSpace,
     uid: u64,
-    journal: Vec<(u32, CellEdit)>,
+    journal: std::collections::VecDeque<(u32, CellEdit)>,
     listeners: Vec<(ListenerId, Listener)>,
     next_listener: u64,
 }
@@ -120,7 +120,7 @@ impl Grid {
             areas: AreaCosts::new(),
             space: GridSpace::default(),
             uid: fresh_uid(),
-            journal: Vec::new(),
+            journal: std::collections::VecDeque::new(),
             listeners: Vec::new(),
             next_listener: 0,
         })
@@ -301,9 +301,9 @@ impl Grid {
             new_area: area,
         };
         if self.journal.len() == EDIT_JOURNAL_LEN {
-            self.journal.remove(0);
+            self.journal.pop_front();
         }
-        self.journal.push((self.version, edit));
+        self.journal.push_back((self.version, edit));
         for (_, l) in self.listeners.iter_mut() {
             l(&edit);
         }
@@ -341,9 +341,9 @@ impl Grid {
             .journal
             .iter()
             .position(|(v, _)| *v == next_version(version))?;
-        if self.journal.last().map(|(v, _)| *v) != Some(self.version) {
+        if self.journal.back().map(|(v, _)| *v) != Some(self.version) {
             return None;
         }
-        Some(self.journal[pos..].iter().map(|(_, e)| *e).collect())
+        Some(self.journal.iter().skip(pos).map(|(_, e)| *e).collect())
     }
 }
