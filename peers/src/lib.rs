@@ -2,7 +2,8 @@
 //!
 //! The comparison harness between OnePath and the reference C++ library recastnavigation
 //! (through the crates.io package `recastnavigation-sys`, which vendors and builds it). It
-//! produces the reference figures OnePath is measured against:
+//! produces the reference figures OnePath is measured against, and measures OnePath against
+//! them (measured tables: `README.md`):
 //!
 //! - [`recast`]: a tiled Recast build of a triangle soup ([`Level`], read from OBJ), step for
 //!   step RecastDemo's `Sample_TileMesh` with the demo's default settings
@@ -14,6 +15,11 @@
 //! - [`external`]: a Detour navmesh made from arbitrary polygon data (vertices, polygons with
 //!   neighbour information, optional detail meshes), so the very same polygons can be given
 //!   to OnePath's query layer and to Detour's and compared query for query.
+//! - [`onepath`]: OnePath itself on the harness: its voxel builder on the same [`Level`] with
+//!   the same settings, its query layer as a [`PathEngine`] ([`onepath::OnePathEngine`]), and
+//!   any OnePath mesh as a Detour mesh over the same polygons ([`onepath::detour_mesh`],
+//!   with [`onepath::DetourRefMap`] between the two kinds of reference); [`compare`] holds
+//!   the pair-by-pair length comparison and the interleaved timer.
 //!
 //! The crate has its own workspace: the main workspace's `cargo test` never builds it (it
 //! needs cmake and libclang; see `README.md`).
