@@ -124,6 +124,24 @@ impl<'m> DetourEngine<'m> {
         )
     }
 
+    /// The corridor through Detour's sliced search (the A* of [`DetourEngine::corridor`], which
+    /// may return another corridor: seen on a square grid), with the number of iterations
+    /// (nodes expanded) it took.
+    pub fn corridor_counted(
+        &mut self,
+        start: Snapped,
+        end: Snapped,
+    ) -> Result<(Vec<u32>, bool, usize), PeerError> {
+        self.query.find_path_counted(
+            start.poly,
+            end.poly,
+            start.pos,
+            end.pos,
+            &self.filter,
+            self.max_polys,
+        )
+    }
+
     /// `findStraightPath` alone along a given corridor (for instance OnePath's, mapped to
     /// Detour references): the corner positions.
     pub fn straight_path_along(

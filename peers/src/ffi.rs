@@ -807,6 +807,66 @@ impl<'m> DetourQuery<'m> {
         Ok((path, status & sys::DT_PARTIAL_RESULT != 0))
     }
 
+    /// Detour's sliced path search (`initSlicedFindPath`, `updateSlicedFindPath` until it is
+    /// no longer in progress, `finalizeSlicedFindPath`, no options): the same A* as
+    /// `findPath` (though it may return another corridor: seen on a square grid), and it
+    /// reports its iterations (nodes taken from the open list). Returns
+    /// the corridor (at most `max_path` polygons), whether Detour marked it partial, and the
+    /// iteration count.
+    pub fn find_path_counted(
+        &mut self,
+        start_ref: u32,
+        end_ref: u32,
+        start: [f32; 3],
+        end: [f32; 3],
+        filter: &QueryFilter,
+        max_path: usize,
+    ) -> Result<(Vec<u32>, bool, usize), PeerError> {
+        check_point("start", start)?;
+        check_point("end", end)?;
+        let cap = i32::try_from(max_path.max(1))
+            .map_err(|_| PeerError::input("max_path", "does not fit an int"))?;
+        // SAFETY: the query is live and exclusively borrowed; the positions hold 3 floats;
+        // Detour keeps the filter pointer for the sliced search, and `filter` outlives every
+        // call below (all made before this function returns); refs are validated by Detour.
+        let status = unsafe {
+            sys::dtNavMeshQuery_initSlicedFindPath(
+                self.ptr.as_ptr(),
+                start_ref,
+                end_ref,
+                start.as_ptr(),
+                end.as_ptr(),
+                &filter.0,
+                0,
+            )
+        };
+        let mut status = dt_check("dtNavMeshQuery::initSlicedFindPath", status)?;
+        let mut iterations = 0usize;
+        while status & sys::DT_IN_PROGRESS != 0 {
+            let mut done: i32 = 0;
+            // SAFETY: as above; `done` is a live int Detour writes once.
+            let s = unsafe {
+                sys::dtNavMeshQuery_updateSlicedFindPath(self.ptr.as_ptr(), i32::MAX, &mut done)
+            };
+            status = dt_check("dtNavMeshQuery::updateSlicedFindPath", s)?;
+            iterations += usize::try_from(done).unwrap_or(0);
+        }
+        let mut path = vec![0u32; cap as usize];
+        let mut count: i32 = 0;
+        // SAFETY: as above; `path` holds `cap` refs and Detour writes at most `cap`.
+        let status = unsafe {
+            sys::dtNavMeshQuery_finalizeSlicedFindPath(
+                self.ptr.as_ptr(),
+                path.as_mut_ptr(),
+                &mut count,
+                cap,
+            )
+        };
+        let status = dt_check("dtNavMeshQuery::finalizeSlicedFindPath", status)?;
+        path.truncate(usize::try_from(count).unwrap_or(0).min(path.len()));
+        Ok((path, status & sys::DT_PARTIAL_RESULT != 0, iterations))
+    }
+
     /// `findStraightPath` along `corridor` (at most `max_points` corners; `options` are
     /// `DT_STRAIGHTPATH_*` crossing options, 0 for none).
     pub fn find_straight_path(

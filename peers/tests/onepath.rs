@@ -176,7 +176,7 @@ fn check_same_corridor_same_length(
     pairs: &[PointPair],
 ) {
     let map = DetourRefMap::new(mesh);
-    let detour = DetourEngine::with_limits(detour_mesh, 65_535, 4096).unwrap();
+    let mut detour = DetourEngine::with_limits(detour_mesh, 65_535, 4096).unwrap();
     let mut ours = OnePathEngine::new(mesh, 1 << 20);
     let mut compared = 0;
     for &(s, e) in pairs {
@@ -189,6 +189,16 @@ fn check_same_corridor_same_length(
         // Detour's corridor through both.
         let (dc, partial) = detour.corridor(ds, de).unwrap();
         assert!(!partial);
+        // Detour's sliced search (which counts its iterations) completes too, from and to the
+        // same polygons. It may return another corridor than `findPath` (seen on the
+        // generated grid), so only its ends are compared.
+        let (sliced, sliced_partial, iterations) = detour.corridor_counted(ds, de).unwrap();
+        assert!(!sliced_partial);
+        assert_eq!((sliced.first(), sliced.last()), (dc.first(), dc.last()));
+        assert!(
+            iterations + 1 >= sliced.len(),
+            "{iterations} iterations, {sliced:?}"
+        );
         let d_len = path_length(&detour.straight_path_along(ds.pos, de.pos, &dc).unwrap());
         let mapped: Vec<_> = dc
             .iter()

@@ -414,15 +414,19 @@ fn same_polygons_section(
     let mut corridors_d = Vec::with_capacity(snapped_d.len());
     let mut corridors_o = Vec::with_capacity(snapped_o.len());
     let mut iterations = 0usize;
+    let mut detour_iterations = 0usize;
     for ((a, b), (x, y)) in snapped_d.iter().zip(&snapped_o) {
-        corridors_d.push(detour.corridor(*a, *b)?.0);
+        let (c, _, n) = detour.corridor_counted(*a, *b)?;
+        detour_iterations += n;
+        corridors_d.push(c);
         iterations += ours.search(x, y)?.iterations;
         corridors_o.push(ours.corridor().to_vec());
     }
     let corridor_polys: usize = corridors_o.iter().map(Vec::len).sum();
     println!(
-        "  {name}: OnePath's searches expanded {iterations} polygons for corridors of {corridor_polys} \
-         polygons in all (Detour's corridors: {} polygons)",
+        "  {name}: polygons expanded by the searches: OnePath {iterations} (corridors of \
+         {corridor_polys} polygons in all), Detour {detour_iterations} (sliced findPath; corridors \
+         of {} polygons)",
         corridors_d.iter().map(Vec::len).sum::<usize>()
     );
     let kinds: [(&str, usize); 5] = [
