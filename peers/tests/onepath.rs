@@ -303,3 +303,42 @@ fn on_the_same_polygons_both_engines_complete_the_same_pairs_with_totals_within_
         om
     );
 }
+
+#[test]
+fn forged_references_map_to_nothing_and_detour_refuses_them_by_name() {
+    let generated = generated_grid_mesh(2, 2, 2, 3);
+    let d = detour_mesh(&generated.mesh, 0.25, 0.0).unwrap();
+    let map = DetourRefMap::new(&generated.mesh);
+    let real = map
+        .to_detour(
+            &generated.mesh,
+            generated.mesh.tiles().next().unwrap().poly_ref(0).unwrap(),
+        )
+        .unwrap();
+    // 4 tiles of 4 polygons: 2 tile bits, 2 polygon bits, salt 1 above them.
+    assert_eq!(real, 1 << 4);
+    assert_eq!(
+        map.to_onepath(&generated.mesh, real + 3),
+        generated.mesh.tiles().next().unwrap().poly_ref(3)
+    );
+    // Salt 2, or salt 1 with no polygon bits room left: nothing.
+    assert_eq!(map.to_onepath(&generated.mesh, 2 << 4), None);
+    assert_eq!(map.to_onepath(&generated.mesh, u32::MAX), None);
+
+    let mut detour = DetourEngine::new(&d).unwrap();
+    let s = detour.snap([1.0, 0.0, 1.0]).unwrap().unwrap();
+    let forged = onepath_peers::detour::Snapped {
+        poly: s.poly ^ (1 << 30),
+        pos: s.pos,
+    };
+    match detour.corridor_counted(s, forged) {
+        Err(PeerError::Detour { call, .. }) => {
+            assert_eq!(call, "dtNavMeshQuery::initSlicedFindPath")
+        }
+        other => panic!("expected a Detour error, got {other:?}"),
+    }
+    // The query still answers afterwards. Start = end: Detour's sliced search is done at
+    // once (no iteration).
+    let (c, partial, iterations) = detour.corridor_counted(s, s).unwrap();
+    assert_eq!((c, partial, iterations), (vec![s.poly], false, 0));
+}
