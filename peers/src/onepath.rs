@@ -235,10 +235,15 @@ impl DetourRefMap {
     /// The OnePath polygon of Detour reference `r`, `None` when it names no polygon of the
     /// mesh.
     pub fn to_onepath(&self, mesh: &TiledNavMesh, r: u32) -> Option<PolyRef> {
+        // More than 31 reference bits: no Detour mesh of this layout exists (Detour refuses
+        // it), so no reference names anything.
+        let salt_shift = self.poly_bits + self.tile_bits;
+        if salt_shift > 31 {
+            return None;
+        }
         let poly = r & ((1u32 << self.poly_bits) - 1);
         let tile = (r >> self.poly_bits) & ((1u32 << self.tile_bits) - 1);
-        let salt = r >> (self.poly_bits + self.tile_bits);
-        if salt != 1 {
+        if r >> salt_shift != 1 {
             return None;
         }
         let t = mesh.tile(*self.tiles.get(tile as usize)?)?;
@@ -248,11 +253,16 @@ impl DetourRefMap {
         t.poly_ref(poly)
     }
 
-    /// The Detour reference of OnePath polygon `r`, `None` when its tile is not in the map.
+    /// The Detour reference of OnePath polygon `r`, `None` when its tile is not in the map
+    /// (or the layout needs more than 31 bits, which Detour refuses).
     pub fn to_detour(&self, mesh: &TiledNavMesh, r: PolyRef) -> Option<u32> {
+        let salt_shift = self.poly_bits + self.tile_bits;
+        if salt_shift > 31 {
+            return None;
+        }
         let (t, p) = mesh.poly(r).ok()?;
         let index = self.tiles.iter().position(|&x| x == t.tile_ref())?;
-        let salt_shift = self.poly_bits + self.tile_bits;
+        // index < 2^tile_bits and p < 2^poly_bits by construction of the map.
         Some((1u32 << salt_shift) | ((index as u32) << self.poly_bits) | p as u32)
     }
 }
