@@ -82,6 +82,18 @@ impl AreaCosts {
         self.uniform_one
     }
 
+    /// Areas as saved (the caller has checked the version and every multiplier).
+    pub(crate) fn from_saved(version: u32, multipliers: [f64; 255]) -> Self {
+        let mut a = AreaCosts {
+            version,
+            multipliers: Box::new(multipliers),
+            min: 1.0,
+            uniform_one: true,
+        };
+        a.refresh();
+        a
+    }
+
     fn refresh(&mut self) {
         let mut min = f64::INFINITY;
         let mut one = true;

@@ -272,3 +272,98 @@ impl GridAStar {
         &self.core
     }
 }
+
+impl AStarCore {
+    /// Writes the kind 8-11 body for a search over `node_count` nodes; `weight` is the
+    /// searcher's heuristic weight (written as is).
+    pub(crate) fn write_state(
+        &self,
+        w: &mut onepath_format::bytes::ByteWriter,
+        node_count: usize,
+        weight: f64,
+    ) {
+        crate::state::write_search(
+            w,
+            &crate::state::SearchView {
+                node_count,
+                status: self.status,
+                weight,
+                start: self.start,
+                goal: self.goal,
+                expanded: self.expanded,
+                iterations: self.iterations,
+                path_cost: self.path_cost,
+                buffers: &self.buffers,
+                open: &self.open,
+                expansions: &self.expansions,
+            },
+        );
+    }
+
+    /// Installs a checked state over `node_count` nodes.
+    pub(crate) fn install(
+        &mut self,
+        st: crate::state::SearchState,
+        node_count: usize,
+        record: bool,
+    ) {
+        st.install(node_count, &mut self.buffers, &mut self.open);
+        self.status = st.status;
+        self.weight = st.weight;
+        self.start = st.start;
+        self.goal = st.goal;
+        self.expanded = st.expanded;
+        self.iterations = st.iterations;
+        self.path_cost = st.path_cost;
+        self.record = record;
+        self.expansions = if record {
+            st.buffers.expansions
+        } else {
+            Vec::new()
+        };
+    }
+}
+
+/// Save and restore (OPGS kind 8, `docs/grid-state.md`).
+impl GridAStar {
+    /// The search's state (kind 8): i32 node count, u8 status, f64 heuristic weight,
+    /// i32 start, goal, expanded, iterations, f64 path cost, then (once begun) the search
+    /// buffers. `grid` is the grid searched (it gives the node count).
+    pub fn save_state(&self, grid: &Grid) -> Vec<u8> {
+        let mut w = onepath_format::bytes::ByteWriter::new();
+        crate::state::write_header(&mut w, crate::state::kind::ASTAR);
+        self.core
+            .write_state(&mut w, grid.cell_count(), self.options.heuristic_weight);
+        w.into_vec()
+    }
+
+    /// Restores a saved state in place. `grid` must be the (restored) grid the search
+    /// runs on; the node count and heuristic weight must match
+    /// ([`onepath_format::FormatError::GridState`] names the mismatch). Checked before
+    /// anything changes. Afterwards `step` continues exactly where the saved search was.
+    pub fn restore_state(
+        &mut self,
+        grid: &Grid,
+        bytes: &[u8],
+    ) -> Result<(), onepath_format::FormatError> {
+        use crate::state::*;
+        let mut r = onepath_format::bytes::ByteReader::new(bytes);
+        read_header(&mut r, kind::ASTAR, Family::Grid)?;
+        let n = grid.cell_count();
+        let st = read_search(&mut r, Family::Grid, n, self.options.heuristic_weight)?;
+        expect_end(&r)?;
+        self.install_state(grid, st);
+        Ok(())
+    }
+
+    pub(crate) fn install_state(&mut self, grid: &Grid, st: crate::state::SearchState) {
+        let started = st.status != SearchStatus::NotStarted;
+        self.core
+            .install(st, grid.cell_count(), self.options.record_expansions);
+        self.began = if started {
+            Some(grid.cache_key())
+        } else {
+            None
+        };
+    }
+}

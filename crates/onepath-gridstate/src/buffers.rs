@@ -95,6 +95,21 @@ impl SearchBuffers {
             .filter(move |(_, &s)| s == e)
             .map(|(i, _)| i as u32)
     }
+    /// Starts a new search over `node_count` nodes and marks exactly `visited`
+    /// (node, closed, g, parent) as seen; the caller has range-checked every node.
+    pub(crate) fn restore(&mut self, node_count: usize, visited: &[(u32, bool, f64, u32)]) {
+        self.reset(node_count);
+        for &(node, closed, g, parent) in visited {
+            let i = node as usize;
+            if i < self.stamp.len() {
+                self.stamp[i] = self.epoch;
+                self.closed[i] = closed;
+                self.g[i] = g;
+                self.parent[i] = parent;
+            }
+        }
+    }
+
     /// Follows parents from `node` back to the start and returns the nodes start first.
     /// Stops after `node_count` links so a corrupt buffer cannot loop.
     pub fn path_to(&self, node: u32) -> Vec<u32> {

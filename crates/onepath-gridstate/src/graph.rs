@@ -395,3 +395,78 @@ impl SearchGraph for PointGraph {
         self.distance(from, to) * (1.0 - 1e-12)
     }
 }
+
+/// Save and restore (OPGS kind 4, `docs/grid-state.md`).
+impl Graph {
+    /// The graph's state: i32 node count, i32 edge count, then per edge in id order i32
+    /// from, i32 to, f64 weight, u8 alive. The version is not saved.
+    pub fn save_state(&self) -> Vec<u8> {
+        use crate::state::*;
+        let mut w = onepath_format::bytes::ByteWriter::with_capacity(16 + 17 * self.from.len());
+        write_header(&mut w, kind::GRAPH);
+        write_u32_as_i32(&mut w, self.node_count);
+        write_u32_as_i32(&mut w, self.from.len() as u32);
+        for i in 0..self.from.len() {
+            write_u32_as_i32(&mut w, self.from[i]);
+            write_u32_as_i32(&mut w, self.to[i]);
+            w.f64(self.weight[i]);
+            w.u8(u8::from(self.alive[i]));
+        }
+        w.into_vec()
+    }
+
+    /// A new graph from a saved state (version 0).
+    pub fn from_state(bytes: &[u8]) -> Result<Graph, onepath_format::FormatError> {
+        let mut g = read_graph(bytes)?;
+        g.version = 0;
+        Ok(g)
+    }
+
+    /// Restores a saved state in place (any node count up to 2^26: a graph state names its
+    /// own). Checked before anything changes: on error the graph is unchanged. The version
+    /// grows by one so dependents notice the change.
+    pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), onepath_format::FormatError> {
+        let mut g = read_graph(bytes)?;
+        g.version = next_version(self.version);
+        *self = g;
+        Ok(())
+    }
+}
+
+fn read_graph(bytes: &[u8]) -> Result<Graph, onepath_format::FormatError> {
+    use crate::state::*;
+    let fam = Family::Graph;
+    let mut r = onepath_format::bytes::ByteReader::new(bytes);
+    read_header(&mut r, kind::GRAPH, fam)?;
+    let n = r.i32("node count")?;
+    if n < 0 || n as u32 > MAX_GRAPH_NODES {
+        return Err(fam.err(format!("node count {n} out of range 0..=2^26")));
+    }
+    let m = read_count(&mut r, fam, "edge count", i32::MAX as usize, 17)?;
+    let n = n as usize;
+    let mut g = Graph {
+        node_count: n as u32,
+        from: Vec::with_capacity(m),
+        to: Vec::with_capacity(m),
+        weight: Vec::with_capacity(m),
+        alive: Vec::with_capacity(m),
+        version: 0,
+    };
+    for e in 0..m {
+        let from =
+            read_node(&mut r, fam, "edge from", n).map_err(|x| x.within(format!("edge {e}")))?;
+        let to = read_node(&mut r, fam, "edge to", n).map_err(|x| x.within(format!("edge {e}")))?;
+        let w = r.f64("edge weight")?;
+        if !(w.is_finite() && w >= 0.0) {
+            return Err(fam.err(format!("edge {e}: weight {w} is not finite and >= 0")));
+        }
+        let alive =
+            read_flag(&mut r, fam, "edge alive").map_err(|x| x.within(format!("edge {e}")))?;
+        g.from.push(from);
+        g.to.push(to);
+        g.weight.push(w);
+        g.alive.push(alive);
+    }
+    expect_end(&r)?;
+    Ok(g)
+}

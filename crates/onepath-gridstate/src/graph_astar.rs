@@ -122,3 +122,37 @@ impl GraphAStar {
         &self.core
     }
 }
+
+/// Save and restore (OPGS kind 11, `docs/grid-state.md`; errors are
+/// [`onepath_format::FormatError::GraphState`]).
+impl GraphAStar {
+    /// The search's state (kind 11), laid out as kind 8. `graph` is the graph searched (it
+    /// gives the node count). The saved weight is the options' heuristic weight (1.0 by
+    /// default, the value the spec names for graph A*).
+    pub fn save_state<G: SearchGraph>(&self, graph: &G) -> Vec<u8> {
+        let mut w = onepath_format::bytes::ByteWriter::new();
+        crate::state::write_header(&mut w, crate::state::kind::GRAPH_ASTAR);
+        self.core
+            .write_state(&mut w, graph.node_count(), self.options.heuristic_weight);
+        w.into_vec()
+    }
+
+    /// Restores a saved state in place; the node count and heuristic weight must match
+    /// the graph and options. Checked before anything changes.
+    pub fn restore_state<G: SearchGraph>(
+        &mut self,
+        graph: &G,
+        bytes: &[u8],
+    ) -> Result<(), onepath_format::FormatError> {
+        use crate::state::*;
+        let mut r = onepath_format::bytes::ByteReader::new(bytes);
+        read_header(&mut r, kind::GRAPH_ASTAR, Family::Graph)?;
+        let n = graph.node_count();
+        let st = read_search(&mut r, Family::Graph, n, self.options.heuristic_weight)?;
+        expect_end(&r)?;
+        self.began = st.status != SearchStatus::NotStarted;
+        self.node_count = n;
+        self.core.install(st, n, self.options.record_expansions);
+        Ok(())
+    }
+}

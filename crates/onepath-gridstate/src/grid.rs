@@ -347,3 +347,122 @@ impl Grid {
         Some(self.journal.iter().skip(pos).map(|(_, e)| *e).collect())
     }
 }
+
+/// Save and restore (OPGS kind 1, `docs/grid-state.md`).
+impl Grid {
+    /// The grid's state: i32 width, height, version, Space, Areas, the cells row-major.
+    /// Saving twice without a change gives the same bytes.
+    pub fn save_state(&self) -> Vec<u8> {
+        use crate::state::*;
+        let mut w = onepath_format::bytes::ByteWriter::with_capacity(
+            8 + 12 + 24 + 4 + 2040 + self.cells.len(),
+        );
+        write_header(&mut w, kind::GRID);
+        write_u32_as_i32(&mut w, self.width);
+        write_u32_as_i32(&mut w, self.height);
+        write_u32_as_i32(&mut w, self.version);
+        write_space(&mut w, &self.space);
+        write_areas(&mut w, &self.areas);
+        w.bytes(&self.cells);
+        w.into_vec()
+    }
+
+    /// A new grid from a saved state (no listeners, empty edit journal).
+    pub fn from_state(bytes: &[u8]) -> Result<Grid, onepath_format::FormatError> {
+        let s = SavedGrid::read(bytes, None)?;
+        Ok(Grid {
+            width: s.width,
+            height: s.height,
+            cells: s.cells.to_vec(),
+            version: s.version,
+            areas: s.areas,
+            space: s.space,
+            uid: fresh_uid(),
+            journal: std::collections::VecDeque::new(),
+            listeners: Vec::new(),
+            next_listener: 0,
+        })
+    }
+
+    /// Restores a saved state in place. The state must have this grid's width and height;
+    /// everything is checked before anything changes (on error the grid is unchanged).
+    ///
+    /// Listeners are told each cell that differs as an ordinary edit, in ascending cell
+    /// order; afterwards the grid is a new object for derived caches (flow fields,
+    /// replanners, HPA* hierarchies and searches begun before the restore rebuild or report
+    /// `Stale`), and the edit journal is emptied: versions can repeat after a rollback, so
+    /// nothing derived is trusted across a restore.
+    pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), onepath_format::FormatError> {
+        let s = SavedGrid::read(bytes, Some((self.width, self.height)))?;
+        for (i, (&new, old)) in s.cells.iter().zip(self.cells.iter_mut()).enumerate() {
+            if *old != new {
+                let edit = CellEdit {
+                    cell: i as u32,
+                    old_area: *old,
+                    new_area: new,
+                };
+                *old = new;
+                for (_, l) in self.listeners.iter_mut() {
+                    l(&edit);
+                }
+            }
+        }
+        self.version = s.version;
+        self.areas = s.areas;
+        self.space = s.space;
+        self.journal.clear();
+        self.uid = fresh_uid();
+        Ok(())
+    }
+}
+
+struct SavedGrid<'a> {
+    width: u32,
+    height: u32,
+    version: u32,
+    space: GridSpace,
+    areas: AreaCosts,
+    cells: &'a [u8],
+}
+
+impl<'a> SavedGrid<'a> {
+    fn read(
+        bytes: &'a [u8],
+        expect: Option<(u32, u32)>,
+    ) -> Result<Self, onepath_format::FormatError> {
+        use crate::state::*;
+        let fam = Family::Grid;
+        let mut r = onepath_format::bytes::ByteReader::new(bytes);
+        read_header(&mut r, kind::GRID, fam)?;
+        let width = r.i32("width")?;
+        let height = r.i32("height")?;
+        if let Some((ew, eh)) = expect {
+            if i64::from(width) != i64::from(ew) || i64::from(height) != i64::from(eh) {
+                return Err(fam.err(format!(
+                    "size {width} x {height} does not match the grid's {ew} x {eh}"
+                )));
+            }
+        }
+        if width < 1 || height < 1 {
+            return Err(fam.err(format!("size {width} x {height} is not at least 1 x 1")));
+        }
+        let n = u64::from(width as u32) * u64::from(height as u32);
+        if n > MAX_CELLS {
+            return Err(fam.err(format!("{width} x {height} cells exceed {MAX_CELLS}")));
+        }
+        r.check_fits("cells", n as usize, 1)?;
+        let version = read_nonneg(&mut r, fam, "version")?;
+        let space = read_space(&mut r)?;
+        let areas = read_areas(&mut r)?;
+        let cells = r.bytes(n as usize, "cells")?;
+        expect_end(&r)?;
+        Ok(SavedGrid {
+            width: width as u32,
+            height: height as u32,
+            version,
+            space,
+            areas,
+            cells,
+        })
+    }
+}

@@ -101,6 +101,19 @@ impl OpenSet {
         }
     }
 
+    /// Empties the set and lays `slots` out exactly as given (heap order as saved); the
+    /// caller has checked that the nodes are distinct and below `node_count`.
+    pub(crate) fn restore(&mut self, node_count: usize, slots: &[OpenSlot]) {
+        self.reset(node_count);
+        for s in slots {
+            let i = self.slots.len();
+            if let Some(p) = self.pos.get_mut(s.node as usize) {
+                *p = i as u32;
+                self.slots.push(*s);
+            }
+        }
+    }
+
     /// Removes and returns the smallest slot.
     pub fn pop(&mut self) -> Option<OpenSlot> {
         let top = *self.slots.first()?;

@@ -69,6 +69,7 @@ mod hpa;
 mod jps;
 mod jps_plus;
 mod landmarks;
+pub mod matrix;
 mod move_mask;
 mod octile;
 mod options;
@@ -76,6 +77,7 @@ mod pair_astar;
 mod replan;
 mod result;
 mod space;
+mod state;
 mod theta;
 mod voxel;
 
@@ -100,6 +102,7 @@ pub use options::{Connectivity, CostHook, DiagonalRule, GridOptions, PassableHoo
 pub use replan::{GridReplanner, PendingEntry, ReplanAlgorithm, ReplanCore, MAX_PENDING};
 pub use result::{PathResult, PathStatus, SearchStatus};
 pub use space::{GridSpace, SPACE_LIMIT};
+pub use state::{STATE_MAGIC, STATE_VERSION};
 pub use theta::{line_of_sight, ThetaStar};
 pub use voxel::{
     VoxelAStar, VoxelConnectivity, VoxelEdit, VoxelGrid, VoxelOptions, VoxelSpace, CHUNK,

@@ -267,3 +267,65 @@ impl ThetaStar {
         })
     }
 }
+
+/// Save and restore (OPGS kind 10, `docs/grid-state.md`).
+impl ThetaStar {
+    /// The search's state (kind 10), laid out as kind 8 (parents are any-angle: a visited
+    /// node that costs no more).
+    pub fn save_state(&self, grid: &Grid) -> Vec<u8> {
+        use crate::state::*;
+        let mut w = onepath_format::bytes::ByteWriter::new();
+        write_header(&mut w, kind::THETA);
+        write_search(
+            &mut w,
+            &SearchView {
+                node_count: grid.cell_count(),
+                status: self.status,
+                weight: self.options.heuristic_weight,
+                start: self.start,
+                goal: self.goal,
+                expanded: self.expanded,
+                iterations: self.iterations,
+                path_cost: self.path_cost,
+                buffers: &self.buffers,
+                open: &self.open,
+                expansions: &self.expansions,
+            },
+        );
+        w.into_vec()
+    }
+
+    /// Restores a saved state in place (same grid size and heuristic weight). Checked
+    /// before anything changes.
+    pub fn restore_state(
+        &mut self,
+        grid: &Grid,
+        bytes: &[u8],
+    ) -> Result<(), onepath_format::FormatError> {
+        use crate::state::*;
+        let mut r = onepath_format::bytes::ByteReader::new(bytes);
+        read_header(&mut r, kind::THETA, Family::Grid)?;
+        let n = grid.cell_count();
+        let st = read_search(&mut r, Family::Grid, n, self.options.heuristic_weight)?;
+        expect_end(&r)?;
+        st.install(n, &mut self.buffers, &mut self.open);
+        self.began = if st.status != SearchStatus::NotStarted {
+            Some(grid.cache_key())
+        } else {
+            None
+        };
+        self.status = st.status;
+        self.start = st.start;
+        self.goal = st.goal;
+        self.width = grid.width();
+        self.expanded = st.expanded;
+        self.iterations = st.iterations;
+        self.path_cost = st.path_cost;
+        self.expansions = if self.options.record_expansions {
+            st.buffers.expansions
+        } else {
+            Vec::new()
+        };
+        Ok(())
+    }
+}

@@ -1,0 +1,232 @@
+//! The hash-matrix scenario `grid/state-bytes`: a scripted history over the objects that
+//! save state, with every state saved at each step. `cargo xtask hash-matrix` hashes the
+//! bytes; the same history must give the same bytes on every platform.
+
+use crate::astar::GridAStar;
+use crate::graph::Graph;
+use crate::graph_astar::{GraphAStar, GraphOptions};
+use crate::grid::Grid;
+use crate::options::GridOptions;
+use crate::theta::ThetaStar;
+
+const ROWS: [&str; 12] = [
+    "................",
+    "..####....2222..",
+    "..#..#....2..2..",
+    "..#..#....2..2..",
+    "..#.......2222..",
+    "..#####.........",
+    "........###.....",
+    ".11111..#.#..3..",
+    ".1...1..#.#..3..",
+    ".11111..#....3..",
+    "........#####...",
+    "................",
+];
+
+/// Runs the scripted history of the `grid/state-bytes` scenario and returns, in order,
+/// `(step name, state bytes)` for every saved state.
+///
+/// The history: a 16 × 12 grid with area costs and a world placement, sliced searches of
+/// each kind that saves state (grid A* recording expansions, Theta*, graph A* over a
+/// 64-node graph built from an 8 × 8 lattice) begun, stepped a few iterations at a time,
+/// saved, restored into fresh objects, interrupted by grid edits and area cost changes
+/// (which make them begin again), a grid rollback, and graph edits. Every object's state
+/// is saved after every step, so any change to a byte of the format shows up in the hash.
+///
+/// ```
+/// let states = onepath_gridstate::matrix::hash_matrix_states();
+/// assert!(!states.is_empty());
+/// assert_eq!(&states[0].1[..4], b"OPGS");
+/// ```
+pub fn hash_matrix_states() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let Ok(mut grid) = Grid::from_ascii(&ROWS) else {
+        return out;
+    };
+    let space = crate::space::GridSpace::new(-8.0, 4.0, 0.5);
+    if let Ok(s) = space {
+        grid.set_space(s);
+    }
+    let _ = grid.set_area_cost(2, 2.5);
+    let _ = grid.set_area_cost(3, 0.75);
+    let options = GridOptions {
+        record_expansions: true,
+        ..GridOptions::default()
+    };
+    let (Ok(mut astar), Ok(mut theta)) = (
+        GridAStar::new(options.clone()),
+        ThetaStar::new(GridOptions::default()),
+    ) else {
+        return out;
+    };
+    let Ok(mut graph) = lattice_graph() else {
+        return out;
+    };
+    let Ok(mut gsearch) = GraphAStar::new(GraphOptions {
+        record_expansions: true,
+        ..GraphOptions::default()
+    }) else {
+        return out;
+    };
+    let mut compiled = graph.compile();
+
+    let save_all = |label: &str,
+                    out: &mut Vec<(String, Vec<u8>)>,
+                    grid: &Grid,
+                    astar: &GridAStar,
+                    theta: &ThetaStar,
+                    graph: &Graph,
+                    gsearch: &GraphAStar,
+                    compiled: &crate::graph::CsrGraph| {
+        out.push((format!("{label}: grid"), grid.save_state()));
+        out.push((format!("{label}: grid A*"), astar.save_state(grid)));
+        out.push((format!("{label}: theta*"), theta.save_state(grid)));
+        out.push((format!("{label}: graph"), graph.save_state()));
+        out.push((format!("{label}: graph A*"), gsearch.save_state(compiled)));
+    };
+
+    save_all(
+        "0 created",
+        &mut out,
+        &grid,
+        &astar,
+        &theta,
+        &graph,
+        &gsearch,
+        &compiled,
+    );
+    let _ = astar.begin(&grid, (0, 0), (15, 11));
+    let _ = theta.begin(&grid, (0, 11), (15, 0));
+    let _ = gsearch.begin(&compiled, 0, 63);
+    save_all(
+        "1 begun", &mut out, &grid, &astar, &theta, &graph, &gsearch, &compiled,
+    );
+    let rollback = grid.save_state();
+    for step in 2..6 {
+        let _ = astar.step(&grid, 7);
+        let _ = theta.step(&grid, 5);
+        let _ = gsearch.step(&compiled, 4);
+        save_all(
+            &format!("{step} stepped"),
+            &mut out,
+            &grid,
+            &astar,
+            &theta,
+            &graph,
+            &gsearch,
+            &compiled,
+        );
+    }
+    // Restore every search into fresh objects and go on from there.
+    let (a_bytes, t_bytes, g_bytes) = (
+        astar.save_state(&grid),
+        theta.save_state(&grid),
+        gsearch.save_state(&compiled),
+    );
+    if let (Ok(mut a2), Ok(mut t2), Ok(mut g2)) = (
+        GridAStar::new(options.clone()),
+        ThetaStar::new(GridOptions::default()),
+        GraphAStar::new(GraphOptions {
+            record_expansions: true,
+            ..GraphOptions::default()
+        }),
+    ) {
+        if a2.restore_state(&grid, &a_bytes).is_ok()
+            && t2.restore_state(&grid, &t_bytes).is_ok()
+            && g2.restore_state(&compiled, &g_bytes).is_ok()
+        {
+            astar = a2;
+            theta = t2;
+            gsearch = g2;
+        }
+    }
+    save_all(
+        "6 restored",
+        &mut out,
+        &grid,
+        &astar,
+        &theta,
+        &graph,
+        &gsearch,
+        &compiled,
+    );
+    // Edits: walls, an area change, a cost change; searches begin again.
+    let _ = grid.set_blocked(7, 0, true);
+    let _ = grid.set_area(4, 6, 2);
+    let _ = grid.set_area_cost(1, 3.0);
+    let _ = graph.add_undirected(5, 60, 0.5);
+    if let Ok(id) = graph.add_edge(62, 63, 9.0) {
+        let _ = graph.remove_edge(id);
+    }
+    compiled = graph.compile();
+    let _ = astar.begin(&grid, (0, 0), (15, 11));
+    let _ = theta.begin(&grid, (0, 11), (15, 0));
+    let _ = gsearch.begin(&compiled, 0, 63);
+    save_all(
+        "7 edited", &mut out, &grid, &astar, &theta, &graph, &gsearch, &compiled,
+    );
+    for step in 8..10 {
+        let _ = astar.step(&grid, 11);
+        let _ = theta.step(&grid, 9);
+        let _ = gsearch.step(&compiled, 6);
+        save_all(
+            &format!("{step} stepped"),
+            &mut out,
+            &grid,
+            &astar,
+            &theta,
+            &graph,
+            &gsearch,
+            &compiled,
+        );
+    }
+    let _ = astar.step(&grid, u64::MAX);
+    let _ = theta.step(&grid, u64::MAX);
+    let _ = gsearch.step(&compiled, u64::MAX);
+    save_all(
+        "10 finished",
+        &mut out,
+        &grid,
+        &astar,
+        &theta,
+        &graph,
+        &gsearch,
+        &compiled,
+    );
+    // Roll the grid back and search again on the old timeline.
+    let _ = grid.restore_state(&rollback);
+    let _ = astar.begin(&grid, (3, 3), (12, 8));
+    let _ = astar.step(&grid, u64::MAX);
+    let _ = theta.begin(&grid, (3, 3), (12, 8));
+    let _ = theta.step(&grid, u64::MAX);
+    save_all(
+        "11 rolled back",
+        &mut out,
+        &grid,
+        &astar,
+        &theta,
+        &graph,
+        &gsearch,
+        &compiled,
+    );
+    out
+}
+
+/// An 8 × 8 lattice with weights that vary by position (4-neighbour, undirected).
+fn lattice_graph() -> Result<Graph, crate::error::GridError> {
+    let mut g = Graph::new(64)?;
+    for y in 0..8u32 {
+        for x in 0..8u32 {
+            let n = y * 8 + x;
+            let w = 1.0 + f64::from((x * 3 + y * 5) % 4) * 0.25;
+            if x + 1 < 8 {
+                g.add_undirected(n, n + 1, w)?;
+            }
+            if y + 1 < 8 {
+                g.add_undirected(n, n + 8, w + 0.5)?;
+            }
+        }
+    }
+    Ok(g)
+}

@@ -1,0 +1,168 @@
+//! "Hostile bytes never panic": valid OPGS states of each kind, mutated (bytes overwritten,
+//! inserted, removed, truncated), restored, and when accepted, stepped to the end. The case
+//! count comes from `ONEPATH_MUTATION_CASES` (default 1000; CI sets 10000).
+
+use onepath_gridstate::{
+    CsrGraph, Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridOptions, ThetaStar,
+};
+use proptest::prelude::*;
+
+fn cases() -> u32 {
+    std::env::var("ONEPATH_MUTATION_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Set(usize, u8),
+    Insert(usize, u8),
+    Remove(usize),
+    Truncate(usize),
+    SetI32(usize, i32),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        4 => (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::Set(i, b)),
+        1 => (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::Insert(i, b)),
+        1 => any::<usize>().prop_map(Mutation::Remove),
+        1 => any::<usize>().prop_map(Mutation::Truncate),
+        3 => (any::<usize>(), prop_oneof![Just(-1i32), Just(0), Just(1), Just(2), Just(i32::MAX), any::<i32>()])
+            .prop_map(|(i, v)| Mutation::SetI32(i, v)),
+    ]
+}
+
+fn mutate(mut b: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
+    for m in ms {
+        let len = b.len().max(1);
+        match *m {
+            Mutation::Set(i, v) => {
+                if !b.is_empty() {
+                    let i = i % b.len();
+                    b[i] = v;
+                }
+            }
+            Mutation::Insert(i, v) => b.insert(i % (b.len() + 1), v),
+            Mutation::Remove(i) => {
+                if !b.is_empty() {
+                    b.remove(i % len);
+                }
+            }
+            Mutation::Truncate(i) => b.truncate(i % len),
+            Mutation::SetI32(i, v) => {
+                if b.len() >= 4 {
+                    let i = i % (b.len() - 3);
+                    b[i..i + 4].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+    }
+    b
+}
+
+fn grid() -> Grid {
+    let mut g =
+        Grid::from_ascii(&["........", ".###.2..", "...#.2..", ".#...##.", ".#.1...."]).unwrap();
+    g.set_area_cost(2, 3.0).unwrap();
+    g
+}
+
+fn graph() -> (Graph, CsrGraph) {
+    let mut g = Graph::new(12).unwrap();
+    for i in 0..11 {
+        g.add_undirected(i, i + 1, 1.0 + f64::from(i % 3)).unwrap();
+    }
+    g.add_edge(0, 7, 4.0).unwrap();
+    let c = g.compile();
+    (g, c)
+}
+
+fn astar_state(steps: u64) -> Vec<u8> {
+    let g = grid();
+    let mut s = GridAStar::new(GridOptions {
+        record_expansions: true,
+        ..GridOptions::default()
+    })
+    .unwrap();
+    s.begin(&g, (0, 0), (7, 4)).unwrap();
+    s.step(&g, steps).unwrap();
+    s.save_state(&g)
+}
+
+fn theta_state(steps: u64) -> Vec<u8> {
+    let g = grid();
+    let mut s = ThetaStar::new(GridOptions::default()).unwrap();
+    s.begin(&g, (0, 4), (7, 0)).unwrap();
+    s.step(&g, steps).unwrap();
+    s.save_state(&g)
+}
+
+fn graph_astar_state(steps: u64) -> Vec<u8> {
+    let (_, c) = graph();
+    let mut s = GraphAStar::new(GraphOptions::default()).unwrap();
+    s.begin(&c, 0, 11).unwrap();
+    s.step(&c, steps).unwrap();
+    s.save_state(&c)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn mutated_grid_states_never_panic(ms in proptest::collection::vec(mutation(), 1..4)) {
+        let bytes = mutate(grid().save_state(), &ms);
+        let _ = Grid::from_state(&bytes);
+        let mut g = grid();
+        let before = g.save_state();
+        if g.restore_state(&bytes).is_err() {
+            prop_assert_eq!(g.save_state(), before);
+        }
+    }
+
+    #[test]
+    fn mutated_graph_states_never_panic(ms in proptest::collection::vec(mutation(), 1..4)) {
+        let (mut g, _) = graph();
+        let bytes = mutate(g.save_state(), &ms);
+        let before = g.save_state();
+        match g.restore_state(&bytes) {
+            Ok(()) => { let _ = g.compile(); }
+            Err(_) => prop_assert_eq!(g.save_state(), before),
+        }
+    }
+
+    #[test]
+    fn mutated_astar_states_never_panic_or_hang(steps in 0u64..30, ms in proptest::collection::vec(mutation(), 1..4)) {
+        let g = grid();
+        let bytes = mutate(astar_state(steps), &ms);
+        let mut s = GridAStar::new(GridOptions { record_expansions: true, ..GridOptions::default() }).unwrap();
+        if s.restore_state(&g, &bytes).is_ok() {
+            let _ = s.step(&g, 1000);
+            let _ = s.result();
+            let _ = s.save_state(&g);
+        }
+    }
+
+    #[test]
+    fn mutated_theta_states_never_panic_or_hang(steps in 0u64..30, ms in proptest::collection::vec(mutation(), 1..4)) {
+        let g = grid();
+        let bytes = mutate(theta_state(steps), &ms);
+        let mut s = ThetaStar::new(GridOptions::default()).unwrap();
+        if s.restore_state(&g, &bytes).is_ok() {
+            let _ = s.step(&g, 1000);
+            let _ = s.result();
+        }
+    }
+
+    #[test]
+    fn mutated_graph_astar_states_never_panic_or_hang(steps in 0u64..12, ms in proptest::collection::vec(mutation(), 1..4)) {
+        let (_, c) = graph();
+        let bytes = mutate(graph_astar_state(steps), &ms);
+        let mut s = GraphAStar::new(GraphOptions::default()).unwrap();
+        if s.restore_state(&c, &bytes).is_ok() {
+            let _ = s.step(&c, 1000);
+            let _ = s.result();
+        }
+    }
+}
