@@ -10,7 +10,8 @@ use crate::mesh::{MeshTile, TiledNavMesh};
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{dist, lerp, Vec3};
-use crate::LinkKind;
+use crate::query::tilecache::TileCache;
+use crate::{Link, LinkKind};
 
 /// A polygon outline in world space (at most 16 corners).
 pub type PolyVerts = SmallVec<[Vec3; 16]>;
@@ -206,38 +207,8 @@ pub(crate) fn for_each_neighbour_at<'m>(
         if seen.contains(&link.target) {
             continue;
         }
-        let Ok((tt, tp)) = mesh.poly(link.target) else {
+        let Some((crossing, tt, tp)) = link_crossing(mesh, tile, p, link, filter) else {
             continue;
-        };
-        if !poly_passes(tt, tp, filter) {
-            continue;
-        }
-        let crossing = match link.kind {
-            LinkKind::Portal {
-                side,
-                edge,
-                neighbour_edge,
-                ..
-            } => match portal_segment(tile, p, edge, side, tt, tp, neighbour_edge) {
-                Some((left, right)) => Crossing::Edge { left, right, edge },
-                None => continue,
-            },
-            LinkKind::OffMesh { link: l } => match off_mesh_crossing(tile, l, filter, false) {
-                Some(c) => c,
-                None => continue,
-            },
-            LinkKind::OffMeshReverse {
-                owner_slot,
-                link: l,
-            } => {
-                let Some(owner) = mesh.tile_at_slot(owner_slot) else {
-                    continue;
-                };
-                match off_mesh_crossing(owner, l, filter, true) {
-                    Some(c) => c,
-                    None => continue,
-                }
-            }
         };
         seen.push(link.target);
         f(
@@ -249,6 +220,41 @@ pub(crate) fn for_each_neighbour_at<'m>(
             tp,
         );
     }
+}
+
+/// The crossing of a stitched link of polygon `p` of `tile`, with the target's tile and
+/// polygon index, when the target passes `filter` (and, for an off-mesh link, the link's
+/// switch is on and its flags pass).
+fn link_crossing<'m>(
+    mesh: &'m TiledNavMesh,
+    tile: &'m MeshTile,
+    p: usize,
+    link: &Link,
+    filter: &QueryFilter,
+) -> Option<(Crossing, &'m MeshTile, usize)> {
+    let Ok((tt, tp)) = mesh.poly(link.target) else {
+        return None;
+    };
+    if !poly_passes(tt, tp, filter) {
+        return None;
+    }
+    let crossing = match link.kind {
+        LinkKind::Portal {
+            side,
+            edge,
+            neighbour_edge,
+            ..
+        } => {
+            let (left, right) = portal_segment(tile, p, edge, side, tt, tp, neighbour_edge)?;
+            Crossing::Edge { left, right, edge }
+        }
+        LinkKind::OffMesh { link: l } => off_mesh_crossing(tile, l, filter, false)?,
+        LinkKind::OffMeshReverse {
+            owner_slot,
+            link: l,
+        } => off_mesh_crossing(mesh.tile_at_slot(owner_slot)?, l, filter, true)?,
+    };
+    Some((crossing, tt, tp))
 }
 
 /// The crossing of off-mesh link `l` of `owner`, when its switch is on and its flags pass.
@@ -445,6 +451,95 @@ impl<'m> PathGraph<'m> {
             f(&nb, to_pos, cost);
         });
         Ok(())
+    }
+}
+
+impl PathGraph<'_> {
+    /// [`PathGraph::for_each_edge`] for the search of a query object: the same edges in
+    /// the same order with the same bits, reading polygon centres and in-tile edge
+    /// midpoints from `cache` instead of recomputing them. Calls
+    /// `f(neighbour, neighbour position, edge cost)`.
+    pub(crate) fn for_each_edge_cached(
+        &self,
+        cache: &mut TileCache,
+        from: PolyRef,
+        from_pos: Vec3,
+        mut f: impl FnMut(PolyRef, Vec3, f64),
+    ) -> Result<(), QueryError> {
+        let (t, p) = decode(self.mesh, from)?;
+        let filter = &self.filter;
+        let ca = filter.area_cost(t.tile().areas()[p]);
+        let d = t.tile().data();
+        let corners = t.tile().poly_corners(p);
+        let mut seen: SmallVec<[PolyRef; 16]> = SmallVec::new();
+        let areas = t.tile().areas();
+        let flags = t.tile().flags();
+        let own = cache.get(t);
+        for c in corners.clone() {
+            let nb = d.edge_neighbours[c];
+            if nb == 0 {
+                continue;
+            }
+            let q = (nb - 1) as usize;
+            let Some(target) = t.poly_ref(nb - 1) else {
+                continue;
+            };
+            if !filter.passes_flags(flags[q]) || seen.contains(&target) {
+                continue;
+            }
+            seen.push(target);
+            let to_pos = self.node_pos_with(target, own.centres[q]);
+            let cb = filter.area_cost(areas[q]);
+            let m = own.edge_mids[c];
+            f(
+                target,
+                to_pos,
+                ca * dist(from_pos, m) + cb * dist(m, to_pos),
+            );
+        }
+        for link in t.poly_links(p) {
+            if seen.contains(&link.target) {
+                continue;
+            }
+            let Some((crossing, tt, tp)) = link_crossing(self.mesh, t, p, link, filter) else {
+                continue;
+            };
+            seen.push(link.target);
+            let to_pos = if link.target == self.ends.start_ref {
+                self.ends.start_pos
+            } else if link.target == self.ends.end_ref {
+                self.ends.end_pos
+            } else {
+                cache.get(tt).centres[tp]
+            };
+            let cb = filter.area_cost(tt.tile().areas()[tp]);
+            let cost = match crossing {
+                Crossing::Edge { left, right, .. } => {
+                    let m = midpoint(left, right);
+                    ca * dist(from_pos, m) + cb * dist(m, to_pos)
+                }
+                Crossing::OffMesh {
+                    start, end, area, ..
+                } => {
+                    ca * dist(from_pos, start)
+                        + filter.area_cost(area) * dist(start, end)
+                        + cb * dist(end, to_pos)
+                }
+            };
+            f(link.target, to_pos, cost);
+        }
+        Ok(())
+    }
+
+    /// The position of `r` given its centre: the search's ends keep their own positions.
+    fn node_pos_with(&self, r: PolyRef, centre: Vec3) -> Vec3 {
+        if r == self.ends.start_ref {
+            self.ends.start_pos
+        } else if r == self.ends.end_ref {
+            self.ends.end_pos
+        } else {
+            centre
+        }
     }
 }
 

@@ -9,7 +9,8 @@
 //! random source, and the [`PathCorridor`] an agent follows.
 //!
 //! One file per concept: `filter.rs`, `bvtree.rs` (per-tile trees), `graph.rs` (neighbours,
-//! crossings, the path cost model), `nearest.rs`, `path.rs` (A*, sliced), `straight.rs`
+//! crossings, the path cost model), `tilecache.rs` (derived per-tile search data, dense
+//! node index), `nearest.rs`, `path.rs` (A*, sliced), `straight.rs`
 //! (funnel), `raycast.rs`, `surface.rs` (move, walls, circles, random points),
 //! `corridor.rs`, `generated.rs` (a large generated mesh and plain-data export), `geom.rs`.
 //!
@@ -71,6 +72,7 @@ mod path;
 mod raycast;
 mod straight;
 mod surface;
+mod tilecache;
 
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -129,7 +131,8 @@ pub(crate) type NodeIndex = HashMap<PolyRef, u32, BuildHasherDefault<RefHasher>>
 pub struct NavMeshQuery {
     bv: bvtree::BvCache,
     nodes: Vec<path::Node>,
-    node_index: NodeIndex,
+    node_index: tilecache::DenseIndex,
+    tiles: tilecache::TileCache,
     open: BinaryHeap<path::OpenEntry>,
     search: Option<path::SearchState>,
     aux_nodes: Vec<path::Node>,
@@ -146,9 +149,11 @@ impl NavMeshQuery {
         NavMeshQuery::default()
     }
 
-    /// Drops the per-tile trees (and the tile geometry they keep alive, which may belong to
-    /// tiles the mesh no longer holds) and shrinks nothing else. Trees are rebuilt on use.
+    /// Drops the per-tile trees and the per-tile path search data (polygon centres, edge
+    /// midpoints), and the tile geometry they keep alive, which may belong to tiles the
+    /// mesh no longer holds; shrinks nothing else. Both are rebuilt on use.
     pub fn clear_tile_cache(&mut self) {
         self.bv = bvtree::BvCache::default();
+        self.tiles = tilecache::TileCache::default();
     }
 }

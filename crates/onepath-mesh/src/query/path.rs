@@ -10,7 +10,7 @@ use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{dist, Vec3};
-use crate::query::graph::{tie_key, PathEnds, PathGraph};
+use crate::query::graph::{tie_key, PathEnds, PathGraph, HEURISTIC_SCALE};
 use crate::query::NavMeshQuery;
 
 /// How a path search ended (or that it has not yet).
@@ -156,7 +156,7 @@ impl NavMeshQuery {
             parent: NO_PARENT,
             closed: false,
         });
-        self.node_index.insert(start_ref, 0);
+        self.node_index.insert(start_ref, 0, &self.nodes);
         self.open.push(OpenEntry {
             f: h,
             g: 0.0,
@@ -217,55 +217,63 @@ impl NavMeshQuery {
             let nodes = &mut self.nodes;
             let index = &mut self.node_index;
             let open = &mut self.open;
-            let res = graph.for_each_edge(node.poly, node.pos, |nb, to_pos, cost| {
-                let g = node.g + cost;
-                let h = graph.heuristic(to_pos);
-                let f = g + h;
-                let i = match index.get(&nb.target) {
-                    Some(&i) => {
-                        let n = &mut nodes[i as usize];
-                        if !(g < n.g) {
-                            return;
+            let h_scale = st.filter.min_area_cost();
+            let res = graph.for_each_edge_cached(
+                &mut self.tiles,
+                node.poly,
+                node.pos,
+                |target, to_pos, cost| {
+                    let g = node.g + cost;
+                    // The heuristic of `PathGraph::heuristic`, sharing the distance with the
+                    // closest-node test below.
+                    let d = dist(to_pos, st.ends.end_pos);
+                    let h = d * h_scale * HEURISTIC_SCALE;
+                    let f = g + h;
+                    let i = match index.get(target, nodes) {
+                        Some(i) => {
+                            let n = &mut nodes[i as usize];
+                            if !(g < n.g) {
+                                return;
+                            }
+                            // A cheaper way in: update, and reopen if it was closed.
+                            n.g = g;
+                            n.f = f;
+                            n.parent = e.node;
+                            n.closed = false;
+                            i
                         }
-                        // A cheaper way in: update, and reopen if it was closed.
-                        n.g = g;
-                        n.f = f;
-                        n.parent = e.node;
-                        n.closed = false;
-                        i
+                        None => {
+                            let i = nodes.len() as u32;
+                            nodes.push(Node {
+                                poly: target,
+                                pos: to_pos,
+                                g,
+                                f,
+                                parent: e.node,
+                                closed: false,
+                            });
+                            index.insert(target, i, nodes);
+                            i
+                        }
+                    };
+                    open.push(OpenEntry {
+                        f,
+                        g,
+                        poly: target,
+                        node: i,
+                    });
+                    let b = &nodes[st.best as usize];
+                    let better = d
+                        .total_cmp(&st.best_dist)
+                        .then(g.total_cmp(&b.g))
+                        .then(tie_key(target).cmp(&tie_key(b.poly)))
+                        == Ordering::Less;
+                    if better {
+                        st.best = i;
+                        st.best_dist = d;
                     }
-                    None => {
-                        let i = nodes.len() as u32;
-                        nodes.push(Node {
-                            poly: nb.target,
-                            pos: to_pos,
-                            g,
-                            f,
-                            parent: e.node,
-                            closed: false,
-                        });
-                        index.insert(nb.target, i);
-                        i
-                    }
-                };
-                open.push(OpenEntry {
-                    f,
-                    g,
-                    poly: nb.target,
-                    node: i,
-                });
-                let d = dist(to_pos, st.ends.end_pos);
-                let b = &nodes[st.best as usize];
-                let better = d
-                    .total_cmp(&st.best_dist)
-                    .then(g.total_cmp(&b.g))
-                    .then(tie_key(nb.target).cmp(&tie_key(b.poly)))
-                    == Ordering::Less;
-                if better {
-                    st.best = i;
-                    st.best_dist = d;
-                }
-            });
+                },
+            );
             if let Err(err) = res {
                 self.search = None;
                 return Err(err);
@@ -329,7 +337,7 @@ impl NavMeshQuery {
                 let reached = existing
                     .iter()
                     .rev()
-                    .find_map(|r| self.node_index.get(r).copied());
+                    .find_map(|r| self.node_index.get(*r, &self.nodes));
                 (s, reached.unwrap_or(st.best))
             }
         };

@@ -1,0 +1,266 @@
+//! Derived per-tile data the path search reads on every expansion, and the dense node
+//! index of the search. Neither is ever serialized, and neither can change an answer: the
+//! cache holds exactly the values [`PathGraph`](crate::query::PathGraph) computes (same
+//! functions, same operation order), and the index maps a reference to the same node a
+//! hash map would.
+
+use std::sync::Arc;
+
+use onepath_format::{PolyRef, TileGeometry};
+
+use crate::mesh::MeshTile;
+use crate::query::geom::Vec3;
+use crate::query::graph::{poly_centre, poly_verts, PolyVerts};
+use crate::query::path::Node;
+use crate::query::NodeIndex;
+
+/// The derived data of one tile: polygon centres and in-tile edge midpoints, in world
+/// space.
+#[derive(Debug, Clone)]
+pub(crate) struct TileDerived {
+    geometry: Arc<TileGeometry>,
+    origin: Vec3,
+    /// Centre of every polygon ([`poly_centre`] of its world corners).
+    pub(crate) centres: Vec<Vec3>,
+    /// For every corner `c` of polygon `p`: the midpoint of edge `c` (corner `c` to the
+    /// next corner of `p`), indexed like the tile's corner arrays.
+    pub(crate) edge_mids: Vec<Vec3>,
+}
+
+impl TileDerived {
+    fn build(tile: &MeshTile) -> TileDerived {
+        let t = tile.tile();
+        let n_polys = t.poly_count();
+        let mut centres = Vec::with_capacity(n_polys);
+        let mut edge_mids = vec![[0.0; 3]; t.data().corners.len()];
+        let mut verts = PolyVerts::new();
+        for p in 0..n_polys {
+            poly_verts(tile, p, &mut verts);
+            centres.push(poly_centre(&verts));
+            let corners = t.poly_corners(p);
+            let n = verts.len();
+            for k in 0..n {
+                let right = verts[k];
+                let left = verts[(k + 1) % n];
+                // The same expression as the midpoint of `Crossing::Edge { left, right }`.
+                edge_mids[corners.start + k] = [
+                    (left[0] + right[0]) * 0.5,
+                    (left[1] + right[1]) * 0.5,
+                    (left[2] + right[2]) * 0.5,
+                ];
+            }
+        }
+        TileDerived {
+            geometry: Arc::clone(t.geometry()),
+            origin: tile.origin(),
+            centres,
+            edge_mids,
+        }
+    }
+
+    fn is_for(&self, tile: &MeshTile) -> bool {
+        Arc::ptr_eq(&self.geometry, tile.tile().geometry()) && self.origin == tile.origin()
+    }
+}
+
+/// The derived data of the tiles a query object has searched, by slot. An entry is reused
+/// while the slot holds a tile with the *same* shared geometry (`Arc::ptr_eq`, the entry
+/// keeps the `Arc` alive) at the same origin, and rebuilt otherwise: the rule of the
+/// per-tile trees.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct TileCache {
+    slots: Vec<Option<TileDerived>>,
+}
+
+impl TileCache {
+    /// The derived data of `tile`, built on first use.
+    pub(crate) fn get(&mut self, tile: &MeshTile) -> &TileDerived {
+        let i = tile.slot() as usize;
+        if self.slots.len() <= i {
+            self.slots.resize(i + 1, None);
+        }
+        let fresh = matches!(&self.slots[i], Some(d) if d.is_for(tile));
+        if !fresh {
+            self.slots[i] = Some(TileDerived::build(tile));
+        }
+        match &self.slots[i] {
+            Some(d) => d,
+            None => unreachable!("entry filled above"),
+        }
+    }
+}
+
+/// PolyRef → node index of the current search, dense by (slot, polygon) with a
+/// generation stamp per entry, so that starting a search clears nothing. A reference whose
+/// (slot, polygon) entry already holds another salt (a tile replaced during a sliced
+/// search) goes to a small hash map, so the index answers exactly as a map keyed by the
+/// whole reference.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct DenseIndex {
+    stamp: u32,
+    /// Per slot, per polygon: (stamp, node). An entry counts only with the current stamp.
+    slots: Vec<Vec<(u32, u32)>>,
+    overflow: NodeIndex,
+}
+
+impl DenseIndex {
+    /// Forgets every entry (in O(1) but for the rare stamp wrap-around).
+    pub(crate) fn clear(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            for s in &mut self.slots {
+                s.fill((0, 0));
+            }
+            self.stamp = 1;
+        }
+        self.overflow.clear();
+    }
+
+    /// The node of `r`, if the current search has one. Never allocates; any reference is
+    /// accepted.
+    pub(crate) fn get(&self, r: PolyRef, nodes: &[Node]) -> Option<u32> {
+        let entry = self
+            .slots
+            .get(r.slot() as usize)
+            .and_then(|s| s.get(r.poly() as usize));
+        match entry {
+            Some(&(stamp, i)) if stamp == self.stamp => {
+                if nodes[i as usize].poly == r {
+                    Some(i)
+                } else {
+                    self.overflow.get(&r).copied()
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Records node `i` for `r`, which [`DenseIndex::get`] did not find. `r` is a valid
+    /// reference of the mesh searched, so the entry grows the index by at most the mesh's
+    /// own size.
+    pub(crate) fn insert(&mut self, r: PolyRef, i: u32, nodes: &[Node]) {
+        let (slot, poly) = (r.slot() as usize, r.poly() as usize);
+        if self.slots.len() <= slot {
+            self.slots.resize_with(slot + 1, Vec::new);
+        }
+        let s = &mut self.slots[slot];
+        if s.len() <= poly {
+            s.resize(poly + 1, (0, 0));
+        }
+        let e = &mut s[poly];
+        if e.0 == self.stamp && nodes[e.1 as usize].poly != r {
+            self.overflow.insert(r, i);
+        } else {
+            *e = (self.stamp, i);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::bridge_and_building;
+    use crate::query::graph::{PathEnds, PathGraph};
+    use crate::query::{generated_grid_mesh, QueryFilter, GENERATED_SWAMP_AREA};
+    use crate::TiledNavMesh;
+
+    /// Every edge of every polygon, as (target, position bits, cost bits), both ways.
+    fn assert_cached_edges_equal(mesh: &TiledNavMesh, filter: &QueryFilter) {
+        let refs: Vec<PolyRef> = mesh
+            .tiles()
+            .flat_map(|t| (0..t.tile().poly_count() as u32).map(move |p| t.poly_ref(p).unwrap()))
+            .filter(|&r| {
+                let (t, p) = mesh.poly(r).unwrap();
+                filter.passes_flags(t.tile().flags()[p])
+            })
+            .collect();
+        assert!(refs.len() > 2);
+        let ends = PathEnds {
+            start_ref: refs[0],
+            start_pos: [0.25, 0.5, 0.75],
+            end_ref: refs[refs.len() - 1],
+            end_pos: [3.5, 0.25, 1.5],
+        };
+        let graph = PathGraph::new(mesh, filter, ends).unwrap();
+        let mut cache = TileCache::default();
+        let mut edges = 0;
+        for &r in &refs {
+            let from = graph.node_pos(r).unwrap();
+            let bits = |p: Vec3, c: f64| (p.map(f64::to_bits), c.to_bits());
+            let mut expected = Vec::new();
+            graph
+                .for_each_edge(r, from, |nb, pos, cost| {
+                    expected.push((nb.target, bits(pos, cost)))
+                })
+                .unwrap();
+            let mut got = Vec::new();
+            graph
+                .for_each_edge_cached(&mut cache, r, from, |target, pos, cost| {
+                    got.push((target, bits(pos, cost)))
+                })
+                .unwrap();
+            assert_eq!(got, expected, "edges of {r:?}");
+            edges += got.len();
+        }
+        assert!(edges > refs.len());
+    }
+
+    #[test]
+    fn cached_edges_are_the_cost_model_edges_bit_for_bit() {
+        let mesh = bridge_and_building();
+        assert_cached_edges_equal(&mesh, &QueryFilter::new());
+        let g = generated_grid_mesh(3, 3, 4, 7);
+        let mut swamp = QueryFilter::new();
+        swamp.set_area_cost(GENERATED_SWAMP_AREA, 3.5).unwrap();
+        assert_cached_edges_equal(&g.mesh, &swamp);
+    }
+
+    #[test]
+    fn a_slot_holding_other_geometry_rebuilds_its_entry() {
+        let a = bridge_and_building();
+        let b = generated_grid_mesh(1, 1, 4, 3).mesh;
+        let (ta, tb) = (a.tile_at_slot(0).unwrap(), b.tile_at_slot(0).unwrap());
+        let mut cache = TileCache::default();
+        assert_eq!(cache.get(ta).centres, TileDerived::build(ta).centres);
+        assert_eq!(cache.get(tb).centres, TileDerived::build(tb).centres);
+        assert_eq!(cache.get(tb).edge_mids, TileDerived::build(tb).edge_mids);
+        assert_ne!(
+            TileDerived::build(ta).centres,
+            TileDerived::build(tb).centres
+        );
+    }
+
+    fn node(poly: PolyRef) -> Node {
+        Node {
+            poly,
+            pos: [0.0; 3],
+            g: 0.0,
+            f: 0.0,
+            parent: 0,
+            closed: false,
+        }
+    }
+
+    #[test]
+    fn a_reference_with_another_salt_gets_its_own_node() {
+        let old = PolyRef::new(1, 5, 9).unwrap();
+        let new = PolyRef::new(2, 5, 9).unwrap();
+        let other = PolyRef::new(1, 5, 10).unwrap();
+        let nodes = vec![node(old), node(new), node(other)];
+        let mut index = DenseIndex::default();
+        index.clear();
+        assert_eq!(index.get(old, &nodes), None);
+        index.insert(old, 0, &nodes);
+        assert_eq!(index.get(new, &nodes), None);
+        index.insert(new, 1, &nodes);
+        index.insert(other, 2, &nodes);
+        assert_eq!(
+            [old, new, other].map(|r| index.get(r, &nodes)),
+            [Some(0), Some(1), Some(2)]
+        );
+        // Past the index's extent, and after clearing: nothing.
+        assert_eq!(index.get(PolyRef::new(1, 900, 9).unwrap(), &nodes), None);
+        index.clear();
+        assert_eq!([old, new].map(|r| index.get(r, &nodes)), [None, None]);
+    }
+}
