@@ -129,6 +129,35 @@ impl<'a> ByteReader<'a> {
         Ok(())
     }
 
+    /// Reads the 8-byte header every navmesh layout opens with: the 4-byte `magic`, a u16
+    /// version that must equal `version` (else [`FormatError::Version`] with found and
+    /// expected), and u16 flags that must be 0 (no flag is defined). `what` names the layout
+    /// ("ONPT", "ONPM", "ONPS") in every error.
+    pub fn header(
+        &mut self,
+        magic: &[u8; 4],
+        what: &'static str,
+        version: u16,
+    ) -> Result<(), FormatError> {
+        self.magic(magic, &format!("{what} magic"))?;
+        let found = self.u16(&format!("{what} version"))?;
+        if found != version {
+            return Err(FormatError::Version {
+                what,
+                found,
+                expected: version,
+            });
+        }
+        let flags = self.u16(&format!("{what} flags"))?;
+        if flags != 0 {
+            return Err(FormatError::malformed(
+                format!("{what} flags"),
+                format!("bits {flags:#06x} set (no flag is defined in version {version})"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Reads the 4-byte magic and fails unless it equals `magic`.
     pub fn magic(&mut self, magic: &[u8; 4], what: &str) -> Result<(), FormatError> {
         let found = self.array::<4>(what)?;

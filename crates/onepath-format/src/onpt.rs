@@ -157,22 +157,7 @@ impl NavTile {
     /// in the bytes.
     pub fn from_bytes(bytes: &[u8], params: &NavMeshParams) -> Result<NavTile, FormatError> {
         let mut r = ByteReader::new(bytes);
-        r.magic(&ONPT_MAGIC, "ONPT magic")?;
-        let version = r.u16("ONPT version")?;
-        if version != FORMAT_VERSION {
-            return Err(FormatError::Version {
-                what: "ONPT",
-                found: version,
-                expected: FORMAT_VERSION,
-            });
-        }
-        let flags = r.u16("ONPT flags")?;
-        if flags != 0 {
-            return Err(FormatError::malformed(
-                "ONPT flags",
-                format!("bits {flags:#06x} set (no flag is defined in version 2)"),
-            ));
-        }
+        r.header(&ONPT_MAGIC, "ONPT", FORMAT_VERSION)?;
         let found = Fingerprint(r.array::<16>("fingerprint")?);
         let expected = params.fingerprint();
         if found != expected {

@@ -72,22 +72,7 @@ impl NavMeshSerializer {
     /// uniqueness of positions, and that nothing follows. Errors name the slot.
     pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, FormatError> {
         let mut r = ByteReader::new(bytes);
-        r.magic(&ONPM_MAGIC, "ONPM magic")?;
-        let version = r.u16("ONPM version")?;
-        if version != FORMAT_VERSION {
-            return Err(FormatError::Version {
-                what: "ONPM",
-                found: version,
-                expected: FORMAT_VERSION,
-            });
-        }
-        let flags = r.u16("ONPM flags")?;
-        if flags != 0 {
-            return Err(FormatError::malformed(
-                "ONPM flags",
-                format!("bits {flags:#06x} set (no flag is defined in version 2)"),
-            ));
-        }
+        r.header(&ONPM_MAGIC, "ONPM", FORMAT_VERSION)?;
         let params = NavMeshParams::read_block(&mut r)?;
         let count = r.count("slot count", 5)?;
         if count > MAX_SLOTS as usize {

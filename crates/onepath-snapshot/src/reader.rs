@@ -46,22 +46,7 @@ pub(crate) fn parse(
     expected: Option<&NavMeshParams>,
 ) -> Result<Parsed, FormatError> {
     let mut r = ByteReader::new(bytes);
-    r.magic(&ONPS_MAGIC, "ONPS magic")?;
-    let version = r.u16("ONPS version")?;
-    if version != ONPS_VERSION {
-        return Err(FormatError::Version {
-            what: "ONPS",
-            found: version,
-            expected: ONPS_VERSION,
-        });
-    }
-    let flags = r.u16("ONPS flags")?;
-    if flags != 0 {
-        return Err(FormatError::malformed(
-            "ONPS flags",
-            format!("bits {flags:#06x} set (no flag is defined in version 2)"),
-        ));
-    }
+    r.header(&ONPS_MAGIC, "ONPS", ONPS_VERSION)?;
     let params = NavMeshParams::read_block(&mut r)?;
     if let Some(mesh) = expected {
         if !params.bitwise_eq(mesh) {
