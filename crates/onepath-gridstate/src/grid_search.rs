@@ -268,3 +268,531 @@ impl GridSearch {
         })
     }
 }
+
+/// Save and restore (OPGS kind 12, `docs/grid-state.md`).
+impl GridSearch {
+    /// The search's state (kind 12): u8 mode (0 not begun, 1 specialised A*, 2 generic,
+    /// 3 specialised jump point), i32 width, i32 height, then the mode's fields. `grid` is
+    /// the grid the search runs on.
+    ///
+    /// The expansion list of modes 1 and 3 is not part of the format: a restored search
+    /// recording expansions records those made after the restore.
+    pub fn save_state(&self, grid: &Grid) -> Vec<u8> {
+        use crate::state::*;
+        let mut w = onepath_format::bytes::ByteWriter::new();
+        write_header(&mut w, kind::GRID_SEARCH);
+        let mode = match self.engine {
+            GridEngine::NotBegun => 0,
+            GridEngine::SpecialisedAStar => 1,
+            GridEngine::Generic => 2,
+            GridEngine::SpecialisedJump(_) => 3,
+        };
+        w.u8(mode);
+        write_u32_as_i32(&mut w, grid.width());
+        write_u32_as_i32(&mut w, grid.height());
+        match self.engine {
+            GridEngine::NotBegun => {}
+            GridEngine::SpecialisedAStar => {
+                let p = &self.pair;
+                w.u8(status_code(p.status));
+                w.u8(u8::from(p.zero_estimate));
+                for v in [
+                    p.start,
+                    p.goal,
+                    p.expanded,
+                    p.iterations,
+                    p.path_a,
+                    p.path_b,
+                ] {
+                    write_u32_as_i32(&mut w, v);
+                }
+                let cells: Vec<u32> = p.visited_cells().collect();
+                write_u32_as_i32(&mut w, cells.len() as u32);
+                for c in cells {
+                    let (a, b, f) = p.saved_entry(c);
+                    write_u32_as_i32(&mut w, c);
+                    write_u32_as_i32(&mut w, a);
+                    write_u32_as_i32(&mut w, b);
+                    w.u8(f);
+                }
+            }
+            GridEngine::Generic => {
+                let core = self.generic.core();
+                let width = grid.width().max(1);
+                let (s, g) = (core.start, core.goal);
+                for v in [s % width, s / width, g % width, g / width] {
+                    write_u32_as_i32(&mut w, v);
+                }
+                let inner = self.generic.save_state(grid);
+                write_u32_as_i32(&mut w, inner.len() as u32);
+                w.bytes(&inner);
+            }
+            GridEngine::SpecialisedJump(finder) => {
+                let j = &self.jump;
+                w.u8(finder as u8);
+                w.u8(status_code(j.status));
+                w.u8(u8::from(j.zero_estimate));
+                for v in [
+                    j.start,
+                    j.goal,
+                    j.expanded,
+                    j.iterations,
+                    j.path_a,
+                    j.path_b,
+                ] {
+                    write_u32_as_i32(&mut w, v);
+                }
+                let entries = j.saved_entries();
+                write_u32_as_i32(&mut w, entries.len() as u32);
+                for (c, a, b, p, f) in entries {
+                    write_u32_as_i32(&mut w, c);
+                    write_u32_as_i32(&mut w, a);
+                    write_u32_as_i32(&mut w, b);
+                    if p == crate::buffers::NO_NODE {
+                        w.i32(-1);
+                    } else {
+                        write_u32_as_i32(&mut w, p);
+                    }
+                    w.u8(f);
+                }
+                w.f64(j.level);
+                write_u32_as_i32(&mut w, j.heap.len() as u32);
+                for &(f, t) in &j.heap {
+                    w.f64(f);
+                    w.u64(t);
+                }
+                write_u32_as_i32(&mut w, j.stack.len() as u32);
+                for &c in &j.stack {
+                    write_u32_as_i32(&mut w, c);
+                }
+            }
+        }
+        w.into_vec()
+    }
+
+    /// Restores a saved state in place. `grid` is the (restored) grid; its size must match
+    /// and the search must pick the saved engine (mode, and for mode 3 the finder) from its
+    /// options and that grid; the zero-estimate flag must match the heuristic weight.
+    /// Checked before anything changes ([`onepath_format::FormatError::GridState`] names
+    /// the mismatch or the broken rule).
+    pub fn restore_state(
+        &mut self,
+        grid: &Grid,
+        bytes: &[u8],
+    ) -> Result<(), onepath_format::FormatError> {
+        use crate::state::*;
+        let fam = Family::Grid;
+        let mut r = onepath_format::bytes::ByteReader::new(bytes);
+        read_header(&mut r, kind::GRID_SEARCH, fam)?;
+        let mode = r.u8("mode")?;
+        if mode > 3 {
+            return Err(fam.err(format!("mode {mode} is undefined")));
+        }
+        let width = r.i32("width")?;
+        let height = r.i32("height")?;
+        if i64::from(width) != i64::from(grid.width())
+            || i64::from(height) != i64::from(grid.height())
+        {
+            return Err(fam.err(format!(
+                "size {width} x {height} does not match the grid's {} x {}",
+                grid.width(),
+                grid.height()
+            )));
+        }
+        let engine = self.engine_for(grid);
+        let picked = match engine {
+            GridEngine::NotBegun => 0,
+            GridEngine::SpecialisedAStar => 1,
+            GridEngine::Generic => 2,
+            GridEngine::SpecialisedJump(_) => 3,
+        };
+        if mode != 0 && mode != picked {
+            return Err(fam.err(format!(
+                "mode {mode} but the options and grid select mode {picked}"
+            )));
+        }
+        let zero = self.options.heuristic_weight == 0.0;
+        match mode {
+            0 => {
+                expect_end(&r)?;
+                self.engine = GridEngine::NotBegun;
+                self.began = None;
+            }
+            1 => {
+                let (scalars, entries) = read_mode1(&mut r, grid, zero)?;
+                expect_end(&r)?;
+                self.masks
+                    .ensure(grid, self.options.connectivity, self.options.diagonal_rule);
+                let scalars = crate::pair_astar::PairScalars {
+                    four: self.options.connectivity == Connectivity::Four,
+                    ..scalars
+                };
+                self.pair.restore(
+                    grid.width(),
+                    grid.height(),
+                    grid.cell_count(),
+                    scalars,
+                    self.options.record_expansions,
+                    &entries,
+                );
+                self.engine = engine;
+                self.began = Some(grid.cache_key());
+            }
+            2 => {
+                let w = grid.width();
+                let n = grid.cell_count();
+                let mut xy = [0u32; 4];
+                for (i, name) in ["start x", "start y", "goal x", "goal y"]
+                    .iter()
+                    .enumerate()
+                {
+                    let max = if i % 2 == 0 { w } else { grid.height() };
+                    let v = r.i32(name)?;
+                    if v < 0 || i64::from(v) >= i64::from(max) {
+                        return Err(fam.err(format!("{name} {v} out of range 0..{max}")));
+                    }
+                    xy[i] = v as u32;
+                }
+                let len = read_count(&mut r, fam, "embedded state length", usize::MAX, 1)?;
+                let inner = r.bytes(len, "embedded state")?;
+                expect_end(&r)?;
+                let mut ir = onepath_format::bytes::ByteReader::new(inner);
+                read_header(&mut ir, kind::ASTAR, fam).map_err(|e| e.within("embedded state"))?;
+                let st = read_search(&mut ir, fam, n, self.options.heuristic_weight)
+                    .map_err(|e| e.within("embedded state"))?;
+                expect_end(&ir)?;
+                let (s, g) = (xy[1] * w + xy[0], xy[3] * w + xy[2]);
+                if st.status == crate::result::SearchStatus::NotStarted
+                    || st.start != s
+                    || st.goal != g
+                {
+                    return Err(fam.err(format!(
+                        "embedded search (start {}, goal {}) is not the begun search from {s} to {g}",
+                        st.start, st.goal
+                    )));
+                }
+                self.generic.install_state(grid, st);
+                self.engine = engine;
+                self.began = Some(grid.cache_key());
+            }
+            _ => {
+                let GridEngine::SpecialisedJump(finder) = engine else {
+                    return Err(fam.err("mode 3 but the options and grid select another mode"));
+                };
+                let st = read_mode3(&mut r, grid, zero, finder)?;
+                expect_end(&r)?;
+                self.bits.ensure(grid);
+                if finder == JumpFinder::Tables {
+                    self.tables.ensure(grid, &self.bits);
+                }
+                self.jump.restore(
+                    grid.cell_count(),
+                    grid.width(),
+                    st,
+                    self.options.record_expansions,
+                );
+                self.engine = engine;
+                self.began = Some(grid.cache_key());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fixed fields shared by modes 1 and 3.
+fn read_fixed(
+    r: &mut onepath_format::bytes::ByteReader<'_>,
+    n: usize,
+    zero: bool,
+) -> Result<crate::pair_astar::PairScalars, onepath_format::FormatError> {
+    use crate::state::*;
+    let fam = Family::Grid;
+    let status = read_status(r, fam)?;
+    if status == SearchStatus::NotStarted {
+        return Err(fam.err("a begun search has a status other than not started"));
+    }
+    let z = read_flag(r, fam, "zero estimate")?;
+    if z != zero {
+        return Err(fam.err(format!(
+            "zero estimate {z} does not match the search's heuristic weight"
+        )));
+    }
+    let start = read_node(r, fam, "start", n)?;
+    let goal = read_node(r, fam, "goal", n)?;
+    let expanded = read_nonneg(r, fam, "expanded")?;
+    let iterations = read_nonneg(r, fam, "iterations")?;
+    let path_a = read_nonneg(r, fam, "path a")?;
+    let path_b = read_nonneg(r, fam, "path b")?;
+    if expanded > iterations {
+        return Err(fam.err(format!(
+            "expanded {expanded} exceeds iterations {iterations}"
+        )));
+    }
+    Ok(crate::pair_astar::PairScalars {
+        status,
+        zero_estimate: z,
+        four: false,
+        start,
+        goal,
+        expanded,
+        iterations,
+        path_a,
+        path_b,
+    })
+}
+
+type Mode1Entries = Vec<(u32, u32, u32, u8)>;
+
+fn read_mode1(
+    r: &mut onepath_format::bytes::ByteReader<'_>,
+    grid: &Grid,
+    zero: bool,
+) -> Result<(crate::pair_astar::PairScalars, Mode1Entries), onepath_format::FormatError> {
+    use crate::move_mask::PAIR_DIRS;
+    use crate::state::*;
+    let fam = Family::Grid;
+    let n = grid.cell_count();
+    let sc = read_fixed(r, n, zero)?;
+    let count = read_count(r, fam, "visited count", n, 13)?;
+    let mut entries: Mode1Entries = Vec::with_capacity(count);
+    for _ in 0..count {
+        let cell = read_node(r, fam, "visited cell", n)?;
+        if let Some(&(prev, ..)) = entries.last() {
+            if cell <= prev {
+                return Err(fam.err(format!(
+                    "visited cell {cell} does not follow {prev} in increasing order"
+                )));
+            }
+        }
+        let a = read_nonneg(r, fam, "visited a")?;
+        let b = read_nonneg(r, fam, "visited b")?;
+        let f = r.u8("visited flags")?;
+        if f > 15 {
+            return Err(fam.err(format!("cell {cell}: flags {f} use bits above 3")));
+        }
+        if grid.cells()[cell as usize] == crate::area::WALL {
+            return Err(fam.err(format!("visited cell {cell} is a wall")));
+        }
+        entries.push((cell, a, b, f));
+    }
+    let find = |c: u32| entries.binary_search_by_key(&c, |e| e.0).ok();
+    let w = i64::from(grid.width());
+    let h = i64::from(grid.height());
+    for &(cell, a, b, f) in &entries {
+        if cell == sc.start {
+            if (a, b) != (0, 0) {
+                return Err(fam.err(format!("the start has cost ({a}, {b}), not 0")));
+            }
+            continue;
+        }
+        let d = usize::from((f >> 1) & 7);
+        let (dx, dy) = PAIR_DIRS[d];
+        let (x, y) = (i64::from(cell) % w, i64::from(cell) / w);
+        let (px, py) = (x + i64::from(dx), y + i64::from(dy));
+        if px < 0 || py < 0 || px >= w || py >= h {
+            return Err(fam.err(format!("cell {cell}: the parent direction leaves the grid")));
+        }
+        let p = (py * w + px) as u32;
+        let ok = match find(p) {
+            Some(i) => {
+                let (_, pa, pb, pf) = entries[i];
+                let (ea, eb) = if d < 4 {
+                    (pa.checked_add(1), Some(pb))
+                } else {
+                    (Some(pa), pb.checked_add(1))
+                };
+                pf & 1 == 1 && ea == Some(a) && eb == Some(b)
+            }
+            None => false,
+        };
+        if !ok {
+            return Err(fam.err(format!(
+                "cell {cell}: parent {p} is not a closed visited cell one step cheaper"
+            )));
+        }
+    }
+    if sc.status == SearchStatus::Found {
+        match find(sc.goal) {
+            Some(i)
+                if entries[i].3 & 1 == 1
+                    && (entries[i].1, entries[i].2) == (sc.path_a, sc.path_b) => {}
+            _ => return Err(fam.err("a found search has its goal closed with the reported pair")),
+        }
+    }
+    Ok((sc, entries))
+}
+
+fn read_mode3(
+    r: &mut onepath_format::bytes::ByteReader<'_>,
+    grid: &Grid,
+    zero: bool,
+    expected_finder: JumpFinder,
+) -> Result<crate::jps::JumpState, onepath_format::FormatError> {
+    use crate::buffers::NO_NODE;
+    use crate::jps::{jump_slot_before, JumpState, JUMP_DIRS};
+    use crate::state::*;
+    let fam = Family::Grid;
+    let n = grid.cell_count();
+    let finder = match r.u8("finder")? {
+        0 => JumpFinder::BlockScans,
+        1 => JumpFinder::Tables,
+        v => return Err(fam.err(format!("finder {v} is undefined"))),
+    };
+    if finder != expected_finder {
+        return Err(fam.err(format!(
+            "finder {:?} does not match the search's {:?}",
+            finder, expected_finder
+        )));
+    }
+    let sc = read_fixed(r, n, zero)?;
+    let count = read_count(r, fam, "visited count", n, 17)?;
+    let mut entries: Vec<(u32, u32, u32, u32, u8)> = Vec::with_capacity(count);
+    for _ in 0..count {
+        let cell = read_node(r, fam, "visited cell", n)?;
+        if let Some(&(prev, ..)) = entries.last() {
+            if cell <= prev {
+                return Err(fam.err(format!(
+                    "visited cell {cell} does not follow {prev} in increasing order"
+                )));
+            }
+        }
+        let a = read_nonneg(r, fam, "visited a")?;
+        let b = read_nonneg(r, fam, "visited b")?;
+        let p = r.i32("visited parent")?;
+        let parent = if p == -1 {
+            NO_NODE
+        } else if p < 0 || p as usize >= n {
+            return Err(fam.err(format!("cell {cell}: parent {p} out of range")));
+        } else {
+            p as u32
+        };
+        let f = r.u8("visited flags")?;
+        if f > 15 {
+            return Err(fam.err(format!("cell {cell}: flags {f} use bits above 3")));
+        }
+        if grid.cells()[cell as usize] == crate::area::WALL {
+            return Err(fam.err(format!("visited cell {cell} is a wall")));
+        }
+        entries.push((cell, a, b, parent, f));
+    }
+    let find = |c: u32| entries.binary_search_by_key(&c, |e| e.0).ok();
+    let w = i64::from(grid.width());
+    let mut closed = 0u64;
+    for &(cell, a, b, parent, f) in &entries {
+        if f & 1 == 1 {
+            closed += 1;
+        }
+        if cell == sc.start {
+            if (a, b) != (0, 0) || parent != NO_NODE {
+                return Err(fam.err("the start has cost 0 and no parent"));
+            }
+            if (f & 1 == 1) != (sc.iterations > 0) {
+                return Err(fam.err("the start is closed exactly when something has popped"));
+            }
+            continue;
+        }
+        let Some(pi) = (parent != NO_NODE).then(|| find(parent)).flatten() else {
+            return Err(fam.err(format!("cell {cell}: parent {parent} is not visited")));
+        };
+        let (_, pa, pb, _, pf) = entries[pi];
+        if pf & 1 != 1 {
+            return Err(fam.err(format!("cell {cell}: parent {parent} is not closed")));
+        }
+        let (x, y) = (i64::from(cell) % w, i64::from(cell) / w);
+        let (px, py) = (i64::from(parent) % w, i64::from(parent) / w);
+        let (dx, dy) = (x - px, y - py);
+        let (adx, ady) = (dx.unsigned_abs(), dy.unsigned_abs());
+        let (lo, hi) = (adx.min(ady), adx.max(ady));
+        let grows = (
+            u64::from(pa) + (hi - lo) == u64::from(a),
+            u64::from(pb) + lo == u64::from(b),
+        );
+        let d = usize::from((f >> 1) & 7);
+        let (ddx, ddy) = (i64::from(JUMP_DIRS[d].0), i64::from(JUMP_DIRS[d].1));
+        let k = hi as i64;
+        let along = k > 0 && dx == k * ddx && dy == k * ddy;
+        if !(grows.0 && grows.1 && along) {
+            return Err(fam.err(format!(
+                "cell {cell}: not a valid hop from parent {parent} in direction {d}"
+            )));
+        }
+    }
+    let goal_closed = find(sc.goal).is_some_and(|i| entries[i].4 & 1 == 1);
+    if goal_closed != (sc.status == SearchStatus::Found) {
+        return Err(fam.err("the goal is closed exactly when the status is found"));
+    }
+    if goal_closed {
+        let i = find(sc.goal).unwrap_or(0);
+        if (entries[i].1, entries[i].2) != (sc.path_a, sc.path_b) {
+            return Err(fam.err("the goal's pair is not the reported path pair"));
+        }
+    }
+    if u64::from(sc.iterations) != closed {
+        return Err(fam.err(format!(
+            "iterations {} do not equal the {closed} closed cells",
+            sc.iterations
+        )));
+    }
+    let want_expanded = if sc.status == SearchStatus::Found {
+        sc.iterations.saturating_sub(1)
+    } else {
+        sc.iterations
+    };
+    if sc.expanded != want_expanded {
+        return Err(fam.err(format!("expanded {} is not {want_expanded}", sc.expanded)));
+    }
+    let level = r.f64("level")?;
+    if level.is_nan() != (sc.iterations == 0) {
+        return Err(fam.err("the level is NaN exactly when nothing has popped"));
+    }
+    let hc = read_count(r, fam, "heap count", usize::MAX, 16)?;
+    let mut heap = Vec::with_capacity(hc);
+    let mut has_entry = vec![false; entries.len()];
+    for i in 0..hc {
+        let f = read_f64(r, fam, "heap F")?;
+        let t = r.u64("heap T")?;
+        let cell = t as u32;
+        let Some(ei) = find(cell) else {
+            return Err(fam.err(format!("heap slot {i} names cell {cell}, not visited")));
+        };
+        has_entry[ei] = true;
+        let e = (f, t);
+        if i > 0 && jump_slot_before(&e, &heap[(i - 1) / 2]) {
+            return Err(fam.err(format!("heap slot {i} comes before its parent slot")));
+        }
+        heap.push(e);
+    }
+    let sc_count = read_count(r, fam, "stack count", usize::MAX, 4)?;
+    let mut stack = Vec::with_capacity(sc_count);
+    for i in 0..sc_count {
+        let cell = read_node(r, fam, "stack cell", n)?;
+        let Some(ei) = find(cell) else {
+            return Err(fam.err(format!("stack entry {i} names cell {cell}, not visited")));
+        };
+        has_entry[ei] = true;
+        stack.push(cell);
+    }
+    for (i, e) in entries.iter().enumerate() {
+        if e.4 & 1 == 0 && !has_entry[i] {
+            return Err(fam.err(format!("open cell {} has no entry", e.0)));
+        }
+    }
+    if sc.status == SearchStatus::NoPath && (hc > 0 || sc_count > 0) {
+        return Err(fam.err("a search that ran out of cells has no entries"));
+    }
+    Ok(JumpState {
+        finder,
+        status: sc.status,
+        zero_estimate: sc.zero_estimate,
+        start: sc.start,
+        goal: sc.goal,
+        expanded: sc.expanded,
+        iterations: sc.iterations,
+        path_a: sc.path_a,
+        path_b: sc.path_b,
+        entries,
+        level,
+        heap,
+        stack,
+    })
+}

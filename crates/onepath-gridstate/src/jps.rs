@@ -52,6 +52,30 @@ pub enum JumpFinder {
 
 const CLOSED: u8 = 1;
 
+/// A checked mode-3 state (see `grid-state.txt`, GridSearch mode 3).
+#[derive(Debug, Clone)]
+pub(crate) struct JumpState {
+    pub finder: JumpFinder,
+    pub status: SearchStatus,
+    pub zero_estimate: bool,
+    pub start: u32,
+    pub goal: u32,
+    pub expanded: u32,
+    pub iterations: u32,
+    pub path_a: u32,
+    pub path_b: u32,
+    /// (cell, a, b, parent or NO_NODE, flags) in increasing cell order.
+    pub entries: Vec<(u32, u32, u32, u32, u8)>,
+    pub level: f64,
+    pub heap: Vec<(f64, u64)>,
+    pub stack: Vec<u32>,
+}
+
+/// The heap order of mode-3 slots (F, then T).
+pub(crate) fn jump_slot_before(x: &(f64, u64), y: &(f64, u64)) -> bool {
+    slot_before(x, y)
+}
+
 /// Mode-3 state.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct JumpSearch {
@@ -300,6 +324,67 @@ impl JumpSearch {
         }
         out.reverse();
         out
+    }
+
+    /// Visited cells in increasing index with (a, b, parent, flags).
+    pub(crate) fn saved_entries(&self) -> Vec<(u32, u32, u32, u32, u8)> {
+        let e = self.epoch;
+        self.stamp
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s == e)
+            .map(|(i, _)| {
+                (
+                    i as u32,
+                    self.a[i],
+                    self.b[i],
+                    self.parent[i],
+                    self.flags[i],
+                )
+            })
+            .collect()
+    }
+
+    /// Puts a checked mode-3 state back over `n` cells of a grid `width` wide.
+    pub(crate) fn restore(&mut self, n: usize, width: u32, st: JumpState, record: bool) {
+        if self.stamp.len() != n {
+            self.stamp = vec![0; n];
+            self.a = vec![0; n];
+            self.b = vec![0; n];
+            self.parent = vec![NO_NODE; n];
+            self.flags = vec![0; n];
+            self.epoch = 0;
+        }
+        if self.epoch == u32::MAX {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+        for &(c, a, b, p, f) in &st.entries {
+            let i = c as usize;
+            if i < n {
+                self.stamp[i] = self.epoch;
+                self.a[i] = a;
+                self.b[i] = b;
+                self.parent[i] = p;
+                self.flags[i] = f;
+            }
+        }
+        self.finder = st.finder;
+        self.zero_estimate = st.zero_estimate;
+        self.width = width;
+        self.start = st.start;
+        self.goal = st.goal;
+        self.expanded = st.expanded;
+        self.iterations = st.iterations;
+        self.path_a = st.path_a;
+        self.path_b = st.path_b;
+        self.level = st.level;
+        self.heap = st.heap;
+        self.stack = st.stack;
+        self.status = st.status;
+        self.record = record;
+        self.expansions.clear();
     }
 
     fn heap_push(&mut self, e: (f64, u64)) {

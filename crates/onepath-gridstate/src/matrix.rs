@@ -6,6 +6,7 @@ use crate::astar::GridAStar;
 use crate::graph::Graph;
 use crate::graph_astar::{GraphAStar, GraphOptions};
 use crate::grid::Grid;
+use crate::grid_search::{GridAlgorithm, GridSearch};
 use crate::options::GridOptions;
 use crate::theta::ThetaStar;
 
@@ -27,7 +28,8 @@ const ROWS: [&str; 12] = [
 /// Runs the scripted history of the `grid/state-bytes` scenario and returns, in order,
 /// `(step name, state bytes)` for every saved state.
 ///
-/// The history: a 16 × 12 grid with area costs and a world placement, sliced searches of
+/// The history: GridSearch in modes 0 to 3 begun, stepped, restored, finished, then a
+/// grid edit and rollback; a 16 × 12 grid with area costs and a world placement, sliced searches of
 /// each kind that saves state (grid A* recording expansions, Theta*, graph A* over a
 /// 64-node graph built from an 8 × 8 lattice) begun, stepped a few iterations at a time,
 /// saved, restored into fresh objects, interrupted by grid edits and area cost changes
@@ -70,6 +72,77 @@ pub fn hash_matrix_states() -> Vec<(String, Vec<u8>)> {
         return out;
     };
     let mut compiled = graph.compile();
+    // GridSearch in every mode: specialised A*, block scans, JPS+ (on a unit-cost copy of
+    // the grid) and the generic fallback (on the weighted grid).
+    let Ok(mut unit) = Grid::from_ascii(&ROWS) else {
+        return out;
+    };
+    let mut searches: Vec<(&str, bool, GridSearch)> = Vec::new();
+    for (name, alg, on_unit) in [
+        ("grid search A*", GridAlgorithm::AStar, true),
+        ("grid search JPS", GridAlgorithm::JumpPoint, true),
+        ("grid search JPS+", GridAlgorithm::JumpPointPlus, true),
+        ("grid search generic", GridAlgorithm::AStar, false),
+    ] {
+        if let Ok(s) = GridSearch::new(alg, GridOptions::default()) {
+            searches.push((name, on_unit, s));
+        }
+    }
+    let save_searches = |label: &str,
+                         out: &mut Vec<(String, Vec<u8>)>,
+                         unit: &Grid,
+                         grid: &Grid,
+                         searches: &[(&str, bool, GridSearch)]| {
+        out.push((format!("{label}: unit grid"), unit.save_state()));
+        for (name, on_unit, s) in searches {
+            let g = if *on_unit { unit } else { grid };
+            out.push((format!("{label}: {name}"), s.save_state(g)));
+        }
+    };
+    save_searches("0 created", &mut out, &unit, &grid, &searches);
+    for (_, on_unit, s) in searches.iter_mut() {
+        let g = if *on_unit { &unit } else { &grid };
+        let _ = s.begin(g, (0, 0), (15, 11));
+    }
+    for step in 1..5u64 {
+        for (_, on_unit, s) in searches.iter_mut() {
+            let g = if *on_unit { &unit } else { &grid };
+            let _ = s.step(g, step * 2);
+        }
+        save_searches(
+            &format!("{step} searched"),
+            &mut out,
+            &unit,
+            &grid,
+            &searches,
+        );
+    }
+    // Restore each search into a fresh one and finish; then edit the unit grid, roll it
+    // back, and search again.
+    let unit_before = unit.save_state();
+    for (name, on_unit, s) in searches.iter_mut() {
+        let g = if *on_unit { &unit } else { &grid };
+        let bytes = s.save_state(g);
+        if let Ok(mut fresh) = GridSearch::new(s.algorithm(), GridOptions::default()) {
+            if fresh.restore_state(g, &bytes).is_ok() {
+                *s = fresh;
+            }
+        }
+        let _ = s.step(g, u64::MAX);
+        let _ = name;
+    }
+    save_searches("5 finished", &mut out, &unit, &grid, &searches);
+    let _ = unit.set_blocked(12, 10, true);
+    let _ = unit.set_blocked(0, 3, true);
+    save_searches("6 unit grid edited", &mut out, &unit, &grid, &searches);
+    let _ = unit.restore_state(&unit_before);
+    for (_, on_unit, s) in searches.iter_mut() {
+        let g = if *on_unit { &unit } else { &grid };
+        let _ = s.begin(g, (15, 0), (0, 11));
+        let _ = s.step(g, 5);
+    }
+    save_searches("7 unit grid rolled back", &mut out, &unit, &grid, &searches);
+    // Grid A*, Theta*, graph and graph A*.
 
     let save_all = |label: &str,
                     out: &mut Vec<(String, Vec<u8>)>,

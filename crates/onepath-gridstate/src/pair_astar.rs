@@ -50,6 +50,20 @@ pub(crate) const CLOSED: u8 = 1;
 /// Visited flag (bit 4; not part of the saved flags).
 pub(crate) const VISITED: u8 = 16;
 
+/// The scalar fields of a mode-1 state.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PairScalars {
+    pub status: SearchStatus,
+    pub zero_estimate: bool,
+    pub four: bool,
+    pub start: u32,
+    pub goal: u32,
+    pub expanded: u32,
+    pub iterations: u32,
+    pub path_a: u32,
+    pub path_b: u32,
+}
+
 /// Mode-1 state.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PairAStar {
@@ -306,13 +320,81 @@ impl PairAStar {
     }
 
     /// Visited cells in increasing index (what the state format writes).
-    #[allow(dead_code)]
     pub(crate) fn visited_cells(&self) -> impl Iterator<Item = u32> + '_ {
         self.flags
             .iter()
             .enumerate()
             .filter(|(_, &f)| f & VISITED != 0)
             .map(|(i, _)| i as u32)
+    }
+
+    /// Puts a checked mode-1 state back: `entries` are the visited cells in increasing
+    /// order as (cell, a, b, saved flags); the open list is rebuilt from the cells that are
+    /// not closed (the pop order depends only on that set, see the module docs).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn restore(
+        &mut self,
+        width: u32,
+        height: u32,
+        n: usize,
+        scalars: PairScalars,
+        record: bool,
+        entries: &[(u32, u32, u32, u8)],
+    ) {
+        if self.rec.len() != n {
+            self.rec = vec![Rec::default(); n];
+            self.flags = vec![0; n];
+            self.touched.clear();
+        }
+        for &c in &self.touched {
+            self.flags[c as usize] = 0;
+        }
+        self.touched.clear();
+        self.width = width;
+        self.height = height;
+        self.exact_fallback = n > FAST_EXACT_CELLS;
+        self.zero_estimate = scalars.zero_estimate;
+        self.four = scalars.four;
+        self.start = scalars.start;
+        self.goal = scalars.goal;
+        self.goal_x = i64::from(scalars.goal % width);
+        self.goal_y = i64::from(scalars.goal / width);
+        self.expanded = scalars.expanded;
+        self.iterations = scalars.iterations;
+        self.path_a = scalars.path_a;
+        self.path_b = scalars.path_b;
+        self.status = scalars.status;
+        self.heap.clear();
+        self.held = None;
+        self.record = record;
+        self.expansions.clear();
+        for &(c, a, b, f) in entries {
+            let i = c as usize;
+            if i >= n {
+                continue;
+            }
+            self.rec[i] = Rec { a, b, pos: 0 };
+            self.flags[i] = VISITED | (f & 15);
+            self.touched.push(c);
+        }
+        for &(c, a, b, f) in entries {
+            if f & CLOSED != 0 || c as usize >= n {
+                continue;
+            }
+            let (ha, hb) = self.estimate_xy(i64::from(c % width), i64::from(c / width));
+            let slot = Slot {
+                f: pair_f64(a.saturating_add(ha), b.saturating_add(hb)),
+                h: pair_f64(ha, hb),
+                cell: c,
+            };
+            self.heap_push(slot);
+        }
+    }
+
+    /// The saved fields of a visited cell: (a, b, flags bits 0..=3).
+    pub(crate) fn saved_entry(&self, cell: u32) -> (u32, u32, u8) {
+        let r = self.rec[cell as usize];
+        (r.a, r.b, self.flags[cell as usize] & 15)
     }
 
     /// Adds a slot for a newly opened cell: held when it comes before everything open.

@@ -29,6 +29,7 @@ pub(crate) mod kind {
     pub const ASTAR: u16 = 8;
     pub const THETA: u16 = 10;
     pub const GRAPH_ASTAR: u16 = 11;
+    pub const GRID_SEARCH: u16 = 12;
 }
 
 /// Which error family a state belongs to.

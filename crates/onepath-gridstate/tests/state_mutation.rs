@@ -3,7 +3,8 @@
 //! count comes from `ONEPATH_MUTATION_CASES` (default 1000; CI sets 10000).
 
 use onepath_gridstate::{
-    CsrGraph, Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridOptions, ThetaStar,
+    CsrGraph, Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridAlgorithm, GridOptions,
+    GridSearch, ThetaStar,
 };
 use proptest::prelude::*;
 
@@ -107,8 +108,44 @@ fn graph_astar_state(steps: u64) -> Vec<u8> {
     s.save_state(&c)
 }
 
+fn grid_search_state(alg: GridAlgorithm, weighted: bool, steps: u64) -> (Grid, Vec<u8>) {
+    let mut g = grid();
+    if !weighted {
+        g.set_area_cost(2, 1.0).unwrap();
+    }
+    let mut s = GridSearch::new(alg, GridOptions::default()).unwrap();
+    s.begin(&g, (0, 0), (7, 4)).unwrap();
+    s.step(&g, steps).unwrap();
+    let b = s.save_state(&g);
+    (g, b)
+}
+
+fn algorithm(i: u8) -> GridAlgorithm {
+    match i % 3 {
+        0 => GridAlgorithm::AStar,
+        1 => GridAlgorithm::JumpPoint,
+        _ => GridAlgorithm::JumpPointPlus,
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn mutated_grid_search_states_never_panic_or_hang(
+        alg in any::<u8>(), weighted in any::<bool>(), steps in 0u64..20,
+        ms in proptest::collection::vec(mutation(), 1..4),
+    ) {
+        let alg = algorithm(alg);
+        let (g, bytes) = grid_search_state(alg, weighted, steps);
+        let bytes = mutate(bytes, &ms);
+        let mut s = GridSearch::new(alg, GridOptions::default()).unwrap();
+        if s.restore_state(&g, &bytes).is_ok() {
+            let _ = s.step(&g, 1000);
+            let _ = s.result();
+            let _ = s.save_state(&g);
+        }
+    }
 
     #[test]
     fn mutated_grid_states_never_panic(ms in proptest::collection::vec(mutation(), 1..4)) {
