@@ -1,5 +1,9 @@
 //! Random geometry never panics the builder, every tile it makes is valid, and a tile with
 //! one layer is the same with the layer partition as with the monotone one.
+//!
+//! Case counts: the cheap properties run `PROPTEST_CASES` cases (12 by default); the heavy
+//! random-geometry property runs `ONEPATH_HEAVY_CASES` when set, else `PROPTEST_CASES`
+//! capped at 1000 (see `heavy_cases`), so CI's `PROPTEST_CASES=10000` stays within budget.
 
 use onepath_build3d::generators::{
     add_floor, building_with_bridge, city, rolling_terrain, CityParams, TerrainParams,
@@ -8,11 +12,37 @@ use onepath_build3d::{BuildConfig, Mesh3DPipeline, PartitionType, TriangleSoup};
 use onepath_format::NavTile;
 use proptest::prelude::*;
 
+fn env_u32(name: &str) -> Option<u32> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+/// Cases of the cheap properties: `PROPTEST_CASES` (CI raises it), 12 by default.
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(12)
+    env_u32("PROPTEST_CASES").unwrap_or(12)
+}
+
+/// Cases of the heavy property (a whole multi-tile build, plain and chunked, per case: about
+/// 15 ms, so 10000 cases would take minutes of CI's two cores): `ONEPATH_HEAVY_CASES` when
+/// set (for long hunts, e.g. `ONEPATH_HEAVY_CASES=20000`), otherwise `PROPTEST_CASES`
+/// capped at [`HEAVY_CASES_CAP`].
+fn heavy_cases() -> u32 {
+    heavy_cases_from(env_u32("ONEPATH_HEAVY_CASES"), env_u32("PROPTEST_CASES"))
+}
+
+/// The default cap of the heavy property's cases.
+const HEAVY_CASES_CAP: u32 = 1000;
+
+fn heavy_cases_from(heavy: Option<u32>, proptest: Option<u32>) -> u32 {
+    heavy.unwrap_or_else(|| proptest.unwrap_or(12).min(HEAVY_CASES_CAP))
+}
+
+#[test]
+fn heavy_property_cases_follow_onepath_heavy_cases_else_proptest_cases_capped_at_1000() {
+    assert_eq!(heavy_cases_from(None, None), 12);
+    assert_eq!(heavy_cases_from(None, Some(300)), 300);
+    assert_eq!(heavy_cases_from(None, Some(10000)), 1000);
+    assert_eq!(heavy_cases_from(Some(20000), Some(10000)), 20000);
+    assert_eq!(heavy_cases_from(Some(5), None), 5);
 }
 
 fn soup_strategy() -> impl Strategy<Value = TriangleSoup> {
@@ -38,15 +68,35 @@ fn soup_strategy() -> impl Strategy<Value = TriangleSoup> {
         })
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
-
-    #[test]
-    fn random_geometry_never_panics_and_every_tile_is_valid(mut soup in soup_strategy(), partition in 0..3u8) {
+/// Random soups over a floor: the build never panics, every tile is the one
+/// `NavTile::create` makes of its data, and the chunked input gives the same tiles.
+///
+/// Run with an explicit `TestRunner` rather than `proptest!`: the macro lets
+/// `PROPTEST_CASES` override any configured case count, and this property's count is
+/// [`heavy_cases`]. The runner still re-runs `robustness.proptest-regressions` first and
+/// honours `PROPTEST_RNG_SEED`.
+#[test]
+fn random_geometry_never_panics_and_every_tile_is_valid() {
+    // `ProptestConfig::default()` reads the environment (seed, persistence); the case
+    // count set here is applied after it.
+    let config = ProptestConfig {
+        cases: heavy_cases(),
+        source_file: Some(file!()),
+        ..ProptestConfig::default()
+    };
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    let result = runner.run(&(soup_strategy(), 0..3u8), |(mut soup, partition)| {
         // A floor under the random triangles so something is walkable.
         add_floor(&mut soup, 0.0, 0.0, 21.0, 21.0, 0.0);
-        let partition = [PartitionType::Watershed, PartitionType::Monotone, PartitionType::Layers][usize::from(partition)];
-        let cfg = BuildConfig { partition, ..BuildConfig::default() };
+        let partition = [
+            PartitionType::Watershed,
+            PartitionType::Monotone,
+            PartitionType::Layers,
+        ][usize::from(partition)];
+        let cfg = BuildConfig {
+            partition,
+            ..BuildConfig::default()
+        };
         let p = Mesh3DPipeline::new(cfg);
         let b = p.build_soup(&soup).unwrap();
         for t in &b.tiles {
@@ -56,6 +106,10 @@ proptest! {
         let chunky = onepath_build3d::ChunkyTriMesh::new(soup, 3.0).unwrap();
         let c = p.build_chunk(&chunky).unwrap();
         prop_assert_eq!(&c.tiles, &b.tiles);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}\n{runner}");
     }
 }
 
