@@ -2,6 +2,10 @@
 //! on the bridge-and-building fixture and on a generated mesh of 1 024 tiles.
 //!
 //! `cargo bench -p onepath-mesh --bench queries -- --measurement-time 2`
+//!
+//! On a loaded machine wall-clock figures drift; `QUERIES_FIXED=path|nearest|raycast` (with
+//! `QUERIES_ROUNDS`, default 20) instead runs a fixed amount of work on the generated mesh
+//! and exits, for `perf stat -e instructions:u,cycles:u` on the bench binary.
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]
 
@@ -106,5 +110,64 @@ fn generated(c: &mut Criterion) {
     bench_mesh(c, "generated_32x32", &g.mesh, 512.0, 512.0, &[0.0]);
 }
 
+/// The fixed-work mode: `rounds` passes over 64 point pairs on the generated mesh.
+fn fixed(kind: &str, rounds: usize) {
+    let g = generated_grid_mesh(32, 32, 4, 1);
+    let mesh = &g.mesh;
+    let f = QueryFilter::new();
+    let pts = points(mesh, 64, 512.0, 512.0, &[0.0]);
+    let mut q = NavMeshQuery::new();
+    let (mut path, mut corners, mut visited) = (Vec::new(), Vec::new(), Vec::new());
+    let mut sum = 0usize;
+    for _ in 0..rounds {
+        for k in 0..pts.len() {
+            let (a, e) = (pts[k], pts[(k * 7 + 3) % pts.len()]);
+            sum += match kind {
+                "path" => {
+                    let r = q
+                        .find_path(mesh, a.0, e.0, a.1, e.1, &f, 1 << 20, &mut path)
+                        .unwrap();
+                    q.find_straight_path(
+                        mesh,
+                        a.1,
+                        e.1,
+                        &path,
+                        &f,
+                        StraightPathOptions::default(),
+                        &mut corners,
+                    )
+                    .unwrap();
+                    r.iterations + corners.len()
+                }
+                "nearest" => q
+                    .find_nearest_poly(mesh, a.1, [2.0, 1.0, 2.0], &f)
+                    .unwrap()
+                    .map_or(0, |h| h.poly.0 as usize & 1),
+                "raycast" => {
+                    q.raycast(mesh, a.0, a.1, e.1, &f, &mut visited).unwrap();
+                    visited.len()
+                }
+                other => panic!("QUERIES_FIXED={other}: expected path, nearest or raycast"),
+            };
+        }
+    }
+    println!(
+        "{kind}: {rounds} rounds of {} queries, checksum {sum}",
+        pts.len()
+    );
+}
+
 criterion_group!(benches, fixture, generated);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(kind) = std::env::var("QUERIES_FIXED") {
+        let rounds = std::env::var("QUERIES_ROUNDS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(20);
+        fixed(&kind, rounds);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -120,7 +120,7 @@ impl Crossing {
     }
 }
 
-fn midpoint(a: Vec3, b: Vec3) -> Vec3 {
+pub(crate) fn midpoint(a: Vec3, b: Vec3) -> Vec3 {
     [
         (a[0] + b[0]) * 0.5,
         (a[1] + b[1]) * 0.5,
@@ -289,7 +289,7 @@ fn off_mesh_crossing(
 /// The part of edge `edge` of polygon `p` shared with edge `nedge` of polygon `q` of the
 /// neighbouring tile, as (left, right) on `p`'s edge: the intersection of the two edges'
 /// intervals along the boundary axis (Z for sides 0 and 2, X for 1 and 3).
-fn portal_segment(
+pub(crate) fn portal_segment(
     tile: &MeshTile,
     p: usize,
     edge: u8,
@@ -454,6 +454,13 @@ impl<'m> PathGraph<'m> {
     }
 }
 
+/// How the cached expansion crosses into a linked neighbour: a portal's midpoint, or a
+/// crossing as [`link_crossing`] makes it.
+enum Via {
+    Edge(Vec3),
+    Crossing(Crossing),
+}
+
 impl PathGraph<'_> {
     /// [`PathGraph::for_each_edge`] for the search of a query object: the same edges in
     /// the same order with the same bits, reading polygon centres and in-tile edge
@@ -501,8 +508,39 @@ impl PathGraph<'_> {
             if seen.contains(&link.target) {
                 continue;
             }
-            let Some((crossing, tt, tp)) = link_crossing(self.mesh, t, p, link, filter) else {
+            // The steps of `link_crossing`, with the portal midpoint from the cache.
+            let Ok((tt, tp)) = self.mesh.poly(link.target) else {
                 continue;
+            };
+            if !poly_passes(tt, tp, filter) {
+                continue;
+            }
+            let crossing = match link.kind {
+                LinkKind::Portal {
+                    side,
+                    edge,
+                    neighbour_edge,
+                    ..
+                } => match cache.portal_mid(t, p, edge, side, tt, tp, neighbour_edge) {
+                    Some(m) => Via::Edge(m),
+                    None => continue,
+                },
+                LinkKind::OffMesh { link: l } => match off_mesh_crossing(t, l, filter, false) {
+                    Some(c) => Via::Crossing(c),
+                    None => continue,
+                },
+                LinkKind::OffMeshReverse {
+                    owner_slot,
+                    link: l,
+                } => {
+                    let Some(owner) = self.mesh.tile_at_slot(owner_slot) else {
+                        continue;
+                    };
+                    match off_mesh_crossing(owner, l, filter, true) {
+                        Some(c) => Via::Crossing(c),
+                        None => continue,
+                    }
+                }
             };
             seen.push(link.target);
             let to_pos = if link.target == self.ends.start_ref {
@@ -514,13 +552,14 @@ impl PathGraph<'_> {
             };
             let cb = filter.area_cost(tt.tile().areas()[tp]);
             let cost = match crossing {
-                Crossing::Edge { left, right, .. } => {
+                Via::Edge(m) => ca * dist(from_pos, m) + cb * dist(m, to_pos),
+                Via::Crossing(Crossing::Edge { left, right, .. }) => {
                     let m = midpoint(left, right);
                     ca * dist(from_pos, m) + cb * dist(m, to_pos)
                 }
-                Crossing::OffMesh {
+                Via::Crossing(Crossing::OffMesh {
                     start, end, area, ..
-                } => {
+                }) => {
                     ca * dist(from_pos, start)
                         + filter.area_cost(area) * dist(start, end)
                         + cb * dist(end, to_pos)

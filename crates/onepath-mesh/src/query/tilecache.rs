@@ -10,7 +10,7 @@ use onepath_format::{PolyRef, TileGeometry};
 
 use crate::mesh::MeshTile;
 use crate::query::geom::Vec3;
-use crate::query::graph::{poly_centre, poly_verts, PolyVerts};
+use crate::query::graph::{midpoint, poly_centre, poly_verts, portal_segment, PolyVerts};
 use crate::query::path::Node;
 use crate::query::NodeIndex;
 
@@ -25,6 +25,23 @@ pub(crate) struct TileDerived {
     /// For every corner `c` of polygon `p`: the midpoint of edge `c` (corner `c` to the
     /// next corner of `p`), indexed like the tile's corner arrays.
     pub(crate) edge_mids: Vec<Vec3>,
+    /// Per corner, like `edge_mids`: the midpoint of the portal crossing last computed on
+    /// that edge, with what it was computed from (filled on use).
+    portals: Vec<Option<PortalEntry>>,
+}
+
+/// A cached portal crossing of one edge: the midpoint [`portal_segment`] gives towards
+/// polygon `tp` (edge `nedge`) of the tile with `geometry` at `origin` across side
+/// `side`. Valid exactly while all of these match: the crossing is a function of them and
+/// of the owning tile's geometry and origin, which the enclosing entry is for.
+#[derive(Debug, Clone)]
+struct PortalEntry {
+    geometry: Arc<TileGeometry>,
+    origin: Vec3,
+    tp: usize,
+    side: u8,
+    nedge: u8,
+    mid: Option<Vec3>,
 }
 
 impl TileDerived {
@@ -54,13 +71,19 @@ impl TileDerived {
             geometry: Arc::clone(t.geometry()),
             origin: tile.origin(),
             centres,
+            portals: vec![None; edge_mids.len()],
             edge_mids,
         }
     }
 
     fn is_for(&self, tile: &MeshTile) -> bool {
-        Arc::ptr_eq(&self.geometry, tile.tile().geometry()) && self.origin == tile.origin()
+        Arc::ptr_eq(&self.geometry, tile.tile().geometry()) && same_bits(self.origin, tile.origin())
     }
+}
+
+/// Bitwise equality of two points (−0 and +0 differ, as they may in a sum).
+fn same_bits(a: Vec3, b: Vec3) -> bool {
+    a.map(f64::to_bits) == b.map(f64::to_bits)
 }
 
 /// The derived data of the tiles a query object has searched, by slot. An entry is reused
@@ -87,6 +110,56 @@ impl TileCache {
             Some(d) => d,
             None => unreachable!("entry filled above"),
         }
+    }
+
+    /// The midpoint of the crossing [`portal_segment`] gives for the portal on edge `edge`
+    /// of polygon `p` of `tile` (side `side`) into polygon `tp` (edge `nedge`) of `other`,
+    /// or `None` when it gives none; cached per edge.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn portal_mid(
+        &mut self,
+        tile: &MeshTile,
+        p: usize,
+        edge: u8,
+        side: u8,
+        other: &MeshTile,
+        tp: usize,
+        nedge: u8,
+    ) -> Option<Vec3> {
+        let compute =
+            || portal_segment(tile, p, edge, side, other, tp, nedge).map(|(l, r)| midpoint(l, r));
+        let corners = tile.tile().poly_corners(p);
+        if usize::from(edge) >= corners.len() {
+            return compute();
+        }
+        let c = corners.start + usize::from(edge);
+        self.get(tile);
+        let Some(Some(own)) = self.slots.get_mut(tile.slot() as usize) else {
+            return compute();
+        };
+        let Some(entry) = own.portals.get_mut(c) else {
+            return compute();
+        };
+        if let Some(e) = entry {
+            if Arc::ptr_eq(&e.geometry, other.tile().geometry())
+                && same_bits(e.origin, other.origin())
+                && e.tp == tp
+                && e.side == side
+                && e.nedge == nedge
+            {
+                return e.mid;
+            }
+        }
+        let mid = compute();
+        *entry = Some(PortalEntry {
+            geometry: Arc::clone(other.tile().geometry()),
+            origin: other.origin(),
+            tp,
+            side,
+            nedge,
+            mid,
+        });
+        mid
     }
 }
 
@@ -184,7 +257,8 @@ mod tests {
         let graph = PathGraph::new(mesh, filter, ends).unwrap();
         let mut cache = TileCache::default();
         let mut edges = 0;
-        for &r in &refs {
+        // Twice: the second pass reads the portal crossings the first one cached.
+        for &r in refs.iter().chain(&refs) {
             let from = graph.node_pos(r).unwrap();
             let bits = |p: Vec3, c: f64| (p.map(f64::to_bits), c.to_bits());
             let mut expected = Vec::new();
@@ -202,7 +276,7 @@ mod tests {
             assert_eq!(got, expected, "edges of {r:?}");
             edges += got.len();
         }
-        assert!(edges > refs.len());
+        assert!(edges > 2 * refs.len());
     }
 
     #[test]
