@@ -9,7 +9,7 @@
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::{criterion_group, BatchSize, Criterion};
 use onepath_format::PolyRef;
 use onepath_mesh::fixtures::bridge_and_building;
 use onepath_mesh::query::{
