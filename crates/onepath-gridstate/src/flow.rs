@@ -390,3 +390,258 @@ impl GridFlowField {
         })
     }
 }
+
+/// A checked "Flow field search" state.
+#[derive(Debug, Clone)]
+pub(crate) struct FlowSaved {
+    status: FlowStatus,
+    settled: u32,
+    repairing: bool,
+    reached: Vec<(u32, f64)>,
+    steps: Vec<(u32, u32)>,
+    open: Vec<crate::heap::OpenSlot>,
+    touched: Vec<u32>,
+}
+
+impl FlowCore {
+    /// Writes the "Flow field search" layout.
+    pub(crate) fn write_state(&self, w: &mut onepath_format::bytes::ByteWriter) {
+        use crate::state::*;
+        write_u32_as_i32(w, self.node_count as u32);
+        w.u8(self.status as u8);
+        write_u32_as_i32(w, self.settled);
+        w.u8(u8::from(self.repairing));
+        write_u32_as_i32(w, self.goals.len() as u32);
+        for &g in &self.goals {
+            write_u32_as_i32(w, g);
+        }
+        let reached: Vec<usize> = (0..self.cost.len())
+            .filter(|&i| self.cost[i].is_finite())
+            .collect();
+        write_u32_as_i32(w, reached.len() as u32);
+        for i in reached {
+            write_u32_as_i32(w, i as u32);
+            w.f64(self.cost[i]);
+        }
+        let steps: Vec<usize> = (0..self.next.len())
+            .filter(|&i| self.next[i] != NO_NODE)
+            .collect();
+        write_u32_as_i32(w, steps.len() as u32);
+        for i in steps {
+            write_u32_as_i32(w, i as u32);
+            write_u32_as_i32(w, self.next[i]);
+        }
+        write_open_set(w, &self.open);
+        if self.repairing {
+            write_u32_as_i32(w, self.touched.len() as u32);
+            for &t in &self.touched {
+                write_u32_as_i32(w, t);
+            }
+        }
+    }
+
+    /// Reads a "Flow field search" for this core (same node count and goals).
+    pub(crate) fn read_state(
+        &self,
+        r: &mut onepath_format::bytes::ByteReader<'_>,
+    ) -> Result<FlowSaved, onepath_format::FormatError> {
+        use crate::state::*;
+        let fam = Family::Grid;
+        let n = self.node_count;
+        let saved_n = r.i32("flow node count")?;
+        if saved_n < 0 || saved_n as usize != n {
+            return Err(fam.err(format!(
+                "flow node count {saved_n} does not match the field's {n}"
+            )));
+        }
+        let status = match r.u8("flow status")? {
+            0 => FlowStatus::NotStarted,
+            1 => FlowStatus::Running,
+            2 => FlowStatus::Complete,
+            v => return Err(fam.err(format!("flow status {v} is undefined"))),
+        };
+        let settled = read_nonneg(r, fam, "settled")?;
+        let repairing = read_flag(r, fam, "repairing")?;
+        if repairing && status != FlowStatus::Running {
+            return Err(fam.err("only a running field is repairing"));
+        }
+        let gc = read_count(r, fam, "flow goal count", n, 4)?;
+        let mut goals = Vec::with_capacity(gc);
+        for _ in 0..gc {
+            let g = read_node(r, fam, "flow goal", n)?;
+            if goals.last().is_some_and(|&p| g <= p) {
+                return Err(fam.err("flow goals are not strictly increasing"));
+            }
+            goals.push(g);
+        }
+        if goals != self.goals {
+            return Err(fam.err("the saved goals are not the field's goals"));
+        }
+        let rc = read_count(r, fam, "reached count", n, 12)?;
+        let mut reached: Vec<(u32, f64)> = Vec::with_capacity(rc);
+        for _ in 0..rc {
+            let node = read_node(r, fam, "reached node", n)?;
+            if let Some(&(p, _)) = reached.last() {
+                if node <= p {
+                    return Err(fam.err(format!(
+                        "reached node {node} does not follow {p} in increasing order"
+                    )));
+                }
+            }
+            let c = read_f64(r, fam, "reached cost")?;
+            if !(c.is_finite() && c >= 0.0) {
+                return Err(fam.err(format!("node {node}: cost {c} is not finite and >= 0")));
+            }
+            reached.push((node, c));
+        }
+        let cost_of = |node: u32| {
+            reached
+                .binary_search_by_key(&node, |e| e.0)
+                .ok()
+                .map(|i| reached[i].1)
+        };
+        let sc = read_count(r, fam, "step count", n, 8)?;
+        let mut steps: Vec<(u32, u32)> = Vec::with_capacity(sc);
+        for _ in 0..sc {
+            let node = read_node(r, fam, "step node", n)?;
+            if let Some(&(p, _)) = steps.last() {
+                if node <= p {
+                    return Err(fam.err(format!(
+                        "step node {node} does not follow {p} in increasing order"
+                    )));
+                }
+            }
+            let next = read_node(r, fam, "step next", n)?;
+            match (cost_of(node), cost_of(next)) {
+                (Some(cn), Some(cx)) if cx <= cn => {}
+                _ => {
+                    return Err(fam.err(format!(
+                        "node {node}: next {next} is not reached at no more cost"
+                    )))
+                }
+            }
+            steps.push((node, next));
+        }
+        let open = read_open_set(r, fam, n)?;
+        let mut touched = Vec::new();
+        if repairing {
+            let tc = read_count(r, fam, "touched count", n, 4)?;
+            let mut seen = std::collections::BTreeSet::new();
+            for _ in 0..tc {
+                let t = read_node(r, fam, "touched node", n)?;
+                if !seen.insert(t) {
+                    return Err(fam.err(format!("touched node {t} is listed twice")));
+                }
+                touched.push(t);
+            }
+        }
+        Ok(FlowSaved {
+            status,
+            settled,
+            repairing,
+            reached,
+            steps,
+            open,
+            touched,
+        })
+    }
+
+    pub(crate) fn install(&mut self, s: FlowSaved) {
+        let n = self.node_count;
+        self.status = s.status;
+        self.settled = s.settled;
+        self.repairing = s.repairing;
+        self.cost.clear();
+        self.next.clear();
+        if s.status != FlowStatus::NotStarted || !s.reached.is_empty() || !s.steps.is_empty() {
+            self.cost.resize(n, f64::INFINITY);
+            self.next.resize(n, NO_NODE);
+        }
+        for (node, c) in s.reached {
+            if let Some(v) = self.cost.get_mut(node as usize) {
+                *v = c;
+            }
+        }
+        for (node, next) in s.steps {
+            if let Some(v) = self.next.get_mut(node as usize) {
+                *v = next;
+            }
+        }
+        self.open.restore(n, &s.open);
+        self.touched = s.touched;
+    }
+}
+
+/// Save and restore (OPGS kind 7, `docs/grid-state.md`).
+impl GridFlowField {
+    /// The field's state (kind 7): i32 width, height, area version, the goals in the order
+    /// given at creation, the pending edited cells, then the flow field search.
+    pub fn save_state(&self) -> Vec<u8> {
+        use crate::state::*;
+        let mut w = onepath_format::bytes::ByteWriter::new();
+        write_header(&mut w, kind::FLOW_FIELD);
+        write_u32_as_i32(&mut w, self.width);
+        write_u32_as_i32(&mut w, self.height);
+        write_u32_as_i32(&mut w, self.area_version);
+        write_u32_as_i32(&mut w, self.goals_given.len() as u32);
+        for &g in &self.goals_given {
+            write_u32_as_i32(&mut w, g);
+        }
+        write_u32_as_i32(&mut w, self.pending.len() as u32);
+        for &p in &self.pending {
+            write_u32_as_i32(&mut w, p);
+        }
+        self.core.write_state(&mut w);
+        w.into_vec()
+    }
+
+    /// Restores a saved state in place into a field created the same way (same grid size
+    /// and goals); `grid` is the (restored) grid. The saved state replaces the rebuild a
+    /// grid restore asks for; edits after this call are repaired as usual. Checked before
+    /// anything changes.
+    pub fn restore_state(
+        &mut self,
+        grid: &Grid,
+        bytes: &[u8],
+    ) -> Result<(), onepath_format::FormatError> {
+        use crate::state::*;
+        let fam = Family::Grid;
+        let mut r = onepath_format::bytes::ByteReader::new(bytes);
+        read_header(&mut r, kind::FLOW_FIELD, fam)?;
+        let w = r.i32("width")?;
+        let h = r.i32("height")?;
+        if i64::from(w) != i64::from(self.width)
+            || i64::from(h) != i64::from(self.height)
+            || grid.width() != self.width
+            || grid.height() != self.height
+        {
+            return Err(fam.err(format!(
+                "size {w} x {h} does not match the field's {} x {}",
+                self.width, self.height
+            )));
+        }
+        let n = self.core.node_count;
+        let area_version = read_nonneg(&mut r, fam, "area version")?;
+        let gc = read_count(&mut r, fam, "goal count", n, 4)?;
+        let mut goals = Vec::with_capacity(gc);
+        for _ in 0..gc {
+            goals.push(read_node(&mut r, fam, "goal", n)?);
+        }
+        if goals != self.goals_given {
+            return Err(fam.err("the saved goals are not the field's goals"));
+        }
+        let pc = read_count(&mut r, fam, "pending count", usize::MAX, 4)?;
+        let mut pending = Vec::with_capacity(pc);
+        for _ in 0..pc {
+            pending.push(read_node(&mut r, fam, "pending cell", n)?);
+        }
+        let saved = self.core.read_state(&mut r)?;
+        expect_end(&r)?;
+        self.core.install(saved);
+        self.pending = pending;
+        self.area_version = area_version;
+        self.full = false;
+        self.seen = grid.cache_key();
+        Ok(())
+    }
+}

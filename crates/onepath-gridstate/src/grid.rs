@@ -353,13 +353,28 @@ impl Grid {
     /// The grid's state: i32 width, height, version, Space, Areas, the cells row-major.
     /// Saving twice without a change gives the same bytes.
     pub fn save_state(&self) -> Vec<u8> {
+        self.save_with_layout(-1)
+    }
+
+    /// Kind 1 (`layout` < 0) or kind 2 with this layout.
+    pub(crate) fn save_with_layout(&self, layout: i32) -> Vec<u8> {
         use crate::state::*;
         let mut w = onepath_format::bytes::ByteWriter::with_capacity(
-            8 + 12 + 24 + 4 + 2040 + self.cells.len(),
+            8 + 16 + 24 + 4 + 2040 + self.cells.len(),
         );
-        write_header(&mut w, kind::GRID);
+        write_header(
+            &mut w,
+            if layout < 0 {
+                kind::GRID
+            } else {
+                kind::HEX_GRID
+            },
+        );
         write_u32_as_i32(&mut w, self.width);
         write_u32_as_i32(&mut w, self.height);
+        if layout >= 0 {
+            w.i32(layout);
+        }
         write_u32_as_i32(&mut w, self.version);
         write_space(&mut w, &self.space);
         write_areas(&mut w, &self.areas);
@@ -369,8 +384,16 @@ impl Grid {
 
     /// A new grid from a saved state (no listeners, empty edit journal).
     pub fn from_state(bytes: &[u8]) -> Result<Grid, onepath_format::FormatError> {
-        let s = SavedGrid::read(bytes, None)?;
-        Ok(Grid {
+        Ok(Self::from_state_with_layout(bytes, Some(-1))?.0)
+    }
+
+    /// Reads kind 1 (`layout` Some(-1)) or kind 2 (any layout when None, else that one).
+    pub(crate) fn from_state_with_layout(
+        bytes: &[u8],
+        layout: Option<i32>,
+    ) -> Result<(Grid, crate::hex::HexLayout), onepath_format::FormatError> {
+        let s = SavedGrid::read(bytes, None, layout)?;
+        let grid = Grid {
             width: s.width,
             height: s.height,
             cells: s.cells.to_vec(),
@@ -381,7 +404,8 @@ impl Grid {
             journal: std::collections::VecDeque::new(),
             listeners: Vec::new(),
             next_listener: 0,
-        })
+        };
+        Ok((grid, s.layout))
     }
 
     /// Restores a saved state in place. The state must have this grid's width and height;
@@ -393,7 +417,15 @@ impl Grid {
     /// `Stale`), and the edit journal is emptied: versions can repeat after a rollback, so
     /// nothing derived is trusted across a restore.
     pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), onepath_format::FormatError> {
-        let s = SavedGrid::read(bytes, Some((self.width, self.height)))?;
+        self.restore_with_layout(bytes, -1)
+    }
+
+    pub(crate) fn restore_with_layout(
+        &mut self,
+        bytes: &[u8],
+        layout: i32,
+    ) -> Result<(), onepath_format::FormatError> {
+        let s = SavedGrid::read(bytes, Some((self.width, self.height)), Some(layout))?;
         for (i, (&new, old)) in s.cells.iter().zip(self.cells.iter_mut()).enumerate() {
             if *old != new {
                 let edit = CellEdit {
@@ -423,19 +455,33 @@ struct SavedGrid<'a> {
     space: GridSpace,
     areas: AreaCosts,
     cells: &'a [u8],
+    layout: crate::hex::HexLayout,
 }
 
 impl<'a> SavedGrid<'a> {
     fn read(
         bytes: &'a [u8],
         expect: Option<(u32, u32)>,
+        layout: Option<i32>,
     ) -> Result<Self, onepath_format::FormatError> {
         use crate::state::*;
         let fam = Family::Grid;
         let mut r = onepath_format::bytes::ByteReader::new(bytes);
-        read_header(&mut r, kind::GRID, fam)?;
+        let hex = layout != Some(-1);
+        read_header(&mut r, if hex { kind::HEX_GRID } else { kind::GRID }, fam)?;
         let width = r.i32("width")?;
         let height = r.i32("height")?;
+        let mut saved_layout = crate::hex::HexLayout::default();
+        if hex {
+            let l = r.i32("layout")?;
+            saved_layout = crate::hex::layout_from_i32(l)
+                .ok_or_else(|| fam.err(format!("layout {l} is undefined")))?;
+            if let Some(want) = layout {
+                if l != want {
+                    return Err(fam.err(format!("layout {l} does not match the hex grid's {want}")));
+                }
+            }
+        }
         if let Some((ew, eh)) = expect {
             if i64::from(width) != i64::from(ew) || i64::from(height) != i64::from(eh) {
                 return Err(fam.err(format!(
@@ -463,6 +509,7 @@ impl<'a> SavedGrid<'a> {
             space,
             areas,
             cells,
+            layout: saved_layout,
         })
     }
 }

@@ -258,6 +258,19 @@ impl ReplanOpenSet {
         self.pos.get(node as usize).is_some_and(|&p| p != ABSENT)
     }
 
+    /// Empties the set and lays `slots` out exactly as given (heap order as saved); the
+    /// caller has checked that the nodes are distinct and below `node_count`.
+    pub(crate) fn restore(&mut self, node_count: usize, slots: &[ReplanSlot]) {
+        self.reset(node_count);
+        for s in slots {
+            let i = self.slots.len();
+            if let Some(p) = self.pos.get_mut(s.node as usize) {
+                *p = i as u32;
+                self.slots.push(*s);
+            }
+        }
+    }
+
     /// Inserts `node` or moves it to the new key (up or down).
     pub fn upsert(&mut self, node: u32, key1: f64, key2: f64) {
         let Some(&p) = self.pos.get(node as usize) else {

@@ -372,3 +372,72 @@ impl HexReplanner {
         &self.core
     }
 }
+
+/// Save and restore (OPGS kind 6, `docs/grid-state.md`).
+impl HexReplanner {
+    /// The replanner's state (kind 6), laid out as kind 5.
+    pub fn save_state(&self, hex: &HexGrid) -> Vec<u8> {
+        crate::replan::write_replanner(
+            crate::state::kind::HEX_REPLANNER,
+            hex.grid.width(),
+            hex.grid.height(),
+            self.area_version,
+            &self.core,
+        )
+    }
+
+    /// Restores a saved state in place (same hex grid size and algorithm; `hex` is the
+    /// restored hex grid). Checked before anything changes.
+    pub fn restore_state(
+        &mut self,
+        hex: &HexGrid,
+        bytes: &[u8],
+    ) -> Result<(), onepath_format::FormatError> {
+        if hex.grid.cell_count() != self.core.node_count {
+            return Err(crate::state::Family::Grid
+                .err("the hex grid is not the size the replanner was created for"));
+        }
+        let head = crate::replan::read_replanner(
+            bytes,
+            crate::state::kind::HEX_REPLANNER,
+            hex.grid.width(),
+            hex.grid.height(),
+            self.core.mode,
+        )?;
+        self.core.install(head.saved);
+        self.area_version = head.area_version;
+        self.seen = hex.grid.cache_key();
+        let view = HexView::new(hex, &self.options);
+        self.status = self.core.restored_status(&view);
+        Ok(())
+    }
+}
+
+/// Save and restore (OPGS kind 2, `docs/grid-state.md`).
+impl HexGrid {
+    /// The hex grid's state (kind 2): i32 width, height, layout, version, Space, Areas,
+    /// cells.
+    pub fn save_state(&self) -> Vec<u8> {
+        self.grid.save_with_layout(self.layout as i32)
+    }
+
+    /// A new hex grid from a saved state.
+    pub fn from_state(bytes: &[u8]) -> Result<HexGrid, onepath_format::FormatError> {
+        let (grid, layout) = Grid::from_state_with_layout(bytes, None)?;
+        Ok(HexGrid { grid, layout })
+    }
+
+    /// Restores a saved state in place (same width, height and layout); listeners are told
+    /// each differing cell as for [`Grid::restore_state`]. Checked before anything changes.
+    pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), onepath_format::FormatError> {
+        self.grid.restore_with_layout(bytes, self.layout as i32)
+    }
+}
+
+pub(crate) fn layout_from_i32(v: i32) -> Option<HexLayout> {
+    match v {
+        0 => Some(HexLayout::OddRowsRight),
+        1 => Some(HexLayout::EvenRowsRight),
+        _ => None,
+    }
+}

@@ -602,3 +602,335 @@ impl GridReplanner {
         self.core.result(&view, self.status)
     }
 }
+
+/// A checked "Replan search" state.
+#[derive(Debug, Clone)]
+pub(crate) struct ReplanSaved {
+    start: u32,
+    goal: u32,
+    initialized: bool,
+    found: bool,
+    iterations: u64,
+    expanded: u64,
+    last_expanded: u32,
+    km: f64,
+    overflow: bool,
+    pending: Vec<PendingEntry>,
+    planned: Vec<(u32, f64, f64)>,
+    open: Vec<crate::heap::ReplanSlot>,
+}
+
+impl ReplanCore {
+    /// Writes the "Replan search" layout.
+    pub(crate) fn write_state(&self, w: &mut onepath_format::bytes::ByteWriter) {
+        use crate::state::write_u32_as_i32;
+        write_u32_as_i32(w, self.node_count as u32);
+        w.u8(self.mode as u8);
+        write_u32_as_i32(w, self.start);
+        write_u32_as_i32(w, self.goal);
+        w.u8(u8::from(self.initialized));
+        w.u8(u8::from(self.found));
+        w.i64(self.iterations.min(i64::MAX as u64) as i64);
+        w.i64(self.expanded.min(i64::MAX as u64) as i64);
+        if self.last_expanded == NO_NODE {
+            w.i32(-1);
+        } else {
+            write_u32_as_i32(w, self.last_expanded);
+        }
+        if !self.initialized {
+            return;
+        }
+        w.f64(self.km);
+        w.u8(u8::from(self.overflow));
+        write_u32_as_i32(w, self.pending.len() as u32);
+        for p in &self.pending {
+            let v = self.pending_code(p);
+            w.i32(v);
+        }
+        let planned: Vec<usize> = (0..self.node_count)
+            .filter(|&i| self.g[i].is_finite() || self.rhs[i].is_finite())
+            .collect();
+        write_u32_as_i32(w, planned.len() as u32);
+        for i in planned {
+            write_u32_as_i32(w, i as u32);
+            w.f64(self.g[i]);
+            w.f64(self.rhs[i]);
+        }
+        write_u32_as_i32(w, self.open.len() as u32);
+        for s in self.open.slots() {
+            write_u32_as_i32(w, s.node);
+            w.f64(s.key1);
+            w.f64(s.key2);
+        }
+    }
+
+    fn pending_code(&self, p: &PendingEntry) -> i32 {
+        let v = i32::try_from(p.node).unwrap_or(i32::MAX);
+        if p.with_neighbours {
+            !v
+        } else {
+            v
+        }
+    }
+
+    /// Reads a "Replan search" over `n` nodes for a replanner running `mode`.
+    pub(crate) fn read_state(
+        r: &mut onepath_format::bytes::ByteReader<'_>,
+        n: usize,
+        mode: ReplanAlgorithm,
+    ) -> Result<ReplanSaved, onepath_format::FormatError> {
+        use crate::state::*;
+        let fam = Family::Grid;
+        let saved_n = r.i32("node count")?;
+        if saved_n < 0 || saved_n as usize != n {
+            return Err(fam.err(format!(
+                "replan node count {saved_n} does not match the grid's {n}"
+            )));
+        }
+        let m = r.u8("replan mode")?;
+        if m != mode as u8 {
+            return Err(fam.err(format!(
+                "replan mode {m} does not match the replanner's {}",
+                mode as u8
+            )));
+        }
+        let start = read_node(r, fam, "replan start", n)?;
+        let goal = read_node(r, fam, "replan goal", n)?;
+        let initialized = read_flag(r, fam, "initialized")?;
+        let found = read_flag(r, fam, "found")?;
+        let iterations = r.i64("replan iterations")?;
+        let expanded = r.i64("replan expanded")?;
+        if iterations < 0 || expanded < 0 {
+            return Err(fam.err("replan iterations and expanded are not negative"));
+        }
+        let le = r.i32("last expanded")?;
+        let last_expanded = if le == -1 {
+            NO_NODE
+        } else if le < 0 || le as usize >= n {
+            return Err(fam.err(format!("last expanded {le} out of range")));
+        } else {
+            le as u32
+        };
+        let mut saved = ReplanSaved {
+            start,
+            goal,
+            initialized,
+            found,
+            iterations: iterations as u64,
+            expanded: expanded as u64,
+            last_expanded,
+            km: 0.0,
+            overflow: false,
+            pending: Vec::new(),
+            planned: Vec::new(),
+            open: Vec::new(),
+        };
+        if !initialized {
+            if found {
+                return Err(fam.err("an uninitialised replan search has not found a path"));
+            }
+            return Ok(saved);
+        }
+        let km = read_f64(r, fam, "km")?;
+        if !(km.is_finite() && km >= 0.0) {
+            return Err(fam.err(format!("km {km} is not finite and >= 0")));
+        }
+        saved.km = km;
+        saved.overflow = read_flag(r, fam, "overflow")?;
+        let pc = read_count(r, fam, "pending count", MAX_PENDING, 4)?;
+        if saved.overflow && pc > 0 {
+            return Err(fam.err("an overflowed replan search lists no pending entries"));
+        }
+        for _ in 0..pc {
+            let v = r.i32("pending entry")?;
+            let (node, with_neighbours) = if v < 0 { (!v, true) } else { (v, false) };
+            if node as usize >= n {
+                return Err(fam.err(format!("pending node {node} out of range 0..{n}")));
+            }
+            saved.pending.push(PendingEntry {
+                node: node as u32,
+                with_neighbours,
+            });
+        }
+        let plc = read_count(r, fam, "planned count", n, 20)?;
+        for _ in 0..plc {
+            let node = read_node(r, fam, "planned node", n)?;
+            if let Some(&(prev, ..)) = saved.planned.last() {
+                if node <= prev {
+                    return Err(fam.err(format!(
+                        "planned node {node} does not follow {prev} in increasing order"
+                    )));
+                }
+            }
+            let g = read_f64(r, fam, "planned g")?;
+            let rhs = read_f64(r, fam, "planned rhs")?;
+            if g < 0.0 || rhs < 0.0 || !(g.is_finite() || rhs.is_finite()) {
+                return Err(fam.err(format!(
+                    "planned node {node}: g {g} and rhs {rhs} are not >= 0 with one finite"
+                )));
+            }
+            saved.planned.push((node, g, rhs));
+        }
+        let oc = read_count(r, fam, "replan open count", n, 20)?;
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..oc {
+            let node = read_node(r, fam, "replan open node", n)?;
+            let key1 = read_f64(r, fam, "replan open key1")?;
+            let key2 = read_f64(r, fam, "replan open key2")?;
+            if !seen.insert(node) {
+                return Err(fam.err(format!("replan open slot {i}: node {node} is listed twice")));
+            }
+            saved
+                .open
+                .push(crate::heap::ReplanSlot { node, key1, key2 });
+        }
+        Ok(saved)
+    }
+
+    /// Installs a checked state (the node count was checked against this core's).
+    pub(crate) fn install(&mut self, s: ReplanSaved) {
+        let n = self.node_count;
+        self.start = s.start;
+        self.goal = s.goal;
+        self.initialized = s.initialized;
+        self.found = s.found;
+        self.iterations = s.iterations;
+        self.expanded = s.expanded;
+        self.last_expanded = s.last_expanded;
+        self.km = s.km;
+        self.overflow = s.overflow;
+        self.g.clear();
+        self.g.resize(n, f64::INFINITY);
+        self.rhs.clear();
+        self.rhs.resize(n, f64::INFINITY);
+        for &(node, g, rhs) in &s.planned {
+            self.g[node as usize] = g;
+            self.rhs[node as usize] = rhs;
+        }
+        self.open.restore(n, &s.open);
+        // The "computing" flag is not saved: a replan is under way (its pending entries
+        // already applied) exactly when nothing is pending.
+        self.computing = s.initialized && !s.overflow && s.pending.is_empty();
+        self.pending = s.pending;
+        self.expansions.clear();
+    }
+
+    /// The status the last step reported, recomputed without work after a restore.
+    pub(crate) fn restored_status<G: SearchGraph>(&mut self, graph: &G) -> SearchStatus {
+        if !self.initialized {
+            return SearchStatus::NotStarted;
+        }
+        if !self.computing {
+            return SearchStatus::InProgress;
+        }
+        self.step(graph, 0)
+    }
+}
+
+/// The header fields shared by GridReplanner and HexReplanner (kinds 5 and 6).
+pub(crate) struct ReplannerHead {
+    pub area_version: u32,
+    pub saved: ReplanSaved,
+}
+
+pub(crate) fn write_replanner(
+    kind: u16,
+    width: u32,
+    height: u32,
+    area_version: u32,
+    core: &ReplanCore,
+) -> Vec<u8> {
+    use crate::state::*;
+    let mut w = onepath_format::bytes::ByteWriter::new();
+    write_header(&mut w, kind);
+    write_u32_as_i32(&mut w, width);
+    write_u32_as_i32(&mut w, height);
+    w.u8(core.mode as u8);
+    write_u32_as_i32(&mut w, area_version);
+    write_u32_as_i32(&mut w, core.start);
+    write_u32_as_i32(&mut w, core.goal);
+    core.write_state(&mut w);
+    w.into_vec()
+}
+
+pub(crate) fn read_replanner(
+    bytes: &[u8],
+    kind: u16,
+    width: u32,
+    height: u32,
+    mode: ReplanAlgorithm,
+) -> Result<ReplannerHead, onepath_format::FormatError> {
+    use crate::state::*;
+    let fam = Family::Grid;
+    let mut r = onepath_format::bytes::ByteReader::new(bytes);
+    read_header(&mut r, kind, fam)?;
+    let w = r.i32("width")?;
+    let h = r.i32("height")?;
+    if i64::from(w) != i64::from(width) || i64::from(h) != i64::from(height) {
+        return Err(fam.err(format!(
+            "size {w} x {h} does not match the replanner's {width} x {height}"
+        )));
+    }
+    let alg = r.u8("algorithm")?;
+    if alg != mode as u8 {
+        return Err(fam.err(format!(
+            "algorithm {alg} does not match the replanner's {}",
+            mode as u8
+        )));
+    }
+    let area_version = read_nonneg(&mut r, fam, "area version")?;
+    let n = (width as usize) * (height as usize);
+    let start = read_node(&mut r, fam, "start", n)?;
+    let goal = read_node(&mut r, fam, "goal", n)?;
+    let saved = ReplanCore::read_state(&mut r, n, mode)?;
+    expect_end(&r)?;
+    if saved.start != start || saved.goal != goal {
+        return Err(fam.err("the replan search's start and goal are not the replanner's"));
+    }
+    Ok(ReplannerHead {
+        area_version,
+        saved,
+    })
+}
+
+/// Save and restore (OPGS kind 5, `docs/grid-state.md`).
+impl GridReplanner {
+    /// The replanner's state (kind 5): i32 width, height, u8 algorithm, i32 area version,
+    /// i32 start, goal, then the replan search.
+    pub fn save_state(&self) -> Vec<u8> {
+        write_replanner(
+            crate::state::kind::GRID_REPLANNER,
+            self.width,
+            self.height,
+            self.area_version,
+            &self.core,
+        )
+    }
+
+    /// Restores a saved state in place into a replanner created the same way (same grid
+    /// size and algorithm); `grid` is the (restored) grid. Checked before anything changes:
+    /// on error the replanner is unchanged. Edits made to the grid after this call are
+    /// picked up by the next replan as usual.
+    pub fn restore_state(
+        &mut self,
+        grid: &Grid,
+        bytes: &[u8],
+    ) -> Result<(), onepath_format::FormatError> {
+        let head = read_replanner(
+            bytes,
+            crate::state::kind::GRID_REPLANNER,
+            self.width,
+            self.height,
+            self.core.mode,
+        )?;
+        if grid.width() != self.width || grid.height() != self.height {
+            return Err(crate::state::Family::Grid.err("the grid is not the replanner's size"));
+        }
+        self.core.install(head.saved);
+        self.area_version = head.area_version;
+        self.seen = grid.cache_key();
+        let view = GridView::new(grid, &self.options, &mut self.cache);
+        self.status = self.core.restored_status(&view);
+        Ok(())
+    }
+}

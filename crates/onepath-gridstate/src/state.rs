@@ -25,7 +25,12 @@ pub const STATE_VERSION: u16 = 1;
 /// Object kinds of the OPGS header.
 pub(crate) mod kind {
     pub const GRID: u16 = 1;
+    pub const HEX_GRID: u16 = 2;
+    pub const VOXEL_GRID: u16 = 3;
     pub const GRAPH: u16 = 4;
+    pub const GRID_REPLANNER: u16 = 5;
+    pub const HEX_REPLANNER: u16 = 6;
+    pub const FLOW_FIELD: u16 = 7;
     pub const ASTAR: u16 = 8;
     pub const THETA: u16 = 10;
     pub const GRAPH_ASTAR: u16 = 11;

@@ -482,3 +482,141 @@ impl VoxelAStar {
         Ok(self.core.result())
     }
 }
+
+/// Save and restore (OPGS kind 3, `docs/grid-state.md`).
+impl VoxelGrid {
+    /// The voxel grid's state (kind 3): i32 size x, y, z, u8 default area, i32 version,
+    /// VoxelSpace (origin x, y, z, cell size), Areas, then per chunk (x fastest, then y,
+    /// then z) u8 allocated flag and, when 1, its 4096 bytes (index x | y<<4 | z<<8,
+    /// padding past the grid edge included).
+    pub fn save_state(&self) -> Vec<u8> {
+        use crate::state::*;
+        let mut w = onepath_format::bytes::ByteWriter::new();
+        write_header(&mut w, kind::VOXEL_GRID);
+        for s in self.size {
+            write_u32_as_i32(&mut w, s);
+        }
+        w.u8(self.default_area);
+        write_u32_as_i32(&mut w, self.version);
+        for o in self.space.origin {
+            w.f64(o);
+        }
+        w.f64(self.space.cell_size);
+        write_areas(&mut w, &self.areas);
+        for c in &self.chunks {
+            match c {
+                Some(chunk) => {
+                    w.u8(1);
+                    w.bytes(&chunk[..]);
+                }
+                None => w.u8(0),
+            }
+        }
+        w.into_vec()
+    }
+
+    /// A new voxel grid from a saved state (no listeners).
+    pub fn from_state(bytes: &[u8]) -> Result<VoxelGrid, onepath_format::FormatError> {
+        read_voxel(bytes, None)
+    }
+
+    /// Restores a saved state in place (same size and default area). Listeners are told
+    /// each voxel that differs, in ascending node order. Checked before anything changes.
+    pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), onepath_format::FormatError> {
+        let mut v = read_voxel(bytes, Some((self.size, self.default_area)))?;
+        if !self.listeners.is_empty() {
+            let [sx, sy, sz] = self.size;
+            let mut node = 0u32;
+            for z in 0..sz {
+                for y in 0..sy {
+                    for x in 0..sx {
+                        let old = self.area_unchecked(x, y, z);
+                        let new = v.area_unchecked(x, y, z);
+                        if old != new {
+                            let e = VoxelEdit {
+                                node,
+                                old_area: old,
+                                new_area: new,
+                            };
+                            for l in self.listeners.iter_mut() {
+                                l(&e);
+                            }
+                        }
+                        node = node.wrapping_add(1);
+                    }
+                }
+            }
+        }
+        v.listeners = std::mem::take(&mut self.listeners);
+        *self = v;
+        Ok(())
+    }
+}
+
+fn read_voxel(
+    bytes: &[u8],
+    expect: Option<([u32; 3], u8)>,
+) -> Result<VoxelGrid, onepath_format::FormatError> {
+    use crate::state::*;
+    let fam = Family::Grid;
+    let mut r = onepath_format::bytes::ByteReader::new(bytes);
+    read_header(&mut r, kind::VOXEL_GRID, fam)?;
+    let sx = r.i32("size x")?;
+    let sy = r.i32("size y")?;
+    let sz = r.i32("size z")?;
+    let default_area = r.u8("default area")?;
+    if let Some((size, d)) = expect {
+        if [i64::from(sx), i64::from(sy), i64::from(sz)]
+            != [i64::from(size[0]), i64::from(size[1]), i64::from(size[2])]
+        {
+            return Err(fam.err(format!(
+                "size {sx} x {sy} x {sz} does not match the grid's {} x {} x {}",
+                size[0], size[1], size[2]
+            )));
+        }
+        if default_area != d {
+            return Err(fam.err(format!(
+                "default area {default_area} does not match the grid's {d}"
+            )));
+        }
+    }
+    if sx < 1 || sy < 1 || sz < 1 {
+        return Err(fam.err(format!("size {sx} x {sy} x {sz} is not at least 1 x 1 x 1")));
+    }
+    let n = (sx as u64) * (sy as u64) * (sz as u64);
+    if n > i32::MAX as u64 {
+        return Err(fam.err(format!("{n} voxels exceed i32::MAX")));
+    }
+    // Every chunk costs at least its flag byte: check before allocating the chunk table.
+    let chunk_count = [sx, sy, sz]
+        .iter()
+        .map(|&s| u64::from((s as u32).div_ceil(CHUNK)))
+        .product::<u64>() as usize;
+    r.check_fits("chunks", chunk_count, 1)?;
+    let mut grid = VoxelGrid::new(sx as u32, sy as u32, sz as u32, default_area)
+        .map_err(|e| fam.err(e.to_string()))?;
+    let version = read_nonneg(&mut r, fam, "version")?;
+    let ox = r.f64("space origin x")?;
+    let oy = r.f64("space origin y")?;
+    let oz = r.f64("space origin z")?;
+    let c = r.f64("space cell size")?;
+    let space = VoxelSpace::new([ox, oy, oz], c).map_err(|e| fam.err(format!("space: {e}")))?;
+    let areas = read_areas(&mut r)?;
+    let mut chunks = Vec::with_capacity(chunk_count);
+    for i in 0..chunk_count {
+        if read_flag(&mut r, fam, "chunk flag").map_err(|e| e.within(format!("chunk {i}")))? {
+            let b = r.bytes(CHUNK_VOXELS, "chunk voxels")?;
+            let mut chunk = Box::new([0u8; CHUNK_VOXELS]);
+            chunk.copy_from_slice(b);
+            chunks.push(Some(chunk));
+        } else {
+            chunks.push(None);
+        }
+    }
+    expect_end(&r)?;
+    grid.chunks = chunks;
+    grid.version = version;
+    grid.space = space;
+    grid.areas = areas;
+    Ok(grid)
+}

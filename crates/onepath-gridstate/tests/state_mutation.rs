@@ -3,8 +3,9 @@
 //! count comes from `ONEPATH_MUTATION_CASES` (default 1000; CI sets 10000).
 
 use onepath_gridstate::{
-    CsrGraph, Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridAlgorithm, GridOptions,
-    GridSearch, ThetaStar,
+    CsrGraph, Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridAlgorithm, GridFlowField,
+    GridOptions, GridReplanner, GridSearch, HexGrid, HexLayout, HexReplanner, ReplanAlgorithm,
+    ThetaStar, VoxelGrid,
 };
 use proptest::prelude::*;
 
@@ -128,8 +129,118 @@ fn algorithm(i: u8) -> GridAlgorithm {
     }
 }
 
+fn replanner(dstar: bool) -> GridReplanner {
+    let alg = if dstar {
+        ReplanAlgorithm::DStarLite
+    } else {
+        ReplanAlgorithm::LpaStar
+    };
+    GridReplanner::new(&grid(), alg, GridOptions::default(), (0, 0), (7, 4)).unwrap()
+}
+
+fn hex() -> HexGrid {
+    let mut h = HexGrid::new(6, 5, HexLayout::EvenRowsRight).unwrap();
+    h.grid_mut().set_blocked(2, 2, true).unwrap();
+    h.grid_mut().set_blocked(3, 1, true).unwrap();
+    h
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn mutated_replanner_states_never_panic_or_hang(
+        dstar in any::<bool>(), steps in 0u64..40, edit in any::<bool>(),
+        ms in proptest::collection::vec(mutation(), 1..4),
+    ) {
+        let mut g = grid();
+        let mut r = replanner(dstar);
+        r.step(&g, steps).unwrap();
+        if edit {
+            g.set_blocked(4, 0, true).unwrap();
+            r.step(&g, 0).unwrap();
+            g.set_blocked(6, 3, true).unwrap();
+        }
+        let bytes = mutate(r.save_state(), &ms);
+        let mut t = replanner(dstar);
+        let before = t.save_state();
+        match t.restore_state(&g, &bytes) {
+            Ok(()) => {
+                let _ = t.step(&g, 1000);
+                let _ = t.result(&g);
+                let _ = t.save_state();
+            }
+            Err(_) => prop_assert_eq!(t.save_state(), before),
+        }
+    }
+
+    #[test]
+    fn mutated_flow_field_states_never_panic_or_hang(
+        steps in 0u64..40, edit in any::<bool>(), ms in proptest::collection::vec(mutation(), 1..4),
+    ) {
+        let mut g = grid();
+        let goals = [(7, 4), (0, 2)];
+        let mut f = GridFlowField::new(&g, &goals, GridOptions::default()).unwrap();
+        f.step(&g, steps).unwrap();
+        if edit {
+            f.compute(&g).unwrap();
+            g.set_blocked(4, 0, true).unwrap();
+            f.step(&g, steps / 4).unwrap();
+        }
+        let bytes = mutate(f.save_state(), &ms);
+        let mut t = GridFlowField::new(&g, &goals, GridOptions::default()).unwrap();
+        if t.restore_state(&g, &bytes).is_ok() {
+            let _ = t.step(&g, 1000);
+            for y in 0..5 {
+                for x in 0..8 {
+                    let _ = t.path_from(x, y);
+                    let _ = t.next_step(x, y);
+                }
+            }
+            let _ = t.save_state();
+        }
+    }
+
+    #[test]
+    fn mutated_voxel_states_never_panic(ms in proptest::collection::vec(mutation(), 1..4)) {
+        let mut v = VoxelGrid::new(18, 3, 2, 0).unwrap();
+        v.set_area(17, 2, 1, 255).unwrap();
+        let bytes = mutate(v.save_state(), &ms);
+        let _ = VoxelGrid::from_state(&bytes);
+        let before = v.save_state();
+        if v.restore_state(&bytes).is_err() {
+            prop_assert_eq!(v.save_state(), before);
+        }
+    }
+
+    #[test]
+    fn mutated_hex_states_never_panic_or_hang(
+        steps in 0u64..20, ms in proptest::collection::vec(mutation(), 1..4), which in any::<bool>(),
+    ) {
+        let h = hex();
+        if which {
+            let bytes = mutate(h.save_state(), &ms);
+            let _ = HexGrid::from_state(&bytes);
+            let mut h2 = hex();
+            let before = h2.save_state();
+            if h2.restore_state(&bytes).is_err() {
+                prop_assert_eq!(h2.save_state(), before);
+            }
+        } else {
+            let mut r = HexReplanner::new(&h, ReplanAlgorithm::DStarLite, GridOptions::default(), (0, 0), (5, 4)).unwrap();
+            r.step(&h, steps).unwrap();
+            let bytes = mutate(r.save_state(&h), &ms);
+            let mut t = HexReplanner::new(&h, ReplanAlgorithm::DStarLite, GridOptions::default(), (0, 0), (5, 4)).unwrap();
+            let before = t.save_state(&h);
+            match t.restore_state(&h, &bytes) {
+                Ok(()) => {
+                    let _ = t.step(&h, 1000);
+                    let _ = t.result(&h);
+                }
+                Err(_) => prop_assert_eq!(t.save_state(&h), before),
+            }
+        }
+    }
 
     #[test]
     fn mutated_grid_search_states_never_panic_or_hang(
