@@ -222,6 +222,65 @@ pub(crate) fn for_each_neighbour_at<'m>(
     }
 }
 
+/// The first neighbour of polygon `p` of `tile`, in [`for_each_neighbour`] order, whose
+/// crossing is an edge crossing on the departing edge `k` and which `accept(target, left,
+/// right)` takes: exactly what scanning [`for_each_neighbour`] for it finds, but computing
+/// the crossing only of the links that can matter (a portal on edge `k`, or a link whose
+/// target a later portal on edge `k` shares, since reporting it hides that target there).
+pub(crate) fn first_edge_neighbour(
+    mesh: &TiledNavMesh,
+    tile: &MeshTile,
+    p: usize,
+    filter: &QueryFilter,
+    k: usize,
+    mut accept: impl FnMut(PolyRef, Vec3, Vec3) -> bool,
+) -> Option<PolyRef> {
+    let d = tile.tile().data();
+    let o = tile.origin();
+    let corners = tile.tile().poly_corners(p);
+    let n = corners.len();
+    let mut seen: SmallVec<[PolyRef; 16]> = SmallVec::new();
+    let vertex = |j: usize| world(o, d.vertices[usize::from(d.corners[corners.start + j % n])]);
+    for j in 0..n {
+        let nb = d.edge_neighbours[corners.start + j];
+        if nb == 0 {
+            continue;
+        }
+        let q = (nb - 1) as usize;
+        let Some(target) = tile.poly_ref(nb - 1) else {
+            continue;
+        };
+        if !poly_passes(tile, q, filter) || seen.contains(&target) {
+            continue;
+        }
+        seen.push(target);
+        if j == k && accept(target, vertex(j + 1), vertex(j)) {
+            return Some(target);
+        }
+    }
+    let on_k = |l: &Link| matches!(l.kind, LinkKind::Portal { edge, .. } if usize::from(edge) == k);
+    let links = tile.poly_links(p);
+    for (i, link) in links.iter().enumerate() {
+        let relevant = on_k(link)
+            || links[i + 1..]
+                .iter()
+                .any(|later| later.target == link.target && on_k(later));
+        if !relevant || seen.contains(&link.target) {
+            continue;
+        }
+        let Some((crossing, _, _)) = link_crossing(mesh, tile, p, link, filter) else {
+            continue;
+        };
+        seen.push(link.target);
+        if let Crossing::Edge { left, right, edge } = crossing {
+            if usize::from(edge) == k && accept(link.target, left, right) {
+                return Some(link.target);
+            }
+        }
+    }
+    None
+}
+
 /// The crossing of a stitched link of polygon `p` of `tile`, with the target's tile and
 /// polygon index, when the target passes `filter` (and, for an off-mesh link, the link's
 /// switch is on and its flags pass).
@@ -597,4 +656,60 @@ pub(crate) fn crossing_between(
         }
     });
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::bridge_and_building;
+    use crate::query::generated_grid_mesh;
+
+    /// The scan `first_edge_neighbour` replaces.
+    fn scan(
+        mesh: &TiledNavMesh,
+        tile: &MeshTile,
+        p: usize,
+        filter: &QueryFilter,
+        k: usize,
+        accept: impl Fn(PolyRef, Vec3, Vec3) -> bool,
+    ) -> Option<PolyRef> {
+        let mut next = None;
+        for_each_neighbour(mesh, tile, p, filter, |nb| {
+            if let (None, Crossing::Edge { left, right, edge }) = (next, nb.crossing) {
+                if usize::from(edge) == k && accept(nb.target, left, right) {
+                    next = Some(nb.target);
+                }
+            }
+        });
+        next
+    }
+
+    #[test]
+    fn the_first_edge_neighbour_is_the_one_the_full_neighbour_scan_finds() {
+        let generated = generated_grid_mesh(3, 3, 4, 5).mesh;
+        let mut filter = QueryFilter::new();
+        filter.set_exclude_flags(0x8);
+        let mut found = 0;
+        for mesh in [&bridge_and_building(), &generated] {
+            for t in mesh.tiles() {
+                for p in 0..t.tile().poly_count() {
+                    for k in 0..t.tile().poly_corners(p).len() {
+                        // Every neighbour, then only some (by reference and crossing).
+                        let all = |_: PolyRef, _: Vec3, _: Vec3| true;
+                        let some = |r: PolyRef, l: Vec3, _: Vec3| (r.0 ^ l[0].to_bits()) & 1 == 0;
+                        for f in [&QueryFilter::new(), &filter] {
+                            let expected = scan(mesh, t, p, f, k, all);
+                            assert_eq!(first_edge_neighbour(mesh, t, p, f, k, all), expected);
+                            found += usize::from(expected.is_some());
+                            assert_eq!(
+                                first_edge_neighbour(mesh, t, p, f, k, some),
+                                scan(mesh, t, p, f, k, some)
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(found > 100);
+    }
 }

@@ -8,9 +8,7 @@ use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{clip_segment_poly_2d, closest_on_segment_2d, lerp, Vec3};
-use crate::query::graph::{
-    decode, for_each_neighbour, poly_passes, poly_verts, Crossing, PolyVerts,
-};
+use crate::query::graph::{decode, first_edge_neighbour, poly_passes, poly_verts, PolyVerts};
 use crate::query::NavMeshQuery;
 
 /// Parameter tolerance for "the segment leaves the polygon through several edges at once"
@@ -129,18 +127,9 @@ impl NavMeshQuery {
             let x = lerp(start_pos, end_pos, tmax);
             let mut next = None;
             for &k in &candidates {
-                for_each_neighbour(mesh, tile, p, filter, |nb| {
-                    if next.is_some() {
-                        return;
-                    }
-                    if let Crossing::Edge { left, right, edge } = nb.crossing {
-                        if usize::from(edge) == k
-                            && closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
-                            && !visited.contains(&nb.target)
-                        {
-                            next = Some(nb.target);
-                        }
-                    }
+                next = first_edge_neighbour(mesh, tile, p, filter, k, |target, left, right| {
+                    closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
+                        && !visited.contains(&target)
                 });
                 if next.is_some() {
                     break;
