@@ -117,14 +117,22 @@ impl Heightfield {
         let w = self.width;
         let h = self.depth;
         let by = bmax[1] - bmin[1];
-        let z0 = (((tmin[2] - bmin[2]) / cs).floor() as i32).clamp(-1, h - 1);
-        let z1 = (((tmax[2] - bmin[2]) / cs).floor() as i32).clamp(0, h - 1);
+        let z0 = floor_i32((tmin[2] - bmin[2]) / cs).clamp(-1, h - 1);
+        let z1 = floor_i32((tmax[2] - bmin[2]) / cs).clamp(0, h - 1);
 
-        let mut poly_in = Poly::from_triangle(v);
+        // Buffers reused across cuts: the triangle's rest after each row cut (two in turn),
+        // the row's rest after each cell cut (two in turn; the row itself lands in the first),
+        // and the cell.
+        let mut rows = [Poly::from_triangle(v), Poly::EMPTY];
+        let mut row_src = 0;
+        let mut cells = [Poly::EMPTY; 2];
+        let mut cell = Poly::EMPTY;
         for z in z0..=z1 {
             let cell_z = bmin[2] + f64::from(z) * cs;
-            let (row, rest) = divide_poly(&poly_in, cell_z + cs, 2);
-            poly_in = rest;
+            let (poly_in, rest) = source_and_rest(&mut rows, row_src);
+            divide_poly(poly_in, cell_z + cs, 2, &mut cells[0], rest);
+            row_src ^= 1;
+            let row = &cells[0];
             if row.n < 3 || z < 0 {
                 continue;
             }
@@ -134,18 +142,19 @@ impl Heightfield {
                 min_x = min_x.min(p[0]);
                 max_x = max_x.max(p[0]);
             }
-            let x0 = ((min_x - bmin[0]) / cs).floor() as i32;
-            let x1 = ((max_x - bmin[0]) / cs).floor() as i32;
+            let x0 = floor_i32((min_x - bmin[0]) / cs);
+            let x1 = floor_i32((max_x - bmin[0]) / cs);
             if x1 < 0 || x0 >= w {
                 continue;
             }
             let x0 = x0.clamp(-1, w - 1);
             let x1 = x1.clamp(0, w - 1);
-            let mut row_rest = row;
+            let mut cell_src = 0;
             for x in x0..=x1 {
                 let cx = bmin[0] + f64::from(x) * cs;
-                let (cell, rest) = divide_poly(&row_rest, cx + cs, 0);
-                row_rest = rest;
+                let (row_rest, rest) = source_and_rest(&mut cells, cell_src);
+                divide_poly(row_rest, cx + cs, 0, &mut cell, rest);
+                cell_src ^= 1;
                 if cell.n < 3 || x < 0 {
                     continue;
                 }
@@ -162,8 +171,8 @@ impl Heightfield {
                 }
                 let smin = smin.max(0.0);
                 let smax = smax.min(by);
-                let ismin = ((smin / ch).floor() as i32).clamp(0, MAX_HEIGHT_CELLS);
-                let ismax = ((smax / ch).ceil() as i32).clamp(ismin + 1, MAX_HEIGHT_CELLS);
+                let ismin = floor_i32(smin / ch).clamp(0, MAX_HEIGHT_CELLS);
+                let ismax = ceil_i32(smax / ch).clamp(ismin + 1, MAX_HEIGHT_CELLS);
                 self.add_span(x, z, ismin as u16, ismax as u16, area, merge_climb);
             }
         }
@@ -273,6 +282,11 @@ struct Poly {
 }
 
 impl Poly {
+    const EMPTY: Poly = Poly {
+        v: [[0.0; 3]; 12],
+        n: 0,
+    };
+
     fn from_triangle(t: [[f64; 3]; 3]) -> Self {
         let mut v = [[0.0; 3]; 12];
         v[..3].copy_from_slice(&t);
@@ -290,18 +304,14 @@ impl Poly {
 
 /// Splits a convex polygon by the line `axis = offset` into the part below (`<=`) and the
 /// part above. Points on the line go to both.
-fn divide_poly(input: &Poly, offset: f64, axis: usize) -> (Poly, Poly) {
-    let mut below = Poly {
-        v: [[0.0; 3]; 12],
-        n: 0,
-    };
-    let mut above = Poly {
-        v: [[0.0; 3]; 12],
-        n: 0,
-    };
+/// Both outputs are written in place (their old contents are dropped): the rasterizer reuses
+/// its buffers instead of returning two fresh polygons per cut.
+fn divide_poly(input: &Poly, offset: f64, axis: usize, below: &mut Poly, above: &mut Poly) {
+    below.n = 0;
+    above.n = 0;
     let n = input.n;
     if n == 0 {
-        return (below, above);
+        return;
     }
     let mut d = [0.0f64; 12];
     for i in 0..n {
@@ -339,12 +349,84 @@ fn divide_poly(input: &Poly, offset: f64, axis: usize) -> (Poly, Poly) {
         }
         j = i;
     }
-    (below, above)
+}
+
+/// The input polygon and the output "rest" of a cut, from a pair of buffers used in turn.
+fn source_and_rest(buffers: &mut [Poly; 2], source: usize) -> (&Poly, &mut Poly) {
+    let (first, second) = buffers.split_at_mut(1);
+    if source == 0 {
+        (&first[0], &mut second[0])
+    } else {
+        (&second[0], &mut first[0])
+    }
+}
+
+/// `x.floor() as i32` (saturating, NaN → 0) without the libm call: truncate, then step
+/// down when truncation rounded up. Exact: both conversions are exact or saturate alike.
+#[inline]
+fn floor_i32(x: f64) -> i32 {
+    let t = x as i32;
+    if f64::from(t) > x {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
+/// `x.ceil() as i32` (saturating, NaN → 0) without the libm call.
+#[inline]
+fn ceil_i32(x: f64) -> i32 {
+    let t = x as i32;
+    if f64::from(t) < x {
+        t.saturating_add(1)
+    } else {
+        t
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floor_and_ceil_to_i32_equal_the_libm_forms_with_saturation() {
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999_999_999_999_999_6,
+            -2.999_999_999_999_999_6,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::from(i32::MAX),
+            f64::from(i32::MAX) + 0.5,
+            f64::from(i32::MAX) + 1.0,
+            f64::from(i32::MIN),
+            f64::from(i32::MIN) - 0.5,
+            f64::from(i32::MIN) + 0.5,
+            f64::from(i32::MIN) - 1.0,
+            1e300,
+            -1e300,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+        ];
+        for k in -2000..2000 {
+            let x = f64::from(k) * 0.3 / 0.7 + 1e-3;
+            xs.extend([
+                x,
+                f64::from_bits(x.to_bits() + 1),
+                f64::from_bits(x.to_bits() - 1),
+            ]);
+        }
+        for x in xs {
+            assert_eq!(floor_i32(x), x.floor() as i32, "floor {x}");
+            assert_eq!(ceil_i32(x), x.ceil() as i32, "ceil {x}");
+        }
+    }
 
     #[test]
     fn overlapping_spans_merge_into_their_union() {
