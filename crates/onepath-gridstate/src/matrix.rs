@@ -29,7 +29,9 @@ const ROWS: [&str; 12] = [
 /// `(step name, state bytes)` for every saved state.
 ///
 /// The history: GridSearch in modes 0 to 3 begun, stepped, restored, finished, then a
-/// grid edit and rollback; a 16 × 12 grid with area costs and a world placement, sliced searches of
+/// grid edit and rollback; LPA* and D* Lite replanners and a two-goal flow field sliced,
+/// restored into fresh objects and driven through six edits and a start move; a hex grid
+/// with a D* Lite replanner; a chunked voxel grid written and rolled back; a 16 × 12 grid with area costs and a world placement, sliced searches of
 /// each kind that saves state (grid A* recording expansions, Theta*, graph A* over a
 /// 64-node graph built from an 8 × 8 lattice) begun, stepped a few iterations at a time,
 /// saved, restored into fresh objects, interrupted by grid edits and area cost changes
@@ -283,7 +285,124 @@ pub fn hash_matrix_states() -> Vec<(String, Vec<u8>)> {
         &gsearch,
         &compiled,
     );
+    dependents(&mut out);
     out
+}
+
+/// A replanner of each algorithm and a flow field over one grid through an edit history
+/// with a save/restore in the middle; a hex grid with a replanner; a voxel grid.
+fn dependents(out: &mut Vec<(String, Vec<u8>)>) {
+    use crate::flow::GridFlowField;
+    use crate::hex::{HexGrid, HexLayout, HexReplanner};
+    use crate::replan::{GridReplanner, ReplanAlgorithm};
+    use crate::voxel::VoxelGrid;
+    let Ok(mut grid) = Grid::from_ascii(&ROWS) else {
+        return;
+    };
+    let opts = GridOptions::default;
+    let (Ok(mut lpa), Ok(mut dstar), Ok(mut flow)) = (
+        GridReplanner::new(&grid, ReplanAlgorithm::LpaStar, opts(), (0, 0), (15, 11)),
+        GridReplanner::new(&grid, ReplanAlgorithm::DStarLite, opts(), (0, 11), (15, 0)),
+        GridFlowField::new(&grid, &[(15, 11), (0, 0)], opts()),
+    ) else {
+        return;
+    };
+    let edits: [(u32, u32, u8); 6] = [
+        (4, 4, 255),
+        (10, 0, 255),
+        (12, 6, 2),
+        (4, 4, 0),
+        (7, 9, 255),
+        (14, 10, 255),
+    ];
+    let save = |label: &str,
+                out: &mut Vec<(String, Vec<u8>)>,
+                grid: &Grid,
+                lpa: &GridReplanner,
+                dstar: &GridReplanner,
+                flow: &GridFlowField| {
+        out.push((format!("{label}: dependents grid"), grid.save_state()));
+        out.push((format!("{label}: LPA*"), lpa.save_state()));
+        out.push((format!("{label}: D* Lite"), dstar.save_state()));
+        out.push((format!("{label}: flow field"), flow.save_state()));
+    };
+    save("d0 created", out, &grid, &lpa, &dstar, &flow);
+    let _ = lpa.step(&grid, 9);
+    let _ = dstar.step(&grid, 9);
+    let _ = flow.step(&grid, 20);
+    save("d1 sliced", out, &grid, &lpa, &dstar, &flow);
+    // Restore everything into fresh objects (grid first) and go on from there.
+    let (gb, lb, db, fb) = (
+        grid.save_state(),
+        lpa.save_state(),
+        dstar.save_state(),
+        flow.save_state(),
+    );
+    if let Ok(g2) = Grid::from_state(&gb) {
+        if let (Ok(mut l2), Ok(mut d2), Ok(mut f2)) = (
+            GridReplanner::new(&g2, ReplanAlgorithm::LpaStar, opts(), (0, 0), (15, 11)),
+            GridReplanner::new(&g2, ReplanAlgorithm::DStarLite, opts(), (0, 11), (15, 0)),
+            GridFlowField::new(&g2, &[(15, 11), (0, 0)], opts()),
+        ) {
+            if l2.restore_state(&g2, &lb).is_ok()
+                && d2.restore_state(&g2, &db).is_ok()
+                && f2.restore_state(&g2, &fb).is_ok()
+            {
+                grid = g2;
+                lpa = l2;
+                dstar = d2;
+                flow = f2;
+            }
+        }
+    }
+    save("d2 restored", out, &grid, &lpa, &dstar, &flow);
+    for (k, &(x, y, a)) in edits.iter().enumerate() {
+        let _ = grid.set_area(x, y, a);
+        if k == 2 {
+            let _ = dstar.set_start(&grid, (1, 10));
+        }
+        let _ = lpa.replan(&grid);
+        let _ = dstar.replan(&grid);
+        let _ = flow.compute(&grid);
+        save(
+            &format!("d{} edit {k}", k + 3),
+            out,
+            &grid,
+            &lpa,
+            &dstar,
+            &flow,
+        );
+    }
+    // Hex grid and its replanner.
+    let Ok(mut hex) = HexGrid::new(9, 7, HexLayout::EvenRowsRight) else {
+        return;
+    };
+    for (x, y) in [(4, 0), (4, 1), (4, 2), (4, 3), (2, 5)] {
+        let _ = hex.grid_mut().set_blocked(x, y, true);
+    }
+    if let Ok(mut hr) = HexReplanner::new(&hex, ReplanAlgorithm::DStarLite, opts(), (0, 0), (8, 0))
+    {
+        out.push(("h0: hex grid".into(), hex.save_state()));
+        out.push(("h0: hex replanner".into(), hr.save_state(&hex)));
+        let _ = hr.step(&hex, 6);
+        out.push(("h1: hex replanner".into(), hr.save_state(&hex)));
+        let _ = hr.replan(&hex);
+        let _ = hex.grid_mut().set_blocked(4, 5, true);
+        let _ = hr.replan(&hex);
+        out.push(("h2: hex grid".into(), hex.save_state()));
+        out.push(("h2: hex replanner".into(), hr.save_state(&hex)));
+    }
+    // Voxel grid: chunks allocated by writes, a rollback.
+    if let Ok(mut v) = VoxelGrid::new(20, 6, 18, 1) {
+        out.push(("v0: voxel grid".into(), v.save_state()));
+        let before = v.save_state();
+        let _ = v.set_area(3, 2, 1, 255);
+        let _ = v.set_area(19, 5, 17, 4);
+        let _ = v.set_area_cost(4, 2.5);
+        out.push(("v1: voxel grid".into(), v.save_state()));
+        let _ = v.restore_state(&before);
+        out.push(("v2: voxel grid rolled back".into(), v.save_state()));
+    }
 }
 
 /// An 8 × 8 lattice with weights that vary by position (4-neighbour, undirected).

@@ -879,8 +879,44 @@ fn hash_matrix_states_are_repeatable_and_restorable() {
     let a = onepath_gridstate::matrix::hash_matrix_states();
     let b = onepath_gridstate::matrix::hash_matrix_states();
     assert_eq!(a, b);
-    assert!(a.len() >= 60);
     for (name, bytes) in &a {
         assert_eq!(&bytes[..4], b"OPGS", "{name}");
     }
+    // Every kind the crate saves appears.
+    let mut kinds: Vec<u16> = a
+        .iter()
+        .map(|(_, b)| u16::from_le_bytes([b[6], b[7]]))
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    assert_eq!(kinds, vec![1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12]);
+    // GridSearch appears in every mode.
+    let mut modes: Vec<u8> = a
+        .iter()
+        .filter(|(_, b)| b[6] == 12)
+        .map(|(_, b)| b[8])
+        .collect();
+    modes.sort_unstable();
+    modes.dedup();
+    assert_eq!(modes, vec![0, 1, 2, 3]);
 }
+
+#[test]
+fn hash_matrix_bytes_are_pinned() {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let states = onepath_gridstate::matrix::hash_matrix_states();
+    for (name, bytes) in &states {
+        h.update(name.as_bytes());
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    }
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    println!("{} states, sha256 {hex}", states.len());
+    assert_eq!(hex, PINNED_MATRIX_SHA256);
+}
+
+/// The SHA-256 of the `grid/state-bytes` history (names, lengths and bytes), pinned so any
+/// change to the format or to a search's order shows up.
+const PINNED_MATRIX_SHA256: &str =
+    "9211b92b2c27d0079365bf9854a05c474b829d05c15e206880ba7f14d022b2e3";
