@@ -14,7 +14,12 @@
 //!   [`GraphAStar`], [`BidirectionalAStar`] / [`GridBidirectional`], [`HexAStar`],
 //!   [`VoxelAStar`], [`HpaStar`], the replanners [`GridReplanner`] / [`HexReplanner`]
 //!   (LPA*, D* Lite) and [`GridFlowField`];
-//! - [`GridDebug::describe`]: a result as plain data.
+//! - [`GridDebug::describe`]: a result as plain data;
+//! - the OPGS state format (`docs/grid-state.md`): `save_state` / `restore_state` on every
+//!   mutable object (grids, graph, replanners, flow field, A*, Theta*, graph A*,
+//!   [`GridSearch`] in every mode), `from_state` on [`Grid`], [`HexGrid`], [`VoxelGrid`] and
+//!   [`Graph`]; [`matrix::hash_matrix_states`] runs the `grid/state-bytes` hash-matrix
+//!   scenario.
 //!
 //! Options, movement rules, tie-breaks and what one iteration is for each engine:
 //! `docs/grid-search.md`.
@@ -30,6 +35,9 @@
 //! - **Optimal**: every engine returns a least-cost path for its options (a heuristic
 //!   weight above 1 bounds the cost by weight × optimum instead).
 //! - **No panics on public input**: misuse returns a [`GridError`]; no `unsafe`.
+//! - **Exact restore**: save → restore → save gives the same bytes, a restored search
+//!   finishes exactly as the uninterrupted one, and a failed restore (any hostile bytes:
+//!   a typed `onepath_format::FormatError`, never a panic) changes nothing.
 //!
 //! ## Example
 //! ```
@@ -47,6 +55,16 @@
 //! assert_eq!(result.cost, 4.0 + std::f64::consts::SQRT_2);
 //! assert_eq!(result.nodes.first(), Some(&0));
 //! assert_eq!(result.nodes.last(), Some(&(2 * 5 + 4)));
+//!
+//! // Save mid-search, restore grid and search into fresh objects, finish there.
+//! search.begin(&grid, (0, 0), (4, 2)).unwrap();
+//! search.step(&grid, 2).unwrap();
+//! let (grid_bytes, search_bytes) = (grid.save_state(), search.save_state(&grid));
+//! let grid2 = Grid::from_state(&grid_bytes).unwrap();
+//! let mut search2 = GridSearch::new(GridAlgorithm::JumpPoint, GridOptions::default()).unwrap();
+//! search2.restore_state(&grid2, &search_bytes).unwrap();
+//! search2.step(&grid2, u64::MAX).unwrap();
+//! assert_eq!(search2.result().unwrap().nodes, result.nodes);
 //! ```
 #![forbid(unsafe_code)]
 
