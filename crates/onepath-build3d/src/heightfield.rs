@@ -218,6 +218,10 @@ impl Heightfield {
                     let mut asmin = bot;
                     let mut asmax = bot;
                     for dir in 0..4 {
+                        // Already a ledge: the other directions cannot change that.
+                        if minh < -climb {
+                            break;
+                        }
                         let dx = x + DIR_X[dir];
                         let dz = z + DIR_Z[dir];
                         if dx < 0 || dz < 0 || dx >= w || dz >= h {
