@@ -659,3 +659,27 @@ fn restoring_a_voxel_grid_tells_listeners_each_differing_voxel_in_ascending_node
         vec![e(0, 9, 3), e(19 + 20 * (4 + 5 * 16), 3, 7)]
     );
 }
+
+#[test]
+fn restoring_a_grid_makes_a_replanner_that_is_not_restored_rebuild_from_scratch() {
+    let mut g = Grid::new(8, 6).unwrap();
+    let saved = g.save_state();
+    let mut r =
+        GridReplanner::new(&g, ReplanAlgorithm::DStarLite, GridOptions::default(), (0, 0), (7, 5))
+            .unwrap();
+    r.replan(&g).unwrap();
+    g.set_blocked(3, 3, true).unwrap();
+    r.replan(&g).unwrap();
+    // Roll the grid back and edit once: the version repeats on another timeline.
+    g.restore_state(&saved).unwrap();
+    g.set_blocked(4, 2, true).unwrap();
+    let after = r.replan(&g).unwrap();
+    let mut fresh =
+        GridReplanner::new(&g, ReplanAlgorithm::DStarLite, GridOptions::default(), (0, 0), (7, 5))
+            .unwrap();
+    let expected = fresh.replan(&g).unwrap();
+    assert_eq!(after.nodes, expected.nodes);
+    assert_eq!(after.cost, expected.cost);
+    // A rebuild from scratch expands what a fresh replanner expands.
+    assert_eq!(after.expanded, expected.expanded);
+}
