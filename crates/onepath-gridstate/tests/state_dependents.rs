@@ -664,9 +664,14 @@ fn restoring_a_voxel_grid_tells_listeners_each_differing_voxel_in_ascending_node
 fn restoring_a_grid_makes_a_replanner_that_is_not_restored_rebuild_from_scratch() {
     let mut g = Grid::new(8, 6).unwrap();
     let saved = g.save_state();
-    let mut r =
-        GridReplanner::new(&g, ReplanAlgorithm::DStarLite, GridOptions::default(), (0, 0), (7, 5))
-            .unwrap();
+    let mut r = GridReplanner::new(
+        &g,
+        ReplanAlgorithm::DStarLite,
+        GridOptions::default(),
+        (0, 0),
+        (7, 5),
+    )
+    .unwrap();
     r.replan(&g).unwrap();
     g.set_blocked(3, 3, true).unwrap();
     r.replan(&g).unwrap();
@@ -674,9 +679,14 @@ fn restoring_a_grid_makes_a_replanner_that_is_not_restored_rebuild_from_scratch(
     g.restore_state(&saved).unwrap();
     g.set_blocked(4, 2, true).unwrap();
     let after = r.replan(&g).unwrap();
-    let mut fresh =
-        GridReplanner::new(&g, ReplanAlgorithm::DStarLite, GridOptions::default(), (0, 0), (7, 5))
-            .unwrap();
+    let mut fresh = GridReplanner::new(
+        &g,
+        ReplanAlgorithm::DStarLite,
+        GridOptions::default(),
+        (0, 0),
+        (7, 5),
+    )
+    .unwrap();
     let expected = fresh.replan(&g).unwrap();
     assert_eq!(after.nodes, expected.nodes);
     assert_eq!(after.cost, expected.cost);
