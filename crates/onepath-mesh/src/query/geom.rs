@@ -6,6 +6,19 @@
 /// A world-space point (X, Y, Z).
 pub type Vec3 = [f64; 3];
 
+/// The coordinate rule for a world point, exactly as
+/// [`NavMeshParams::check_point`](onepath_format::NavMeshParams::check_point) (same test,
+/// same error, which it builds), without building the error names when the point passes: a
+/// query checks its points on every call.
+pub(crate) fn check_point(what: &str, p: Vec3) -> Result<(), onepath_format::CoordinateError> {
+    let ok = |v: f64| v.is_finite() && v.abs() < onepath_format::COORD_BOUND;
+    if ok(p[0]) && ok(p[1]) && ok(p[2]) {
+        Ok(())
+    } else {
+        onepath_format::NavMeshParams::check_point(what, p)
+    }
+}
+
 /// `b − a`.
 pub(crate) fn sub(a: Vec3, b: Vec3) -> Vec3 {
     [b[0] - a[0], b[1] - a[1], b[2] - a[2]]
@@ -170,6 +183,33 @@ mod tests {
         [1.0, 0.0, 1.0],
         [0.0, 0.0, 1.0],
     ];
+
+    #[test]
+    fn the_coordinate_rule_answers_as_the_format_does() {
+        let b = onepath_format::COORD_BOUND;
+        let values = [
+            0.0,
+            -0.0,
+            1.5,
+            b,
+            -b,
+            b - 1.0,
+            f64::NAN,
+            f64::INFINITY,
+            -f64::INFINITY,
+        ];
+        for &x in &values {
+            for &z in &values {
+                for p in [[x, 0.0, z], [0.0, x, z], [z, x, 0.0]] {
+                    // Debug text: a NaN value compares unequal to itself.
+                    assert_eq!(
+                        format!("{:?}", check_point("pos", p)),
+                        format!("{:?}", onepath_format::NavMeshParams::check_point("pos", p))
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn counter_clockwise_interior_is_left_of_every_edge() {

@@ -9,7 +9,7 @@ use onepath_format::{PolyRef, NO_PORTAL};
 use crate::mesh::{MeshTile, TiledNavMesh};
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{dist, lerp, Vec3};
+use crate::query::geom::{check_point, dist, lerp, Vec3};
 use crate::query::tilecache::TileCache;
 use crate::{Link, LinkKind};
 
@@ -428,8 +428,8 @@ impl<'m> PathGraph<'m> {
         filter: &QueryFilter,
         ends: PathEnds,
     ) -> Result<PathGraph<'m>, QueryError> {
-        onepath_format::NavMeshParams::check_point("start_pos", ends.start_pos)?;
-        onepath_format::NavMeshParams::check_point("end_pos", ends.end_pos)?;
+        check_point("start_pos", ends.start_pos)?;
+        check_point("end_pos", ends.end_pos)?;
         for r in [ends.start_ref, ends.end_ref] {
             let (t, p) = decode(mesh, r)?;
             if !poly_passes(t, p, filter) {

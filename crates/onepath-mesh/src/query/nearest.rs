@@ -1,12 +1,12 @@
 //! Nearest polygon, polygons in a box, closest point on a polygon and polygon height.
 
-use onepath_format::{NavMeshParams, PolyRef};
+use onepath_format::PolyRef;
 
 use crate::mesh::{MeshTile, TiledNavMesh};
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{
-    closest_on_segment_2d, dist_sqr, lerp, point_in_poly_2d, triangle_height, Vec3,
+    check_point, closest_on_segment_2d, dist_sqr, lerp, point_in_poly_2d, triangle_height, Vec3,
 };
 use crate::query::graph::{decode, poly_passes, poly_verts, tie_key, world, PolyVerts};
 use crate::query::NavMeshQuery;
@@ -137,7 +137,7 @@ impl NavMeshQuery {
         filter: &QueryFilter,
         mut f: impl FnMut(&MeshTile, usize),
     ) -> Result<(), QueryError> {
-        NavMeshParams::check_point("center", center)?;
+        check_point("center", center)?;
         check_extents(half_extents)?;
         let min = [
             center[0] - half_extents[0],
@@ -258,7 +258,7 @@ impl NavMeshQuery {
         r: PolyRef,
         pos: Vec3,
     ) -> Result<ClosestPoint, QueryError> {
-        NavMeshParams::check_point("pos", pos)?;
+        check_point("pos", pos)?;
         let (t, p) = decode(mesh, r)?;
         let mut verts = PolyVerts::new();
         poly_verts(t, p, &mut verts);
@@ -273,7 +273,7 @@ impl NavMeshQuery {
         r: PolyRef,
         pos: Vec3,
     ) -> Result<Option<f64>, QueryError> {
-        NavMeshParams::check_point("pos", pos)?;
+        check_point("pos", pos)?;
         let (t, p) = decode(mesh, r)?;
         let mut verts = PolyVerts::new();
         poly_verts(t, p, &mut verts);

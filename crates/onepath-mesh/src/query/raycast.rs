@@ -1,13 +1,13 @@
 //! Raycast along the surface: walk the polygons a 2D (X/Z) segment crosses until it reaches
 //! its end or meets a wall.
 
-use onepath_format::{NavMeshParams, PolyRef};
+use onepath_format::PolyRef;
 use smallvec::SmallVec;
 
 use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{clip_segment_poly_2d, closest_on_segment_2d, lerp, Vec3};
+use crate::query::geom::{check_point, clip_segment_poly_2d, closest_on_segment_2d, lerp, Vec3};
 use crate::query::graph::{decode, first_edge_neighbour, poly_passes, poly_verts, PolyVerts};
 use crate::query::NavMeshQuery;
 
@@ -59,8 +59,8 @@ impl NavMeshQuery {
         filter: &QueryFilter,
         visited: &mut Vec<PolyRef>,
     ) -> Result<RaycastHit, QueryError> {
-        NavMeshParams::check_point("start_pos", start_pos)?;
-        NavMeshParams::check_point("end_pos", end_pos)?;
+        check_point("start_pos", start_pos)?;
+        check_point("end_pos", end_pos)?;
         visited.clear();
         let (t0, p0) = decode(mesh, start_ref)?;
         if !poly_passes(t0, p0, filter) {

@@ -6,7 +6,7 @@ use onepath_format::PolyRef;
 use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{cross_2d, dist_sqr_2d, intersect_segments_2d, lerp, Vec3};
+use crate::query::geom::{check_point, cross_2d, dist_sqr_2d, intersect_segments_2d, lerp, Vec3};
 use crate::query::graph::{crossing_between, decode, poly_verts, Crossing, PolyVerts};
 use crate::query::nearest::closest_point;
 use crate::query::NavMeshQuery;
@@ -99,8 +99,8 @@ impl NavMeshQuery {
         out: &mut Vec<StraightPathPoint>,
     ) -> Result<(), QueryError> {
         out.clear();
-        onepath_format::NavMeshParams::check_point("start_pos", start_pos)?;
-        onepath_format::NavMeshParams::check_point("end_pos", end_pos)?;
+        check_point("start_pos", start_pos)?;
+        check_point("end_pos", end_pos)?;
         let Some(&first) = path.first() else {
             return Err(QueryError::InvalidPolyRef(PolyRef::NULL));
         };

@@ -1,13 +1,15 @@
 //! Local searches over the surface: constrained movement, distance to the nearest wall,
 //! polygons around a circle, and random points from a caller's random source.
 
-use onepath_format::{NavMeshParams, PolyRef};
+use onepath_format::PolyRef;
 use smallvec::SmallVec;
 
 use crate::mesh::{MeshTile, TiledNavMesh};
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{closest_on_segment_2d, cross_2d, dist, lerp, point_in_poly_2d, Vec3};
+use crate::query::geom::{
+    check_point, closest_on_segment_2d, cross_2d, dist, lerp, point_in_poly_2d, Vec3,
+};
 use crate::query::graph::{
     decode, for_each_neighbour, poly_passes, poly_verts, Crossing, PolyVerts,
 };
@@ -185,8 +187,8 @@ impl NavMeshQuery {
         filter: &QueryFilter,
         visited: &mut Vec<PolyRef>,
     ) -> Result<MoveResult, QueryError> {
-        NavMeshParams::check_point("start_pos", start_pos)?;
-        NavMeshParams::check_point("end_pos", end_pos)?;
+        check_point("start_pos", start_pos)?;
+        check_point("end_pos", end_pos)?;
         visited.clear();
         let (t0, p0) = decode(mesh, start_ref)?;
         if !poly_passes(t0, p0, filter) {
@@ -260,7 +262,7 @@ impl NavMeshQuery {
         max_radius: f64,
         filter: &QueryFilter,
     ) -> Result<WallHit, QueryError> {
-        NavMeshParams::check_point("center", center)?;
+        check_point("center", center)?;
         if !(max_radius.is_finite() && max_radius >= 0.0) {
             return Err(QueryError::InvalidExtent {
                 what: "max_radius",
@@ -347,7 +349,7 @@ impl NavMeshQuery {
         filter: &QueryFilter,
         out: &mut Vec<CircleNode>,
     ) -> Result<(), QueryError> {
-        NavMeshParams::check_point("center", center)?;
+        check_point("center", center)?;
         if !(radius.is_finite() && radius >= 0.0) {
             return Err(QueryError::InvalidExtent {
                 what: "radius",
@@ -473,7 +475,7 @@ impl NavMeshQuery {
     ) -> Result<(), QueryError> {
         out.clear();
         for v in shape {
-            NavMeshParams::check_point("shape", *v)?;
+            check_point("shape", *v)?;
         }
         let mut ccw: PolyVerts = shape.iter().copied().collect();
         let area = if ccw.len() >= 3 {
@@ -728,7 +730,7 @@ impl NavMeshQuery {
         max_results: usize,
         out: &mut Vec<LocalNode>,
     ) -> Result<(), QueryError> {
-        NavMeshParams::check_point("center", center)?;
+        check_point("center", center)?;
         if !(radius.is_finite() && radius >= 0.0) {
             return Err(QueryError::InvalidExtent {
                 what: "radius",
