@@ -745,7 +745,9 @@ fn read_mode3(
     if level.is_nan() != (sc.iterations == 0) {
         return Err(fam.err("the level is NaN exactly when nothing has popped"));
     }
-    let hc = read_count(r, fam, "heap count", usize::MAX, 16)?;
+    // Every entry was pushed by the start or by one of at most 8 jumps of an expansion.
+    let max_entries = (1 + 8 * u64::from(sc.iterations)).min(usize::MAX as u64) as usize;
+    let hc = read_count(r, fam, "heap count", max_entries, 16)?;
     let mut heap = Vec::with_capacity(hc);
     let mut has_entry = vec![false; entries.len()];
     for i in 0..hc {
@@ -762,7 +764,7 @@ fn read_mode3(
         }
         heap.push(e);
     }
-    let sc_count = read_count(r, fam, "stack count", usize::MAX, 4)?;
+    let sc_count = read_count(r, fam, "stack count", max_entries - hc, 4)?;
     let mut stack = Vec::with_capacity(sc_count);
     for i in 0..sc_count {
         let cell = read_node(r, fam, "stack cell", n)?;

@@ -646,6 +646,20 @@ fn mode_3_rules_each_have_their_error() {
         restore_mode3(&g, &m),
         Err(grid_err("stack cell -3 out of range 0..72"))
     );
+    // At most 1 + 8 entries per closed cell (the start's, and one per jump).
+    let mut m = base.clone();
+    let slot = m.heap[m.heap.len() - 1];
+    let limit = 1 + 8 * m.ints[3] as usize;
+    while m.heap.len() <= limit {
+        m.heap.push(slot);
+    }
+    assert_eq!(
+        restore_mode3(&g, &m),
+        Err(grid_err(&format!(
+            "heap count {} exceeds {limit}",
+            m.heap.len()
+        )))
+    );
     let mut m = base.clone();
     m.head[17] = 2;
     assert_eq!(
