@@ -693,3 +693,25 @@ fn restoring_a_grid_makes_a_replanner_that_is_not_restored_rebuild_from_scratch(
     // A rebuild from scratch expands what a fresh replanner expands.
     assert_eq!(after.expanded, expected.expanded);
 }
+
+#[test]
+fn restoring_a_grid_makes_an_hpa_hierarchy_rebuild_every_cluster() {
+    use onepath_gridstate::HpaStar;
+    let mut g = Grid::new(32, 32).unwrap();
+    let mut hpa = HpaStar::new(&g, 8, GridOptions::default()).unwrap();
+    let built = hpa.rebuilt_clusters();
+    assert_eq!(built, 16);
+    let mut other = Grid::new(32, 32).unwrap();
+    for y in 0..30 {
+        other.set_blocked(16, y, true).unwrap();
+    }
+    g.restore_state(&other.save_state()).unwrap();
+    let r = hpa.find_path(&g, (0, 0), (31, 0)).unwrap();
+    // Every cluster was rebuilt (a restore is not a journalled edit), and the path goes
+    // around the restored wall.
+    assert_eq!(hpa.rebuilt_clusters(), built + 16);
+    let mut fresh = HpaStar::new(&g, 8, GridOptions::default()).unwrap();
+    let f = fresh.find_path(&g, (0, 0), (31, 0)).unwrap();
+    assert_eq!(r.nodes, f.nodes);
+    assert!(r.nodes.iter().all(|&c| !(c % 32 == 16 && c / 32 < 30)));
+}
