@@ -11,6 +11,14 @@ use onepath_gridstate::{
 };
 use proptest::prelude::*;
 
+/// The case count: `PROPTEST_CASES` when set (CI raises it), else `default`.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 fn grid_err(msg: &str) -> FormatError {
     FormatError::GridState {
         message: msg.to_string(),
@@ -822,7 +830,7 @@ fn random_graph(n: u32, edges: &[(u32, u32, u8)]) -> Graph {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
 
     #[test]
     fn astar_stepped_n_saved_restored_and_finished_equals_the_uninterrupted_search(

@@ -10,6 +10,14 @@ use onepath_gridstate::{
 };
 use proptest::prelude::*;
 
+/// The case count: `PROPTEST_CASES` when set (CI raises it), else `default`.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 fn grid_err(msg: &str) -> FormatError {
     FormatError::GridState {
         message: msg.to_string(),
@@ -46,7 +54,7 @@ fn path_only(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
 
     #[test]
     fn replanners_restored_mid_way_answer_as_if_never_interrupted_through_later_edits(

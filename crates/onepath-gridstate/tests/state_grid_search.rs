@@ -9,6 +9,14 @@ use onepath_gridstate::{
 };
 use proptest::prelude::*;
 
+/// The case count: `PROPTEST_CASES` when set (CI raises it), else `default`.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 fn grid_err(msg: &str) -> FormatError {
     FormatError::GridState {
         message: msg.to_string(),
@@ -202,7 +210,7 @@ fn algorithm(i: u8) -> GridAlgorithm {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(cases(96)))]
 
     #[test]
     fn grid_search_stepped_n_saved_restored_and_finished_equals_the_uninterrupted_search(
