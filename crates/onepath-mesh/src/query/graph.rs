@@ -641,21 +641,44 @@ impl PathGraph<'_> {
     }
 }
 
-/// The first crossing (in neighbour order) from `from` to `to` allowed by `filter`.
+/// The first crossing (in neighbour order) from `from` to `to` allowed by `filter`: what
+/// scanning [`for_each_neighbour`] for `to` finds. Only the entries leading to `to` are looked
+/// at (the first one reported is the answer, and entries to other targets cannot hide it), so
+/// no other link's crossing is computed.
 pub(crate) fn crossing_between(
     mesh: &TiledNavMesh,
     from: PolyRef,
     to: PolyRef,
     filter: &QueryFilter,
 ) -> Result<Option<Crossing>, QueryError> {
-    let (t, p) = decode(mesh, from)?;
-    let mut found = None;
-    for_each_neighbour(mesh, t, p, filter, |nb| {
-        if found.is_none() && nb.target == to {
-            found = Some(nb.crossing);
+    let (tile, p) = decode(mesh, from)?;
+    let d = tile.tile().data();
+    let o = tile.origin();
+    let corners = tile.tile().poly_corners(p);
+    let n = corners.len();
+    let vertex = |j: usize| world(o, d.vertices[usize::from(d.corners[corners.start + j % n])]);
+    for k in 0..n {
+        let nb = d.edge_neighbours[corners.start + k];
+        if nb == 0 || tile.poly_ref(nb - 1) != Some(to) {
+            continue;
         }
-    });
-    Ok(found)
+        if poly_passes(tile, (nb - 1) as usize, filter) {
+            return Ok(Some(Crossing::Edge {
+                left: vertex(k + 1),
+                right: vertex(k),
+                edge: k as u8,
+            }));
+        }
+    }
+    for link in tile.poly_links(p) {
+        if link.target != to {
+            continue;
+        }
+        if let Some((crossing, _, _)) = link_crossing(mesh, tile, p, link, filter) {
+            return Ok(Some(crossing));
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -682,6 +705,39 @@ mod tests {
             }
         });
         next
+    }
+
+    #[test]
+    fn the_crossing_between_two_polygons_is_the_first_the_neighbour_scan_reports() {
+        let generated = generated_grid_mesh(3, 3, 4, 5).mesh;
+        let mut filter = QueryFilter::new();
+        filter.set_exclude_flags(0x8);
+        let mut found = 0;
+        for mesh in [&bridge_and_building(), &generated] {
+            let refs: Vec<PolyRef> = mesh
+                .tiles()
+                .flat_map(|t| (0..t.tile().poly_count() as u32).filter_map(|p| t.poly_ref(p)))
+                .collect();
+            for &from in &refs {
+                let (t, p) = mesh.poly(from).unwrap();
+                for f in [&QueryFilter::new(), &filter] {
+                    // Every neighbour the scan reports, and a polygon that is none.
+                    let mut targets = vec![refs[0]];
+                    for_each_neighbour(mesh, t, p, f, |nb| targets.push(nb.target));
+                    for &to in &targets {
+                        let mut expected = None;
+                        for_each_neighbour(mesh, t, p, f, |nb| {
+                            if expected.is_none() && nb.target == to {
+                                expected = Some(nb.crossing);
+                            }
+                        });
+                        found += usize::from(expected.is_some());
+                        assert_eq!(crossing_between(mesh, from, to, f).unwrap(), expected);
+                    }
+                }
+            }
+        }
+        assert!(found > 100);
     }
 
     #[test]
