@@ -563,7 +563,13 @@ impl PathGraph<'_> {
                 ca * dist(from_pos, m) + cb * dist(m, to_pos),
             );
         }
-        for link in t.poly_links(p) {
+        let links = t.poly_links(p);
+        // Index of the polygon's first link in the tile's link array (`poly_links` is a
+        // subslice of it); only used when the polygon has links.
+        let first_link = (links.as_ptr() as usize)
+            .wrapping_sub(t.links().all_links().as_ptr() as usize)
+            / std::mem::size_of::<Link>();
+        for (j, link) in links.iter().enumerate() {
             if seen.contains(&link.target) {
                 continue;
             }
@@ -580,10 +586,13 @@ impl PathGraph<'_> {
                     edge,
                     neighbour_edge,
                     ..
-                } => match cache.portal_mid(t, p, edge, side, tt, tp, neighbour_edge) {
-                    Some(m) => Via::Edge(m),
-                    None => continue,
-                },
+                } => {
+                    match cache.portal_mid(t, first_link + j, p, edge, side, tt, tp, neighbour_edge)
+                    {
+                        Some(m) => Via::Edge(m),
+                        None => continue,
+                    }
+                }
                 LinkKind::OffMesh { link: l } => match off_mesh_crossing(t, l, filter, false) {
                     Some(c) => Via::Crossing(c),
                     None => continue,

@@ -25,17 +25,21 @@ pub(crate) struct TileDerived {
     /// For every corner `c` of polygon `p`: the midpoint of edge `c` (corner `c` to the
     /// next corner of `p`), indexed like the tile's corner arrays.
     pub(crate) edge_mids: Vec<Vec3>,
-    /// Per corner, like `edge_mids`: the midpoint of the portal crossing last computed on
-    /// that edge, with what it was computed from (filled on use).
+    /// Per link of the tile (index in the tile's link array): the midpoint of the portal
+    /// crossing last computed for it, with what it was computed from (filled on use; the
+    /// links change with stitching, so every entry is validated on use).
     portals: Vec<Option<PortalEntry>>,
 }
 
-/// A cached portal crossing of one edge: the midpoint [`portal_segment`] gives towards
-/// polygon `tp` (edge `nedge`) of the tile with `geometry` at `origin` across side
-/// `side`. Valid exactly while all of these match: the crossing is a function of them and
-/// of the owning tile's geometry and origin, which the enclosing entry is for.
+/// A cached portal crossing: the midpoint [`portal_segment`] gives from edge `edge` of
+/// polygon `p` across side `side` into polygon `tp` (edge `nedge`) of the tile with
+/// `geometry` at `origin`. Valid exactly while all of these match: the crossing is a
+/// function of them and of the owning tile's geometry and origin, which the enclosing entry
+/// is for.
 #[derive(Debug, Clone)]
 struct PortalEntry {
+    p: usize,
+    edge: u8,
     geometry: Arc<TileGeometry>,
     origin: Vec3,
     tp: usize,
@@ -71,7 +75,7 @@ impl TileDerived {
             geometry: Arc::clone(t.geometry()),
             origin: tile.origin(),
             centres,
-            portals: vec![None; edge_mids.len()],
+            portals: Vec::new(),
             edge_mids,
         }
     }
@@ -114,11 +118,13 @@ impl TileCache {
 
     /// The midpoint of the crossing [`portal_segment`] gives for the portal on edge `edge`
     /// of polygon `p` of `tile` (side `side`) into polygon `tp` (edge `nedge`) of `other`,
-    /// or `None` when it gives none; cached per edge.
+    /// or `None` when it gives none; cached per link, `link` being the link's index in the
+    /// tile's link array.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn portal_mid(
         &mut self,
         tile: &MeshTile,
+        link: usize,
         p: usize,
         edge: u8,
         side: u8,
@@ -128,30 +134,34 @@ impl TileCache {
     ) -> Option<Vec3> {
         let compute =
             || portal_segment(tile, p, edge, side, other, tp, nedge).map(|(l, r)| midpoint(l, r));
-        let corners = tile.tile().poly_corners(p);
-        if usize::from(edge) >= corners.len() {
+        let links = tile.links().all_links().len();
+        if link >= links {
             return compute();
         }
-        let c = corners.start + usize::from(edge);
         self.get(tile);
         let Some(Some(own)) = self.slots.get_mut(tile.slot() as usize) else {
             return compute();
         };
-        let Some(entry) = own.portals.get_mut(c) else {
-            return compute();
-        };
+        if own.portals.len() < links {
+            own.portals.resize(links, None);
+        }
+        let entry = &mut own.portals[link];
         if let Some(e) = entry {
-            if Arc::ptr_eq(&e.geometry, other.tile().geometry())
-                && same_bits(e.origin, other.origin())
+            if e.p == p
+                && e.edge == edge
                 && e.tp == tp
                 && e.side == side
                 && e.nedge == nedge
+                && Arc::ptr_eq(&e.geometry, other.tile().geometry())
+                && same_bits(e.origin, other.origin())
             {
                 return e.mid;
             }
         }
         let mid = compute();
         *entry = Some(PortalEntry {
+            p,
+            edge,
             geometry: Arc::clone(other.tile().geometry()),
             origin: other.origin(),
             tp,
