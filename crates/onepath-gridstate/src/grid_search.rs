@@ -8,8 +8,9 @@ use crate::astar::GridAStar;
 use crate::bitgrid::BitGrid;
 use crate::error::GridError;
 use crate::grid::Grid;
-use crate::jps::{JumpFinder, JumpSearch};
+use crate::jps::{JumpEngine, JumpFinder};
 use crate::jps_plus::JumpTables;
+use crate::jump_search::JumpSearch;
 use crate::move_mask::MoveMasks;
 use crate::octile::StepPair;
 use crate::options::{Connectivity, DiagonalRule, GridOptions};
@@ -36,8 +37,11 @@ pub enum GridEngine {
     NotBegun,
     /// Specialised A* on exact step pairs (mode 1).
     SpecialisedAStar,
-    /// The generic f64 A* (mode 2).
+    /// The generic f64 A* (mode 2, embedded kind 8).
     Generic,
+    /// The generic jump point search [`JumpSearch`](crate::JumpSearch) (mode 2, embedded
+    /// kind 9).
+    GenericJump,
     /// Specialised jump point search (mode 3) with this finder.
     SpecialisedJump(JumpFinder),
 }
@@ -48,16 +52,20 @@ pub enum GridEngine {
 /// Engine choice (documented in docs/grid-search.md): with plain options
 /// ([`GridOptions::is_plain`]) and all area multipliers 1.0, `JumpPoint`/`JumpPointPlus`
 /// run the jump point engine when the connectivity is 8 and the diagonal rule
-/// `BothOrthogonalFree`, else the specialised A*; `AStar` runs the specialised A*. Any
-/// other options run the generic A*.
+/// `BothOrthogonalFree`, else the specialised A*; `AStar` runs the specialised A*. Other
+/// options run, for `JumpPoint`/`JumpPointPlus`, the generic [`JumpSearch`](crate::JumpSearch)
+/// when it serves them ([`JumpSearch::serves`](crate::JumpSearch::serves): 8-connectivity,
+/// `BothOrthogonalFree`, no cost hook, weight 1, all area multipliers equal; agent size
+/// and passability hook allowed), and otherwise the generic A*.
 #[derive(Debug, Clone)]
 pub struct GridSearch {
     algorithm: GridAlgorithm,
     options: GridOptions,
     engine: GridEngine,
     pair: PairAStar,
-    jump: JumpSearch,
+    jump: JumpEngine,
     generic: GridAStar,
+    generic_jump: Option<JumpSearch>,
     masks: MoveMasks,
     bits: BitGrid,
     tables: JumpTables,
@@ -71,10 +79,11 @@ impl GridSearch {
         Ok(GridSearch {
             algorithm,
             generic: GridAStar::new(options.clone())?,
+            generic_jump: JumpSearch::new(options.clone()).ok(),
             options,
             engine: GridEngine::NotBegun,
             pair: PairAStar::default(),
-            jump: JumpSearch::default(),
+            jump: JumpEngine::default(),
             masks: MoveMasks::default(),
             bits: BitGrid::default(),
             tables: JumpTables::default(),
@@ -98,6 +107,13 @@ impl GridSearch {
     /// The engine these options pick for `grid`.
     pub fn engine_for(&self, grid: &Grid) -> GridEngine {
         if !(self.options.is_plain() && grid.areas().is_uniform_one()) {
+            let jump_algorithm = matches!(
+                self.algorithm,
+                GridAlgorithm::JumpPoint | GridAlgorithm::JumpPointPlus
+            );
+            if jump_algorithm && JumpSearch::serves(&self.options, grid) {
+                return GridEngine::GenericJump;
+            }
             return GridEngine::Generic;
         }
         let jump_ok = self.options.connectivity == Connectivity::Eight
@@ -111,6 +127,10 @@ impl GridSearch {
             }
             _ => GridEngine::SpecialisedAStar,
         }
+    }
+
+    fn generic_jump_mut(&mut self) -> Result<&mut JumpSearch, GridError> {
+        self.generic_jump.as_mut().ok_or(GridError::NotBegun)
     }
 
     /// One-shot path (cells as (x, y)), honouring `iteration_budget`.
@@ -144,6 +164,7 @@ impl GridSearch {
         let record = self.options.record_expansions;
         match engine {
             GridEngine::Generic | GridEngine::NotBegun => self.generic.begin(grid, start, goal)?,
+            GridEngine::GenericJump => self.generic_jump_mut()?.begin(grid, start, goal)?,
             GridEngine::SpecialisedAStar => {
                 self.masks
                     .ensure(grid, self.options.connectivity, self.options.diagonal_rule);
@@ -189,6 +210,7 @@ impl GridSearch {
             GridEngine::Generic | GridEngine::NotBegun => {
                 self.generic.step(grid, max_iterations)?
             }
+            GridEngine::GenericJump => self.generic_jump_mut()?.step(grid, max_iterations)?,
             GridEngine::SpecialisedAStar => self.pair.step(&self.masks.masks, max_iterations),
             GridEngine::SpecialisedJump(finder) => {
                 let tables = if finder == JumpFinder::Tables {
@@ -206,6 +228,10 @@ impl GridSearch {
         match self.engine {
             GridEngine::NotBegun => SearchStatus::NotStarted,
             GridEngine::Generic => self.generic.core().status(),
+            GridEngine::GenericJump => self
+                .generic_jump
+                .as_ref()
+                .map_or(SearchStatus::NotStarted, JumpSearch::status),
             GridEngine::SpecialisedAStar => self.pair.status,
             GridEngine::SpecialisedJump(_) => self.jump.status,
         }
@@ -231,6 +257,12 @@ impl GridSearch {
         }
         let (status, expanded, iterations, record, expansions) = match self.engine {
             GridEngine::Generic | GridEngine::NotBegun => return self.generic.result(),
+            GridEngine::GenericJump => {
+                return match &self.generic_jump {
+                    Some(j) => j.result(),
+                    None => Err(GridError::NotBegun),
+                }
+            }
             GridEngine::SpecialisedAStar => {
                 let p = &self.pair;
                 (p.status, p.expanded, p.iterations, p.record, &p.expansions)
@@ -284,7 +316,7 @@ impl GridSearch {
         let mode = match self.engine {
             GridEngine::NotBegun => 0,
             GridEngine::SpecialisedAStar => 1,
-            GridEngine::Generic => 2,
+            GridEngine::Generic | GridEngine::GenericJump => 2,
             GridEngine::SpecialisedJump(_) => 3,
         };
         w.u8(mode);
@@ -324,6 +356,18 @@ impl GridSearch {
                     write_u32_as_i32(&mut w, v);
                 }
                 let inner = self.generic.save_state(grid);
+                write_u32_as_i32(&mut w, inner.len() as u32);
+                w.bytes(&inner);
+            }
+            GridEngine::GenericJump => {
+                let width = grid.width().max(1);
+                let (inner, (s, g)) = match &self.generic_jump {
+                    Some(j) => (j.save_state(grid), j.start_goal()),
+                    None => (Vec::new(), (0, 0)),
+                };
+                for v in [s % width, s / width, g % width, g / width] {
+                    write_u32_as_i32(&mut w, v);
+                }
                 write_u32_as_i32(&mut w, inner.len() as u32);
                 w.bytes(&inner);
             }
@@ -403,7 +447,7 @@ impl GridSearch {
         let picked = match engine {
             GridEngine::NotBegun => 0,
             GridEngine::SpecialisedAStar => 1,
-            GridEngine::Generic => 2,
+            GridEngine::Generic | GridEngine::GenericJump => 2,
             GridEngine::SpecialisedJump(_) => 3,
         };
         if mode != 0 && mode != picked {
@@ -457,9 +501,14 @@ impl GridSearch {
                 let inner = r.bytes(len, "embedded state")?;
                 expect_end(&r)?;
                 let mut ir = onepath_format::bytes::ByteReader::new(inner);
-                read_header(&mut ir, kind::ASTAR, fam).map_err(|e| e.within("embedded state"))?;
-                let st = read_search(&mut ir, fam, n, self.options.heuristic_weight)
-                    .map_err(|e| e.within("embedded state"))?;
+                let (inner_kind, weight) = if engine == GridEngine::GenericJump {
+                    (kind::JUMP, 1.0)
+                } else {
+                    (kind::ASTAR, self.options.heuristic_weight)
+                };
+                read_header(&mut ir, inner_kind, fam).map_err(|e| e.within("embedded state"))?;
+                let st =
+                    read_search(&mut ir, fam, n, weight).map_err(|e| e.within("embedded state"))?;
                 expect_end(&ir)?;
                 let (s, g) = (xy[1] * w + xy[0], xy[3] * w + xy[2]);
                 if st.status == crate::result::SearchStatus::NotStarted
@@ -471,7 +520,15 @@ impl GridSearch {
                         st.start, st.goal
                     )));
                 }
-                self.generic.install_state(grid, st);
+                if engine == GridEngine::GenericJump {
+                    let Some(j) = self.generic_jump.as_mut() else {
+                        return Err(fam.err("mode 2 jump point search without jump options"));
+                    };
+                    j.check_grid(grid, &st)?;
+                    j.install_state(grid, st);
+                } else {
+                    self.generic.install_state(grid, st);
+                }
                 self.engine = engine;
                 self.began = Some(grid.cache_key());
             }

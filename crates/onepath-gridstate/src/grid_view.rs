@@ -96,7 +96,7 @@ impl<'a> GridView<'a> {
     }
 
     #[inline]
-    fn passable_xy(&self, x: i64, y: i64) -> bool {
+    pub(crate) fn passable_xy(&self, x: i64, y: i64) -> bool {
         if x < 0 || y < 0 || x >= self.width || y >= self.height {
             return false;
         }

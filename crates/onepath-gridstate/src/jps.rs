@@ -78,7 +78,7 @@ pub(crate) fn jump_slot_before(x: &(f64, u64), y: &(f64, u64)) -> bool {
 
 /// Mode-3 state.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct JumpSearch {
+pub(crate) struct JumpEngine {
     pub(crate) status: SearchStatus,
     pub(crate) finder: JumpFinder,
     pub(crate) zero_estimate: bool,
@@ -111,7 +111,7 @@ fn slot_before(x: &(f64, u64), y: &(f64, u64)) -> bool {
     }
 }
 
-impl JumpSearch {
+impl JumpEngine {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn begin(
         &mut self,

@@ -32,6 +32,7 @@ pub(crate) mod kind {
     pub const HEX_REPLANNER: u16 = 6;
     pub const FLOW_FIELD: u16 = 7;
     pub const ASTAR: u16 = 8;
+    pub const JUMP: u16 = 9;
     pub const THETA: u16 = 10;
     pub const GRAPH_ASTAR: u16 = 11;
     pub const GRID_SEARCH: u16 = 12;

@@ -4,8 +4,8 @@
 
 use onepath_gridstate::{
     CsrGraph, Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridAlgorithm, GridFlowField,
-    GridOptions, GridReplanner, GridSearch, HexGrid, HexLayout, HexReplanner, ReplanAlgorithm,
-    ThetaStar, VoxelGrid,
+    GridOptions, GridReplanner, GridSearch, HexGrid, HexLayout, HexReplanner, JumpSearch,
+    ReplanAlgorithm, ThetaStar, VoxelGrid,
 };
 use proptest::prelude::*;
 
@@ -69,6 +69,22 @@ fn grid() -> Grid {
         Grid::from_ascii(&["........", ".###.2..", "...#.2..", ".#...##.", ".#.1...."]).unwrap();
     g.set_area_cost(2, 3.0).unwrap();
     g
+}
+
+/// A grid with uniform multipliers (2.0) that the generic jump point search serves, with a
+/// passability hook so that GridSearch selects it (mode 2, embedded kind 9).
+fn jump_grid() -> (Grid, GridOptions) {
+    let mut g =
+        Grid::from_ascii(&["........", ".###....", "...#.#..", ".#...##.", ".#......"]).unwrap();
+    for a in 0..=254u8 {
+        g.set_area_cost(a, 2.0).unwrap();
+    }
+    let opts = GridOptions {
+        record_expansions: true,
+        passable_hook: Some(std::sync::Arc::new(|c: u32| c != 20)),
+        ..GridOptions::default()
+    };
+    (g, opts)
 }
 
 fn graph() -> (Graph, CsrGraph) {
@@ -311,6 +327,36 @@ proptest! {
         if s.restore_state(&c, &bytes).is_ok() {
             let _ = s.step(&c, 1000);
             let _ = s.result();
+        }
+    }
+
+    #[test]
+    fn mutated_jump_search_states_never_panic_or_hang(steps in 0u64..30, ms in proptest::collection::vec(mutation(), 1..4)) {
+        let (g, opts) = jump_grid();
+        let mut s = JumpSearch::new(opts.clone()).unwrap();
+        s.begin(&g, (0, 0), (7, 4)).unwrap();
+        s.step(&g, steps).unwrap();
+        let bytes = mutate(s.save_state(&g), &ms);
+        let mut r = JumpSearch::new(opts).unwrap();
+        if r.restore_state(&g, &bytes).is_ok() {
+            let _ = r.step(&g, 1000);
+            let _ = r.result();
+            let _ = r.save_state(&g);
+        }
+    }
+
+    #[test]
+    fn mutated_grid_search_generic_jump_states_never_panic_or_hang(steps in 0u64..30, ms in proptest::collection::vec(mutation(), 1..4)) {
+        let (g, opts) = jump_grid();
+        let mut s = GridSearch::new(GridAlgorithm::JumpPoint, opts.clone()).unwrap();
+        s.begin(&g, (0, 0), (7, 4)).unwrap();
+        s.step(&g, steps).unwrap();
+        let bytes = mutate(s.save_state(&g), &ms);
+        let mut r = GridSearch::new(GridAlgorithm::JumpPoint, opts).unwrap();
+        if r.restore_state(&g, &bytes).is_ok() {
+            let _ = r.step(&g, 1000);
+            let _ = r.result();
+            let _ = r.save_state(&g);
         }
     }
 }
