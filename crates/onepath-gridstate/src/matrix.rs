@@ -286,7 +286,63 @@ pub fn hash_matrix_states() -> Vec<(String, Vec<u8>)> {
         &compiled,
     );
     dependents(&mut out);
+    jump_steps(&mut out);
     out
+}
+
+/// Appended after every earlier step (their bytes are unchanged): the generic jump point
+/// search (kind 9) on the scenario grid with all multipliers 1.5 and a 2 × 2 agent, begun,
+/// stepped, restored into a fresh object and finished; then a [`GridSearch`] whose options
+/// select it (mode 2 embedding kind 9), stepped, restored and finished.
+fn jump_steps(out: &mut Vec<(String, Vec<u8>)>) {
+    use crate::jump_search::JumpSearch;
+    let Ok(mut grid) = Grid::from_ascii(&ROWS) else {
+        return;
+    };
+    for a in 0..=254u8 {
+        let _ = grid.set_area_cost(a, 1.5);
+    }
+    let options = GridOptions {
+        agent_size: 2,
+        record_expansions: true,
+        ..GridOptions::default()
+    };
+    let (Ok(mut jump), Ok(mut gs)) = (
+        JumpSearch::new(options.clone()),
+        GridSearch::new(GridAlgorithm::JumpPoint, options.clone()),
+    ) else {
+        return;
+    };
+    out.push(("j0: jump grid".into(), grid.save_state()));
+    out.push(("j0: jump search".into(), jump.save_state(&grid)));
+    let _ = jump.begin(&grid, (14, 10), (6, 2));
+    let _ = gs.begin(&grid, (6, 2), (14, 10));
+    for step in 1..4u64 {
+        let _ = jump.step(&grid, step);
+        let _ = gs.step(&grid, step);
+        out.push((format!("j{step}: jump search"), jump.save_state(&grid)));
+        out.push((
+            format!("j{step}: grid search generic jump"),
+            gs.save_state(&grid),
+        ));
+    }
+    let (jb, gb) = (jump.save_state(&grid), gs.save_state(&grid));
+    if let (Ok(mut j2), Ok(mut g2)) = (
+        JumpSearch::new(options.clone()),
+        GridSearch::new(GridAlgorithm::JumpPoint, options),
+    ) {
+        if j2.restore_state(&grid, &jb).is_ok() && g2.restore_state(&grid, &gb).is_ok() {
+            jump = j2;
+            gs = g2;
+        }
+    }
+    let _ = jump.step(&grid, u64::MAX);
+    let _ = gs.step(&grid, u64::MAX);
+    out.push(("j4: jump search finished".into(), jump.save_state(&grid)));
+    out.push((
+        "j4: grid search generic jump finished".into(),
+        gs.save_state(&grid),
+    ));
 }
 
 /// A replanner of each algorithm and a flow field over one grid through an edit history

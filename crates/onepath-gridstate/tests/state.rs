@@ -897,7 +897,7 @@ fn hash_matrix_states_are_repeatable_and_restorable() {
         .collect();
     kinds.sort_unstable();
     kinds.dedup();
-    assert_eq!(kinds, vec![1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12]);
+    assert_eq!(kinds, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     // GridSearch appears in every mode.
     let mut modes: Vec<u8> = a
         .iter()
@@ -924,7 +924,46 @@ fn hash_matrix_bytes_are_pinned() {
     assert_eq!(hex, PINNED_MATRIX_SHA256);
 }
 
+/// "do not change existing steps' bytes": the steps that existed before the jump point
+/// search steps were appended hash as before.
+#[test]
+fn hash_matrix_steps_before_the_jump_steps_keep_their_bytes() {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let states = onepath_gridstate::matrix::hash_matrix_states();
+    let first_jump = states
+        .iter()
+        .position(|(name, _)| name.starts_with("j0: "))
+        .expect("the jump steps are present");
+    assert!(states[first_jump..]
+        .iter()
+        .all(|(name, _)| name.starts_with('j')));
+    for (name, bytes) in &states[..first_jump] {
+        h.update(name.as_bytes());
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    }
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(first_jump, PRE_JUMP_STATES);
+    assert_eq!(hex, PRE_JUMP_MATRIX_SHA256);
+    // The appended GridSearch is in mode 2 with an embedded kind 9 that found its path,
+    // as is the standalone kind 9 search.
+    let (_, gs) = states.last().expect("states");
+    assert_eq!((gs[6], gs[8]), (12, 2));
+    let at = 8 + 1 + 8 + 16 + 4;
+    assert_eq!(u16::from_le_bytes([gs[at + 6], gs[at + 7]]), 9);
+    assert_eq!(gs[at + 12], 2, "embedded status found");
+    let (_, js) = &states[states.len() - 2];
+    assert_eq!((js[6], js[12]), (9, 2));
+}
+
+/// The history before the jump point steps: its state count and SHA-256 (the pin of
+/// commit 9e3a7d0, before kind 9 existed).
+const PRE_JUMP_STATES: usize = 144;
+const PRE_JUMP_MATRIX_SHA256: &str =
+    "9211b92b2c27d0079365bf9854a05c474b829d05c15e206880ba7f14d022b2e3";
+
 /// The SHA-256 of the `grid/state-bytes` history (names, lengths and bytes), pinned so any
 /// change to the format or to a search's order shows up.
 const PINNED_MATRIX_SHA256: &str =
-    "9211b92b2c27d0079365bf9854a05c474b829d05c15e206880ba7f14d022b2e3";
+    "87fe1de2f909dbca382761bf2d52f4696bb13543c50e011f6d5f2662554dedd8";
