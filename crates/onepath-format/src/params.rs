@@ -196,9 +196,18 @@ impl NavMeshParams {
 
     /// The coordinate rule for a world point; the error names `what.x`, `what.y` or `what.z`.
     pub fn check_point(what: &str, p: [f64; 3]) -> Result<(), CoordinateError> {
-        Self::check_coordinate(&format!("{what}.x"), p[0])?;
-        Self::check_coordinate(&format!("{what}.y"), p[1])?;
-        Self::check_coordinate(&format!("{what}.z"), p[2])
+        // Queries call this per call: name the component only when one fails.
+        for (k, axis) in ["x", "y", "z"].into_iter().enumerate() {
+            let v = p[k];
+            if !(v.is_finite() && v.abs() < COORD_BOUND) {
+                return Err(CoordinateError {
+                    what: format!("{what}.{axis}"),
+                    value: v,
+                    bound: COORD_BOUND,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Appends the 68-byte parameter block.

@@ -6,17 +6,11 @@
 /// A world-space point (X, Y, Z).
 pub type Vec3 = [f64; 3];
 
-/// The coordinate rule for a world point, exactly as
-/// [`NavMeshParams::check_point`](onepath_format::NavMeshParams::check_point) (same test,
-/// same error, which it builds), without building the error names when the point passes: a
-/// query checks its points on every call.
+/// The coordinate rule for a world point
+/// ([`NavMeshParams::check_point`](onepath_format::NavMeshParams::check_point), which builds
+/// the error's name only when a component fails, so queries call it on every call).
 pub(crate) fn check_point(what: &str, p: Vec3) -> Result<(), onepath_format::CoordinateError> {
-    let ok = |v: f64| v.is_finite() && v.abs() < onepath_format::COORD_BOUND;
-    if ok(p[0]) && ok(p[1]) && ok(p[2]) {
-        Ok(())
-    } else {
-        onepath_format::NavMeshParams::check_point(what, p)
-    }
+    onepath_format::NavMeshParams::check_point(what, p)
 }
 
 /// `b − a`.
