@@ -4,7 +4,8 @@
 //! orthogonal neighbours are free). Data: `$ONEPATH_DATA/movingai`; skipped when absent.
 //!
 //! The jump point engines run every scenario. The engines that expand cell by cell
-//! (GridSearch A*, generic A*, bidirectional A*) run every scenario of arena and every
+//! (GridSearch A*, generic A*, bidirectional A*) and the generic jump point search
+//! (`JumpSearch`, also through GridSearch) run every scenario of arena and every
 //! k-th scenario of maze512, k = `ONEPATH_MOVINGAI_STRIDE` (default 16, because the test
 //! profile is barely optimised; `ONEPATH_MOVINGAI_STRIDE=1 cargo test --release` runs them
 //! all, as recorded in docs/grid-search.md).
@@ -13,7 +14,7 @@ use std::path::Path;
 
 use onepath_gridstate::{
     DiagonalRule, Grid, GridAStar, GridAlgorithm, GridBidirectional, GridEngine, GridOptions,
-    GridSearch, HpaStar, PathResult, PathStatus, ThetaStar,
+    GridSearch, HpaStar, JumpSearch, PathResult, PathStatus, ThetaStar,
 };
 use tests_conformance::data_dir;
 
@@ -94,6 +95,15 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
         GridEngine::SpecialisedJump(_)
     ));
     let mut generic = GridAStar::new(opts.clone()).unwrap();
+    // The generic jump point search (kind 9), standalone and as GridSearch picks it when a
+    // passability hook keeps the specialised engine out.
+    let mut generic_jump = JumpSearch::new(opts.clone()).unwrap();
+    let hooked = GridOptions {
+        passable_hook: Some(std::sync::Arc::new(|_| true)),
+        ..opts.clone()
+    };
+    let mut hooked_jump = GridSearch::new(GridAlgorithm::JumpPoint, hooked).unwrap();
+    assert_eq!(hooked_jump.engine_for(&grid), GridEngine::GenericJump);
     let mut bidirectional = GridBidirectional::new(opts.clone()).unwrap();
     let mut theta = ThetaStar::new(opts.clone()).unwrap();
     let mut theta_gain: f64 = 0.0;
@@ -120,6 +130,10 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
                 "generic A*",
                 i,
             );
+            let r = generic_jump.find_path(&grid, s.start, s.goal).unwrap();
+            check_found(&r, s, "generic jump point search", i);
+            let h = hooked_jump.find_path(&grid, s.start, s.goal).unwrap();
+            assert_eq!(h, r, "GridSearch generic jump: scenario {i}");
             let r = bidirectional.find_path(&grid, s.start, s.goal).unwrap();
             check_found(&r, s, "bidirectional A*", i);
             // Theta* (any-angle) is never longer than the listed 8-connected optimum.
