@@ -10,13 +10,14 @@
 //!   first write), [`Graph`] (edges with id and alive flag), [`CsrGraph`] and
 //!   [`PointGraph`] (immutable, compiled), [`Landmarks`] (ALT tables);
 //! - searches, each one-shot and sliced: [`GridSearch`] (specialised A*, jump point search
-//!   with block scans, JPS+, generic fallback), [`GridAStar`], [`ThetaStar`],
+//!   with block scans, JPS+, generic fallbacks), [`JumpSearch`] (generic jump point search:
+//!   agent size, passability hook, uniform non-unit multipliers), [`GridAStar`], [`ThetaStar`],
 //!   [`GraphAStar`], [`BidirectionalAStar`] / [`GridBidirectional`], [`HexAStar`],
 //!   [`VoxelAStar`], [`HpaStar`], the replanners [`GridReplanner`] / [`HexReplanner`]
 //!   (LPA*, D* Lite) and [`GridFlowField`];
 //! - [`GridDebug::describe`]: a result as plain data;
 //! - the OPGS state format (`docs/grid-state.md`): `save_state` / `restore_state` on every
-//!   mutable object (grids, graph, replanners, flow field, A*, Theta*, graph A*,
+//!   mutable object (grids, graph, replanners, flow field, A*, jump point search, Theta*, graph A*,
 //!   [`GridSearch`] in every mode), `from_state` on [`Grid`], [`HexGrid`], [`VoxelGrid`] and
 //!   [`Graph`]; [`matrix::hash_matrix_states`] runs the `grid/state-bytes` hash-matrix
 //!   scenario.
