@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use onepath_gridstate::{
-    Grid, GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar, ThetaStar,
+    Grid, GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar,
+    JumpSearch, ThetaStar,
 };
 
 /// (start, goal).
@@ -87,6 +88,7 @@ fn run(map: &str, sample: usize, rounds: usize) {
     let mut jps = GridSearch::new(GridAlgorithm::JumpPoint, opts.clone()).expect("options");
     let mut jpp = GridSearch::new(GridAlgorithm::JumpPointPlus, opts.clone()).expect("options");
     let mut generic = GridAStar::new(opts.clone()).expect("options");
+    let mut generic_jump = JumpSearch::new(opts.clone()).expect("options");
     let mut bi = GridBidirectional::new(opts.clone()).expect("options");
     let mut theta = ThetaStar::new(opts.clone()).expect("options");
     let mut hpa = HpaStar::new(g, 16, opts.clone()).expect("options");
@@ -110,6 +112,10 @@ fn run(map: &str, sample: usize, rounds: usize) {
         (
             "generic A*",
             Box::new(move |(s, t)| cost(generic.find_path(g, s, t))),
+        ),
+        (
+            "JumpSearch (generic)",
+            Box::new(move |(s, t)| cost(generic_jump.find_path(g, s, t))),
         ),
         (
             "bidirectional A*",
