@@ -1,6 +1,5 @@
 //! Fuzzes the OPGS readers (`onepath-gridstate`): the first input byte picks an object kind
-//! (1 to 12, jump point 9 excepted: the crate has no standalone generic jump point search),
-//! the rest is the state. Any bytes give a typed error or an accepted state, never a panic;
+//! (1 to 12), the rest is the state. Any bytes give a typed error or an accepted state, never a panic;
 //! a failed restore of a grid, hex grid, voxel grid, graph or replanner leaves the object
 //! exactly as it was; an accepted state is stepped with a bounded budget (never a hang)
 //! and saved again.
@@ -9,8 +8,8 @@
 use libfuzzer_sys::fuzz_target;
 use onepath_gridstate::{
     Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridAlgorithm, GridFlowField, GridOptions,
-    GridReplanner, GridSearch, HexGrid, HexLayout, HexReplanner, ReplanAlgorithm, ThetaStar,
-    VoxelGrid,
+    GridReplanner, GridSearch, HexGrid, HexLayout, HexReplanner, JumpSearch, ReplanAlgorithm,
+    ThetaStar, VoxelGrid,
 };
 
 fn grid() -> Grid {
@@ -125,7 +124,23 @@ fuzz_target!(|data: &[u8]| {
                 let _ = s.save_state(&g);
             }
         }
-        8 | 9 => {
+        8 => {
+            // Kind 9: the generic jump point search needs uniform area costs.
+            let g = unit_grid();
+            let Ok(mut s) = JumpSearch::new(GridOptions::default()) else {
+                return;
+            };
+            let before = s.save_state(&g);
+            match s.restore_state(&g, bytes) {
+                Ok(()) => {
+                    let _ = s.step(&g, 10_000);
+                    let _ = s.result();
+                    let _ = s.save_state(&g);
+                }
+                Err(_) => assert_eq!(s.save_state(&g), before),
+            }
+        }
+        9 => {
             let g = grid();
             let Ok(mut s) = ThetaStar::new(GridOptions::default()) else {
                 return;

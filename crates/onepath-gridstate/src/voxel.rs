@@ -583,9 +583,15 @@ fn read_voxel(
     if sx < 1 || sy < 1 || sz < 1 {
         return Err(fam.err(format!("size {sx} x {sy} x {sz} is not at least 1 x 1 x 1")));
     }
-    let n = (sx as u64) * (sy as u64) * (sz as u64);
-    if n > i32::MAX as u64 {
-        return Err(fam.err(format!("{n} voxels exceed i32::MAX")));
+    // Three sizes up to 2^31 each: the product can overflow u64 (fuzz finding).
+    let n = (sx as u64)
+        .checked_mul(sy as u64)
+        .and_then(|v| v.checked_mul(sz as u64))
+        .filter(|&n| n <= i32::MAX as u64);
+    if n.is_none() {
+        return Err(fam.err(format!(
+            "size {sx} x {sy} x {sz} holds more than i32::MAX voxels"
+        )));
     }
     // Every chunk costs at least its flag byte: check before allocating the chunk table.
     let chunk_count = [sx, sy, sz]

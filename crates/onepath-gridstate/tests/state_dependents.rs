@@ -723,3 +723,33 @@ fn restoring_a_grid_makes_an_hpa_hierarchy_rebuild_every_cluster() {
     assert_eq!(r.nodes, f.nodes);
     assert!(r.nodes.iter().all(|&c| !(c % 32 == 16 && c / 32 < 30)));
 }
+
+/// Fuzz finding (grid_state_reader, kind 3): sizes whose product overflows u64 must be a
+/// grid state error, not an arithmetic overflow. These are the fuzzer's exact bytes after
+/// its selector byte: header, then size x 0x09FF_FF08, y and z 0x1515_1515.
+#[test]
+fn voxel_grid_sizes_whose_product_overflows_are_a_grid_state_error() {
+    let mut bytes = vec![
+        0x4F, 0x50, 0x47, 0x53, 0x01, 0x00, 0x03, 0x00, 0x08, 0xFF, 0xFF, 0x09,
+    ];
+    bytes.extend(std::iter::repeat_n(0x15u8, 105));
+    let e = onepath_gridstate::VoxelGrid::from_state(&bytes).unwrap_err();
+    assert_eq!(
+        e,
+        grid_err("size 167771912 x 353703189 x 353703189 holds more than i32::MAX voxels")
+    );
+    // The largest sizes, each 2^31 - 1, overflow u64 in the product too.
+    let mut w = ByteWriter::new();
+    w.bytes(b"OPGS");
+    w.u16(1);
+    w.u16(3);
+    for _ in 0..3 {
+        w.i32(i32::MAX);
+    }
+    w.u8(0);
+    let e = onepath_gridstate::VoxelGrid::from_state(w.as_slice()).unwrap_err();
+    assert_eq!(
+        e,
+        grid_err("size 2147483647 x 2147483647 x 2147483647 holds more than i32::MAX voxels")
+    );
+}
