@@ -110,7 +110,7 @@ fuzz_target!(|data: &[u8]| {
                         let _ = f.path_from(x, y);
                     }
                 }
-                let _ = f.save_state();
+                let _ = f.save_state(&g);
             }
         }
         7 => {

@@ -405,6 +405,24 @@ pub(crate) struct FlowSaved {
 
 impl FlowCore {
     /// Writes the "Flow field search" layout.
+    /// Writes this core as a search that has not started (same node count and goals,
+    /// nothing reached, an empty open set): what a field whose next step starts over
+    /// saves, so that its restored copy starts over too.
+    pub(crate) fn write_not_started_state(&self, w: &mut onepath_format::bytes::ByteWriter) {
+        use crate::state::*;
+        write_u32_as_i32(w, self.node_count as u32);
+        w.u8(FlowStatus::NotStarted as u8);
+        write_u32_as_i32(w, 0);
+        w.u8(0);
+        write_u32_as_i32(w, self.goals.len() as u32);
+        for &g in &self.goals {
+            write_u32_as_i32(w, g);
+        }
+        write_u32_as_i32(w, 0); // reached
+        write_u32_as_i32(w, 0); // steps
+        write_u32_as_i32(w, 0); // open set
+    }
+
     pub(crate) fn write_state(&self, w: &mut onepath_format::bytes::ByteWriter) {
         use crate::state::*;
         write_u32_as_i32(w, self.node_count as u32);
@@ -576,22 +594,66 @@ impl FlowCore {
 impl GridFlowField {
     /// The field's state (kind 7): i32 width, height, area version, the goals in the order
     /// given at creation, the pending edited cells, then the flow field search.
-    pub fn save_state(&self) -> Vec<u8> {
+    ///
+    /// Saves the field as it stands against `grid`: edits the grid made since
+    /// the field's last step are written as pending cells, exactly as the next step would
+    /// take them, so a copy restored over the same grid continues as this field would. A
+    /// field whose next step starts over (`recompute`, new area costs, another grid or
+    /// edits past the journal) is saved as not started, and its restored copy starts over
+    /// too.
+    pub fn save_state(&self, grid: &Grid) -> Vec<u8> {
         use crate::state::*;
         let mut w = onepath_format::bytes::ByteWriter::new();
         write_header(&mut w, kind::FLOW_FIELD);
         write_u32_as_i32(&mut w, self.width);
         write_u32_as_i32(&mut w, self.height);
-        write_u32_as_i32(&mut w, self.area_version);
+        let same_size = grid.width() == self.width && grid.height() == self.height;
+        let area_version = if same_size {
+            grid.areas().version()
+        } else {
+            self.area_version
+        };
+        write_u32_as_i32(&mut w, area_version);
         write_u32_as_i32(&mut w, self.goals_given.len() as u32);
         for &g in &self.goals_given {
             write_u32_as_i32(&mut w, g);
         }
-        write_u32_as_i32(&mut w, self.pending.len() as u32);
-        for &p in &self.pending {
-            write_u32_as_i32(&mut w, p);
+        // What the next step's sync would do, without changing the field.
+        let key = grid.cache_key();
+        let new_edits = if !same_size || key == self.seen {
+            Some(Vec::new())
+        } else if key.0 == self.seen.0 {
+            grid.edits_since(self.seen.1)
+        } else {
+            None
+        };
+        let starts_over = self.full || area_version != self.area_version || new_edits.is_none();
+        match new_edits {
+            Some(edits) if !starts_over => {
+                let mut pending = self.pending.clone();
+                let k = i64::from(self.options.agent_size);
+                for edit in edits {
+                    let (x, y) = grid.xy(edit.cell);
+                    for oy in 0..k {
+                        for ox in 0..k {
+                            let (px, py) = (i64::from(x) - ox, i64::from(y) - oy);
+                            if px >= 0 && py >= 0 {
+                                pending.push((py * i64::from(self.width) + px) as u32);
+                            }
+                        }
+                    }
+                }
+                write_u32_as_i32(&mut w, pending.len() as u32);
+                for &p in &pending {
+                    write_u32_as_i32(&mut w, p);
+                }
+                self.core.write_state(&mut w);
+            }
+            _ => {
+                write_u32_as_i32(&mut w, 0);
+                self.core.write_not_started_state(&mut w);
+            }
         }
-        self.core.write_state(&mut w);
         w.into_vec()
     }
 

@@ -380,7 +380,7 @@ fn dependents(out: &mut Vec<(String, Vec<u8>)>) {
         out.push((format!("{label}: dependents grid"), grid.save_state()));
         out.push((format!("{label}: LPA*"), lpa.save_state()));
         out.push((format!("{label}: D* Lite"), dstar.save_state()));
-        out.push((format!("{label}: flow field"), flow.save_state()));
+        out.push((format!("{label}: flow field"), flow.save_state(grid)));
     };
     save("d0 created", out, &grid, &lpa, &dstar, &flow);
     let _ = lpa.step(&grid, 9);
@@ -392,7 +392,7 @@ fn dependents(out: &mut Vec<(String, Vec<u8>)>) {
         grid.save_state(),
         lpa.save_state(),
         dstar.save_state(),
-        flow.save_state(),
+        flow.save_state(&grid),
     );
     if let Ok(g2) = Grid::from_state(&gb) {
         if let (Ok(mut l2), Ok(mut d2), Ok(mut f2)) = (

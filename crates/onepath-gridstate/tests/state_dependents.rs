@@ -105,12 +105,12 @@ proptest! {
         let mut a = GridFlowField::new(&g1, &goals, GridOptions::default()).unwrap();
         a.step(&g1, n).unwrap();
         let gb = g1.save_state();
-        let fb = a.save_state();
-        prop_assert_eq!(a.save_state(), fb.clone());
+        let fb = a.save_state(&g1);
+        prop_assert_eq!(a.save_state(&g1), fb.clone());
         let mut g2 = Grid::from_state(&gb).unwrap();
         let mut b = GridFlowField::new(&g2, &goals, GridOptions::default()).unwrap();
         b.restore_state(&g2, &fb).unwrap();
-        prop_assert_eq!(b.save_state(), fb);
+        prop_assert_eq!(b.save_state(&g2), fb);
         let check = |a: &GridFlowField, b: &GridFlowField| -> Result<(), TestCaseError> {
             for y in 0..h {
                 for x in 0..w {
@@ -132,7 +132,7 @@ proptest! {
             a.compute(&g1).unwrap();
             b.compute(&g2).unwrap();
             check(&a, &b)?;
-            prop_assert_eq!(a.save_state(), b.save_state());
+            prop_assert_eq!(a.save_state(&g1), b.save_state(&g2));
         }
     }
 }
@@ -146,7 +146,7 @@ fn restoring_a_grid_drops_what_a_flow_field_derived_and_restoring_it_afterwards_
     let saved_grid = g.save_state();
     let mut f = GridFlowField::new(&g, &[(5, 3)], GridOptions::default()).unwrap();
     f.compute(&g).unwrap();
-    let saved_field = f.save_state();
+    let saved_field = f.save_state(&g);
     // Another timeline: a wall, recomputed.
     g.set_blocked(4, 3, true).unwrap();
     f.compute(&g).unwrap();
@@ -156,13 +156,13 @@ fn restoring_a_grid_drops_what_a_flow_field_derived_and_restoring_it_afterwards_
     f.step(&g, 0).unwrap();
     assert_eq!(f.core().status(), FlowStatus::Running);
     f.compute(&g).unwrap();
-    assert_eq!(f.save_state(), saved_field);
+    assert_eq!(f.save_state(&g), saved_field);
     // Restore grid then field: the field's saved state is used as is.
     g.set_blocked(1, 1, true).unwrap();
     f.compute(&g).unwrap();
     g.restore_state(&saved_grid).unwrap();
     f.restore_state(&g, &saved_field).unwrap();
-    assert_eq!(f.save_state(), saved_field);
+    assert_eq!(f.save_state(&g), saved_field);
     f.step(&g, 0).unwrap();
     assert_eq!(f.core().status(), FlowStatus::Complete);
 }
@@ -337,7 +337,7 @@ fn flow_bytes() -> (Grid, GridFlowField, Vec<u8>) {
     let g = Grid::from_ascii(&["....", ".#..", "...."]).unwrap();
     let mut f = GridFlowField::new(&g, &[(3, 2), (0, 0)], GridOptions::default()).unwrap();
     f.step(&g, 3).unwrap();
-    let b = f.save_state();
+    let b = f.save_state(&g);
     (g, f, b)
 }
 
@@ -395,7 +395,7 @@ fn flow_built(
 #[test]
 fn flow_field_rules_each_have_their_error() {
     let (g, mut f, base) = flow_bytes();
-    assert_eq!(f.save_state(), base);
+    assert_eq!(f.save_state(&g), base);
     let ok = flow_built(
         1,
         0,
@@ -406,7 +406,7 @@ fn flow_field_rules_each_have_their_error() {
         &[],
     );
     f.restore_state(&g, &ok).unwrap();
-    assert_eq!(f.save_state(), ok);
+    assert_eq!(f.save_state(&g), ok);
     let cases: Vec<(Vec<u8>, FormatError)> = vec![
         (
             flow_built(3, 0, &[0, 11], &[], &[], &[], &[]),
@@ -752,4 +752,74 @@ fn voxel_grid_sizes_whose_product_overflows_are_a_grid_state_error() {
         e,
         grid_err("size 2147483647 x 2147483647 x 2147483647 holds more than i32::MAX voxels")
     );
+}
+
+fn assert_same_field(g: &Grid, a: &GridFlowField, b: &GridFlowField) {
+    assert_eq!(a.save_state(g), b.save_state(g));
+    for y in 0..3 {
+        for x in 0..4 {
+            assert_eq!(
+                a.cost(x, y).to_bits(),
+                b.cost(x, y).to_bits(),
+                "cost of ({x}, {y})"
+            );
+        }
+    }
+}
+
+/// A field whose next step starts over (`recompute` was called) is saved as not started,
+/// so its restored copy starts over as well and both give the same answers, also when the
+/// grid changed since the field's last step.
+#[test]
+fn a_field_saved_after_recompute_starts_over_when_restored_too() {
+    let mut g = Grid::from_ascii(&["....", ".#..", "...."]).unwrap();
+    let mut f = GridFlowField::new(&g, &[(3, 2)], GridOptions::default()).unwrap();
+    f.compute(&g).unwrap();
+    g.set_area(1, 0, WALL).unwrap();
+    g.set_area(2, 1, WALL).unwrap();
+    f.recompute();
+    let saved = f.save_state(&g);
+    let mut restored = GridFlowField::new(&g, &[(3, 2)], GridOptions::default()).unwrap();
+    restored.restore_state(&g, &saved).unwrap();
+    assert_eq!(restored.save_state(&g), saved);
+    f.compute(&g).unwrap();
+    restored.compute(&g).unwrap();
+    assert_same_field(&g, &f, &restored);
+}
+
+/// Edits made after the field's last step and before the save reach the restored copy too.
+#[test]
+fn edits_after_the_last_step_reach_a_restored_field() {
+    let mut g = Grid::from_ascii(&["....", ".#..", "...."]).unwrap();
+    let mut f = GridFlowField::new(&g, &[(3, 2)], GridOptions::default()).unwrap();
+    f.compute(&g).unwrap();
+    g.set_area(1, 0, WALL).unwrap();
+    g.set_area(2, 1, WALL).unwrap();
+    let saved = f.save_state(&g);
+    let mut restored = GridFlowField::new(&g, &[(3, 2)], GridOptions::default()).unwrap();
+    restored.restore_state(&g, &saved).unwrap();
+    f.compute(&g).unwrap();
+    restored.compute(&g).unwrap();
+    assert_same_field(&g, &f, &restored);
+}
+
+/// The replanner's counterpart of the flow-field case: edits made after its last step and
+/// before the save reach the restored copy.
+#[test]
+fn edits_after_the_last_step_reach_a_restored_replanner() {
+    for alg in [ReplanAlgorithm::LpaStar, ReplanAlgorithm::DStarLite] {
+        let mut g = Grid::from_ascii(&["......", ".#....", "......", "...#.."]).unwrap();
+        let mut r = GridReplanner::new(&g, alg, GridOptions::default(), (0, 0), (5, 3)).unwrap();
+        r.result(&g).unwrap();
+        g.set_area(1, 0, WALL).unwrap();
+        g.set_area(4, 2, WALL).unwrap();
+        let saved = r.save_state();
+        let mut restored =
+            GridReplanner::new(&g, alg, GridOptions::default(), (0, 0), (5, 3)).unwrap();
+        restored.restore_state(&g, &saved).unwrap();
+        let a = r.result(&g).unwrap();
+        let b = restored.result(&g).unwrap();
+        assert_eq!(a, b, "{alg:?}");
+        assert_eq!(r.save_state(), restored.save_state(), "{alg:?}");
+    }
 }

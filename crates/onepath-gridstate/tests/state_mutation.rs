@@ -203,7 +203,7 @@ proptest! {
             g.set_blocked(4, 0, true).unwrap();
             f.step(&g, steps / 4).unwrap();
         }
-        let bytes = mutate(f.save_state(), &ms);
+        let bytes = mutate(f.save_state(&g), &ms);
         let mut t = GridFlowField::new(&g, &goals, GridOptions::default()).unwrap();
         if t.restore_state(&g, &bytes).is_ok() {
             let _ = t.step(&g, 1000);
@@ -213,7 +213,7 @@ proptest! {
                     let _ = t.next_step(x, y);
                 }
             }
-            let _ = t.save_state();
+            let _ = t.save_state(&g);
         }
     }
 
