@@ -96,6 +96,7 @@ mod options;
 mod pair_astar;
 mod replan;
 mod result;
+mod ring;
 mod space;
 mod state;
 mod theta;

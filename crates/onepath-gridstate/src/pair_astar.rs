@@ -1,29 +1,41 @@
 //! The specialised A* of [`GridSearch`](crate::GridSearch) (saved as mode 1): unit area
 //! costs, costs kept as exact (straight, diagonal) step pairs.
 //!
-//! Open list: an indexed 4-ary heap (one slot per open cell, decrease-key) ordered by
-//! the exact f pair, then the smaller h pair (= the larger g pair, the deeper cell) first,
-//! then the smaller cell index — a total order, so the pop order depends only on the set
-//! of open cells (the visited cells that are not closed), which is why the saved state
-//! needs no heap. One iteration = one open cell popped and closed.
+//! Pop order: the smallest exact f pair, then the smaller h pair (= the larger g pair, the
+//! deeper cell) first, then the smaller cell index — a total order over the open cells
+//! (the visited cells that are not closed), so the pop order depends only on that set,
+//! which is why the saved state needs no open list and why the search may change open
+//! lists mid-way without changing any result. One iteration = one open cell popped and
+//! closed.
 //!
-//! Speed: a slot holds f and h as f64. On grids of at most 2^22 cells every pair
-//! component is below 2^23, where two distinct pairs `a + b√2` provably differ by more
-//! than the rounding of their f64 values (|p + q√2| ≥ 1/((1+√2)N) for integers
-//! |p|, |q| ≤ N), so comparing the f64 values *is* the exact comparison and equal values
-//! mean equal pairs. On larger grids near-equal values fall back to the exact integer
-//! comparison of the pairs, read from the cell records.
+//! Exactness: on grids of at most 2^22 cells every pair component is below 2^23, where two
+//! distinct pairs `a + b√2` provably differ by more than the rounding of their f64 values
+//! (|p + q√2| ≥ 1/((1+√2)N) for integers |p|, |q| ≤ N), so comparing the f64 values *is*
+//! the exact comparison and equal values mean equal pairs. On larger grids near-equal
+//! values fall back to the exact integer comparison of the pairs, read from the cell
+//! records.
 //!
-//! The per-cell record (a, b, heap position) is one 12-byte struct: every access reads
-//! them together. Visited and closed live in the one-byte `flags` (bit 4 visited), reset
-//! through the list of touched cells when the next search begins, so the common test
-//! "neighbour already closed" reads one byte and no record.
+//! Open lists: up to 2^22 cells, a [`BucketRing`] of 128-bit keys packing f and h in
+//! fixed point (2^-26, exact by the bound above) and the cell, buckets 1/64 of a unit of
+//! f wide. The octile (or Manhattan) estimate is consistent, so every successor's f lies
+//! between its parent's and 2√2 above it: every open f lies in a 4-unit window above the
+//! smallest. Improving an open cell pushes a second entry; the first is met after the cell
+//! is closed and dropped. If a successor ever falls outside the window (a restored state
+//! can be inconsistent) the search moves, for good, to the indexed 4-ary heap (decrease-key,
+//! a held slot for the successor that beats the heap's top), built from the open cells;
+//! larger grids use that heap from the start.
+//!
+//! The per-cell record (a, b) is one 8-byte struct: every access reads them together.
+//! Visited and closed live in the one-byte `flags` (bit 4 visited), reset through the list
+//! of touched cells when the next search begins, so the common test "neighbour already
+//! closed" reads one byte and no record.
 
 use std::cmp::Ordering;
 
 use crate::move_mask::PAIR_DIRS;
 use crate::octile::{cmp_pairs, cmp_pairs_fast, pair_f64};
 use crate::result::SearchStatus;
+use crate::ring::BucketRing;
 
 /// Grids up to this many cells compare f64 keys directly (see the module docs).
 const FAST_EXACT_CELLS: usize = 1 << 22;
@@ -39,10 +51,54 @@ struct Slot {
 struct Rec {
     a: u32,
     b: u32,
-    pos: u32,
 }
 
-/// `Rec::pos` of the held slot.
+/// Fixed-point scale (2^26) of f and h in bucket-ring keys: below the fast-exact size,
+/// distinct pairs' f64 values differ by more than 2^-24.6 (see the module docs), so their
+/// scaled values differ by more than 2 and truncation keeps their order; equal pairs give
+/// equal f64 values and equal keys.
+const FIX: f64 = 67_108_864.0;
+/// Bits of the cell in a ring key (cells are below 2^22 there).
+const CELL_BITS: u32 = 22;
+/// Bits of the fixed-point h (h < 2^24.3, so h × 2^26 < 2^51).
+const H_BITS: u32 = 51;
+/// A ring key: fixed-point f, then fixed-point h, then the cell, from the top; its
+/// bucket (the key shifted right by [`RING_SHIFT`]) is floor(64 f).
+#[inline(always)]
+fn ring_key(f: f64, h: f64, cell: u32) -> u128 {
+    // Through i64 (one instruction; the values are below 2^51 and not negative).
+    (u128::from((f * FIX) as i64 as u64) << (H_BITS + CELL_BITS))
+        | (u128::from((h * FIX) as i64 as u64) << CELL_BITS)
+        | u128::from(cell)
+}
+/// Key bits below the bucket number (20 of them are the fraction of f finer than 1/64).
+const RING_SHIFT: u32 = 20 + H_BITS + CELL_BITS;
+const CELL_MASK: u32 = (1 << CELL_BITS) - 1;
+
+/// The bucket ring of a mode-1 search (keys by [`ring_key`]).
+#[derive(Debug, Clone)]
+struct PairRing(BucketRing);
+
+impl Default for PairRing {
+    fn default() -> Self {
+        PairRing(BucketRing::new(RING_SHIFT))
+    }
+}
+
+impl std::ops::Deref for PairRing {
+    type Target = BucketRing;
+    fn deref(&self) -> &BucketRing {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for PairRing {
+    fn deref_mut(&mut self) -> &mut BucketRing {
+        &mut self.0
+    }
+}
+
+/// `pos` of the held slot.
 const HELD: u32 = u32::MAX;
 
 /// Closed flag in `flags`; bits 1..=3 hold the direction to the parent.
@@ -82,6 +138,8 @@ pub(crate) struct PairAStar {
     pub(crate) path_b: u32,
     touched: Vec<u32>,
     rec: Vec<Rec>,
+    /// Heap position of every open cell (heap mode only; sized on entering it).
+    pos: Vec<u32>,
     pub(crate) flags: Vec<u8>,
     heap: Vec<Slot>,
     /// One open slot held outside the heap: a successor that came before the heap's top
@@ -89,6 +147,10 @@ pub(crate) struct PairAStar {
     /// Pops take the smaller of it and the heap's top, so the pop order is unchanged.
     held: Option<Slot>,
     exact_fallback: bool,
+    /// True while the open list is `queue` (the bucket ring) rather than `heap`
+    /// and `held`; see the module docs.
+    use_ring: bool,
+    queue: PairRing,
     pub(crate) record: bool,
     pub(crate) expansions: Vec<u32>,
 }
@@ -132,6 +194,11 @@ impl PairAStar {
         self.path_b = 0;
         self.heap.clear();
         self.held = None;
+        self.queue.clear();
+        self.use_ring = !self.exact_fallback;
+        if !self.use_ring {
+            self.pos.resize(n, 0);
+        }
         self.record = record;
         self.expansions.clear();
         self.status = SearchStatus::InProgress;
@@ -140,16 +207,20 @@ impl PairAStar {
             return;
         }
         let s = start as usize;
-        self.rec[s] = Rec { a: 0, b: 0, pos: 0 };
+        self.rec[s] = Rec { a: 0, b: 0 };
         self.flags[s] = VISITED;
         self.touched.push(start);
         let (ha, hb) = self.estimate_xy(i64::from(start % width), i64::from(start / width));
         let h = pair_f64(ha, hb);
-        self.heap.push(Slot {
-            f: h,
-            h,
-            cell: start,
-        });
+        if self.use_ring {
+            self.queue.push(ring_key(h, h, start));
+        } else {
+            self.heap.push(Slot {
+                f: h,
+                h,
+                cell: start,
+            });
+        }
     }
 
     #[inline(always)]
@@ -216,10 +287,22 @@ impl PairAStar {
         (x.f < y.f) | ((x.f == y.f) & ((x.h < y.h) | ((x.h == y.h) & (x.cell < y.cell))))
     }
 
+    /// Runs up to `max_iterations` iterations (see the module docs for one iteration).
     pub(crate) fn step(&mut self, masks: &[u8], max_iterations: u64) -> SearchStatus {
+        let mut done = 0;
+        if self.use_ring {
+            done = self.step_ring(masks, max_iterations);
+        }
+        if !self.use_ring {
+            self.step_heap(masks, max_iterations, done);
+        }
+        self.status
+    }
+
+    /// [`PairAStar::step`] on the heap, `done` iterations of the budget already used.
+    fn step_heap(&mut self, masks: &[u8], max_iterations: u64, mut done: u64) {
         let w = self.width as i64;
         let offsets: [i64; 8] = PAIR_DIRS.map(|(dx, dy)| i64::from(dy) * w + i64::from(dx));
-        let mut done = 0u64;
         while self.status == SearchStatus::InProgress {
             if self.heap.is_empty() && self.held.is_none() {
                 self.status = SearchStatus::NoPath;
@@ -268,7 +351,7 @@ impl PairAStar {
                     if cmp_pairs_fast(ng, na, nb, pair_f64(r.a, r.b), r.a, r.b) != Ordering::Less {
                         continue;
                     }
-                    r.pos
+                    self.pos[n]
                 } else {
                     0
                 };
@@ -291,17 +374,126 @@ impl PairAStar {
                         self.sift_up(pos as usize, slot);
                     }
                 } else {
-                    self.rec[n] = Rec {
-                        a: na,
-                        b: nb,
-                        pos: 0,
-                    };
+                    self.rec[n] = Rec { a: na, b: nb };
                     self.touched.push(n as u32);
                     self.push_new(slot);
                 }
             }
         }
-        self.status
+    }
+
+    /// [`PairAStar::step`] on the bucket ring. Returns the iterations used; leaves
+    /// `use_ring` false (with the heap built from the open cells) if a successor's f fell
+    /// outside the ring's window, which a consistent estimate never gives but a restored
+    /// state may.
+    fn step_ring(&mut self, masks: &[u8], max_iterations: u64) -> u64 {
+        let w = self.width as i64;
+        let offsets: [i64; 8] = PAIR_DIRS.map(|(dx, dy)| i64::from(dy) * w + i64::from(dx));
+        let mut done = 0u64;
+        while self.status == SearchStatus::InProgress {
+            let flags = &self.flags;
+            let Some(key) = self
+                .queue
+                .peek(|k| flags[(k as u32 & CELL_MASK) as usize] & CLOSED != 0)
+            else {
+                self.status = SearchStatus::NoPath;
+                break;
+            };
+            if done >= max_iterations {
+                break;
+            }
+            self.queue.pop_peeked();
+            let cell = key as u32 & CELL_MASK;
+            done += 1;
+            self.iterations = self.iterations.saturating_add(1);
+            let c = cell as usize;
+            self.flags[c] |= CLOSED;
+            let Rec { a: ga, b: gb, .. } = self.rec[c];
+            if cell == self.goal {
+                self.path_a = ga;
+                self.path_b = gb;
+                self.status = SearchStatus::Found;
+                break;
+            }
+            self.expanded = self.expanded.saturating_add(1);
+            if self.record {
+                self.expansions.push(cell);
+            }
+            let (cx, cy) = (c as i64 % w, c as i64 / w);
+            let mut below = false;
+            // The allowed moves into cells not closed, gathered without branches (a move
+            // that leaves the grid reads a clamped cell and is masked off anyway).
+            let last = self.flags.len() as i64 - 1;
+            let mut open_bits = 0u8;
+            for (d, off) in offsets.iter().enumerate() {
+                let n = (c as i64 + off).clamp(0, last) as usize;
+                open_bits |= (!self.flags[n] & CLOSED) << d;
+            }
+            let mut bits = masks[c] & open_bits;
+            while bits != 0 {
+                let d = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let n = (c as i64 + offsets[d]) as usize;
+                let (na, nb) = if d < 4 { (ga + 1, gb) } else { (ga, gb + 1) };
+                let fl = self.flags[n];
+                let fresh = fl & VISITED == 0;
+                // Below the fast-exact size (the ring's domain) comparing the f64 values
+                // of two pairs is comparing the pairs. A fresh cell's record is stale
+                // data, read only to keep this free of branches.
+                let r = self.rec[n];
+                if !(fresh | (pair_f64(na, nb) < pair_f64(r.a, r.b))) {
+                    continue;
+                }
+                // A fresh cell is remembered for the reset; an improved one keeps its
+                // old entry queued, dropped when met (its cell is closed by then, the new
+                // f being smaller).
+                if fresh {
+                    self.touched.push(n as u32);
+                }
+                self.rec[n].a = na;
+                self.rec[n].b = nb;
+                self.flags[n] = VISITED | (((d as u8) ^ 2) << 1);
+                let (dx, dy) = PAIR_DIRS[d];
+                let (ha, hb) = self.estimate_xy(cx + i64::from(dx), cy + i64::from(dy));
+                let h = pair_f64(ha, hb);
+                let f = pair_f64(na + ha, nb + hb);
+                below |= !self.queue.push(ring_key(f, h, n as u32));
+            }
+            if below {
+                self.switch_to_heap();
+                break;
+            }
+        }
+        done
+    }
+
+    /// Leaves the monotone queue for the heap, which is built from the open cells (the
+    /// pop order depends only on that set).
+    #[cold]
+    fn switch_to_heap(&mut self) {
+        self.use_ring = false;
+        self.pos.resize(self.rec.len(), 0);
+        self.queue.clear();
+        self.heap.clear();
+        self.held = None;
+        for i in 0..self.touched.len() {
+            let c = self.touched[i];
+            if self.flags[c as usize] & CLOSED == 0 {
+                let slot = self.slot_of(c);
+                self.heap_push(slot);
+            }
+        }
+    }
+
+    /// The open-list slot of visited cell `c`.
+    fn slot_of(&self, c: u32) -> Slot {
+        let r = self.rec[c as usize];
+        let (ha, hb) = self.estimate_xy(i64::from(c % self.width), i64::from(c / self.width));
+        Slot {
+            f: pair_f64(r.a.saturating_add(ha), r.b.saturating_add(hb)),
+            h: pair_f64(ha, hb),
+            cell: c,
+        }
     }
 
     /// The path start first (only meaningful when found).
@@ -366,6 +558,8 @@ impl PairAStar {
         self.status = scalars.status;
         self.heap.clear();
         self.held = None;
+        self.queue.clear();
+        self.use_ring = !self.exact_fallback;
         self.record = record;
         self.expansions.clear();
         for &(c, a, b, f) in entries {
@@ -373,21 +567,35 @@ impl PairAStar {
             if i >= n {
                 continue;
             }
-            self.rec[i] = Rec { a, b, pos: 0 };
+            self.rec[i] = Rec { a, b };
             self.flags[i] = VISITED | (f & 15);
             self.touched.push(c);
         }
-        for &(c, a, b, f) in entries {
-            if f & CLOSED != 0 || c as usize >= n {
-                continue;
+        let open = |&&(c, _, _, f): &&(u32, u32, u32, u8)| f & CLOSED == 0 && (c as usize) < n;
+        if self.use_ring {
+            // The ring starts at the smallest open f; a state whose open f values spread
+            // wider than its window goes to the heap.
+            let min_f = entries
+                .iter()
+                .filter(open)
+                .map(|&(c, ..)| self.slot_of(c).f)
+                .min_by(f64::total_cmp);
+            if let Some(m) = min_f {
+                self.queue.reset_at(ring_key(m, 0.0, 0));
             }
-            let (ha, hb) = self.estimate_xy(i64::from(c % width), i64::from(c / width));
-            let slot = Slot {
-                f: pair_f64(a.saturating_add(ha), b.saturating_add(hb)),
-                h: pair_f64(ha, hb),
-                cell: c,
-            };
-            self.heap_push(slot);
+            for &(c, ..) in entries.iter().filter(open) {
+                let slot = self.slot_of(c);
+                if !self.queue.push(ring_key(slot.f, slot.h, c)) {
+                    self.switch_to_heap();
+                    break;
+                }
+            }
+        } else {
+            self.pos.resize(n, 0);
+            for &(c, ..) in entries.iter().filter(open) {
+                let slot = self.slot_of(c);
+                self.heap_push(slot);
+            }
         }
     }
 
@@ -407,11 +615,11 @@ impl PairAStar {
         match self.held {
             None if beats_top => {
                 self.held = Some(e);
-                self.rec[e.cell as usize].pos = HELD;
+                self.pos[e.cell as usize] = HELD;
             }
             Some(h) if beats_top && self.before(&e, &h) => {
                 self.held = Some(e);
-                self.rec[e.cell as usize].pos = HELD;
+                self.pos[e.cell as usize] = HELD;
                 self.heap_push(h);
             }
             _ => self.heap_push(e),
@@ -447,14 +655,14 @@ impl PairAStar {
             let p = (i - 1) / 4;
             if self.before(&e, &self.heap[p]) {
                 self.heap[i] = self.heap[p];
-                self.rec[self.heap[i].cell as usize].pos = i as u32;
+                self.pos[self.heap[i].cell as usize] = i as u32;
                 i = p;
             } else {
                 break;
             }
         }
         self.heap[i] = e;
-        self.rec[e.cell as usize].pos = i as u32;
+        self.pos[e.cell as usize] = i as u32;
     }
 
     #[inline]
@@ -480,7 +688,7 @@ impl PairAStar {
                     }
                 }
                 self.heap[i] = self.heap[c];
-                self.rec[self.heap[i].cell as usize].pos = i as u32;
+                self.pos[self.heap[i].cell as usize] = i as u32;
                 i = c;
             }
             self.sift_up(i, last);
@@ -497,10 +705,34 @@ mod tests {
     use crate::options::{Connectivity, DiagonalRule};
     use proptest::prelude::*;
 
-    fn run(grid: &Grid, s: u32, t: u32, exact: bool) -> (SearchStatus, u32, u32, u32, Vec<u32>) {
+    /// Which open list a test search runs on.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Open {
+        /// The bucket ring (the default below 2^22 cells).
+        Ring,
+        /// The heap comparing f64 keys.
+        Heap,
+        /// The heap with the exact integer comparison of near ties (above 2^22 cells).
+        HeapExact,
+    }
+
+    type Outcome = (SearchStatus, u32, u32, u32, Vec<u32>, Vec<u32>);
+
+    fn masks_of(grid: &Grid, conn: Connectivity) -> MoveMasks {
         let mut masks = MoveMasks::default();
-        masks.ensure(grid, Connectivity::Eight, DiagonalRule::BothOrthogonalFree);
-        let mut p = PairAStar::default();
+        masks.ensure(grid, conn, DiagonalRule::BothOrthogonalFree);
+        masks
+    }
+
+    fn begin(
+        p: &mut PairAStar,
+        grid: &Grid,
+        masks: &MoveMasks,
+        s: u32,
+        t: u32,
+        four: bool,
+        open: Open,
+    ) {
         let cells = grid.cells();
         p.begin(
             grid.width(),
@@ -510,32 +742,142 @@ mod tests {
             s,
             t,
             false,
-            false,
+            four,
             true,
         );
-        p.exact_fallback = exact;
-        let st = p.step(&masks.masks, u64::MAX);
-        (st, p.path_a, p.path_b, p.expanded, p.expansions.clone())
+        if open != Open::Ring {
+            p.exact_fallback = open == Open::HeapExact;
+            p.switch_to_heap();
+        }
+    }
+
+    fn outcome(p: &PairAStar) -> Outcome {
+        let path = if p.status == SearchStatus::Found {
+            p.path()
+        } else {
+            Vec::new()
+        };
+        (
+            p.status,
+            p.path_a,
+            p.path_b,
+            p.expanded,
+            p.expansions.clone(),
+            path,
+        )
+    }
+
+    fn run(grid: &Grid, s: u32, t: u32, four: bool, open: Open) -> Outcome {
+        let conn = if four {
+            Connectivity::Four
+        } else {
+            Connectivity::Eight
+        };
+        let masks = masks_of(grid, conn);
+        let mut p = PairAStar::default();
+        begin(&mut p, grid, &masks, s, t, four, open);
+        p.step(&masks.masks, u64::MAX);
+        outcome(&p)
     }
 
     const WALL_AREA: u8 = crate::area::WALL;
 
-    proptest! {
-        // The integer fallback used on grids above 2^22 cells orders slots exactly as the
-        // f64 fast path does below that size.
-        #[test]
-        fn exact_fallback_orders_like_the_fast_path(w in 1u32..24, h in 1u32..24, seed in any::<u64>()) {
-            let mut g = Grid::new(w, h).unwrap();
-            let mut r = seed | 1;
-            for y in 0..h {
-                for x in 0..w {
-                    r ^= r << 13; r ^= r >> 7; r ^= r << 17;
-                    if r % 4 == 0 { g.set_blocked(x, y, true).unwrap(); }
+    fn random_grid(w: u32, h: u32, seed: u64, density: u64) -> Grid {
+        let mut g = Grid::new(w, h).unwrap();
+        let mut r = seed | 1;
+        for y in 0..h {
+            for x in 0..w {
+                r ^= r << 13;
+                r ^= r >> 7;
+                r ^= r << 17;
+                if r % density == 0 {
+                    g.set_blocked(x, y, true).unwrap();
                 }
             }
+        }
+        g
+    }
+
+    proptest! {
+        // The three open lists pop in the same order: the bucket ring, the heap on f64
+        // keys, and the heap's integer fallback used on grids above 2^22 cells.
+        #[test]
+        fn every_open_list_pops_in_the_same_order(w in 1u32..40, h in 1u32..40, seed in any::<u64>(), density in 2u64..6, four in any::<bool>()) {
+            let g = random_grid(w, h, seed, density);
             let n = w * h;
             let (s, t) = ((seed % u64::from(n)) as u32, ((seed >> 20) % u64::from(n)) as u32);
-            prop_assert_eq!(run(&g, s, t, false), run(&g, s, t, true));
+            let ring = run(&g, s, t, four, Open::Ring);
+            prop_assert_eq!(&ring, &run(&g, s, t, four, Open::Heap));
+            prop_assert_eq!(&ring, &run(&g, s, t, four, Open::HeapExact));
         }
+
+        // A search saved part way (its visited cells) and put back continues exactly as
+        // the uninterrupted one, whichever open list it left and whichever it resumes on.
+        #[test]
+        fn a_restored_search_continues_on_either_open_list(w in 2u32..30, h in 2u32..30, seed in any::<u64>(), cut in 0u64..200, resume_on_heap in any::<bool>()) {
+            let g = random_grid(w, h, seed, 4);
+            let n = w * h;
+            let (s, t) = ((seed % u64::from(n)) as u32, ((seed >> 20) % u64::from(n)) as u32);
+            let whole = run(&g, s, t, false, Open::Ring);
+            let masks = masks_of(&g, Connectivity::Eight);
+            let mut p = PairAStar::default();
+            begin(&mut p, &g, &masks, s, t, false, Open::Ring);
+            p.step(&masks.masks, cut);
+            let entries: Vec<(u32, u32, u32, u8)> = p
+                .visited_cells()
+                .map(|c| {
+                    let (a, b, f) = p.saved_entry(c);
+                    (c, a, b, f)
+                })
+                .collect();
+            let scalars = PairScalars {
+                status: p.status,
+                zero_estimate: false,
+                four: false,
+                start: s,
+                goal: t,
+                expanded: p.expanded,
+                iterations: p.iterations,
+                path_a: p.path_a,
+                path_b: p.path_b,
+            };
+            let before = p.expansions.clone();
+            let mut q = PairAStar::default();
+            q.restore(w, h, n as usize, scalars, true, &entries);
+            if resume_on_heap {
+                q.switch_to_heap();
+            }
+            q.step(&masks.masks, u64::MAX);
+            let mut got = outcome(&q);
+            got.4 = [before, got.4].concat();
+            prop_assert_eq!(got, whole);
+        }
+    }
+
+    #[test]
+    fn a_restored_state_whose_open_f_values_spread_wider_than_the_ring_uses_the_heap() {
+        // An open corridor; the state claims cell 0 open at g = 0 and cell 9 open at a
+        // g far beyond the ring's window: a state a consistent search never makes, which
+        // restore accepts when the searches' own checks pass.
+        let g = Grid::new(10, 1).unwrap();
+        let masks = masks_of(&g, Connectivity::Eight);
+        let scalars = PairScalars {
+            status: SearchStatus::InProgress,
+            zero_estimate: false,
+            four: false,
+            start: 0,
+            goal: 5,
+            expanded: 0,
+            iterations: 0,
+            path_a: 0,
+            path_b: 0,
+        };
+        let entries = [(0, 0, 0, 0), (9, 40, 0, 0)];
+        let mut p = PairAStar::default();
+        p.restore(10, 1, 10, scalars, false, &entries);
+        assert!(!p.use_ring);
+        assert_eq!(p.step(&masks.masks, u64::MAX), SearchStatus::Found);
+        assert_eq!((p.path_a, p.path_b), (5, 0));
+        assert_eq!(p.path(), vec![0, 1, 2, 3, 4, 5]);
     }
 }
