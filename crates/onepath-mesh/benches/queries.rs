@@ -5,7 +5,8 @@
 //!
 //! On a loaded machine wall-clock figures drift; `QUERIES_FIXED=path|nearest|raycast` (with
 //! `QUERIES_ROUNDS`, default 20) instead runs a fixed amount of work on the generated mesh
-//! and exits, for `perf stat -e instructions:u,cycles:u` on the bench binary.
+//! and exits, for `perf stat -e instructions:u,cycles:u` on the bench binary;
+//! `QUERIES_FIXED=digest` prints a digest of many query answers (to compare two builds).
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]
 
@@ -157,10 +158,89 @@ fn fixed(kind: &str, rounds: usize) {
     );
 }
 
+/// FNV-1a over 64-bit words: a digest of query answers, to compare two builds bit for bit.
+struct Digest(u64);
+
+impl Digest {
+    fn word(&mut self, w: u64) {
+        for b in w.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
+        }
+    }
+    fn point(&mut self, p: Vec3) {
+        p.iter().for_each(|c| self.word(c.to_bits()));
+    }
+}
+
+/// `QUERIES_FIXED=digest`: every answer (path polygons, status, cost bits, iterations,
+/// straight-path points, nearest, raycast) over many pairs on the fixture and the generated
+/// mesh, with the default filter and with a costly swamp, hashed into one number. Two builds
+/// printing the same digest answered every one of these queries identically.
+fn digest() {
+    use onepath_mesh::query::GENERATED_SWAMP_AREA;
+    let g = generated_grid_mesh(32, 32, 4, 1);
+    let fixture = bridge_and_building();
+    let meshes: [(&TiledNavMesh, f64, f64, &[f64]); 2] = [
+        (&fixture, 48.0, 32.0, &[0.0, 3.0, 3.5]),
+        (&g.mesh, 512.0, 512.0, &[0.0]),
+    ];
+    let mut swamp = QueryFilter::new();
+    swamp.set_area_cost(GENERATED_SWAMP_AREA, 4.5).unwrap();
+    let mut d = Digest(0xCBF2_9CE4_8422_2325);
+    let mut q = NavMeshQuery::new();
+    let (mut path, mut corners, mut visited) = (Vec::new(), Vec::new(), Vec::new());
+    for (mesh, w, dd, ys) in meshes {
+        let pts = points(mesh, 96, w, dd, ys);
+        for f in [QueryFilter::new(), swamp] {
+            for k in 0..pts.len() {
+                let (a, e) = (pts[k], pts[(k * 7 + 3) % pts.len()]);
+                for cap in [1 << 20, 50] {
+                    let r = q
+                        .find_path(mesh, a.0, e.0, a.1, e.1, &f, cap, &mut path)
+                        .unwrap();
+                    d.word(r.status as u64);
+                    d.word(r.cost.to_bits());
+                    d.word(r.iterations as u64);
+                    path.iter().for_each(|p| d.word(p.0));
+                    q.find_straight_path(
+                        mesh,
+                        a.1,
+                        e.1,
+                        &path,
+                        &f,
+                        StraightPathOptions::default(),
+                        &mut corners,
+                    )
+                    .unwrap();
+                    for c in &corners {
+                        d.point(c.pos);
+                        d.word(c.poly.0);
+                    }
+                }
+                let h = q.raycast(mesh, a.0, a.1, e.1, &f, &mut visited).unwrap();
+                d.word(h.t.to_bits());
+                visited.iter().for_each(|p| d.word(p.0));
+                for ext in [[2.0, 1.0, 2.0], [0.3, 0.5, 0.3], [9.0, 4.0, 9.0]] {
+                    let c = [e.1[0] + 0.37, e.1[1], e.1[2] - 0.61];
+                    if let Some(n) = q.find_nearest_poly(mesh, c, ext, &f).unwrap() {
+                        d.word(n.poly.0);
+                        d.point(n.point);
+                    }
+                }
+            }
+        }
+    }
+    println!("digest: {:016x}", d.0);
+}
+
 criterion_group!(benches, fixture, generated);
 
 fn main() {
     if let Ok(kind) = std::env::var("QUERIES_FIXED") {
+        if kind == "digest" {
+            digest();
+            return;
+        }
         let rounds = std::env::var("QUERIES_ROUNDS")
             .ok()
             .and_then(|r| r.parse().ok())

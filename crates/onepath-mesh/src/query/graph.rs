@@ -10,7 +10,7 @@ use crate::mesh::{MeshTile, TiledNavMesh};
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{check_point, dist, lerp, Vec3};
-use crate::query::tilecache::TileCache;
+use crate::query::tilecache::{TileCache, NO_EDGE};
 use crate::{Link, LinkKind};
 
 /// A polygon outline in world space (at most 16 corners).
@@ -513,59 +513,68 @@ impl<'m> PathGraph<'m> {
     }
 }
 
-/// How the cached expansion crosses into a linked neighbour: a portal's midpoint, or a
-/// crossing as [`link_crossing`] makes it.
-enum Via {
-    Edge(Vec3),
-    Crossing(Crossing),
-}
-
 impl PathGraph<'_> {
     /// [`PathGraph::for_each_edge`] for the search of a query object: the same edges in
-    /// the same order with the same bits, reading polygon centres and in-tile edge
-    /// midpoints from `cache` instead of recomputing them. Calls
+    /// the same order with the same bits, reading polygon centres, edge midpoints and the
+    /// distances through them from `cache` instead of recomputing them. The departing
+    /// position is the one [`PathGraph::node_pos`] gives `from`. Calls
     /// `f(neighbour, neighbour position, edge cost)`.
+    ///
+    /// A cached distance is used only where the uncached form measures between the very
+    /// same points (a polygon centre and a crossing midpoint), so `ca·out + cb·into` has the
+    /// bits of `ca·dist(pos(a), m) + cb·dist(m, pos(b))`; the search's ends, whose positions
+    /// are not centres, measure afresh.
     pub(crate) fn for_each_edge_cached(
         &self,
         cache: &mut TileCache,
         from: PolyRef,
-        from_pos: Vec3,
         mut f: impl FnMut(PolyRef, Vec3, f64),
     ) -> Result<(), QueryError> {
         let (t, p) = decode(self.mesh, from)?;
         let filter = &self.filter;
-        let ca = filter.area_cost(t.tile().areas()[p]);
-        let d = t.tile().data();
-        let corners = t.tile().poly_corners(p);
-        let mut seen: SmallVec<[PolyRef; 16]> = SmallVec::new();
+        let ends = &self.ends;
         let areas = t.tile().areas();
         let flags = t.tile().flags();
+        let ca = filter.area_cost(areas[p]);
+        let corners = t.tile().poly_corners(p);
+        let links = t.poly_links(p);
+        let mut seen: SmallVec<[PolyRef; 16]> = SmallVec::new();
         let own = cache.get(t);
-        for c in corners.clone() {
-            let nb = d.edge_neighbours[c];
-            if nb == 0 {
+        // `from_pos` is the centre unless `from` is one of the ends.
+        let from_end = from == ends.start_ref || from == ends.end_ref;
+        let from_pos = self.node_pos_with(from, own.centres[p]);
+        for c in corners {
+            let e = own.edges[c];
+            if e.q == NO_EDGE {
                 continue;
             }
-            let q = (nb - 1) as usize;
-            let Some(target) = t.poly_ref(nb - 1) else {
+            let q = e.q as usize;
+            if !filter.passes_flags(flags[q]) {
+                continue;
+            }
+            let Some(target) = t.poly_ref(e.q) else {
                 continue;
             };
-            if !filter.passes_flags(flags[q]) || seen.contains(&target) {
-                continue;
+            if !links.is_empty() {
+                seen.push(target);
             }
-            seen.push(target);
-            let to_pos = self.node_pos_with(target, own.centres[q]);
             let cb = filter.area_cost(areas[q]);
-            let m = own.edge_mids[c];
-            f(
-                target,
-                to_pos,
-                ca * dist(from_pos, m) + cb * dist(m, to_pos),
-            );
+            let to_end = target == ends.start_ref || target == ends.end_ref;
+            if !(from_end || to_end) {
+                f(target, own.centres[q], ca * e.out + cb * e.into);
+            } else {
+                let m = own.edge_mids[c];
+                let to_pos = self.node_pos_with(target, own.centres[q]);
+                let a = if from_end { dist(from_pos, m) } else { e.out };
+                let b = if to_end { dist(m, to_pos) } else { e.into };
+                f(target, to_pos, ca * a + cb * b);
+            }
         }
-        let links = t.poly_links(p);
+        if links.is_empty() {
+            return Ok(());
+        }
         // Index of the polygon's first link in the tile's link array (`poly_links` is a
-        // subslice of it); only used when the polygon has links.
+        // subslice of it).
         let first_link = (links.as_ptr() as usize)
             .wrapping_sub(t.links().all_links().as_ptr() as usize)
             / std::mem::size_of::<Link>();
@@ -573,30 +582,53 @@ impl PathGraph<'_> {
             if seen.contains(&link.target) {
                 continue;
             }
-            // The steps of `link_crossing`, with the portal midpoint from the cache.
+            // The steps of `link_crossing`, with the portal crossing from the cache.
             let Ok((tt, tp)) = self.mesh.poly(link.target) else {
                 continue;
             };
             if !poly_passes(tt, tp, filter) {
                 continue;
             }
-            let crossing = match link.kind {
+            let to_end = link.target == ends.start_ref || link.target == ends.end_ref;
+            let cb = filter.area_cost(tt.tile().areas()[tp]);
+            match link.kind {
                 LinkKind::Portal {
                     side,
                     edge,
                     neighbour_edge,
                     ..
                 } => {
-                    match cache.portal_mid(t, first_link + j, p, edge, side, tt, tp, neighbour_edge)
-                    {
-                        Some(m) => Via::Edge(m),
-                        None => continue,
-                    }
+                    let Some(pc) =
+                        cache.portal(t, first_link + j, p, edge, side, tt, tp, neighbour_edge)
+                    else {
+                        continue;
+                    };
+                    seen.push(link.target);
+                    let to_pos = self.node_pos_with(link.target, pc.centre);
+                    let a = if from_end {
+                        dist(from_pos, pc.mid)
+                    } else {
+                        pc.out
+                    };
+                    let b = if to_end {
+                        dist(pc.mid, to_pos)
+                    } else {
+                        pc.into
+                    };
+                    f(link.target, to_pos, ca * a + cb * b);
                 }
-                LinkKind::OffMesh { link: l } => match off_mesh_crossing(t, l, filter, false) {
-                    Some(c) => Via::Crossing(c),
-                    None => continue,
-                },
+                LinkKind::OffMesh { link: l } => {
+                    let Some(crossing) = off_mesh_crossing(t, l, filter, false) else {
+                        continue;
+                    };
+                    seen.push(link.target);
+                    let to_pos = self.linked_pos(cache, link.target, tt, tp);
+                    f(
+                        link.target,
+                        to_pos,
+                        self.cost_via(ca, from_pos, crossing, cb, to_pos),
+                    );
+                }
                 LinkKind::OffMeshReverse {
                     owner_slot,
                     link: l,
@@ -604,38 +636,48 @@ impl PathGraph<'_> {
                     let Some(owner) = self.mesh.tile_at_slot(owner_slot) else {
                         continue;
                     };
-                    match off_mesh_crossing(owner, l, filter, true) {
-                        Some(c) => Via::Crossing(c),
-                        None => continue,
-                    }
+                    let Some(crossing) = off_mesh_crossing(owner, l, filter, true) else {
+                        continue;
+                    };
+                    seen.push(link.target);
+                    let to_pos = self.linked_pos(cache, link.target, tt, tp);
+                    f(
+                        link.target,
+                        to_pos,
+                        self.cost_via(ca, from_pos, crossing, cb, to_pos),
+                    );
                 }
-            };
-            seen.push(link.target);
-            let to_pos = if link.target == self.ends.start_ref {
-                self.ends.start_pos
-            } else if link.target == self.ends.end_ref {
-                self.ends.end_pos
-            } else {
-                cache.get(tt).centres[tp]
-            };
-            let cb = filter.area_cost(tt.tile().areas()[tp]);
-            let cost = match crossing {
-                Via::Edge(m) => ca * dist(from_pos, m) + cb * dist(m, to_pos),
-                Via::Crossing(Crossing::Edge { left, right, .. }) => {
-                    let m = midpoint(left, right);
-                    ca * dist(from_pos, m) + cb * dist(m, to_pos)
-                }
-                Via::Crossing(Crossing::OffMesh {
-                    start, end, area, ..
-                }) => {
-                    ca * dist(from_pos, start)
-                        + filter.area_cost(area) * dist(start, end)
-                        + cb * dist(end, to_pos)
-                }
-            };
-            f(link.target, to_pos, cost);
+            }
         }
         Ok(())
+    }
+
+    /// The position of the linked polygon `r` (polygon `tp` of `tt`).
+    fn linked_pos(&self, cache: &mut TileCache, r: PolyRef, tt: &MeshTile, tp: usize) -> Vec3 {
+        if r == self.ends.start_ref {
+            self.ends.start_pos
+        } else if r == self.ends.end_ref {
+            self.ends.end_pos
+        } else {
+            cache.get(tt).centres[tp]
+        }
+    }
+
+    /// The cost of the edge through `crossing`, as [`PathGraph::for_each_edge`] computes it.
+    fn cost_via(&self, ca: f64, from_pos: Vec3, crossing: Crossing, cb: f64, to_pos: Vec3) -> f64 {
+        match crossing {
+            Crossing::Edge { left, right, .. } => {
+                let m = midpoint(left, right);
+                ca * dist(from_pos, m) + cb * dist(m, to_pos)
+            }
+            Crossing::OffMesh {
+                start, end, area, ..
+            } => {
+                ca * dist(from_pos, start)
+                    + self.filter.area_cost(area) * dist(start, end)
+                    + cb * dist(end, to_pos)
+            }
+        }
     }
 
     /// The position of `r` given its centre: the search's ends keep their own positions.

@@ -47,6 +47,9 @@ pub(crate) const NO_PARENT: u32 = u32::MAX;
 pub(crate) struct Node {
     pub(crate) poly: PolyRef,
     pub(crate) pos: Vec3,
+    /// Distance from the polygon's position in the cost model to the goal position (the
+    /// heuristic's distance, computed once per node).
+    pub(crate) d: f64,
     pub(crate) g: f64,
     pub(crate) f: f64,
     pub(crate) parent: u32,
@@ -151,6 +154,7 @@ impl NavMeshQuery {
         self.nodes.push(Node {
             poly: start_ref,
             pos: start_pos,
+            d: dist(start_pos, end_pos),
             g: 0.0,
             f: h,
             parent: NO_PARENT,
@@ -218,44 +222,43 @@ impl NavMeshQuery {
             let index = &mut self.node_index;
             let open = &mut self.open;
             let h_scale = st.filter.min_area_cost();
-            let res = graph.for_each_edge_cached(
-                &mut self.tiles,
-                node.poly,
-                node.pos,
-                |target, to_pos, cost| {
+            let res =
+                graph.for_each_edge_cached(&mut self.tiles, node.poly, |target, to_pos, cost| {
                     let g = node.g + cost;
-                    // The heuristic of `PathGraph::heuristic`, sharing the distance with the
-                    // closest-node test below.
-                    let d = dist(to_pos, st.ends.end_pos);
-                    let h = d * h_scale * HEURISTIC_SCALE;
-                    let f = g + h;
-                    let i = match index.get(target, nodes) {
+                    let (i, d) = match index.get(target, nodes) {
                         Some(i) => {
                             let n = &mut nodes[i as usize];
                             if !(g < n.g) {
                                 return;
                             }
-                            // A cheaper way in: update, and reopen if it was closed.
+                            // A cheaper way in: update, and reopen if it was closed. The
+                            // position of a polygon never changes within a search, so its
+                            // distance to the goal is the one stored.
                             n.g = g;
-                            n.f = f;
+                            n.f = g + n.d * h_scale * HEURISTIC_SCALE;
                             n.parent = e.node;
                             n.closed = false;
-                            i
+                            (i, n.d)
                         }
                         None => {
+                            // The heuristic of `PathGraph::heuristic`, sharing the distance
+                            // with the closest-node test below.
+                            let d = dist(to_pos, st.ends.end_pos);
                             let i = nodes.len() as u32;
                             nodes.push(Node {
                                 poly: target,
                                 pos: to_pos,
+                                d,
                                 g,
-                                f,
+                                f: g + d * h_scale * HEURISTIC_SCALE,
                                 parent: e.node,
                                 closed: false,
                             });
                             index.insert(target, i, nodes);
-                            i
+                            (i, d)
                         }
                     };
+                    let f = nodes[i as usize].f;
                     open.push(OpenEntry {
                         f,
                         g,
@@ -272,8 +275,7 @@ impl NavMeshQuery {
                         st.best = i;
                         st.best_dist = d;
                     }
-                },
-            );
+                });
             if let Err(err) = res {
                 self.search = None;
                 return Err(err);

@@ -164,6 +164,7 @@ impl NavMeshQuery {
         self.aux_nodes.push(Node {
             poly: start,
             pos,
+            d: 0.0,
             g: 0.0,
             f: 0.0,
             parent: NO_PARENT,
@@ -226,6 +227,7 @@ impl NavMeshQuery {
                     nodes.push(Node {
                         poly: target,
                         pos: [0.0; 3],
+                        d: 0.0,
                         g: 0.0,
                         f: 0.0,
                         parent: i as u32,
@@ -305,6 +307,7 @@ impl NavMeshQuery {
                 nodes.push(Node {
                     poly: target,
                     pos: [0.0; 3],
+                    d: 0.0,
                     g: 0.0,
                     f: 0.0,
                     parent: i as u32,
@@ -440,6 +443,7 @@ impl NavMeshQuery {
                         nodes.push(Node {
                             poly: nb.target,
                             pos,
+                            d: 0.0,
                             g,
                             f: g,
                             parent: e.node,
@@ -788,6 +792,7 @@ impl NavMeshQuery {
                 self.aux_nodes.push(Node {
                     poly: target,
                     pos: [0.0; 3],
+                    d: 0.0,
                     g: 0.0,
                     f: 0.0,
                     parent: i as u32,

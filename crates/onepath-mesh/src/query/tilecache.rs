@@ -9,7 +9,7 @@ use std::sync::Arc;
 use onepath_format::{PolyRef, TileGeometry};
 
 use crate::mesh::MeshTile;
-use crate::query::geom::Vec3;
+use crate::query::geom::{dist, Vec3};
 use crate::query::graph::{midpoint, poly_centre, poly_verts, portal_segment, PolyVerts};
 use crate::query::path::Node;
 use crate::query::NodeIndex;
@@ -25,10 +25,46 @@ pub(crate) struct TileDerived {
     /// For every corner `c` of polygon `p`: the midpoint of edge `c` (corner `c` to the
     /// next corner of `p`), indexed like the tile's corner arrays.
     pub(crate) edge_mids: Vec<Vec3>,
+    /// For every corner `c` of polygon `p` (indexed like `edge_mids`): the in-tile
+    /// neighbour across edge `c` and the two distances of the cost model through the edge's
+    /// midpoint, so that an expansion from a centre to a centre is two multiplies.
+    pub(crate) edges: Vec<EdgeCost>,
     /// Per link of the tile (index in the tile's link array): the midpoint of the portal
     /// crossing last computed for it, with what it was computed from (filled on use; the
     /// links change with stitching, so every entry is validated on use).
     portals: Vec<Option<PortalEntry>>,
+}
+
+/// The in-tile neighbour across one edge and the distances of the cost model through the
+/// edge's midpoint `m`, computed with [`dist`] exactly as the uncached cost is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EdgeCost {
+    /// The neighbour's polygon index, or [`NO_EDGE`] when the edge has no in-tile
+    /// neighbour, names none of the tile's polygons, or leads to the same neighbour as an
+    /// earlier edge of the polygon (the neighbour scan reports only the first crossing to a
+    /// target, and the filter, which reads the target's flags, passes both or neither).
+    pub(crate) q: u32,
+    /// `dist(centre(p), m)`.
+    pub(crate) out: f64,
+    /// `dist(m, centre(q))` (0 when `q` is [`NO_EDGE`]).
+    pub(crate) into: f64,
+}
+
+/// [`EdgeCost::q`] of an edge the expansion skips.
+pub(crate) const NO_EDGE: u32 = u32::MAX;
+
+/// A cached portal crossing: its midpoint, the distances of the cost model through it and
+/// the neighbour's centre (see [`TileCache::portal`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PortalCost {
+    /// Midpoint of the crossing.
+    pub(crate) mid: Vec3,
+    /// `dist(centre(p), mid)`.
+    pub(crate) out: f64,
+    /// `dist(mid, centre(tp))`.
+    pub(crate) into: f64,
+    /// `centre(tp)`.
+    pub(crate) centre: Vec3,
 }
 
 /// A cached portal crossing: the midpoint [`portal_segment`] gives from edge `edge` of
@@ -45,7 +81,7 @@ struct PortalEntry {
     tp: usize,
     side: u8,
     nedge: u8,
-    mid: Option<Vec3>,
+    cost: Option<PortalCost>,
 }
 
 impl TileDerived {
@@ -71,12 +107,40 @@ impl TileDerived {
                 ];
             }
         }
+        let neighbours = &t.data().edge_neighbours;
+        let mut edges = Vec::with_capacity(edge_mids.len());
+        for (p, &centre) in centres.iter().enumerate() {
+            let corners = t.poly_corners(p);
+            for c in corners.clone() {
+                let nb = neighbours[c];
+                let m = edge_mids[c];
+                let out = dist(centre, m);
+                let q = nb.wrapping_sub(1);
+                let first = nb != 0
+                    && (q as usize) < n_polys
+                    && !(corners.start..c).any(|e| neighbours[e] == nb);
+                edges.push(if first {
+                    EdgeCost {
+                        q,
+                        out,
+                        into: dist(m, centres[q as usize]),
+                    }
+                } else {
+                    EdgeCost {
+                        q: NO_EDGE,
+                        out,
+                        into: 0.0,
+                    }
+                });
+            }
+        }
         TileDerived {
             geometry: Arc::clone(t.geometry()),
             origin: tile.origin(),
             centres,
             portals: Vec::new(),
             edge_mids,
+            edges,
         }
     }
 
@@ -116,12 +180,13 @@ impl TileCache {
         }
     }
 
-    /// The midpoint of the crossing [`portal_segment`] gives for the portal on edge `edge`
-    /// of polygon `p` of `tile` (side `side`) into polygon `tp` (edge `nedge`) of `other`,
-    /// or `None` when it gives none; cached per link, `link` being the link's index in the
-    /// tile's link array.
+    /// The crossing [`portal_segment`] gives for the portal on edge `edge` of polygon `p` of
+    /// `tile` (side `side`) into polygon `tp` (edge `nedge`) of `other`, as its midpoint,
+    /// the distances from `p`'s centre to it and from it to `tp`'s centre ([`dist`]) and
+    /// `tp`'s centre ([`poly_centre`]); `None` when it gives none. Cached per link, `link`
+    /// being the link's index in the tile's link array.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn portal_mid(
+    pub(crate) fn portal(
         &mut self,
         tile: &MeshTile,
         link: usize,
@@ -131,14 +196,25 @@ impl TileCache {
         other: &MeshTile,
         tp: usize,
         nedge: u8,
-    ) -> Option<Vec3> {
-        let compute =
-            || portal_segment(tile, p, edge, side, other, tp, nedge).map(|(l, r)| midpoint(l, r));
+    ) -> Option<PortalCost> {
+        let own_centre = self.get(tile).centres[p];
+        let compute = || {
+            let (l, r) = portal_segment(tile, p, edge, side, other, tp, nedge)?;
+            let mid = midpoint(l, r);
+            let mut verts = PolyVerts::new();
+            poly_verts(other, tp, &mut verts);
+            let centre = poly_centre(&verts);
+            Some(PortalCost {
+                mid,
+                out: dist(own_centre, mid),
+                into: dist(mid, centre),
+                centre,
+            })
+        };
         let links = tile.links().all_links().len();
         if link >= links {
             return compute();
         }
-        self.get(tile);
         let Some(Some(own)) = self.slots.get_mut(tile.slot() as usize) else {
             return compute();
         };
@@ -155,10 +231,10 @@ impl TileCache {
                 && Arc::ptr_eq(&e.geometry, other.tile().geometry())
                 && same_bits(e.origin, other.origin())
             {
-                return e.mid;
+                return e.cost;
             }
         }
-        let mid = compute();
+        let cost = compute();
         *entry = Some(PortalEntry {
             p,
             edge,
@@ -167,9 +243,9 @@ impl TileCache {
             tp,
             side,
             nedge,
-            mid,
+            cost,
         });
-        mid
+        cost
     }
 }
 
@@ -279,7 +355,7 @@ mod tests {
                 .unwrap();
             let mut got = Vec::new();
             graph
-                .for_each_edge_cached(&mut cache, r, from, |target, pos, cost| {
+                .for_each_edge_cached(&mut cache, r, |target, pos, cost| {
                     got.push((target, bits(pos, cost)))
                 })
                 .unwrap();
@@ -318,6 +394,7 @@ mod tests {
         Node {
             poly,
             pos: [0.0; 3],
+            d: 0.0,
             g: 0.0,
             f: 0.0,
             parent: 0,
