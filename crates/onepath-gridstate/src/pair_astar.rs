@@ -53,25 +53,48 @@ struct Rec {
     b: u32,
 }
 
-/// Fixed-point scale (2^26) of f and h in bucket-ring keys: below the fast-exact size,
-/// distinct pairs' f64 values differ by more than 2^-24.6 (see the module docs), so their
-/// scaled values differ by more than 2 and truncation keeps their order; equal pairs give
-/// equal f64 values and equal keys.
-const FIX: f64 = 67_108_864.0;
+/// Fixed-point scale of bucket-ring keys: 2^26.
+const FIX_BITS: u32 = 26;
+/// Pair components a ring key takes (below 2^23, so a fixed-point value is below 2^51).
+const RING_PAIR_LIMIT: u32 = 1 << 23;
 /// Bits of the cell in a ring key (cells are below 2^22 there).
 const CELL_BITS: u32 = 22;
-/// Bits of the fixed-point h (h < 2^24.3, so h × 2^26 < 2^51).
+/// Bits of the fixed-point h.
 const H_BITS: u32 = 51;
-/// A ring key: fixed-point f, then fixed-point h, then the cell, from the top; its
-/// bucket (the key shifted right by [`RING_SHIFT`]) is floor(64 f).
+
+/// `round(b·√2·2^26)`: the product (below 2^50 for b < 2^23) is computed in f64 with an
+/// error below 2^-4, √2 itself being correct to 2^-53, and rounded half up.
 #[inline(always)]
-fn ring_key(f: f64, h: f64, cell: u32) -> u128 {
-    // Through i64 (one instruction; the values are below 2^51 and not negative).
-    (u128::from((f * FIX) as i64 as u64) << (H_BITS + CELL_BITS))
-        | (u128::from((h * FIX) as i64 as u64) << CELL_BITS)
+fn sqrt2_fixed(b: u32) -> u64 {
+    const SCALE: f64 = std::f64::consts::SQRT_2 * (1u64 << FIX_BITS) as f64;
+    (f64::from(b) * SCALE + 0.5) as i64 as u64
+}
+
+/// Entries of the table of [`sqrt2_fixed`] (larger components compute it).
+const SQRT2_TABLE: usize = 2048;
+
+/// The fixed-point value `a·2^26 + round(b·√2·2^26)` of a pair (a, b), both below
+/// [`RING_PAIR_LIMIT`]. It orders pairs exactly as their values `a + b√2`: two distinct
+/// such pairs differ by at least 1/((1+√2)·2^23) > 2^-24.3, i.e. by more than 3.2 units
+/// of 2^-26, while the fixed-point value is within 0.5 + 2^-3 units of the exact one;
+/// equal pairs give equal values.
+#[inline(always)]
+fn fixed(table: &[u64], a: u32, b: u32) -> u64 {
+    let s = match table.get(b as usize) {
+        Some(&v) => v,
+        None => sqrt2_fixed(b),
+    };
+    (u64::from(a) << FIX_BITS) + s
+}
+
+/// A ring key: fixed-point f, then fixed-point h, then the cell, from the top.
+#[inline(always)]
+fn ring_key(f_fixed: u64, h_fixed: u64, cell: u32) -> u128 {
+    (u128::from(f_fixed) << (H_BITS + CELL_BITS))
+        | (u128::from(h_fixed) << CELL_BITS)
         | u128::from(cell)
 }
-/// Key bits below the bucket number (20 of them are the fraction of f finer than 1/64).
+/// Key bits below the bucket number: buckets are 2^20 units of 2^-26 (1/64) of f wide.
 const RING_SHIFT: u32 = 20 + H_BITS + CELL_BITS;
 const CELL_MASK: u32 = (1 << CELL_BITS) - 1;
 
@@ -151,6 +174,8 @@ pub(crate) struct PairAStar {
     /// and `held`; see the module docs.
     use_ring: bool,
     queue: PairRing,
+    /// [`sqrt2_fixed`] of 0..[`SQRT2_TABLE`], filled on the first search.
+    sqrt2: Vec<u64>,
     pub(crate) record: bool,
     pub(crate) expansions: Vec<u32>,
 }
@@ -196,6 +221,9 @@ impl PairAStar {
         self.held = None;
         self.queue.clear();
         self.use_ring = !self.exact_fallback;
+        if self.sqrt2.is_empty() {
+            self.sqrt2 = (0..SQRT2_TABLE as u32).map(sqrt2_fixed).collect();
+        }
         if !self.use_ring {
             self.pos.resize(n, 0);
         }
@@ -213,7 +241,8 @@ impl PairAStar {
         let (ha, hb) = self.estimate_xy(i64::from(start % width), i64::from(start / width));
         let h = pair_f64(ha, hb);
         if self.use_ring {
-            self.queue.push(ring_key(h, h, start));
+            let key = self.ring_key_of(0, 0, ha, hb, start);
+            self.queue.push(key);
         } else {
             self.heap.push(Slot {
                 f: h,
@@ -235,6 +264,16 @@ impl PairAStar {
         }
         let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
         (hi - lo, lo)
+    }
+
+    /// The ring key of a cell with cost so far (a, b) and estimate (ha, hb).
+    #[inline(always)]
+    fn ring_key_of(&self, a: u32, b: u32, ha: u32, hb: u32, cell: u32) -> u128 {
+        ring_key(
+            fixed(&self.sqrt2, a + ha, b + hb),
+            fixed(&self.sqrt2, ha, hb),
+            cell,
+        )
     }
 
     /// True when the current search has seen `cell`.
@@ -455,9 +494,8 @@ impl PairAStar {
                 self.flags[n] = VISITED | (((d as u8) ^ 2) << 1);
                 let (dx, dy) = PAIR_DIRS[d];
                 let (ha, hb) = self.estimate_xy(cx + i64::from(dx), cy + i64::from(dy));
-                let h = pair_f64(ha, hb);
-                let f = pair_f64(na + ha, nb + hb);
-                below |= !self.queue.push(ring_key(f, h, n as u32));
+                let key = self.ring_key_of(na, nb, ha, hb, n as u32);
+                below |= !self.queue.push(key);
             }
             if below {
                 self.switch_to_heap();
@@ -560,6 +598,9 @@ impl PairAStar {
         self.held = None;
         self.queue.clear();
         self.use_ring = !self.exact_fallback;
+        if self.sqrt2.is_empty() {
+            self.sqrt2 = (0..SQRT2_TABLE as u32).map(sqrt2_fixed).collect();
+        }
         self.record = record;
         self.expansions.clear();
         for &(c, a, b, f) in entries {
@@ -573,19 +614,26 @@ impl PairAStar {
         }
         let open = |&&(c, _, _, f): &&(u32, u32, u32, u8)| f & CLOSED == 0 && (c as usize) < n;
         if self.use_ring {
-            // The ring starts at the smallest open f; a state whose open f values spread
-            // wider than its window goes to the heap.
-            let min_f = entries
-                .iter()
-                .filter(open)
-                .map(|&(c, ..)| self.slot_of(c).f)
-                .min_by(f64::total_cmp);
-            if let Some(m) = min_f {
-                self.queue.reset_at(ring_key(m, 0.0, 0));
-            }
+            // The ring starts at the smallest open key; a state with pair components
+            // beyond the ring's keys or open f values spread wider than its window goes
+            // to the heap.
+            let mut keys = Vec::new();
             for &(c, ..) in entries.iter().filter(open) {
-                let slot = self.slot_of(c);
-                if !self.queue.push(ring_key(slot.f, slot.h, c)) {
+                let r = self.rec[c as usize];
+                let (ha, hb) = self.estimate_xy(i64::from(c % width), i64::from(c / width));
+                let fits = [r.a, r.b, ha, hb].iter().all(|&v| v < RING_PAIR_LIMIT / 2);
+                if !fits {
+                    keys.clear();
+                    self.switch_to_heap();
+                    break;
+                }
+                keys.push(self.ring_key_of(r.a, r.b, ha, hb, c));
+            }
+            if let Some(&min) = keys.iter().min() {
+                self.queue.reset_at(min);
+            }
+            for &k in &keys {
+                if !self.queue.push(k) {
                     self.switch_to_heap();
                     break;
                 }
@@ -702,6 +750,7 @@ mod tests {
     use super::*;
     use crate::grid::Grid;
     use crate::move_mask::MoveMasks;
+    use crate::octile::cmp_pairs;
     use crate::options::{Connectivity, DiagonalRule};
     use proptest::prelude::*;
 
@@ -851,6 +900,42 @@ mod tests {
             let mut got = outcome(&q);
             got.4 = [before, got.4].concat();
             prop_assert_eq!(got, whole);
+        }
+    }
+
+    #[test]
+    fn ring_keys_order_near_ties_like_the_exact_pair_comparison() {
+        // Pell pairs: p − q√2 = ±1/(p + q√2), the closest approaches of a + b√2 to each
+        // other for components of their size, up to the ring's limit of 2^23.
+        let table: Vec<u64> = (0..SQRT2_TABLE as u32).map(sqrt2_fixed).collect();
+        let (mut p, mut q) = (1u32, 1u32);
+        while q < RING_PAIR_LIMIT {
+            for (x, y) in [
+                (0, 0),
+                (RING_PAIR_LIMIT - 1 - p, 0),
+                (0, RING_PAIR_LIMIT - 1 - q),
+                (5, 7),
+            ] {
+                let (l, r) = ((p + x, y), (x, q + y));
+                if l.0 >= RING_PAIR_LIMIT || r.1 >= RING_PAIR_LIMIT {
+                    continue;
+                }
+                for t in [&table[..], &[][..]] {
+                    let got = fixed(t, l.0, l.1).cmp(&fixed(t, r.0, r.1));
+                    assert_eq!(got, cmp_pairs(l.0, l.1, r.0, r.1), "{l:?} vs {r:?}");
+                }
+            }
+            (p, q) = (p + 2 * q, p + q);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn ring_keys_order_pairs_like_the_exact_comparison(a1 in 0u32..RING_PAIR_LIMIT, b1 in 0u32..RING_PAIR_LIMIT, da in -3000i64..3000, db in -3000i64..3000) {
+            let a2 = (i64::from(a1) + da).clamp(0, i64::from(RING_PAIR_LIMIT) - 1) as u32;
+            let b2 = (i64::from(b1) + db).clamp(0, i64::from(RING_PAIR_LIMIT) - 1) as u32;
+            let table: Vec<u64> = (0..SQRT2_TABLE as u32).map(sqrt2_fixed).collect();
+            prop_assert_eq!(fixed(&table, a1, b1).cmp(&fixed(&table, a2, b2)), cmp_pairs(a1, b1, a2, b2));
         }
     }
 

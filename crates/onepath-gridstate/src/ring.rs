@@ -6,17 +6,16 @@
 //! Entries are `u128` keys whose top bits are the bucket (the caller packs f in
 //! fixed point there, so buckets are ranges of f); [`RING`] consecutive buckets live in a
 //! ring of vectors with a bit mask of the non-empty ones. The bucket being popped (the
-//! current one) is a binary heap, so the pop order is the order of the keys, exactly as
-//! one heap over all entries gives: buckets are popped in increasing order, and a bucket
-//! holds every entry of its range. A push below the current bucket or beyond the window
+//! current one) is kept sorted, so the pop order is the order of the keys, exactly as one
+//! heap over all entries gives: buckets are popped in increasing order, and a bucket holds
+//! every entry of its range. Buckets are small (a handful of entries), so sorting one
+//! when it becomes current and inserting the rare push into the current one cost less
+//! than a heap's pops. A push below the current bucket or beyond the window
 //! is refused (and queues nothing) so the caller can switch to an unrestricted heap.
 //!
 //! Entries are never updated in place: a caller that improves a key pushes a new entry,
 //! and entries it no longer wants are dropped by the `stale` predicate given to
 //! [`BucketRing::peek`].
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// Buckets in the ring (a power of two, a multiple of 64).
 pub(crate) const RING: u64 = 256;
@@ -32,11 +31,11 @@ pub(crate) struct BucketRing {
     /// True when nothing is queued, so `cur` may move to a push outside the window.
     empty: bool,
     /// `ring[i % RING]` holds the entries of bucket i, for cur < i < cur + RING.
-    ring: Vec<Vec<Reverse<u128>>>,
+    ring: Vec<Vec<u128>>,
     /// Bit i % RING set when that bucket is non-empty.
     mask: [u64; WORDS],
-    /// The current bucket.
-    level: BinaryHeap<Reverse<u128>>,
+    /// The current bucket, sorted in decreasing order (the smallest key last).
+    level: Vec<u128>,
 }
 
 impl BucketRing {
@@ -48,7 +47,7 @@ impl BucketRing {
             empty: true,
             ring: (0..RING).map(|_| Vec::new()).collect(),
             mask: [0; WORDS],
-            level: BinaryHeap::new(),
+            level: Vec::new(),
         }
     }
 
@@ -90,14 +89,15 @@ impl BucketRing {
             }
         }
         if b == self.cur {
-            self.level.push(Reverse(key));
+            let at = self.level.partition_point(|&k| k > key);
+            self.level.insert(at, key);
             return true;
         }
         if b < self.cur || b - self.cur >= RING {
             return false;
         }
         let slot = (b % RING) as usize;
-        self.ring[slot].push(Reverse(key));
+        self.ring[slot].push(key);
         self.mask[slot / 64] |= 1 << (slot % 64);
         true
     }
@@ -107,7 +107,7 @@ impl BucketRing {
     #[inline]
     pub(crate) fn peek(&mut self, mut stale: impl FnMut(u128) -> bool) -> Option<u128> {
         loop {
-            while let Some(&Reverse(k)) = self.level.peek() {
+            while let Some(&k) = self.level.last() {
                 if !stale(k) {
                     return Some(k);
                 }
@@ -136,10 +136,11 @@ impl BucketRing {
         let slot = (self.cur % RING) as usize;
         self.mask[slot / 64] &= !(1 << (slot % 64));
         let mut entries = std::mem::take(&mut self.ring[slot]);
-        entries.retain(|&Reverse(k)| !stale(k));
-        // The level is empty: it takes the bucket's vector (heapified), and the bucket
-        // keeps the level's old allocation.
-        let spare = std::mem::replace(&mut self.level, BinaryHeap::from(entries)).into_vec();
+        entries.retain(|&k| !stale(k));
+        entries.sort_unstable_by(|a, b| b.cmp(a));
+        // The level is empty: it takes the bucket's vector, and the bucket keeps the
+        // level's old allocation.
+        let spare = std::mem::replace(&mut self.level, entries);
         self.ring[slot] = spare;
         true
     }
