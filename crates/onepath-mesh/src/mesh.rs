@@ -133,6 +133,107 @@ pub struct SlotView<'a> {
     pub tile: Option<&'a MeshTile>,
 }
 
+/// [`ColumnGrid`] cell of a column without tiles.
+const GRID_EMPTY: u32 = 0;
+/// [`ColumnGrid`] cell of a column the grid does not answer (several tiles).
+const GRID_MANY: u32 = u32::MAX;
+
+/// A dense lookup of the tile columns: over a rectangle of columns, per column
+/// [`GRID_EMPTY`], `slot + 1` when the column holds exactly one tile, or [`GRID_MANY`].
+/// Derived from the column index and kept in step with it (every change of a column
+/// updates its cell); never serialized. Equality of meshes ignores it: it holds nothing the
+/// positions do not, and its extent depends on the order tiles came in.
+#[derive(Debug, Clone, Default)]
+struct ColumnGrid {
+    /// Smallest column and row covered.
+    x0: i64,
+    z0: i64,
+    /// Columns and rows covered (0 when the grid covers nothing).
+    w: i64,
+    h: i64,
+    cells: Vec<u32>,
+    /// After the grid was given up as too sparse: the column count at which growing it is
+    /// tried again (so a sparse mesh does not rescan its columns on every new column).
+    retry_at: usize,
+}
+
+impl PartialEq for ColumnGrid {
+    fn eq(&self, _: &ColumnGrid) -> bool {
+        true
+    }
+}
+
+/// The grid is not grown past this many cells, nor past [`GRID_CELLS_PER_COLUMN`] cells
+/// per occupied column (a sparse mesh keeps using the position index).
+const GRID_MAX_CELLS: i64 = 1 << 22;
+const GRID_CELLS_PER_COLUMN: i64 = 16;
+
+impl ColumnGrid {
+    /// The cell of column (x, z), `None` outside the grid.
+    fn cell(&self, x: i32, z: i32) -> Option<u32> {
+        let (dx, dz) = (i64::from(x) - self.x0, i64::from(z) - self.z0);
+        if dx < 0 || dz < 0 || dx >= self.w || dz >= self.h {
+            return None;
+        }
+        self.cells.get((dz * self.w + dx) as usize).copied()
+    }
+
+    /// The cell a column of the index holds.
+    fn value(columns: &ColumnIndex, x: i32, z: i32) -> u32 {
+        match columns.get(&(x, z)).map(Vec::as_slice) {
+            None | Some([]) => GRID_EMPTY,
+            Some(&[(_, slot)]) if slot < GRID_MANY - 1 => slot + 1,
+            Some(_) => GRID_MANY,
+        }
+    }
+
+    /// Brings the cell of column (x, z) in step with `columns`, after that column changed;
+    /// grows the grid (with a margin, so a growing mesh rebuilds it rarely) when the column
+    /// lies outside, unless that would exceed the size limits.
+    fn update(&mut self, x: i32, z: i32, columns: &ColumnIndex) {
+        let v = ColumnGrid::value(columns, x, z);
+        let (dx, dz) = (i64::from(x) - self.x0, i64::from(z) - self.z0);
+        if dx >= 0 && dz >= 0 && dx < self.w && dz < self.h {
+            self.cells[(dz * self.w + dx) as usize] = v;
+            return;
+        }
+        if v == GRID_EMPTY || columns.len() < self.retry_at {
+            // Outside the grid a column is looked up in the index anyway.
+            return;
+        }
+        let (mut x0, mut z0, mut x1, mut z1) =
+            (i64::from(x), i64::from(z), i64::from(x), i64::from(z));
+        for &(cx, cz) in columns.keys() {
+            x0 = x0.min(i64::from(cx));
+            z0 = z0.min(i64::from(cz));
+            x1 = x1.max(i64::from(cx));
+            z1 = z1.max(i64::from(cz));
+        }
+        let (mx, mz) = ((x1 - x0) / 4 + 1, (z1 - z0) / 4 + 1);
+        let (x0, z0, x1, z1) = (x0 - mx, z0 - mz, x1 + mx, z1 + mz);
+        let (w, h) = (x1 - x0 + 1, z1 - z0 + 1);
+        let limit = GRID_MAX_CELLS.min(GRID_CELLS_PER_COLUMN.saturating_mul(columns.len() as i64));
+        if w.saturating_mul(h) > limit {
+            *self = ColumnGrid {
+                retry_at: columns.len().saturating_mul(2),
+                ..ColumnGrid::default()
+            };
+            return;
+        }
+        self.retry_at = 0;
+        self.x0 = x0;
+        self.z0 = z0;
+        self.w = w;
+        self.h = h;
+        self.cells.clear();
+        self.cells.resize((w * h) as usize, GRID_EMPTY);
+        for &(cx, cz) in columns.keys() {
+            let i = (i64::from(cz) - z0) * w + (i64::from(cx) - x0);
+            self.cells[i as usize] = ColumnGrid::value(columns, cx, cz);
+        }
+    }
+}
+
 /// A tiled navigation mesh: tiles in numbered slots, each slot with a generation, plus the
 /// links stitched between them. See the crate docs for the rules.
 #[derive(Debug, Clone, PartialEq)]
@@ -146,6 +247,9 @@ pub struct TiledNavMesh {
     positions: BTreeMap<(i32, i32, u16), u32>,
     /// The same positions by column, for stitching: (column, row) -> (layer, slot) ascending.
     columns: ColumnIndex,
+    /// Derived from `columns` for [`TiledNavMesh::tiles_at`] (queries look up a column per
+    /// call): never serialized, never compared.
+    column_grid: ColumnGrid,
     /// Number of tiles with at least one off-mesh link slot.
     off_mesh_tiles: usize,
 }
@@ -161,6 +265,7 @@ impl TiledNavMesh {
             free: BTreeSet::new(),
             positions: BTreeMap::new(),
             columns: ColumnIndex::new(),
+            column_grid: ColumnGrid::default(),
             off_mesh_tiles: 0,
         })
     }
@@ -317,9 +422,19 @@ impl TiledNavMesh {
 
     /// The tiles of column (x, z), ascending by layer. Does not allocate.
     pub fn tiles_at(&self, x: i32, z: i32) -> impl Iterator<Item = &MeshTile> + '_ {
-        self.positions
-            .range((x, z, 0)..=(x, z, u16::MAX))
-            .filter_map(move |(_, &slot)| self.tile_at_slot(slot))
+        // A column holding one tile (or none) is answered by the dense grid; any other, or
+        // one outside the grid, by the position index (the same tiles in the same order).
+        let (one, many) = match self.column_grid.cell(x, z) {
+            Some(GRID_EMPTY) => (None, None),
+            Some(c) if c != GRID_MANY => (Some(c - 1), None),
+            _ => (
+                None,
+                Some(self.positions.range((x, z, 0)..=(x, z, u16::MAX))),
+            ),
+        };
+        one.into_iter()
+            .chain(many.into_iter().flatten().map(|(_, &slot)| slot))
+            .filter_map(move |slot| self.tile_at_slot(slot))
     }
 
     /// The tile column (column, row) holding world point (x, z), after checking the
@@ -504,6 +619,7 @@ impl TiledNavMesh {
         let col = self.columns.entry((x, z)).or_default();
         let at = col.partition_point(|&(l, _)| l < layer);
         col.insert(at, (layer, slot));
+        self.column_grid.update(x, z, &self.columns);
     }
 
     fn take_slot(&mut self, slot: u32) -> NavTile {
@@ -519,6 +635,7 @@ impl TiledNavMesh {
                 self.columns.remove(&(x, z));
             }
         }
+        self.column_grid.update(x, z, &self.columns);
         if !mt.tile.data().off_mesh_links.is_empty() {
             self.off_mesh_tiles -= 1;
         }

@@ -106,3 +106,62 @@ fn the_per_tile_tree_follows_a_replaced_tile() {
         Ok(None)
     );
 }
+
+/// The tiles of column (x, z) by the definition: every tile there, ascending by layer.
+fn column_by_scan(mesh: &TiledNavMesh, x: i32, z: i32) -> Vec<(u32, u16)> {
+    let mut v: Vec<(u32, u16)> = mesh
+        .tiles()
+        .filter(|t| {
+            let (tx, tz, _) = t.tile().position();
+            (tx, tz) == (x, z)
+        })
+        .map(|t| (t.slot(), t.tile().position().2))
+        .collect();
+    v.sort_by_key(|&(_, layer)| layer);
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// "Tile columns searched: those under the box and one more on each side": the column
+    /// lookup the nearest search uses (`tiles_at`, over a dense grid kept in step with the
+    /// tiles) names exactly the tiles of each column, in layer order, through any sequence of
+    /// additions, removals and replacements, near and far (a sparse mesh outgrows the grid).
+    #[test]
+    fn the_tiles_of_a_column_are_exactly_the_tiles_placed_there(
+        ops in proptest::collection::vec((0u8..4, -3i32..4, -3i32..4, 0u16..3, any::<bool>()), 1..40),
+    ) {
+        let params = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+        let mut mesh = TiledNavMesh::new(params).unwrap();
+        let mut q = NavMeshQuery::new();
+        let f = QueryFilter::new();
+        for (op, x, z, layer, far) in ops {
+            // Far columns make the occupied rectangle sparse.
+            let (x, z) = if far { (x * 5000, z * 3000) } else { (x, z) };
+            let y = f64::from(layer) * 4.0;
+            match op {
+                0 | 1 => {
+                    let _ = mesh.add_tile(flat_grid_tile(&params, x, z, layer, y, 2).unwrap());
+                }
+                2 => {
+                    let _ = mesh.remove_tile_at(x, z, layer);
+                }
+                _ => {
+                    let _ = mesh.replace_tile(flat_grid_tile(&params, x, z, layer, y, 4).unwrap());
+                }
+            }
+            for (cx, cz) in (-4..5).flat_map(|a| (-4..5).map(move |b| (a, b))).chain([(x, z), (x + 1, z), (x, z - 1)]) {
+                let got: Vec<(u32, u16)> = mesh
+                    .tiles_at(cx, cz)
+                    .map(|t| (t.slot(), t.tile().position().2))
+                    .collect();
+                prop_assert_eq!(got, column_by_scan(&mesh, cx, cz), "column ({}, {})", cx, cz);
+            }
+            // And the nearest search over it agrees with the brute-force scan.
+            let c = [f64::from(x) * 8.0 + 3.3, y, f64::from(z) * 8.0 + 4.1];
+            let got = q.find_nearest_poly(&mesh, c, [2.0, 1.0, 2.0], &f).unwrap();
+            prop_assert_eq!(got.map(|n| (n.poly, n.dist_sqr)), brute_force(&mesh, &q, c, [2.0, 1.0, 2.0], &f));
+        }
+    }
+}

@@ -605,17 +605,21 @@ impl PathGraph<'_> {
                     };
                     seen.push(link.target);
                     let to_pos = self.node_pos_with(link.target, pc.centre);
-                    let a = if from_end {
-                        dist(from_pos, pc.mid)
+                    let cost = if from_end || to_end {
+                        // Measured afresh from / to an end, through the crossing's midpoint
+                        // (the cache has just given a crossing for these very arguments).
+                        let Some((l, r)) = portal_segment(t, p, edge, side, tt, tp, neighbour_edge)
+                        else {
+                            continue;
+                        };
+                        let m = midpoint(l, r);
+                        let a = if from_end { dist(from_pos, m) } else { pc.out };
+                        let b = if to_end { dist(m, to_pos) } else { pc.into };
+                        ca * a + cb * b
                     } else {
-                        pc.out
+                        ca * pc.out + cb * pc.into
                     };
-                    let b = if to_end {
-                        dist(pc.mid, to_pos)
-                    } else {
-                        pc.into
-                    };
-                    f(link.target, to_pos, ca * a + cb * b);
+                    f(link.target, to_pos, cost);
                 }
                 LinkKind::OffMesh { link: l } => {
                     let Some(crossing) = off_mesh_crossing(t, l, filter, false) else {

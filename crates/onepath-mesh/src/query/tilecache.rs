@@ -29,10 +29,14 @@ pub(crate) struct TileDerived {
     /// neighbour across edge `c` and the two distances of the cost model through the edge's
     /// midpoint, so that an expansion from a centre to a centre is two multiplies.
     pub(crate) edges: Vec<EdgeCost>,
-    /// Per link of the tile (index in the tile's link array): the midpoint of the portal
-    /// crossing last computed for it, with what it was computed from (filled on use; the
-    /// links change with stitching, so every entry is validated on use).
-    portals: Vec<Option<PortalEntry>>,
+    /// Identifies this build of the entry among all the cache has made (never reused
+    /// while the cache lives), so a portal entry of another tile can tell whether the
+    /// neighbour's data is still the one it was computed against.
+    serial: u64,
+    /// Per link of the tile (index in the tile's link array): the portal crossing's costs
+    /// last computed for it, with what they were computed from (filled on use; the links
+    /// change with stitching, so every entry is validated on use).
+    portals: Vec<PortalEntry>,
 }
 
 /// The in-tile neighbour across one edge and the distances of the cost model through the
@@ -53,35 +57,48 @@ pub(crate) struct EdgeCost {
 /// [`EdgeCost::q`] of an edge the expansion skips.
 pub(crate) const NO_EDGE: u32 = u32::MAX;
 
-/// A cached portal crossing: its midpoint, the distances of the cost model through it and
-/// the neighbour's centre (see [`TileCache::portal`]).
+/// A cached portal crossing as the expansion uses it (see [`TileCache::portal`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct PortalCost {
-    /// Midpoint of the crossing.
-    pub(crate) mid: Vec3,
-    /// `dist(centre(p), mid)`.
+    /// `dist(centre(p), m)`, `m` the crossing's midpoint.
     pub(crate) out: f64,
-    /// `dist(mid, centre(tp))`.
+    /// `dist(m, centre(tp))`.
     pub(crate) into: f64,
     /// `centre(tp)`.
     pub(crate) centre: Vec3,
 }
 
-/// A cached portal crossing: the midpoint [`portal_segment`] gives from edge `edge` of
-/// polygon `p` across side `side` into polygon `tp` (edge `nedge`) of the tile with
-/// `geometry` at `origin`. Valid exactly while all of these match: the crossing is a
-/// function of them and of the owning tile's geometry and origin, which the enclosing entry
-/// is for.
-#[derive(Debug, Clone)]
+/// A cached portal crossing, 32 bytes: valid while the neighbour's derived entry is the
+/// build `serial` (the same geometry at the same origin, see [`TileDerived::is_for`]) and
+/// `key` packs the same departing polygon, edge, side, neighbour polygon and neighbour edge:
+/// the crossing is a function of exactly those and of the owning tile's geometry and
+/// origin, which the enclosing entry is for.
+#[derive(Debug, Clone, Copy, Default)]
 struct PortalEntry {
-    p: usize,
-    edge: u8,
-    geometry: Arc<TileGeometry>,
-    origin: Vec3,
-    tp: usize,
-    side: u8,
-    nedge: u8,
-    cost: Option<PortalCost>,
+    /// The neighbour's [`TileDerived::serial`]; 0 for an empty entry (serials start at 1).
+    serial: u64,
+    /// [`portal_key`], with [`NO_CROSSING`] set when the portal gives no crossing.
+    key: u64,
+    out: f64,
+    into: f64,
+}
+
+/// Set in [`PortalEntry::key`] when the portal has no crossing.
+const NO_CROSSING: u64 = 1 << 63;
+
+/// Packs what a portal crossing is computed from (besides the two tiles), or `None` when a
+/// part does not fit (such a portal is computed on every use, never cached).
+fn portal_key(p: usize, edge: u8, side: u8, tp: usize, nedge: u8) -> Option<u64> {
+    if p >= 1 << 24 || tp >= 1 << 24 || edge >= 1 << 6 || nedge >= 1 << 6 || side >= 1 << 2 {
+        return None;
+    }
+    Some(
+        p as u64
+            | (tp as u64) << 24
+            | u64::from(edge) << 48
+            | u64::from(nedge) << 54
+            | u64::from(side) << 60,
+    )
 }
 
 impl TileDerived {
@@ -138,6 +155,7 @@ impl TileDerived {
             geometry: Arc::clone(t.geometry()),
             origin: tile.origin(),
             centres,
+            serial: 0,
             portals: Vec::new(),
             edge_mids,
             edges,
@@ -161,6 +179,8 @@ fn same_bits(a: Vec3, b: Vec3) -> bool {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct TileCache {
     slots: Vec<Option<TileDerived>>,
+    /// The serial of the last entry built.
+    last_serial: u64,
 }
 
 impl TileCache {
@@ -172,7 +192,10 @@ impl TileCache {
         }
         let fresh = matches!(&self.slots[i], Some(d) if d.is_for(tile));
         if !fresh {
-            self.slots[i] = Some(TileDerived::build(tile));
+            self.last_serial += 1;
+            let mut d = TileDerived::build(tile);
+            d.serial = self.last_serial;
+            self.slots[i] = Some(d);
         }
         match &self.slots[i] {
             Some(d) => d,
@@ -180,11 +203,11 @@ impl TileCache {
         }
     }
 
-    /// The crossing [`portal_segment`] gives for the portal on edge `edge` of polygon `p` of
-    /// `tile` (side `side`) into polygon `tp` (edge `nedge`) of `other`, as its midpoint,
-    /// the distances from `p`'s centre to it and from it to `tp`'s centre ([`dist`]) and
-    /// `tp`'s centre ([`poly_centre`]); `None` when it gives none. Cached per link, `link`
-    /// being the link's index in the tile's link array.
+    /// The costs of the crossing [`portal_segment`] gives for the portal on edge `edge` of
+    /// polygon `p` of `tile` (side `side`) into polygon `tp` (edge `nedge`) of `other`: with
+    /// `m` its midpoint, `dist(centre(p), m)`, `dist(m, centre(tp))` ([`dist`], the centres
+    /// of [`poly_centre`]) and `centre(tp)`; `None` when it gives no crossing. Cached per
+    /// link, `link` being the link's index in the tile's link array.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn portal(
         &mut self,
@@ -197,21 +220,24 @@ impl TileCache {
         tp: usize,
         nedge: u8,
     ) -> Option<PortalCost> {
+        let (serial, centre) = {
+            let o = self.get(other);
+            (o.serial, o.centres[tp])
+        };
         let own_centre = self.get(tile).centres[p];
         let compute = || {
             let (l, r) = portal_segment(tile, p, edge, side, other, tp, nedge)?;
             let mid = midpoint(l, r);
-            let mut verts = PolyVerts::new();
-            poly_verts(other, tp, &mut verts);
-            let centre = poly_centre(&verts);
             Some(PortalCost {
-                mid,
                 out: dist(own_centre, mid),
                 into: dist(mid, centre),
                 centre,
             })
         };
         let links = tile.links().all_links().len();
+        let Some(key) = portal_key(p, edge, side, tp, nedge) else {
+            return compute();
+        };
         if link >= links {
             return compute();
         }
@@ -219,32 +245,31 @@ impl TileCache {
             return compute();
         };
         if own.portals.len() < links {
-            own.portals.resize(links, None);
+            own.portals.resize(links, PortalEntry::default());
         }
         let entry = &mut own.portals[link];
-        if let Some(e) = entry {
-            if e.p == p
-                && e.edge == edge
-                && e.tp == tp
-                && e.side == side
-                && e.nedge == nedge
-                && Arc::ptr_eq(&e.geometry, other.tile().geometry())
-                && same_bits(e.origin, other.origin())
-            {
-                return e.cost;
-            }
+        if entry.serial == serial && entry.key & !NO_CROSSING == key {
+            return (entry.key & NO_CROSSING == 0).then_some(PortalCost {
+                out: entry.out,
+                into: entry.into,
+                centre,
+            });
         }
         let cost = compute();
-        *entry = Some(PortalEntry {
-            p,
-            edge,
-            geometry: Arc::clone(other.tile().geometry()),
-            origin: other.origin(),
-            tp,
-            side,
-            nedge,
-            cost,
-        });
+        *entry = match cost {
+            Some(c) => PortalEntry {
+                serial,
+                key,
+                out: c.out,
+                into: c.into,
+            },
+            None => PortalEntry {
+                serial,
+                key: key | NO_CROSSING,
+                out: 0.0,
+                into: 0.0,
+            },
+        };
         cost
     }
 }
