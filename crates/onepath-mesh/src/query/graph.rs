@@ -536,15 +536,13 @@ impl PathGraph<'_> {
         let areas = t.tile().areas();
         let flags = t.tile().flags();
         let ca = filter.area_cost(areas[p]);
-        let corners = t.tile().poly_corners(p);
         let links = t.poly_links(p);
         let mut seen: SmallVec<[PolyRef; 16]> = SmallVec::new();
         let own = cache.get(t);
         // `from_pos` is the centre unless `from` is one of the ends.
         let from_end = from == ends.start_ref || from == ends.end_ref;
         let from_pos = self.node_pos_with(from, own.centres[p]);
-        for c in corners {
-            let e = own.edges[c];
+        for (k, &e) in own.poly_edges(p).iter().enumerate() {
             if e.q == NO_EDGE {
                 continue;
             }
@@ -563,7 +561,7 @@ impl PathGraph<'_> {
             if !(from_end || to_end) {
                 f(target, own.centres[q], ca * e.out + cb * e.into);
             } else {
-                let m = own.edge_mids[c];
+                let m = own.edge_mids[t.tile().poly_corners(p).start + k];
                 let to_pos = self.node_pos_with(target, own.centres[q]);
                 let a = if from_end { dist(from_pos, m) } else { e.out };
                 let b = if to_end { dist(m, to_pos) } else { e.into };

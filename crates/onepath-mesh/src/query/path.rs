@@ -212,6 +212,11 @@ impl NavMeshQuery {
             }
             done += 1;
             st.iterations += 1;
+            // Start loading the data of the polygon likely expanded next while this one is
+            // expanded (a hint only: nothing depends on the value read).
+            if let Some(next) = self.open.peek() {
+                std::hint::black_box(self.tiles.touch(next.poly));
+            }
             self.nodes[e.node as usize].closed = true;
             if node.poly == st.ends.end_ref {
                 st.goal = Some(e.node);

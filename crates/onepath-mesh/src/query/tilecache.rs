@@ -25,10 +25,14 @@ pub(crate) struct TileDerived {
     /// For every corner `c` of polygon `p`: the midpoint of edge `c` (corner `c` to the
     /// next corner of `p`), indexed like the tile's corner arrays.
     pub(crate) edge_mids: Vec<Vec3>,
-    /// For every corner `c` of polygon `p` (indexed like `edge_mids`): the in-tile
-    /// neighbour across edge `c` and the two distances of the cost model through the edge's
-    /// midpoint, so that an expansion from a centre to a centre is two multiplies.
-    pub(crate) edges: Vec<EdgeCost>,
+    /// For every edge `k` of polygon `p`, at `p·stride + k` (so that an expansion reads one
+    /// contiguous block and no corner offsets): the in-tile neighbour across the edge and the
+    /// two distances of the cost model through the edge's midpoint, so that an expansion
+    /// from a centre to a centre is two multiplies. Entries past the polygon's corner count
+    /// are [`NO_EDGE`].
+    edges: Vec<EdgeCost>,
+    /// The most corners of any polygon of the tile (at least 1).
+    stride: usize,
     /// Identifies this build of the entry among all the cache has made (never reused
     /// while the cache lives), so a portal entry of another tile can tell whether the
     /// neighbour's data is still the one it was computed against.
@@ -125,7 +129,17 @@ impl TileDerived {
             }
         }
         let neighbours = &t.data().edge_neighbours;
-        let mut edges = Vec::with_capacity(edge_mids.len());
+        let stride = (0..n_polys)
+            .map(|p| t.poly_corners(p).len())
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let none = EdgeCost {
+            q: NO_EDGE,
+            out: 0.0,
+            into: 0.0,
+        };
+        let mut edges = vec![none; n_polys * stride];
         for (p, &centre) in centres.iter().enumerate() {
             let corners = t.poly_corners(p);
             for c in corners.clone() {
@@ -136,19 +150,15 @@ impl TileDerived {
                 let first = nb != 0
                     && (q as usize) < n_polys
                     && !(corners.start..c).any(|e| neighbours[e] == nb);
-                edges.push(if first {
+                edges[p * stride + (c - corners.start)] = if first {
                     EdgeCost {
                         q,
                         out,
                         into: dist(m, centres[q as usize]),
                     }
                 } else {
-                    EdgeCost {
-                        q: NO_EDGE,
-                        out,
-                        into: 0.0,
-                    }
-                });
+                    none
+                };
             }
         }
         TileDerived {
@@ -159,7 +169,15 @@ impl TileDerived {
             portals: Vec::new(),
             edge_mids,
             edges,
+            stride,
         }
+    }
+
+    /// The edge entries of polygon `p` (edge `k` at index `k`), padded with [`NO_EDGE`].
+    pub(crate) fn poly_edges(&self, p: usize) -> &[EdgeCost] {
+        self.edges
+            .get(p * self.stride..(p + 1) * self.stride)
+            .unwrap_or(&[])
     }
 
     fn is_for(&self, tile: &MeshTile) -> bool {
@@ -200,6 +218,19 @@ impl TileCache {
         match &self.slots[i] {
             Some(d) => d,
             None => unreachable!("entry filled above"),
+        }
+    }
+
+    /// Reads the first edge entry of polygon `r` if the cache holds its slot (whatever the
+    /// tile there now is): a hint that brings the entry into the processor cache before it
+    /// is needed. Returns the value read, for `black_box`; never an answer.
+    pub(crate) fn touch(&self, r: PolyRef) -> u32 {
+        match self.slots.get(r.slot() as usize) {
+            Some(Some(d)) => d
+                .edges
+                .get((r.poly() as usize).wrapping_mul(d.stride))
+                .map_or(0, |e| e.q),
+            _ => 0,
         }
     }
 
