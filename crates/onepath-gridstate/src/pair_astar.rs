@@ -26,9 +26,11 @@
 //! larger grids use that heap from the start.
 //!
 //! The per-cell record (a, b) is one 8-byte struct: every access reads them together.
-//! Visited and closed live in the one-byte `flags` (bit 4 visited), reset through the list
-//! of touched cells when the next search begins, so the common test "neighbour already
-//! closed" reads one byte and no record.
+//! Visited and closed live in the one-byte `flags` (bit 4 visited), reset when the next
+//! search begins through the list of touched cells (or all at once when more than an
+//! eighth of the cells were visited), so the common test "neighbour already closed" reads
+//! one byte and no record. An expansion gathers the flags of its eight neighbours first
+//! and visits only the allowed moves into cells not closed.
 
 use std::cmp::Ordering;
 
@@ -159,7 +161,11 @@ pub(crate) struct PairAStar {
     pub(crate) iterations: u32,
     pub(crate) path_a: u32,
     pub(crate) path_b: u32,
+    /// The visited cells, while there are at most `n / 8` of them; beyond that
+    /// `touched_all` is set and the next reset clears every flag instead (a long list
+    /// only pushes useful data out of the cache).
     touched: Vec<u32>,
+    touched_all: bool,
     rec: Vec<Rec>,
     /// Heap position of every open cell (heap mode only; sized on entering it).
     pos: Vec<u32>,
@@ -195,15 +201,7 @@ impl PairAStar {
         record: bool,
     ) {
         let n = masks.len();
-        if self.rec.len() != n {
-            self.rec = vec![Rec::default(); n];
-            self.flags = vec![0; n];
-            self.touched.clear();
-        }
-        for &c in &self.touched {
-            self.flags[c as usize] = 0;
-        }
-        self.touched.clear();
+        self.reset_cells(n);
         self.width = width;
         self.height = height;
         self.exact_fallback = n > FAST_EXACT_CELLS;
@@ -237,7 +235,7 @@ impl PairAStar {
         let s = start as usize;
         self.rec[s] = Rec { a: 0, b: 0 };
         self.flags[s] = VISITED;
-        self.touched.push(start);
+        self.touch(start);
         let (ha, hb) = self.estimate_xy(i64::from(start % width), i64::from(start / width));
         let h = pair_f64(ha, hb);
         if self.use_ring {
@@ -414,7 +412,7 @@ impl PairAStar {
                     }
                 } else {
                     self.rec[n] = Rec { a: na, b: nb };
-                    self.touched.push(n as u32);
+                    self.touch(n as u32);
                     self.push_new(slot);
                 }
             }
@@ -464,9 +462,11 @@ impl PairAStar {
             // that leaves the grid reads a clamped cell and is masked off anyway).
             let last = self.flags.len() as i64 - 1;
             let mut open_bits = 0u8;
+            let mut around = [0u8; 8];
             for (d, off) in offsets.iter().enumerate() {
                 let n = (c as i64 + off).clamp(0, last) as usize;
-                open_bits |= (!self.flags[n] & CLOSED) << d;
+                around[d] = self.flags[n];
+                open_bits |= (!around[d] & CLOSED) << d;
             }
             let mut bits = masks[c] & open_bits;
             while bits != 0 {
@@ -474,8 +474,7 @@ impl PairAStar {
                 bits &= bits - 1;
                 let n = (c as i64 + offsets[d]) as usize;
                 let (na, nb) = if d < 4 { (ga + 1, gb) } else { (ga, gb + 1) };
-                let fl = self.flags[n];
-                let fresh = fl & VISITED == 0;
+                let fresh = around[d] & VISITED == 0;
                 // Below the fast-exact size (the ring's domain) comparing the f64 values
                 // of two pairs is comparing the pairs. A fresh cell's record is stale
                 // data, read only to keep this free of branches.
@@ -487,7 +486,7 @@ impl PairAStar {
                 // old entry queued, dropped when met (its cell is closed by then, the new
                 // f being smaller).
                 if fresh {
-                    self.touched.push(n as u32);
+                    self.touch(n as u32);
                 }
                 self.rec[n].a = na;
                 self.rec[n].b = nb;
@@ -514,12 +513,42 @@ impl PairAStar {
         self.queue.clear();
         self.heap.clear();
         self.held = None;
-        for i in 0..self.touched.len() {
-            let c = self.touched[i];
+        let open: Vec<u32> = if self.touched_all {
+            self.visited_cells().collect()
+        } else {
+            self.touched.clone()
+        };
+        for c in open {
             if self.flags[c as usize] & CLOSED == 0 {
                 let slot = self.slot_of(c);
                 self.heap_push(slot);
             }
+        }
+    }
+
+    /// Sizes the per-cell arrays for `n` cells and marks every cell unvisited.
+    fn reset_cells(&mut self, n: usize) {
+        if self.rec.len() != n {
+            self.rec = vec![Rec::default(); n];
+            self.flags = vec![0; n];
+        } else if self.touched_all {
+            self.flags.fill(0);
+        } else {
+            for &c in &self.touched {
+                self.flags[c as usize] = 0;
+            }
+        }
+        self.touched.clear();
+        self.touched_all = false;
+    }
+
+    /// Remembers a newly visited cell for the next reset.
+    #[inline(always)]
+    fn touch(&mut self, c: u32) {
+        if self.touched.len() < self.flags.len() / 8 {
+            self.touched.push(c);
+        } else {
+            self.touched_all = true;
         }
     }
 
@@ -571,15 +600,7 @@ impl PairAStar {
         record: bool,
         entries: &[(u32, u32, u32, u8)],
     ) {
-        if self.rec.len() != n {
-            self.rec = vec![Rec::default(); n];
-            self.flags = vec![0; n];
-            self.touched.clear();
-        }
-        for &c in &self.touched {
-            self.flags[c as usize] = 0;
-        }
-        self.touched.clear();
+        self.reset_cells(n);
         self.width = width;
         self.height = height;
         self.exact_fallback = n > FAST_EXACT_CELLS;
@@ -610,7 +631,7 @@ impl PairAStar {
             }
             self.rec[i] = Rec { a, b };
             self.flags[i] = VISITED | (f & 15);
-            self.touched.push(c);
+            self.touch(c);
         }
         let open = |&&(c, _, _, f): &&(u32, u32, u32, u8)| f & CLOSED == 0 && (c as usize) < n;
         if self.use_ring {
@@ -900,6 +921,42 @@ mod tests {
             let mut got = outcome(&q);
             got.4 = [before, got.4].concat();
             prop_assert_eq!(got, whole);
+        }
+    }
+
+    #[test]
+    fn a_search_after_one_that_visited_most_cells_starts_clean() {
+        // The first search visits far more than an eighth of the cells, so the reset
+        // clears every flag instead of walking the touched list.
+        let g = random_grid(60, 60, 7, 5);
+        let masks = masks_of(&g, Connectivity::Eight);
+        let cells = g.cells();
+        let walkable = (0..3600u32).filter(|&c| cells[c as usize] != WALL_AREA);
+        let (s1, t1) = (
+            walkable.clone().next().unwrap(),
+            walkable.clone().last().unwrap(),
+        );
+        let (s2, t2) = (
+            walkable.clone().nth(1000).unwrap(),
+            walkable.clone().nth(1010).unwrap(),
+        );
+        let mut p = PairAStar::default();
+        begin(&mut p, &g, &masks, s1, t1, false, Open::Ring);
+        p.step(&masks.masks, u64::MAX);
+        assert!(
+            p.touched_all,
+            "the first search should overflow the touched list"
+        );
+        for open in [Open::Ring, Open::Heap] {
+            begin(&mut p, &g, &masks, s2, t2, false, open);
+            p.step(&masks.masks, u64::MAX);
+            assert_eq!(outcome(&p), run(&g, s2, t2, false, open));
+            assert_eq!(p.visited_cells().count(), {
+                let mut fresh = PairAStar::default();
+                begin(&mut fresh, &g, &masks, s2, t2, false, open);
+                fresh.step(&masks.masks, u64::MAX);
+                fresh.visited_cells().count()
+            });
         }
     }
 
