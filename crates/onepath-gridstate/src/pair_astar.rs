@@ -934,7 +934,7 @@ mod tests {
         let walkable = (0..3600u32).filter(|&c| cells[c as usize] != WALL_AREA);
         let (s1, t1) = (
             walkable.clone().next().unwrap(),
-            walkable.clone().last().unwrap(),
+            walkable.clone().next_back().unwrap(),
         );
         let (s2, t2) = (
             walkable.clone().nth(1000).unwrap(),
