@@ -10,7 +10,7 @@
 //!
 //! One file per concept: `filter.rs`, `bvtree.rs` (per-tile trees), `graph.rs` (neighbours,
 //! crossings, the path cost model), `tilecache.rs` (derived per-tile search data, dense
-//! node index), `nearest.rs`, `path.rs` (A*, sliced), `straight.rs`
+//! node index), `nearest.rs`, `path.rs` (A*, sliced), `openlist.rs` (its 4-ary heap), `straight.rs`
 //! (funnel), `raycast.rs`, `surface.rs` (move, walls, circles, random points),
 //! `corridor.rs`, `generated.rs` (a large generated mesh and plain-data export), `geom.rs`.
 //!
@@ -70,6 +70,7 @@ mod generated;
 mod geom;
 mod graph;
 mod nearest;
+mod openlist;
 mod path;
 mod raycast;
 mod straight;
@@ -135,7 +136,7 @@ pub struct NavMeshQuery {
     nodes: Vec<path::Node>,
     node_index: tilecache::DenseIndex,
     tiles: tilecache::TileCache,
-    open: BinaryHeap<path::OpenEntry>,
+    open: openlist::OpenList,
     search: Option<path::SearchState>,
     aux_nodes: Vec<path::Node>,
     aux_index: NodeIndex,

@@ -161,12 +161,7 @@ impl NavMeshQuery {
             closed: false,
         });
         self.node_index.insert(start_ref, 0, &self.nodes);
-        self.open.push(OpenEntry {
-            f: h,
-            g: 0.0,
-            poly: start_ref,
-            node: 0,
-        });
+        self.open.push(h, 0.0, start_ref, 0);
         self.search = Some(SearchState {
             filter: *filter,
             ends,
@@ -215,7 +210,7 @@ impl NavMeshQuery {
             // Start loading the data of the polygon likely expanded next while this one is
             // expanded (a hint only: nothing depends on the value read).
             if let Some(next) = self.open.peek() {
-                std::hint::black_box(self.tiles.touch(next.poly));
+                std::hint::black_box(self.tiles.touch(PolyRef(next.tie)));
             }
             self.nodes[e.node as usize].closed = true;
             if node.poly == st.ends.end_ref {
@@ -264,12 +259,7 @@ impl NavMeshQuery {
                         }
                     };
                     let f = nodes[i as usize].f;
-                    open.push(OpenEntry {
-                        f,
-                        g,
-                        poly: target,
-                        node: i,
-                    });
+                    open.push(f, g, target, i);
                     let b = &nodes[st.best as usize];
                     let better = d
                         .total_cmp(&st.best_dist)
