@@ -100,29 +100,6 @@ fn ring_key(f_fixed: u64, h_fixed: u64, cell: u32) -> u128 {
 const RING_SHIFT: u32 = 20 + H_BITS + CELL_BITS;
 const CELL_MASK: u32 = (1 << CELL_BITS) - 1;
 
-/// The bucket ring of a mode-1 search (keys by [`ring_key`]).
-#[derive(Debug, Clone)]
-struct PairRing(BucketRing);
-
-impl Default for PairRing {
-    fn default() -> Self {
-        PairRing(BucketRing::new(RING_SHIFT))
-    }
-}
-
-impl std::ops::Deref for PairRing {
-    type Target = BucketRing;
-    fn deref(&self) -> &BucketRing {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for PairRing {
-    fn deref_mut(&mut self) -> &mut BucketRing {
-        &mut self.0
-    }
-}
-
 /// `pos` of the held slot.
 const HELD: u32 = u32::MAX;
 
@@ -179,7 +156,8 @@ pub(crate) struct PairAStar {
     /// True while the open list is `queue` (the bucket ring) rather than `heap`
     /// and `held`; see the module docs.
     use_ring: bool,
-    queue: PairRing,
+    /// The bucket ring (keys by [`ring_key`]).
+    queue: BucketRing<RING_SHIFT>,
     /// [`sqrt2_fixed`] of 0..[`SQRT2_TABLE`], filled on the first search.
     sqrt2: Vec<u64>,
     pub(crate) record: bool,
@@ -456,7 +434,8 @@ impl PairAStar {
             if self.record {
                 self.expansions.push(cell);
             }
-            let (cx, cy) = (c as i64 % w, c as i64 / w);
+            // 32-bit division (cells are below 2^22 here): cheaper than 64-bit.
+            let (cx, cy) = (i64::from(cell % self.width), i64::from(cell / self.width));
             let mut below = false;
             // The allowed moves into cells not closed, gathered without branches (a move
             // that leaves the grid reads a clamped cell and is masked off anyway).

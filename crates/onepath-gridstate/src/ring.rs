@@ -3,7 +3,7 @@
 //! parent's by at most twice the longest step, so every open f lies within 2√2 of the
 //! smallest).
 //!
-//! Entries are `u128` keys whose top bits are the bucket (the caller packs f in
+//! Entries are `u128` keys whose bits from `SHIFT` up are the bucket (the caller packs f in
 //! fixed point there, so buckets are ranges of f); [`RING`] consecutive buckets live in a
 //! ring of vectors with a bit mask of the non-empty ones. The bucket being popped (the
 //! current one) is kept sorted, so the pop order is the order of the keys, exactly as one
@@ -23,34 +23,33 @@ const WORDS: usize = (RING / 64) as usize;
 
 /// See the module docs.
 #[derive(Debug, Clone)]
-pub(crate) struct BucketRing {
-    /// The key bits below the bucket number.
-    shift: u32,
+pub(crate) struct BucketRing<const SHIFT: u32> {
     /// Number of the current bucket, which is `level`.
     cur: u64,
     /// True when nothing is queued, so `cur` may move to a push outside the window.
     empty: bool,
     /// `ring[i % RING]` holds the entries of bucket i, for cur < i < cur + RING.
-    ring: Vec<Vec<u128>>,
+    ring: Box<[Vec<u128>; RING as usize]>,
     /// Bit i % RING set when that bucket is non-empty.
     mask: [u64; WORDS],
     /// The current bucket, sorted in decreasing order (the smallest key last).
     level: Vec<u128>,
 }
 
-impl BucketRing {
-    /// An empty ring whose bucket number is `key >> shift`.
-    pub(crate) fn new(shift: u32) -> BucketRing {
+impl<const SHIFT: u32> Default for BucketRing<SHIFT> {
+    /// An empty ring whose bucket number is `key >> SHIFT`.
+    fn default() -> Self {
         BucketRing {
-            shift,
             cur: 0,
             empty: true,
-            ring: (0..RING).map(|_| Vec::new()).collect(),
+            ring: Box::new(std::array::from_fn(|_| Vec::new())),
             mask: [0; WORDS],
             level: Vec::new(),
         }
     }
+}
 
+impl<const SHIFT: u32> BucketRing<SHIFT> {
     /// Empties the queue.
     pub(crate) fn clear(&mut self) {
         for w in 0..WORDS {
@@ -71,7 +70,7 @@ impl BucketRing {
     /// with entries whose smallest key is `key`).
     pub(crate) fn reset_at(&mut self, key: u128) {
         self.clear();
-        self.cur = (key >> self.shift) as u64;
+        self.cur = (key >> SHIFT) as u64;
         self.empty = false;
     }
 
@@ -79,7 +78,7 @@ impl BucketRing {
     /// bucket or beyond the ring's window.
     #[inline]
     pub(crate) fn push(&mut self, key: u128) -> bool {
-        let b = (key >> self.shift) as u64;
+        let b = (key >> SHIFT) as u64;
         if self.empty {
             // Nothing queued: the window may move, but only when it must, so later pushes
             // at or above the old current bucket stay accepted.
@@ -188,7 +187,7 @@ mod tests {
             start in 0u128..1_000_000,
             ops in proptest::collection::vec((any::<bool>(), 0u128..(RING as u128), 0u128..(1 << SHIFT)), 1..400),
         ) {
-            let mut q = BucketRing::new(SHIFT);
+            let mut q = BucketRing::<SHIFT>::default();
             q.reset_at(start << SHIFT);
             let mut model: Vec<u128> = Vec::new();
             let mut last = start;
@@ -217,7 +216,7 @@ mod tests {
 
         #[test]
         fn stale_entries_are_skipped(keys in proptest::collection::vec(0u128..(64 << SHIFT), 1..100), dead in any::<u64>()) {
-            let mut q = BucketRing::new(SHIFT);
+            let mut q = BucketRing::<SHIFT>::default();
             q.reset_at(0);
             for &k in &keys {
                 prop_assert!(q.push(k));
@@ -236,7 +235,7 @@ mod tests {
     #[test]
     fn pushes_outside_the_window_are_refused() {
         let b = |bucket: u128, low: u128| (bucket << SHIFT) | low;
-        let mut q = BucketRing::new(SHIFT);
+        let mut q = BucketRing::<SHIFT>::default();
         q.reset_at(b(10, 5));
         assert!(!q.push(b(9, 7)));
         assert!(!q.push(b(10 + RING as u128, 0)));
