@@ -20,6 +20,8 @@
 /// Buckets in the ring (a power of two, a multiple of 64).
 pub(crate) const RING: u64 = 256;
 const WORDS: usize = (RING / 64) as usize;
+/// Buckets up to this size are filtered and insertion-sorted in one pass.
+const SMALL_BUCKET: usize = 16;
 
 /// See the module docs.
 #[derive(Debug, Clone)]
@@ -135,12 +137,31 @@ impl<const SHIFT: u32> BucketRing<SHIFT> {
         let slot = (self.cur % RING) as usize;
         self.mask[slot / 64] &= !(1 << (slot % 64));
         let mut entries = std::mem::take(&mut self.ring[slot]);
-        entries.retain(|&k| !stale(k));
-        entries.sort_unstable_by(|a, b| b.cmp(a));
-        // The level is empty: it takes the bucket's vector, and the bucket keeps the
-        // level's old allocation.
-        let spare = std::mem::replace(&mut self.level, entries);
-        self.ring[slot] = spare;
+        if entries.len() <= SMALL_BUCKET {
+            // Filter and insertion-sort in one pass into the (empty) level.
+            let level = &mut self.level;
+            for &k in &entries {
+                if stale(k) {
+                    continue;
+                }
+                let mut i = level.len();
+                level.push(k);
+                while i > 0 && level[i - 1] < k {
+                    level[i] = level[i - 1];
+                    i -= 1;
+                }
+                level[i] = k;
+            }
+            entries.clear();
+            self.ring[slot] = entries;
+        } else {
+            entries.retain(|&k| !stale(k));
+            entries.sort_unstable_by(|a, b| b.cmp(a));
+            // The level is empty: it takes the bucket's vector, and the bucket keeps the
+            // level's old allocation.
+            let spare = std::mem::replace(&mut self.level, entries);
+            self.ring[slot] = spare;
+        }
         true
     }
 
