@@ -133,7 +133,7 @@ pub(crate) type NodeIndex = HashMap<PolyRef, u32, BuildHasherDefault<RefHasher>>
 #[derive(Debug, Default)]
 pub struct NavMeshQuery {
     bv: bvtree::BvCache,
-    nodes: Vec<path::Node>,
+    nodes: Vec<path::PathNode>,
     node_index: tilecache::DenseIndex,
     tiles: tilecache::TileCache,
     open: openlist::OpenList,

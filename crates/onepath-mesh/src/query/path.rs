@@ -47,11 +47,21 @@ pub(crate) const NO_PARENT: u32 = u32::MAX;
 pub(crate) struct Node {
     pub(crate) poly: PolyRef,
     pub(crate) pos: Vec3,
-    /// Distance from the polygon's position in the cost model to the goal position (the
-    /// heuristic's distance, computed once per node).
-    pub(crate) d: f64,
     pub(crate) g: f64,
     pub(crate) f: f64,
+    pub(crate) parent: u32,
+    pub(crate) closed: bool,
+}
+
+/// One node of the path search (32 bytes: two per cache line).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PathNode {
+    pub(crate) poly: PolyRef,
+    pub(crate) g: f64,
+    /// Distance from the polygon's position in the cost model to the goal position (the
+    /// heuristic's distance, computed once per node: a polygon's position never changes
+    /// within a search).
+    pub(crate) d: f64,
     pub(crate) parent: u32,
     pub(crate) closed: bool,
 }
@@ -151,12 +161,10 @@ impl NavMeshQuery {
         self.node_index.clear();
         self.open.clear();
         let h = graph.heuristic(start_pos);
-        self.nodes.push(Node {
+        self.nodes.push(PathNode {
             poly: start_ref,
-            pos: start_pos,
             d: dist(start_pos, end_pos),
             g: 0.0,
-            f: h,
             parent: NO_PARENT,
             closed: false,
         });
@@ -235,7 +243,6 @@ impl NavMeshQuery {
                             // position of a polygon never changes within a search, so its
                             // distance to the goal is the one stored.
                             n.g = g;
-                            n.f = g + n.d * h_scale * HEURISTIC_SCALE;
                             n.parent = e.node;
                             n.closed = false;
                             (i, n.d)
@@ -245,12 +252,10 @@ impl NavMeshQuery {
                             // with the closest-node test below.
                             let d = dist(to_pos, st.ends.end_pos);
                             let i = nodes.len() as u32;
-                            nodes.push(Node {
+                            nodes.push(PathNode {
                                 poly: target,
-                                pos: to_pos,
                                 d,
                                 g,
-                                f: g + d * h_scale * HEURISTIC_SCALE,
                                 parent: e.node,
                                 closed: false,
                             });
@@ -258,7 +263,7 @@ impl NavMeshQuery {
                             (i, d)
                         }
                     };
-                    let f = nodes[i as usize].f;
+                    let f = g + d * h_scale * HEURISTIC_SCALE;
                     open.push(f, g, target, i);
                     let b = &nodes[st.best as usize];
                     let better = d

@@ -164,7 +164,6 @@ impl NavMeshQuery {
         self.aux_nodes.push(Node {
             poly: start,
             pos,
-            d: 0.0,
             g: 0.0,
             f: 0.0,
             parent: NO_PARENT,
@@ -227,7 +226,6 @@ impl NavMeshQuery {
                     nodes.push(Node {
                         poly: target,
                         pos: [0.0; 3],
-                        d: 0.0,
                         g: 0.0,
                         f: 0.0,
                         parent: i as u32,
@@ -307,7 +305,6 @@ impl NavMeshQuery {
                 nodes.push(Node {
                     poly: target,
                     pos: [0.0; 3],
-                    d: 0.0,
                     g: 0.0,
                     f: 0.0,
                     parent: i as u32,
@@ -443,7 +440,6 @@ impl NavMeshQuery {
                         nodes.push(Node {
                             poly: nb.target,
                             pos,
-                            d: 0.0,
                             g,
                             f: g,
                             parent: e.node,
@@ -792,7 +788,6 @@ impl NavMeshQuery {
                 self.aux_nodes.push(Node {
                     poly: target,
                     pos: [0.0; 3],
-                    d: 0.0,
                     g: 0.0,
                     f: 0.0,
                     parent: i as u32,

@@ -11,7 +11,7 @@ use onepath_format::{PolyRef, TileGeometry};
 use crate::mesh::MeshTile;
 use crate::query::geom::{dist, Vec3};
 use crate::query::graph::{midpoint, poly_centre, poly_verts, portal_segment, PolyVerts};
-use crate::query::path::Node;
+use crate::query::path::PathNode;
 use crate::query::NodeIndex;
 
 /// The derived data of one tile: polygon centres and in-tile edge midpoints, in world
@@ -333,7 +333,7 @@ impl DenseIndex {
 
     /// The node of `r`, if the current search has one. Never allocates; any reference is
     /// accepted.
-    pub(crate) fn get(&self, r: PolyRef, nodes: &[Node]) -> Option<u32> {
+    pub(crate) fn get(&self, r: PolyRef, nodes: &[PathNode]) -> Option<u32> {
         let entry = self
             .slots
             .get(r.slot() as usize)
@@ -353,7 +353,7 @@ impl DenseIndex {
     /// Records node `i` for `r`, which [`DenseIndex::get`] did not find. `r` is a valid
     /// reference of the mesh searched, so the entry grows the index by at most the mesh's
     /// own size.
-    pub(crate) fn insert(&mut self, r: PolyRef, i: u32, nodes: &[Node]) {
+    pub(crate) fn insert(&mut self, r: PolyRef, i: u32, nodes: &[PathNode]) {
         let (slot, poly) = (r.slot() as usize, r.poly() as usize);
         if self.slots.len() <= slot {
             self.slots.resize_with(slot + 1, Vec::new);
@@ -446,13 +446,11 @@ mod tests {
         );
     }
 
-    fn node(poly: PolyRef) -> Node {
-        Node {
+    fn node(poly: PolyRef) -> PathNode {
+        PathNode {
             poly,
-            pos: [0.0; 3],
-            d: 0.0,
             g: 0.0,
-            f: 0.0,
+            d: 0.0,
             parent: 0,
             closed: false,
         }
