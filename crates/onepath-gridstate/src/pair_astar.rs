@@ -314,6 +314,28 @@ impl PairAStar {
         self.status
     }
 
+    /// One iteration's bookkeeping for the popped open `cell`: closes it and counts it.
+    /// Returns its cost pair to expand from, or `None` when it is the goal (the search
+    /// has then ended `Found`).
+    #[inline(always)]
+    fn close(&mut self, cell: u32) -> Option<(u32, u32)> {
+        self.iterations = self.iterations.saturating_add(1);
+        let c = cell as usize;
+        self.flags[c] |= CLOSED;
+        let Rec { a, b } = self.rec[c];
+        if cell == self.goal {
+            self.path_a = a;
+            self.path_b = b;
+            self.status = SearchStatus::Found;
+            return None;
+        }
+        self.expanded = self.expanded.saturating_add(1);
+        if self.record {
+            self.expansions.push(cell);
+        }
+        Some((a, b))
+    }
+
     /// [`PairAStar::step`] on the heap, `done` iterations of the budget already used.
     fn step_heap(&mut self, masks: &[u8], max_iterations: u64, mut done: u64) {
         let w = self.width as i64;
@@ -328,20 +350,10 @@ impl PairAStar {
             }
             let Some(top) = self.pop_min() else { break };
             done += 1;
-            self.iterations = self.iterations.saturating_add(1);
             let c = top.cell as usize;
-            self.flags[c] |= CLOSED;
-            let Rec { a: ga, b: gb, .. } = self.rec[c];
-            if top.cell == self.goal {
-                self.path_a = ga;
-                self.path_b = gb;
-                self.status = SearchStatus::Found;
+            let Some((ga, gb)) = self.close(top.cell) else {
                 break;
-            }
-            self.expanded = self.expanded.saturating_add(1);
-            if self.record {
-                self.expansions.push(top.cell);
-            }
+            };
             let (cx, cy) = (c as i64 % w, c as i64 / w);
             let g_here = pair_f64(ga, gb);
             let mut bits = masks[c];
@@ -420,20 +432,10 @@ impl PairAStar {
             self.queue.pop_peeked();
             let cell = key as u32 & CELL_MASK;
             done += 1;
-            self.iterations = self.iterations.saturating_add(1);
             let c = cell as usize;
-            self.flags[c] |= CLOSED;
-            let Rec { a: ga, b: gb, .. } = self.rec[c];
-            if cell == self.goal {
-                self.path_a = ga;
-                self.path_b = gb;
-                self.status = SearchStatus::Found;
+            let Some((ga, gb)) = self.close(cell) else {
                 break;
-            }
-            self.expanded = self.expanded.saturating_add(1);
-            if self.record {
-                self.expansions.push(cell);
-            }
+            };
             // 32-bit division (cells are below 2^22 here): cheaper than 64-bit.
             let (cx, cy) = (i64::from(cell % self.width), i64::from(cell / self.width));
             let mut below = false;
