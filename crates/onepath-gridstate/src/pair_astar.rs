@@ -449,40 +449,63 @@ impl PairAStar {
                 around[d] = self.flags[n];
                 open_bits |= (!around[d] & CLOSED) << d;
             }
-            let mut bits = masks[c] & open_bits;
-            while bits != 0 {
-                let d = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let n = (c as i64 + offsets[d]) as usize;
-                let (na, nb) = if d < 4 { (ga + 1, gb) } else { (ga, gb + 1) };
-                let fresh = around[d] & VISITED == 0;
-                // Below the fast-exact size (the ring's domain) comparing the f64 values
-                // of two pairs is comparing the pairs. A fresh cell's record is stale
-                // data, read only to keep this free of branches.
-                let r = self.rec[n];
-                if !(fresh | (pair_f64(na, nb) < pair_f64(r.a, r.b))) {
-                    continue;
-                }
-                // A fresh cell is remembered for the reset; an improved one keeps its
-                // old entry queued, dropped when met (its cell is closed by then, the new
-                // f being smaller).
-                if fresh {
-                    self.touch(n as u32);
-                }
-                self.rec[n].a = na;
-                self.rec[n].b = nb;
-                self.flags[n] = VISITED | (((d as u8) ^ 2) << 1);
-                let (dx, dy) = PAIR_DIRS[d];
-                let (ha, hb) = self.estimate_xy(cx + i64::from(dx), cy + i64::from(dy));
-                let key = self.ring_key_of(na, nb, ha, hb, n as u32);
-                below |= !self.queue.push(key);
-            }
+            let bits = masks[c] & open_bits;
+            // Straight moves, then diagonal ones, in two loops (`relax` is inlined at
+            // each): their branches behave differently (new cells are nearly all reached
+            // diagonally first, and the improvements nearly all come from straight moves),
+            // and separate loops give the predictor separate branches.
+            below |= self.relax(bits & 0x0F, c, (cx, cy), (ga + 1, gb), &offsets, &around);
+            below |= self.relax(bits & 0xF0, c, (cx, cy), (ga, gb + 1), &offsets, &around);
             if below {
                 self.switch_to_heap();
                 break;
             }
         }
         done
+    }
+
+    /// Relaxes the moves in `bits` (all straight or all diagonal, giving the successors'
+    /// cost pair `(na, nb)`) out of cell `c` at `(cx, cy)` whose neighbours' flags are
+    /// `around`. Returns true if a successor fell outside the ring's window.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn relax(
+        &mut self,
+        mut bits: u8,
+        c: usize,
+        (cx, cy): (i64, i64),
+        (na, nb): (u32, u32),
+        offsets: &[i64; 8],
+        around: &[u8; 8],
+    ) -> bool {
+        let mut below = false;
+        let g_new = pair_f64(na, nb);
+        while bits != 0 {
+            let d = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let n = (c as i64 + offsets[d]) as usize;
+            let fresh = around[d] & VISITED == 0;
+            // Below the fast-exact size (the ring's domain) comparing the f64 values of
+            // two pairs is comparing the pairs. A fresh cell's record is stale data, read
+            // only to keep this free of branches.
+            let r = self.rec[n];
+            if !(fresh | (g_new < pair_f64(r.a, r.b))) {
+                continue;
+            }
+            // A fresh cell is remembered for the reset; an improved one keeps its old
+            // entry queued, dropped when met (its cell is closed by then, the new f being
+            // smaller).
+            if fresh {
+                self.touch(n as u32);
+            }
+            self.rec[n] = Rec { a: na, b: nb };
+            self.flags[n] = VISITED | (((d as u8) ^ 2) << 1);
+            let (dx, dy) = PAIR_DIRS[d];
+            let (ha, hb) = self.estimate_xy(cx + i64::from(dx), cy + i64::from(dy));
+            let key = self.ring_key_of(na, nb, ha, hb, n as u32);
+            below |= !self.queue.push(key);
+        }
+        below
     }
 
     /// Leaves the monotone queue for the heap, which is built from the open cells (the
