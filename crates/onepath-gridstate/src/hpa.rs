@@ -7,6 +7,12 @@
 //! and goal to the nodes of their clusters, searches the abstract graph with A* (octile
 //! estimate, [`OpenSet`] tie-break) and refines each abstract edge inside its cluster.
 //!
+//! Speed: the abstract graph of the transitions is kept between queries until the
+//! hierarchy changes, and a query appends its start and goal nodes and edges after
+//! everything else (exactly the graph a query-only build gives, edge lists in the same
+//! order); the in-cluster Dijkstras of a query stop once their targets are settled; the
+//! intra edges' Dijkstra trees are kept (a step per cell) and refinement walks them.
+//!
 //! Near-optimal: paths are valid and never shorter than optimal, and can be longer (the
 //! bound on Moving AI maps is measured and reported by `tests-conformance`). When start
 //! and goal lie in the same or neighbouring clusters, the exact path inside the rectangle
@@ -59,6 +65,61 @@ impl Bounds {
     }
 }
 
+/// The parents of an in-cluster Dijkstra as steps: for every cell of the cluster
+/// (local index), the direction to its parent (an index into [`STEPS`]) or [`NO_PARENT`].
+#[derive(Debug, Clone)]
+struct ParentSteps(Vec<u8>);
+
+/// Neighbour offsets (dx, dy) a parent step may take.
+const STEPS: [(i32, i32); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];
+const NO_PARENT: u8 = u8::MAX;
+
+impl ParentSteps {
+    /// From the local parents of [`cluster_dijkstra`] over `b` (`u32::MAX`: none).
+    fn new(b: Bounds, parent: &[u32]) -> ParentSteps {
+        let cw = (b.x1 - b.x0) as i64;
+        ParentSteps(
+            parent
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| {
+                    if p == u32::MAX {
+                        return NO_PARENT;
+                    }
+                    let (dx, dy) = (
+                        (i64::from(p) % cw - i as i64 % cw) as i32,
+                        (i64::from(p) / cw - i as i64 / cw) as i32,
+                    );
+                    STEPS
+                        .iter()
+                        .position(|&s| s == (dx, dy))
+                        .map_or(NO_PARENT, |k| k as u8)
+                })
+                .collect(),
+        )
+    }
+
+    /// The local parent of local cell `i` (`u32::MAX`: none), as the search left it.
+    fn parent(&self, b: Bounds, i: usize) -> u32 {
+        let k = self.0[i];
+        if k == NO_PARENT {
+            return u32::MAX;
+        }
+        let cw = (b.x1 - b.x0) as i64;
+        let (dx, dy) = STEPS[k as usize];
+        (i as i64 + i64::from(dy) * cw + i64::from(dx)) as u32
+    }
+}
+
 /// Dijkstra inside a cluster from `source`, forward (costs source → cell) or backward
 /// (cell → source). Returns local distances and local parents.
 fn cluster_dijkstra(
@@ -68,7 +129,34 @@ fn cluster_dijkstra(
     source: u32,
     backward: bool,
 ) -> (Vec<f64>, Vec<u32>) {
+    cluster_dijkstra_until(view, w, b, source, backward, None)
+}
+
+/// [`cluster_dijkstra`] that stops once every cell of `targets` (global cells) inside
+/// the bounds is settled (`None`: run to the end). A settled cell's distance and parent
+/// chain are final, so for the targets (and every cell on their parent chains) the result
+/// is bit for bit the full search's.
+fn cluster_dijkstra_until(
+    view: &GridView<'_>,
+    w: u32,
+    b: Bounds,
+    source: u32,
+    backward: bool,
+    targets: Option<&[u32]>,
+) -> (Vec<f64>, Vec<u32>) {
     let n = b.size();
+    // Local target marks and how many distinct targets are still unsettled.
+    let mut wanted = vec![false; if targets.is_some() { n } else { 0 }];
+    let mut left = usize::MAX;
+    if let Some(ts) = targets {
+        left = 0;
+        for &t in ts {
+            if b.contains(w, t) && !wanted[b.local(w, t)] {
+                wanted[b.local(w, t)] = true;
+                left += 1;
+            }
+        }
+    }
     let mut dist = vec![f64::INFINITY; n];
     let mut parent = vec![u32::MAX; n];
     let mut done = vec![false; n];
@@ -80,9 +168,18 @@ fn cluster_dijkstra(
     let s = b.local(w, source);
     dist[s] = 0.0;
     open.push_or_decrease(s as u32, 0.0, 0.0);
-    while let Some(top) = open.pop() {
+    while left > 0 {
+        let Some(top) = open.pop() else {
+            break;
+        };
         let u = top.node as usize;
         done[u] = true;
+        if !wanted.is_empty() && wanted[u] {
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
         buf.clear();
         let g = b.global(w, u);
         if backward {
@@ -131,7 +228,13 @@ impl SearchGraph for Abstract {
         out.extend_from_slice(&self.bwd[node as usize]);
     }
     fn estimate(&self, from: u32, to: u32) -> f64 {
-        let (a, b) = (self.cells[from as usize], self.cells[to as usize]);
+        self.estimate_cells(self.cells[from as usize], self.cells[to as usize])
+    }
+}
+
+impl Abstract {
+    /// The octile (or Manhattan) distance between two cells times the smallest multiplier.
+    fn estimate_cells(&self, a: u32, b: u32) -> f64 {
         let dx = (a % self.width).abs_diff(b % self.width);
         let dy = (a / self.width).abs_diff(b / self.width);
         let base = if self.eight {
@@ -141,6 +244,79 @@ impl SearchGraph for Abstract {
             f64::from(dx + dy)
         };
         base * self.min_mult
+    }
+}
+
+/// What a query adds to the kept abstract graph: its start and goal nodes (new nodes
+/// after the transition cells unless they are transition cells themselves) and their
+/// edges. Searching `base` with these edges appended is searching the graph the query
+/// would build from scratch: the same nodes, numbered alike, and every node's edge lists
+/// in the same order (the query's edges come last, start edges before goal edges).
+#[derive(Debug, Clone)]
+struct QueryNodes {
+    /// Cells of the nodes numbered from `base.cells.len()` on.
+    cells: Vec<u32>,
+    start: u32,
+    goal: u32,
+    /// Edges start → node, in order.
+    from_start: Vec<(u32, f64)>,
+    /// Edges node → goal, in order.
+    to_goal: Vec<(u32, f64)>,
+    /// The in-cluster Dijkstra from the start (for the refinement of the first hop).
+    start_tree: ParentSteps,
+}
+
+/// The abstract graph of one query: the kept graph plus the query's nodes and edges.
+struct QueryGraph<'a> {
+    base: &'a Abstract,
+    q: &'a QueryNodes,
+}
+
+impl QueryGraph<'_> {
+    fn cell(&self, node: u32) -> u32 {
+        let n = self.base.cells.len();
+        match self.base.cells.get(node as usize) {
+            Some(&c) => c,
+            None => self.q.cells[node as usize - n],
+        }
+    }
+}
+
+impl SearchGraph for QueryGraph<'_> {
+    fn node_count(&self) -> usize {
+        self.base.cells.len() + self.q.cells.len()
+    }
+    fn is_passable(&self, node: u32) -> bool {
+        (node as usize) < self.node_count()
+    }
+    fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
+        if let Some(f) = self.base.fwd.get(node as usize) {
+            out.extend_from_slice(f);
+        }
+        if node == self.q.start {
+            out.extend_from_slice(&self.q.from_start);
+        }
+        for &(z, d) in &self.q.to_goal {
+            if z == node {
+                out.push((self.q.goal, d));
+            }
+        }
+    }
+    fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
+        if let Some(b) = self.base.bwd.get(node as usize) {
+            out.extend_from_slice(b);
+        }
+        for &(z, d) in &self.q.from_start {
+            if z == node {
+                out.push((self.q.start, d));
+            }
+        }
+        if node == self.q.goal {
+            out.extend_from_slice(&self.q.to_goal);
+        }
+    }
+    fn estimate(&self, from: u32, to: u32) -> f64 {
+        self.base.estimate_cells(self.cell(from), self.cell(to))
     }
 }
 
@@ -159,6 +335,14 @@ pub struct HpaStar {
     south: Vec<Vec<(u32, u32)>>,
     /// Intra-cluster edges per cluster: (from cell, to cell, cost).
     intra: Vec<Vec<(u32, u32, f64)>>,
+    /// Per cluster, per node (sorted by cell): the parent steps of the in-cluster
+    /// Dijkstra from that node, kept from the build of the intra edges so a query's
+    /// refinement walks them instead of searching again.
+    trees: Vec<Vec<(u32, ParentSteps)>>,
+    /// The abstract graph of the transitions (without a query's start and goal) and the
+    /// node of every transition cell: built by the first query after the hierarchy
+    /// changed, kept until it changes again.
+    base: Option<(Abstract, BTreeMap<u32, u32>)>,
     seen: (u64, u32),
     area_version: u32,
     cache: GridCache,
@@ -195,6 +379,8 @@ impl HpaStar {
             east: vec![Vec::new(); n],
             south: vec![Vec::new(); n],
             intra: vec![Vec::new(); n],
+            trees: vec![Vec::new(); n],
+            base: None,
             seen: grid.cache_key(),
             area_version: grid.areas().version(),
             cache: GridCache::default(),
@@ -242,6 +428,7 @@ impl HpaStar {
 
     fn rebuild_with(&mut self, grid: &Grid, dirty: &[u32], view: &GridView<'_>) {
         let _ = grid;
+        self.base = None;
         let w = self.width;
         let mut touched = std::collections::BTreeSet::new();
         for &c in dirty {
@@ -276,16 +463,19 @@ impl HpaStar {
             let nodes = self.nodes_of(c);
             let b = self.bounds(c);
             let mut edges = Vec::new();
+            let mut trees = Vec::with_capacity(nodes.len());
             for &a in &nodes {
-                let (dist, _) = cluster_dijkstra(view, w, b, a, false);
+                let (dist, parent) = cluster_dijkstra(view, w, b, a, false);
                 for &z in &nodes {
                     let d = dist[b.local(w, z)];
                     if z != a && d.is_finite() {
                         edges.push((a, z, d));
                     }
                 }
+                trees.push((a, ParentSteps::new(b, &parent)));
             }
             self.intra[c as usize] = edges;
+            self.trees[c as usize] = trees;
             self.rebuilt_clusters += 1;
         }
     }
@@ -428,16 +618,23 @@ impl HpaStar {
         let mut cache = std::mem::take(&mut self.cache);
         let options = self.options.clone();
         let view = GridView::new(grid, &options, &mut cache);
-        let abs = self.build_abstract(grid, &view, s, t);
+        if self.base.is_none() {
+            self.base = Some(self.build_base(grid, &view));
+        }
+        let abs = match &self.base {
+            Some(base) => self.query_nodes(&view, base, s, t),
+            None => None,
+        };
         let direct = if abs.is_some() {
             self.direct_path(&view, s, t)
         } else {
             None
         };
         self.cache = cache;
-        if let Some((a, is, it)) = &abs {
+        if let (Some(q), Some((base, _))) = (&abs, &self.base) {
+            let g = QueryGraph { base, q };
             self.core
-                .begin(a, *is, *it, 1.0, self.options.record_expansions);
+                .begin(&g, q.start, q.goal, 1.0, self.options.record_expansions);
         }
         self.query = Some(HpaQuery {
             key: grid.cache_key(),
@@ -464,7 +661,7 @@ impl HpaStar {
             x1: a.x1.max(b.x1),
             y1: a.y1.max(b.y1),
         };
-        let (dist, parent) = cluster_dijkstra(view, w, r, s, false);
+        let (dist, parent) = cluster_dijkstra_until(view, w, r, s, false, Some(&[t]));
         let d = dist[r.local(w, t)];
         if !d.is_finite() {
             return None;
@@ -495,9 +692,9 @@ impl HpaStar {
                 now: u64::from(grid.version()),
             });
         }
-        Ok(match &q.abs {
-            Some((a, _, _)) => self.core.step(a, max_iterations),
-            None => SearchStatus::NoPath,
+        Ok(match (&q.abs, &self.base) {
+            (Some(q), Some((base, _))) => self.core.step(&QueryGraph { base, q }, max_iterations),
+            _ => SearchStatus::NoPath,
         })
     }
 
@@ -515,20 +712,10 @@ impl HpaStar {
         Ok(r)
     }
 
-    /// The abstract graph of a query with its start and goal nodes (`None` when start or
-    /// goal is impassable).
-    fn build_abstract(
-        &self,
-        grid: &Grid,
-        view: &GridView<'_>,
-        s: u32,
-        t: u32,
-    ) -> Option<(Abstract, u32, u32)> {
-        let w = self.width;
-        if !view.is_passable(s) || !view.is_passable(t) {
-            return None;
-        }
-        // Abstract nodes: every transition cell, then start and goal.
+    /// The abstract graph of the transitions: every transition cell a node (numbered in
+    /// the order the clusters' east then south transitions list them), the edges across
+    /// each transition, then the intra-cluster edges, cluster by cluster.
+    fn build_base(&self, grid: &Grid, view: &GridView<'_>) -> (Abstract, BTreeMap<u32, u32>) {
         let mut index: BTreeMap<u32, u32> = BTreeMap::new();
         let mut cells = Vec::new();
         let add = |cell: u32, index: &mut BTreeMap<u32, u32>, cells: &mut Vec<u32>| -> u32 {
@@ -563,28 +750,6 @@ impl HpaStar {
                 edges.push((ia, ib, d));
             }
         }
-        let is = add(s, &mut index, &mut cells);
-        let it = add(t, &mut index, &mut cells);
-        let (cs, ct) = (self.cluster_of(s), self.cluster_of(t));
-        let (bs, bt) = (self.bounds(cs), self.bounds(ct));
-        let (from_s, _) = cluster_dijkstra(view, w, bs, s, false);
-        for z in self.nodes_of(cs).into_iter().chain(std::iter::once(t)) {
-            if bs.contains(w, z) && z != s {
-                let d = from_s[bs.local(w, z)];
-                if d.is_finite() {
-                    edges.push((is, index[&z], d));
-                }
-            }
-        }
-        let (to_t, _) = cluster_dijkstra(view, w, bt, t, true);
-        for z in self.nodes_of(ct) {
-            if z != t {
-                let d = to_t[bt.local(w, z)];
-                if d.is_finite() {
-                    edges.push((index[&z], it, d));
-                }
-            }
-        }
         let n = cells.len();
         let mut fwd = vec![Vec::new(); n];
         let mut bwd = vec![Vec::new(); n];
@@ -596,11 +761,81 @@ impl HpaStar {
             cells,
             fwd,
             bwd,
-            width: w,
+            width: self.width,
             eight: self.options.connectivity == Connectivity::Eight,
             min_mult: grid.areas().min_multiplier(),
         };
-        Some((abs, is, it))
+        (abs, index)
+    }
+
+    /// A query's start and goal nodes and their edges (`None` when start or goal is
+    /// impassable): start to the nodes of its cluster (and to the goal when it lies
+    /// there), the nodes of the goal's cluster to the goal, by in-cluster Dijkstra.
+    fn query_nodes(
+        &self,
+        view: &GridView<'_>,
+        base: &(Abstract, BTreeMap<u32, u32>),
+        s: u32,
+        t: u32,
+    ) -> Option<QueryNodes> {
+        let w = self.width;
+        if !view.is_passable(s) || !view.is_passable(t) {
+            return None;
+        }
+        let (abs, index) = base;
+        let n = abs.cells.len() as u32;
+        let mut cells = Vec::new();
+        let node_of = |cell: u32, cells: &mut Vec<u32>| -> u32 {
+            if let Some(&i) = index.get(&cell) {
+                return i;
+            }
+            match cells.iter().position(|&c| c == cell) {
+                Some(k) => n + k as u32,
+                None => {
+                    cells.push(cell);
+                    n + cells.len() as u32 - 1
+                }
+            }
+        };
+        let is = node_of(s, &mut cells);
+        let it = node_of(t, &mut cells);
+        let (cs, ct) = (self.cluster_of(s), self.cluster_of(t));
+        let (bs, bt) = (self.bounds(cs), self.bounds(ct));
+        let mut from_start = Vec::new();
+        let start_targets: Vec<u32> = self
+            .nodes_of(cs)
+            .into_iter()
+            .chain(std::iter::once(t))
+            .collect();
+        let (from_s, parent_s) =
+            cluster_dijkstra_until(view, w, bs, s, false, Some(&start_targets));
+        for &z in &start_targets {
+            if bs.contains(w, z) && z != s {
+                let d = from_s[bs.local(w, z)];
+                if d.is_finite() {
+                    from_start.push((node_of(z, &mut cells), d));
+                }
+            }
+        }
+        let mut to_goal = Vec::new();
+        let goal_targets = self.nodes_of(ct);
+        let (to_t, _) = cluster_dijkstra_until(view, w, bt, t, true, Some(&goal_targets));
+        for &z in &goal_targets {
+            if z != t {
+                let d = to_t[bt.local(w, z)];
+                if d.is_finite() {
+                    to_goal.push((node_of(z, &mut cells), d));
+                }
+            }
+        }
+        Some(QueryNodes {
+            cells,
+            start: is,
+            goal: it,
+            from_start,
+            to_goal,
+            start_tree: ParentSteps::new(bs, &parent_s),
+        })
     }
 
     fn refine(&self, view: &GridView<'_>, q: &HpaQuery) -> PathResult {
@@ -615,15 +850,16 @@ impl HpaStar {
             iterations: 0,
             expansions: self.options.record_expansions.then(Vec::new),
         };
-        let Some((abs, _, _)) = &q.abs else {
+        let (Some(qn), Some((base, _))) = (&q.abs, &self.base) else {
             return none;
         };
+        let abs = QueryGraph { base, q: qn };
         let ar = self.core.result();
         none.expanded = ar.expanded;
         none.iterations = ar.iterations;
         none.expansions = ar
             .expansions
-            .map(|e| e.iter().map(|&i| abs.cells[i as usize]).collect());
+            .map(|e| e.iter().map(|&i| abs.cell(i)).collect());
         if ar.status != PathStatus::Found {
             none.status = ar.status;
             if ar.status == PathStatus::NoPath {
@@ -639,7 +875,7 @@ impl HpaStar {
         let mut nodes = vec![s];
         let mut cost = 0.0;
         for hop in ar.nodes.windows(2) {
-            let (a, b) = (abs.cells[hop[0] as usize], abs.cells[hop[1] as usize]);
+            let (a, b) = (abs.cell(hop[0]), abs.cell(hop[1]));
             let ca = self.cluster_of(a);
             let bounds = self.bounds(ca);
             if !bounds.contains(w, b) {
@@ -650,20 +886,42 @@ impl HpaStar {
                 nodes.push(b);
                 continue;
             }
-            let (dist, parent) = cluster_dijkstra(view, w, bounds, a, false);
+            // The in-cluster Dijkstra from `a`: kept from the hierarchy's build for a
+            // transition cell, from `begin` for the start.
+            let tree = self.trees[ca as usize]
+                .binary_search_by_key(&a, |t| t.0)
+                .ok()
+                .map(|k| &self.trees[ca as usize][k].1)
+                .or((a == s).then_some(&qn.start_tree));
+            let Some(tree) = tree else {
+                // Not reached: every hop starts at the start or a transition cell.
+                return none;
+            };
             let mut seg = Vec::new();
             let mut cur = bounds.local(w, b);
             let start_local = bounds.local(w, a);
+            let mut reached = true;
             while cur != start_local && seg.len() <= bounds.size() {
                 seg.push(bounds.global(w, cur));
-                let p = parent[cur];
+                let p = tree.parent(bounds, cur);
                 if p == u32::MAX {
+                    reached = false;
                     break;
                 }
                 cur = p as usize;
             }
             seg.reverse();
-            cost += dist[bounds.local(w, b)];
+            // The search's distance to `b`, summed again along its parent chain from `a`
+            // in the search's own order: bit for bit the same value.
+            let mut d = 0.0;
+            let mut prev = a;
+            for &q in &seg {
+                buf.clear();
+                view.successors(prev, &mut buf);
+                d += buf.iter().find(|e| e.0 == q).map_or(f64::INFINITY, |e| e.1);
+                prev = q;
+            }
+            cost += if reached { d } else { f64::INFINITY };
             nodes.extend(seg);
         }
         if let Some((c, n)) = &q.direct {
@@ -688,7 +946,8 @@ impl HpaStar {
 struct HpaQuery {
     key: (u64, u32),
     start: u32,
-    abs: Option<(Abstract, u32, u32)>,
+    /// Start and goal in the abstract graph (`None` when either is impassable).
+    abs: Option<QueryNodes>,
     /// For start and goal in the same or neighbouring clusters: the exact path inside the
     /// rectangle of their clusters (cost, cells), found at `begin`.
     direct: Option<(f64, Vec<u32>)>,
