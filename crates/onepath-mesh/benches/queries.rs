@@ -5,7 +5,7 @@
 //!
 //! On a loaded machine wall-clock figures drift; `QUERIES_FIXED=path|nearest|raycast` (with
 //! `QUERIES_ROUNDS`, default 20) instead runs a fixed amount of work on the generated mesh
-//! and exits, for `perf stat -e instructions:u,cycles:u` on the bench binary;
+//! and exits (`QUERIES_MESH=fixture` on the fixture instead), for `perf stat -e instructions:u,cycles:u` on the bench binary;
 //! `QUERIES_FIXED=digest` prints a digest of many query answers (to compare two builds).
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]
@@ -111,12 +111,21 @@ fn generated(c: &mut Criterion) {
     bench_mesh(c, "generated_32x32", &g.mesh, 512.0, 512.0, &[0.0]);
 }
 
-/// The fixed-work mode: `rounds` passes over 64 point pairs on the generated mesh.
+/// The fixed-work mode: `rounds` passes over 64 point pairs on the generated mesh (on the
+/// bridge-and-building fixture with `QUERIES_MESH=fixture`).
 fn fixed(kind: &str, rounds: usize) {
-    let g = generated_grid_mesh(32, 32, 4, 1);
-    let mesh = &g.mesh;
+    let fixture = std::env::var("QUERIES_MESH").is_ok_and(|m| m == "fixture");
+    let (mesh, pts) = if fixture {
+        let mesh = bridge_and_building();
+        let pts = points(&mesh, 64, 48.0, 32.0, &[0.0, 3.0, 3.5]);
+        (mesh, pts)
+    } else {
+        let mesh = generated_grid_mesh(32, 32, 4, 1).mesh;
+        let pts = points(&mesh, 64, 512.0, 512.0, &[0.0]);
+        (mesh, pts)
+    };
+    let mesh = &mesh;
     let f = QueryFilter::new();
-    let pts = points(mesh, 64, 512.0, 512.0, &[0.0]);
     let mut q = NavMeshQuery::new();
     let (mut path, mut corners, mut visited) = (Vec::new(), Vec::new(), Vec::new());
     let mut sum = 0usize;

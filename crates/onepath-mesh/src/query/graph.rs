@@ -416,7 +416,7 @@ pub struct PathEnds {
 #[derive(Debug, Clone, Copy)]
 pub struct PathGraph<'m> {
     mesh: &'m TiledNavMesh,
-    filter: QueryFilter,
+    filter: &'m QueryFilter,
     ends: PathEnds,
 }
 
@@ -425,7 +425,7 @@ impl<'m> PathGraph<'m> {
     /// filter and both positions pass the coordinate rule.
     pub fn new(
         mesh: &'m TiledNavMesh,
-        filter: &QueryFilter,
+        filter: &'m QueryFilter,
         ends: PathEnds,
     ) -> Result<PathGraph<'m>, QueryError> {
         check_point("start_pos", ends.start_pos)?;
@@ -436,11 +436,7 @@ impl<'m> PathGraph<'m> {
                 return Err(QueryError::FilteredOut(r));
             }
         }
-        Ok(PathGraph {
-            mesh,
-            filter: *filter,
-            ends,
-        })
+        Ok(PathGraph { mesh, filter, ends })
     }
 
     /// The search's ends.
@@ -450,7 +446,7 @@ impl<'m> PathGraph<'m> {
 
     /// The filter.
     pub fn filter(&self) -> &QueryFilter {
-        &self.filter
+        self.filter
     }
 
     /// The position of polygon `r` in the cost model.
@@ -484,7 +480,7 @@ impl<'m> PathGraph<'m> {
         let (t, p) = decode(self.mesh, from)?;
         let ca = self.filter.area_cost(t.tile().areas()[p]);
         let mut verts = PolyVerts::new();
-        for_each_neighbour_at(self.mesh, t, p, &self.filter, |nb, tt, tp| {
+        for_each_neighbour_at(self.mesh, t, p, self.filter, |nb, tt, tp| {
             let to_pos = if nb.target == self.ends.start_ref {
                 self.ends.start_pos
             } else if nb.target == self.ends.end_ref {
@@ -531,7 +527,7 @@ impl PathGraph<'_> {
         mut f: impl FnMut(PolyRef, Vec3, f64),
     ) -> Result<(), QueryError> {
         let (t, p) = decode(self.mesh, from)?;
-        let filter = &self.filter;
+        let filter = self.filter;
         let ends = &self.ends;
         let areas = t.tile().areas();
         let flags = t.tile().flags();

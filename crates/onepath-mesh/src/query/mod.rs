@@ -138,6 +138,9 @@ pub struct NavMeshQuery {
     tiles: tilecache::TileCache,
     open: openlist::OpenList,
     search: Option<path::SearchState>,
+    /// The filter of the search in `search` (kept apart so that a step borrows it while
+    /// changing the state).
+    search_filter: QueryFilter,
     aux_nodes: Vec<path::Node>,
     aux_index: NodeIndex,
     aux_open: BinaryHeap<path::OpenEntry>,

@@ -103,7 +103,6 @@ impl Ord for OpenEntry {
 /// The state of a search between steps.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SearchState {
-    pub(crate) filter: QueryFilter,
     pub(crate) ends: PathEnds,
     pub(crate) status: PathStatus,
     /// The node closest to the goal position: (distance, g, poly) smallest.
@@ -170,8 +169,8 @@ impl NavMeshQuery {
         });
         self.node_index.insert(start_ref, 0, &self.nodes);
         self.open.push(h, 0.0, start_ref, 0);
+        self.search_filter = *filter;
         self.search = Some(SearchState {
-            filter: *filter,
             ends,
             status: PathStatus::InProgress,
             best: 0,
@@ -194,15 +193,21 @@ impl NavMeshQuery {
         mesh: &TiledNavMesh,
         max_iterations: usize,
     ) -> Result<(PathStatus, usize), QueryError> {
-        let Some(mut st) = self.search else {
+        // The state is changed in place (not copied out and back: the filter alone is
+        // over 500 bytes), and the filter is borrowed from its own field.
+        let Some(st) = self.search.as_mut() else {
             return Err(QueryError::NoSlicedSearch);
         };
         if st.status != PathStatus::InProgress {
             return Ok((st.status, 0));
         }
-        let graph = PathGraph::new(mesh, &st.filter, st.ends).inspect_err(|_| {
-            self.search = None;
-        })?;
+        let graph = match PathGraph::new(mesh, &self.search_filter, st.ends) {
+            Ok(g) => g,
+            Err(err) => {
+                self.search = None;
+                return Err(err);
+            }
+        };
         let mut done = 0;
         while done < max_iterations {
             let Some(e) = self.open.pop() else {
@@ -229,7 +234,7 @@ impl NavMeshQuery {
             let nodes = &mut self.nodes;
             let index = &mut self.node_index;
             let open = &mut self.open;
-            let h_scale = st.filter.min_area_cost();
+            let h_scale = self.search_filter.min_area_cost();
             let res =
                 graph.for_each_edge_cached(&mut self.tiles, node.poly, |target, to_pos, cost| {
                     let g = node.g + cost;
@@ -296,7 +301,6 @@ impl NavMeshQuery {
                 st.status = PathStatus::Partial;
             }
         }
-        self.search = Some(st);
         Ok((st.status, done))
     }
 
