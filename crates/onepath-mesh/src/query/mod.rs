@@ -23,10 +23,13 @@
 //!   count. After a snapshot restore every query answers exactly as before.
 //! - All arithmetic is f64 (world = tile origin + f64(local f32)) with a fixed operation
 //!   order, `+ − × ÷ sqrt` only; every priority queue breaks ties explicitly.
-//! - The per-tile trees and the per-tile search data (polygon centres, edge midpoints,
-//!   portal crossing midpoints) are derived data: built from a tile's immutable geometry on
-//!   first use, never serialized, rebuilt when a slot holds other geometry (or the same at
-//!   another origin); each cached value is bit-identical to the uncached computation.
+//! - The per-tile trees and the per-tile search data (polygon centres, edge midpoints, the
+//!   cost model's distances through edge and portal crossing midpoints) are derived data:
+//!   built from a tile's immutable geometry on first use, never serialized, rebuilt when a
+//!   slot holds other geometry (or the same at another origin); each cached value is
+//!   bit-identical to the uncached computation.
+//! - The open list pops in one total order (f, then larger g, then tie key, then node), so
+//!   its layout never changes which polygon is expanded next.
 //! - Every reference argument is checked; a stale or forged one is
 //!   [`QueryError::InvalidPolyRef`]. Coordinates pass the coordinate rule (±2^21).
 //!
