@@ -255,39 +255,41 @@ impl TileCache {
             let o = self.get(other);
             (o.serial, o.centres[tp])
         };
+        let links = tile.links().all_links().len();
+        let key = portal_key(p, edge, side, tp, nedge).filter(|_| link < links);
+        // A hit needs neither the crossing nor this polygon's centre.
+        if let (Some(key), Some(Some(own))) = (key, self.slots.get(tile.slot() as usize)) {
+            if own.is_for(tile) {
+                if let Some(e) = own.portals.get(link) {
+                    if e.serial == serial && e.key & !NO_CROSSING == key {
+                        return (e.key & NO_CROSSING == 0).then_some(PortalCost {
+                            out: e.out,
+                            into: e.into,
+                            centre,
+                        });
+                    }
+                }
+            }
+        }
         let own_centre = self.get(tile).centres[p];
-        let compute = || {
-            let (l, r) = portal_segment(tile, p, edge, side, other, tp, nedge)?;
+        let cost = portal_segment(tile, p, edge, side, other, tp, nedge).map(|(l, r)| {
             let mid = midpoint(l, r);
-            Some(PortalCost {
+            PortalCost {
                 out: dist(own_centre, mid),
                 into: dist(mid, centre),
                 centre,
-            })
+            }
+        });
+        let Some(key) = key else {
+            return cost;
         };
-        let links = tile.links().all_links().len();
-        let Some(key) = portal_key(p, edge, side, tp, nedge) else {
-            return compute();
-        };
-        if link >= links {
-            return compute();
-        }
         let Some(Some(own)) = self.slots.get_mut(tile.slot() as usize) else {
-            return compute();
+            return cost;
         };
         if own.portals.len() < links {
             own.portals.resize(links, PortalEntry::default());
         }
-        let entry = &mut own.portals[link];
-        if entry.serial == serial && entry.key & !NO_CROSSING == key {
-            return (entry.key & NO_CROSSING == 0).then_some(PortalCost {
-                out: entry.out,
-                into: entry.into,
-                centre,
-            });
-        }
-        let cost = compute();
-        *entry = match cost {
+        own.portals[link] = match cost {
             Some(c) => PortalEntry {
                 serial,
                 key,
