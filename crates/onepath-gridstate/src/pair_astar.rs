@@ -973,12 +973,12 @@ mod tests {
         while q < RING_PAIR_LIMIT {
             for (x, y) in [
                 (0, 0),
-                (RING_PAIR_LIMIT - 1 - p, 0),
-                (0, RING_PAIR_LIMIT - 1 - q),
+                (RING_PAIR_LIMIT.saturating_sub(1 + p), 0),
+                (0, RING_PAIR_LIMIT.saturating_sub(1 + q)),
                 (5, 7),
             ] {
                 let (l, r) = ((p + x, y), (x, q + y));
-                if l.0 >= RING_PAIR_LIMIT || r.1 >= RING_PAIR_LIMIT {
+                if l.0 >= RING_PAIR_LIMIT || r.1 >= RING_PAIR_LIMIT || l.1 >= RING_PAIR_LIMIT {
                     continue;
                 }
                 for t in [&table[..], &[][..]] {
