@@ -490,19 +490,7 @@ impl<'m> PathGraph<'m> {
                 poly_centre(&verts)
             };
             let cb = self.filter.area_cost(tt.tile().areas()[tp]);
-            let cost = match nb.crossing {
-                Crossing::Edge { left, right, .. } => {
-                    let m = midpoint(left, right);
-                    ca * dist(from_pos, m) + cb * dist(m, to_pos)
-                }
-                Crossing::OffMesh {
-                    start, end, area, ..
-                } => {
-                    ca * dist(from_pos, start)
-                        + self.filter.area_cost(area) * dist(start, end)
-                        + cb * dist(end, to_pos)
-                }
-            };
+            let cost = self.cost_via(ca, from_pos, nb.crossing, cb, to_pos);
             f(&nb, to_pos, cost);
         });
         Ok(())
@@ -661,7 +649,7 @@ impl PathGraph<'_> {
         }
     }
 
-    /// The cost of the edge through `crossing`, as [`PathGraph::for_each_edge`] computes it.
+    /// The cost of the edge through `crossing` (the cost model of [`PathGraph::for_each_edge`]).
     fn cost_via(&self, ca: f64, from_pos: Vec3, crossing: Crossing, cb: f64, to_pos: Vec3) -> f64 {
         match crossing {
             Crossing::Edge { left, right, .. } => {
