@@ -603,26 +603,20 @@ impl PathGraph<'_> {
                     };
                     f(link.target, to_pos, cost);
                 }
-                LinkKind::OffMesh { link: l } => {
-                    let Some(crossing) = off_mesh_crossing(t, l, filter, false) else {
-                        continue;
+                LinkKind::OffMesh { .. } | LinkKind::OffMeshReverse { .. } => {
+                    // The link's crossing, from the tile that owns its slot.
+                    let crossing = match link.kind {
+                        LinkKind::OffMeshReverse {
+                            owner_slot,
+                            link: l,
+                        } => self
+                            .mesh
+                            .tile_at_slot(owner_slot)
+                            .and_then(|owner| off_mesh_crossing(owner, l, filter, true)),
+                        LinkKind::OffMesh { link: l } => off_mesh_crossing(t, l, filter, false),
+                        LinkKind::Portal { .. } => None,
                     };
-                    seen.push(link.target);
-                    let to_pos = self.linked_pos(cache, link.target, tt, tp);
-                    f(
-                        link.target,
-                        to_pos,
-                        self.cost_via(ca, from_pos, crossing, cb, to_pos),
-                    );
-                }
-                LinkKind::OffMeshReverse {
-                    owner_slot,
-                    link: l,
-                } => {
-                    let Some(owner) = self.mesh.tile_at_slot(owner_slot) else {
-                        continue;
-                    };
-                    let Some(crossing) = off_mesh_crossing(owner, l, filter, true) else {
+                    let Some(crossing) = crossing else {
                         continue;
                     };
                     seen.push(link.target);
