@@ -128,7 +128,7 @@ impl<const SHIFT: u32> BucketRing<SHIFT> {
     }
 
     /// Makes the next non-empty bucket (after the current one, the level being empty)
-    /// current, moving its live entries into the level heap. False when none is left.
+    /// current, moving its live entries, sorted, into the level. False when none is left.
     fn advance(&mut self, stale: &mut impl FnMut(u128) -> bool) -> bool {
         let Some(step) = self.next_nonempty() else {
             return false;
@@ -166,7 +166,7 @@ impl<const SHIFT: u32> BucketRing<SHIFT> {
     }
 
     /// Distance (1..RING) from the current bucket to the next non-empty one (the current
-    /// bucket's own ring slot is always empty: its entries are in the level heap).
+    /// bucket's own ring slot is always empty: its entries are in the level).
     #[inline]
     fn next_nonempty(&self) -> Option<u64> {
         let s = self.cur % RING;
