@@ -354,12 +354,7 @@ impl HexReplanner {
     }
     /// Replans to completion and returns the path.
     pub fn replan(&mut self, hex: &HexGrid) -> Result<PathResult, GridError> {
-        let budget = if self.options.iteration_budget == 0 {
-            u64::MAX
-        } else {
-            self.options.iteration_budget
-        };
-        self.step(hex, budget)?;
+        self.step(hex, self.options.step_budget())?;
         self.result(hex)
     }
     /// The result of the last replan.

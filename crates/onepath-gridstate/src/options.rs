@@ -110,6 +110,16 @@ impl std::fmt::Debug for GridOptions {
 }
 
 impl GridOptions {
+    /// The iteration cap a one-shot search passes to its single step: the budget, or no
+    /// cap when it is 0.
+    pub(crate) fn step_budget(&self) -> u64 {
+        if self.iteration_budget == 0 {
+            u64::MAX
+        } else {
+            self.iteration_budget
+        }
+    }
+
     /// Checks the option values.
     pub fn validate(&self) -> Result<(), GridError> {
         if self.agent_size == 0 {

@@ -586,12 +586,7 @@ impl GridReplanner {
 
     /// Replans to completion (or the options' iteration budget) and returns the path.
     pub fn replan(&mut self, grid: &Grid) -> Result<PathResult, GridError> {
-        let budget = if self.options.iteration_budget == 0 {
-            u64::MAX
-        } else {
-            self.options.iteration_budget
-        };
-        self.step(grid, budget)?;
+        self.step(grid, self.options.step_budget())?;
         self.result(grid)
     }
 

@@ -125,12 +125,7 @@ impl ThetaStar {
         goal: (u32, u32),
     ) -> Result<PathResult, GridError> {
         self.begin(grid, start, goal)?;
-        let budget = if self.options.iteration_budget == 0 {
-            u64::MAX
-        } else {
-            self.options.iteration_budget
-        };
-        self.step(grid, budget)?;
+        self.step(grid, self.options.step_budget())?;
         self.result()
     }
 
