@@ -12,7 +12,7 @@
 use onepath_build3d::{BuildConfig, BuiltMesh, Mesh3DPipeline, PartitionType, TriangleSoup};
 use onepath_format::{NavTileData, PolyRef, TileRef};
 use onepath_mesh::query::{
-    NavMeshQuery, NearestPoly, PathStatus, QueryFilter, RaycastHit, StraightPathOptions,
+    Landmarks, NavMeshQuery, NearestPoly, PathStatus, QueryFilter, RaycastHit, StraightPathOptions,
     StraightPathPoint,
 };
 use onepath_mesh::TiledNavMesh;
@@ -309,6 +309,17 @@ impl<'m> OnePathEngine<'m> {
             corners: Vec::with_capacity(MAX_POLYS),
             visited: Vec::with_capacity(MAX_POLYS),
         }
+    }
+
+    /// Gives the engine's searches a landmark table of `count` landmarks built now under
+    /// its filter (see `onepath_mesh::query::Landmarks`); returns the time the build took.
+    pub fn use_landmarks(&mut self, count: usize) -> Result<std::time::Duration, PeerError> {
+        let t = std::time::Instant::now();
+        let table = Landmarks::build(self.mesh, &self.filter, count)
+            .map_err(query_error("Landmarks::build"))?;
+        let took = t.elapsed();
+        self.query.set_landmarks(Some(std::sync::Arc::new(table)));
+        Ok(took)
     }
 
     /// `find_nearest_poly` within [`HALF_EXTENTS`].

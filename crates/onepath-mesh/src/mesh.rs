@@ -2,6 +2,7 @@
 //! remove / replace, run-time edits, and the stitched links of every tile.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use onepath_format::{
@@ -163,6 +164,27 @@ impl PartialEq for ColumnGrid {
     }
 }
 
+/// Names the state of a mesh for derived data kept outside it (a landmark table): every
+/// change of the mesh takes a new value from a process-wide counter, so two meshes (or one
+/// mesh at two times) with the same value hold the same state; a clone shares its
+/// original's value until either changes. Never serialized and never part of an answer;
+/// equality of meshes ignores it.
+#[derive(Debug, Clone, Copy)]
+struct StateId(u64);
+
+impl StateId {
+    fn fresh() -> StateId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        StateId(NEXT.fetch_add(1, AtomicOrdering::Relaxed))
+    }
+}
+
+impl PartialEq for StateId {
+    fn eq(&self, _: &StateId) -> bool {
+        true
+    }
+}
+
 /// The grid is not grown past this many cells, nor past [`GRID_CELLS_PER_COLUMN`] cells
 /// per occupied column (a sparse mesh keeps using the position index).
 const GRID_MAX_CELLS: i64 = 1 << 22;
@@ -252,6 +274,8 @@ pub struct TiledNavMesh {
     column_grid: ColumnGrid,
     /// Number of tiles with at least one off-mesh link slot.
     off_mesh_tiles: usize,
+    /// Changes with every change of the mesh ([`TiledNavMesh::state_id`]).
+    state: StateId,
 }
 
 impl TiledNavMesh {
@@ -267,6 +291,7 @@ impl TiledNavMesh {
             columns: ColumnIndex::new(),
             column_grid: ColumnGrid::default(),
             off_mesh_tiles: 0,
+            state: StateId::fresh(),
         })
     }
 
@@ -347,6 +372,16 @@ impl TiledNavMesh {
             .into());
         }
         Ok(())
+    }
+
+    /// A value naming the mesh's current state: it changes with every change of the mesh
+    /// (a tile added, replaced or removed, an area, flag or link switch set, a restitch), and
+    /// no other mesh of the process has it unless it is an unchanged clone. Derived data kept
+    /// outside the mesh (a [`Landmarks`](crate::query::Landmarks) table) compares it to know
+    /// whether it is still current. Not deterministic across runs, never serialized, never an
+    /// answer, ignored by `==`.
+    pub fn state_id(&self) -> u64 {
+        self.state.0
     }
 
     /// The mesh parameters.
@@ -701,6 +736,7 @@ impl TiledNavMesh {
             .as_mut()
             .expect("caller validated the reference");
         mt.tile = f(&mt.tile)?;
+        self.state = StateId::fresh();
         Ok(())
     }
 
@@ -708,6 +744,7 @@ impl TiledNavMesh {
     /// afresh from the tiles (not the one the mesh maintains). The result always equals the
     /// incrementally maintained links.
     pub fn restitch_all(&mut self) {
+        self.state = StateId::fresh();
         let set = TileSet::new(
             &self.params,
             self.slots
@@ -736,6 +773,7 @@ impl TiledNavMesh {
     }
 
     fn restitch(&mut self, columns: &[(i32, i32)], off_mesh_before: bool) {
+        self.state = StateId::fresh();
         let set = self.tile_set();
         let scope = restitch_scope(&set, columns, off_mesh_before);
         let fresh = stitch_tiles(&set, &scope);

@@ -4,11 +4,12 @@
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
+use std::sync::Arc;
 
 use onepath_format::PolyRef;
 use onepath_mesh::query::{
-    generated_grid_mesh, NavMeshQuery, PathEnds, PathGraph, PathStatus, QueryError, QueryFilter,
-    StraightPathFlags, StraightPathOptions, Vec3, GENERATED_SWAMP_AREA,
+    generated_grid_mesh, Landmarks, NavMeshQuery, PathEnds, PathGraph, PathStatus, QueryError,
+    QueryFilter, StraightPathFlags, StraightPathOptions, Vec3, GENERATED_SWAMP_AREA,
 };
 use onepath_mesh::TiledNavMesh;
 use proptest::prelude::*;
@@ -695,4 +696,308 @@ fn a_partial_search_can_end_on_the_furthest_polygon_of_an_existing_corridor() {
     q.step_path(&mesh, 2).unwrap();
     assert_eq!(q.finish_path(&mut plain).unwrap(), r2);
     assert_eq!(path, plain);
+}
+
+/// A query object whose searches use a landmark table built now on `mesh` under `base`.
+fn with_table(mesh: &TiledNavMesh, base: &QueryFilter, count: usize) -> NavMeshQuery {
+    let mut q = NavMeshQuery::new();
+    let table = Landmarks::build(mesh, base, count).unwrap();
+    q.set_landmarks(Some(Arc::new(table)));
+    q
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The table changes how the search gets there, never the cost it finds: on generated
+    /// meshes with swamp costs, whether the base filter is the query's, unit costs, or
+    /// cheaper swamp, and with 1 to 16 landmarks.
+    #[test]
+    fn with_a_landmark_table_the_path_cost_is_still_dijkstras(
+        tx in 1u16..=3, tz in 1u16..=3, cells in prop::sample::select(vec![2u16, 4]),
+        seed in any::<u64>(), swamp in 0.25f64..6.0, base_kind in 0u8..3, count in 1usize..=16,
+        pick in (any::<usize>(), any::<usize>()),
+        uv in prop::array::uniform4(0.05f64..0.95),
+    ) {
+        let c = case((tx, tz), cells, seed, swamp, pick, uv);
+        let base = match base_kind {
+            0 => c.filter,
+            1 => QueryFilter::new(),
+            _ => {
+                let mut f = QueryFilter::new();
+                f.set_area_cost(GENERATED_SWAMP_AREA, swamp * 0.5).unwrap();
+                f
+            }
+        };
+        let mut q = with_table(&c.mesh, &base, count);
+        prop_assert!(q.landmarks().unwrap().applies_to(&c.mesh, &c.filter));
+        let mut path = Vec::new();
+        let r = run(&mut q, &c, usize::MAX, &mut path);
+        let mut plain = Vec::new();
+        let rp = run(&mut NavMeshQuery::new(), &c, usize::MAX, &mut plain);
+        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
+        match dijkstra(&graph) {
+            Some(best) => {
+                prop_assert_eq!(r.status, PathStatus::Complete);
+                prop_assert!(close(r.cost, best), "A* with landmarks {} vs Dijkstra {}", r.cost, best);
+                prop_assert_eq!(path[0], c.ends.start_ref);
+                prop_assert_eq!(*path.last().unwrap(), c.ends.end_ref);
+                let walked = path_cost(&graph, &path).expect("consecutive polygons are neighbours");
+                prop_assert!(close(walked, r.cost));
+                prop_assert!(close(rp.cost, r.cost));
+            }
+            None => {
+                prop_assert_eq!(r.status, PathStatus::Partial);
+                prop_assert_eq!(rp.status, PathStatus::Partial);
+                prop_assert!(path_cost(&graph, &path).is_some());
+            }
+        }
+    }
+
+    /// Across layers and off-mesh links, with a query filter that refuses the links (their
+    /// own flags) while the base filter takes them: the table's distances are measured over
+    /// every crossing, so they stay below the query's.
+    #[test]
+    fn with_a_landmark_table_the_cost_is_dijkstras_when_the_query_refuses_off_mesh_links(
+        a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
+        costs in prop::array::uniform4(0.2f64..8.0), refuse_links in any::<bool>(), count in 1usize..=8,
+    ) {
+        let mut mesh = onepath_mesh::fixtures::bridge_and_building();
+        // Every polygon also gets flag 2; the links keep flags 1 only.
+        let refs: Vec<PolyRef> = mesh
+            .tiles()
+            .flat_map(|t| (0..t.tile().poly_count() as u32).filter_map(|p| t.poly_ref(p)).collect::<Vec<_>>())
+            .collect();
+        for r in refs {
+            mesh.set_poly_flags(r, 3).unwrap();
+        }
+        let mut filter = QueryFilter::new();
+        for (area, c) in [0u8, 2, 3, 1].into_iter().zip(costs) {
+            filter.set_area_cost(area, c).unwrap();
+        }
+        if refuse_links {
+            filter.set_include_flags(2);
+        }
+        let heights = [0.0, 3.0, 3.5];
+        let mut q = with_table(&mesh, &QueryFilter::new(), count);
+        let find = |q: &mut NavMeshQuery, p: (f64, f64, usize)| {
+            q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter).unwrap()
+        };
+        let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
+            return Ok(());
+        };
+        prop_assert!(q.landmarks().unwrap().applies_to(&mesh, &filter));
+        let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
+        let mut path = Vec::new();
+        let r = run(&mut q, &c, usize::MAX, &mut path);
+        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
+        match dijkstra(&graph) {
+            Some(best) => {
+                prop_assert_eq!(r.status, PathStatus::Complete);
+                prop_assert!(close(r.cost, best), "A* with landmarks {} vs Dijkstra {}", r.cost, best);
+                prop_assert!(close(path_cost(&graph, &path).unwrap(), r.cost));
+            }
+            None => prop_assert_eq!(r.status, PathStatus::Partial),
+        }
+    }
+
+    /// Jittered, raised triangles (irrational costs): the table still never overestimates.
+    #[test]
+    fn with_a_landmark_table_the_cost_is_dijkstras_on_jittered_triangle_meshes(
+        tiles in 1i32..=2, n in 2usize..=4, bits in prop::collection::vec(any::<u8>(), 64),
+        pick in (any::<usize>(), any::<usize>()), w in prop::array::uniform3(0.05f64..0.9),
+        costs in prop::array::uniform3(0.3f64..4.0), count in 1usize..=8,
+    ) {
+        let mesh = triangle_mesh(tiles, n, &bits);
+        let mut filter = QueryFilter::new();
+        for (a, c) in costs.iter().enumerate() {
+            filter.set_area_cost(a as u8, *c).unwrap();
+        }
+        let polys = walkable(&mesh);
+        let (a, b) = (&polys[pick.0 % polys.len()], &polys[pick.1 % polys.len()]);
+        let inside = |t: &[Vec3], w: [f64; 3]| {
+            let s = w[0] + w[1] + w[2];
+            let f = |k: usize| (t[0][k] * w[0] + t[1][k] * w[1] + t[2][k] * w[2]) / s;
+            [f(0), f(1), f(2)]
+        };
+        let ends = PathEnds {
+            start_ref: a.0,
+            start_pos: inside(&a.1, w),
+            end_ref: b.0,
+            end_pos: inside(&b.1, [w[2], w[0], w[1]]),
+        };
+        let mut q = with_table(&mesh, &filter, count);
+        let c = Case { mesh, filter, ends };
+        let mut path = Vec::new();
+        let r = run(&mut q, &c, usize::MAX, &mut path);
+        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
+        let best = dijkstra(&graph).expect("a connected mesh");
+        prop_assert_eq!(r.status, PathStatus::Complete);
+        prop_assert!(close(r.cost, best), "A* with landmarks {} vs Dijkstra {}", r.cost, best);
+    }
+
+    /// The sliced search with a table equals the one-shot search with it, for every budget.
+    #[test]
+    fn with_a_landmark_table_a_sliced_search_equals_the_one_shot_search(
+        seed in any::<u64>(), pick in (any::<usize>(), any::<usize>()),
+        uv in prop::array::uniform4(0.05f64..0.95), step in 1usize..7,
+    ) {
+        let c = case((2, 2), 4, seed, 3.0, pick, uv);
+        let mut q = with_table(&c.mesh, &c.filter, 4);
+        let mut one = Vec::new();
+        let r = run(&mut q, &c, usize::MAX, &mut one);
+        let mut s = NavMeshQuery::new();
+        s.set_landmarks(q.landmarks().cloned());
+        s.begin_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &c.filter).unwrap();
+        loop {
+            let (st, _) = s.step_path(&c.mesh, step).unwrap();
+            if st != PathStatus::InProgress {
+                break;
+            }
+        }
+        let mut sliced = Vec::new();
+        let rs = s.finish_path(&mut sliced).unwrap();
+        prop_assert_eq!(rs.status, r.status);
+        prop_assert_eq!(rs.cost.to_bits(), r.cost.to_bits());
+        prop_assert_eq!(rs.iterations, r.iterations);
+        prop_assert_eq!(&sliced, &one);
+        for n in 0..=r.iterations + 1 {
+            let mut capped = Vec::new();
+            let rc = run(&mut q, &c, n, &mut capped);
+            s.begin_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &c.filter).unwrap();
+            s.step_path(&c.mesh, n).unwrap();
+            let mut manual = Vec::new();
+            let rm = s.finish_path(&mut manual).unwrap();
+            prop_assert_eq!(rc.status, rm.status);
+            prop_assert_eq!(rc.cost.to_bits(), rm.cost.to_bits());
+            prop_assert_eq!(&capped, &manual);
+        }
+    }
+}
+
+#[test]
+fn a_landmark_table_expands_fewer_polygons_on_an_open_grid() {
+    let c = case((4, 4), 4, 3, 1.0, (5, 180), [0.5; 4]);
+    let mut path = Vec::new();
+    let plain = run(&mut NavMeshQuery::new(), &c, usize::MAX, &mut path);
+    let mut q = with_table(&c.mesh, &c.filter, 8);
+    let r = run(&mut q, &c, usize::MAX, &mut path);
+    assert_eq!(plain.status, PathStatus::Complete);
+    assert_eq!(r.status, PathStatus::Complete);
+    assert!(close(r.cost, plain.cost));
+    assert!(
+        r.iterations < plain.iterations,
+        "{} expansions with the table, {} without",
+        r.iterations,
+        plain.iterations
+    );
+}
+
+#[test]
+fn a_stale_or_unfitting_table_is_not_used_and_the_search_answers_as_without_one() {
+    let c = case((3, 3), 4, 11, 2.5, (3, 140), [0.3, 0.6, 0.7, 0.2]);
+    let mut mesh = c.mesh.clone();
+    let table = Arc::new(Landmarks::build(&mesh, &c.filter, 8).unwrap());
+    // An unchanged clone keeps the table current.
+    assert!(table.is_current(&c.mesh));
+    // A filter that admits flags the base filter refuses: the table does not cover it.
+    let mut narrow = c.filter;
+    narrow.set_include_flags(1);
+    let narrow_table = Arc::new(Landmarks::build(&mesh, &narrow, 8).unwrap());
+    assert!(
+        narrow_table.covers(&narrow)
+            && !narrow_table.covers(&{
+                let mut f = narrow;
+                f.set_include_flags(3);
+                f
+            })
+    );
+    // Edit the mesh: the table goes stale.
+    let far = mesh.tile_at_slot(8).unwrap().poly_ref(15).unwrap();
+    mesh.set_poly_area(far, 0).unwrap();
+    assert!(!table.is_current(&mesh));
+    assert!(!table.applies_to(&mesh, &c.filter));
+    let c2 = Case {
+        mesh,
+        filter: c.filter,
+        ends: c.ends,
+    };
+    let mut plain_path = Vec::new();
+    let plain = run(&mut NavMeshQuery::new(), &c2, usize::MAX, &mut plain_path);
+    let mut q = NavMeshQuery::new();
+    q.set_landmarks(Some(table));
+    let mut path = Vec::new();
+    let r = run(&mut q, &c2, usize::MAX, &mut path);
+    assert_eq!(
+        (r.status, r.iterations, r.cost.to_bits()),
+        (plain.status, plain.iterations, plain.cost.to_bits())
+    );
+    assert_eq!(path, plain_path);
+}
+
+#[test]
+fn a_table_going_stale_during_a_sliced_search_hands_over_to_the_plain_heuristic() {
+    let c = case((3, 3), 4, 5, 2.0, (0, 143), [0.5; 4]);
+    let mut mesh = c.mesh.clone();
+    let mut q = with_table(&mesh, &c.filter, 8);
+    q.begin_path(
+        &mesh,
+        c.ends.start_ref,
+        c.ends.end_ref,
+        c.ends.start_pos,
+        c.ends.end_pos,
+        &c.filter,
+    )
+    .unwrap();
+    q.step_path(&mesh, 3).unwrap();
+    // Block a polygon nowhere near the start: the rest of the search runs without the table.
+    let far = mesh.tile_at_slot(4).unwrap().poly_ref(5).unwrap();
+    if far != c.ends.end_ref {
+        mesh.set_poly_flags(far, 0).unwrap();
+    }
+    assert!(!q.landmarks().unwrap().is_current(&mesh));
+    loop {
+        let (st, _) = q.step_path(&mesh, 7).unwrap();
+        if st != PathStatus::InProgress {
+            break;
+        }
+    }
+    let mut path = Vec::new();
+    let r = q.finish_path(&mut path).unwrap();
+    let graph = PathGraph::new(&mesh, &c.filter, c.ends).unwrap();
+    assert!(
+        path_cost(&graph, &path).is_some(),
+        "the path walks the edited mesh"
+    );
+    if let Some(best) = dijkstra(&graph) {
+        assert_eq!(r.status, PathStatus::Complete);
+        assert!(r.cost >= best - 1e-9 * best);
+    }
+}
+
+#[test]
+fn landmark_tables_are_deterministic_and_count_checked() {
+    let g = generated_grid_mesh(4, 3, 4, 9);
+    let f = QueryFilter::new();
+    let a = Landmarks::build(&g.mesh, &f, 6).unwrap();
+    let b = Landmarks::build(&g.mesh.clone(), &f, 6).unwrap();
+    assert_eq!(a.landmarks(), b.landmarks());
+    assert_eq!(a.landmarks().len(), 6);
+    assert!(a.landmarks().iter().all(|&r| g.mesh.is_valid_poly_ref(r)));
+    assert_eq!(
+        format!("{:?}", a.landmarks()),
+        format!("{:?}", b.landmarks())
+    );
+    for bad in [0, 33] {
+        assert_eq!(
+            Landmarks::build(&g.mesh, &f, bad).err(),
+            Some(QueryError::InvalidLandmarkCount { count: bad })
+        );
+    }
+    // A filter no polygon passes: no landmarks, and the table never applies.
+    let mut none = QueryFilter::new();
+    none.set_include_flags(0);
+    let empty = Landmarks::build(&g.mesh, &none, 4).unwrap();
+    assert!(empty.landmarks().is_empty());
+    assert!(!empty.applies_to(&g.mesh, &none));
 }

@@ -82,6 +82,11 @@ impl QueryFilter {
         Ok(self)
     }
 
+    /// All 64 area costs.
+    pub(crate) fn area_costs(&self) -> &[f64; AREA_COUNT] {
+        &self.area_costs
+    }
+
     /// The smallest area cost (scales the path heuristic).
     pub fn min_area_cost(&self) -> f64 {
         self.min_cost

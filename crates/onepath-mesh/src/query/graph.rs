@@ -169,6 +169,33 @@ pub(crate) fn for_each_neighbour_at<'m>(
     tile: &'m MeshTile,
     p: usize,
     filter: &QueryFilter,
+    f: impl FnMut(Neighbour, &'m MeshTile, usize),
+) {
+    scan_neighbours(mesh, tile, p, filter, true, f);
+}
+
+/// Every crossing of polygon `p` of `tile` that `filter` allows, in [`for_each_neighbour`]
+/// order, *including* later crossings to a target already reported (a second shared edge,
+/// a portal behind an off-mesh link). The landmark tables measure over these so that their
+/// distances stay below those of any filter that hides the first crossing (an off-mesh
+/// link's own flags) and so takes a later one.
+pub(crate) fn for_each_crossing_at<'m>(
+    mesh: &'m TiledNavMesh,
+    tile: &'m MeshTile,
+    p: usize,
+    filter: &QueryFilter,
+    f: impl FnMut(Neighbour, &'m MeshTile, usize),
+) {
+    scan_neighbours(mesh, tile, p, filter, false, f);
+}
+
+#[inline(always)]
+fn scan_neighbours<'m>(
+    mesh: &'m TiledNavMesh,
+    tile: &'m MeshTile,
+    p: usize,
+    filter: &QueryFilter,
+    first_only: bool,
     mut f: impl FnMut(Neighbour, &'m MeshTile, usize),
 ) {
     let d = tile.tile().data();
@@ -186,7 +213,7 @@ pub(crate) fn for_each_neighbour_at<'m>(
         let Some(target) = tile.poly_ref(nb - 1) else {
             continue;
         };
-        if !poly_passes(tile, q, filter) || seen.contains(&target) {
+        if !poly_passes(tile, q, filter) || (first_only && seen.contains(&target)) {
             continue;
         }
         seen.push(target);
@@ -204,7 +231,7 @@ pub(crate) fn for_each_neighbour_at<'m>(
         );
     }
     for link in tile.poly_links(p) {
-        if seen.contains(&link.target) {
+        if first_only && seen.contains(&link.target) {
             continue;
         }
         let Some((crossing, tt, tp)) = link_crossing(mesh, tile, p, link, filter) else {
@@ -645,19 +672,7 @@ impl PathGraph<'_> {
 
     /// The cost of the edge through `crossing` (the cost model of [`PathGraph::for_each_edge`]).
     fn cost_via(&self, ca: f64, from_pos: Vec3, crossing: Crossing, cb: f64, to_pos: Vec3) -> f64 {
-        match crossing {
-            Crossing::Edge { left, right, .. } => {
-                let m = midpoint(left, right);
-                ca * dist(from_pos, m) + cb * dist(m, to_pos)
-            }
-            Crossing::OffMesh {
-                start, end, area, ..
-            } => {
-                ca * dist(from_pos, start)
-                    + self.filter.area_cost(area) * dist(start, end)
-                    + cb * dist(end, to_pos)
-            }
-        }
+        crossing_cost(self.filter, ca, from_pos, crossing, cb, to_pos)
     }
 
     /// The position of `r` given its centre: the search's ends keep their own positions.
@@ -668,6 +683,34 @@ impl PathGraph<'_> {
             self.ends.end_pos
         } else {
             centre
+        }
+    }
+}
+
+/// The cost model's price of going from `from_pos` (area cost `ca`) through `crossing` to
+/// `to_pos` (area cost `cb`): `ca·|from − m| + cb·|m − to|` through an edge crossing's
+/// midpoint `m`, `ca·|from − start| + cost(link)·|start − end| + cb·|end − to|` over an
+/// off-mesh link. The one expression every search and table of the crate evaluates.
+#[inline]
+pub(crate) fn crossing_cost(
+    filter: &QueryFilter,
+    ca: f64,
+    from_pos: Vec3,
+    crossing: Crossing,
+    cb: f64,
+    to_pos: Vec3,
+) -> f64 {
+    match crossing {
+        Crossing::Edge { left, right, .. } => {
+            let m = midpoint(left, right);
+            ca * dist(from_pos, m) + cb * dist(m, to_pos)
+        }
+        Crossing::OffMesh {
+            start, end, area, ..
+        } => {
+            ca * dist(from_pos, start)
+                + filter.area_cost(area) * dist(start, end)
+                + cb * dist(end, to_pos)
         }
     }
 }

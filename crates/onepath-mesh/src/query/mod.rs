@@ -72,6 +72,7 @@ mod filter;
 mod generated;
 mod geom;
 mod graph;
+mod landmarks;
 mod nearest;
 mod openlist;
 mod path;
@@ -82,6 +83,7 @@ mod tilecache;
 
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use onepath_format::PolyRef;
 
@@ -95,6 +97,7 @@ pub use generated::{
 };
 pub use geom::Vec3;
 pub use graph::{tie_key, Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
+pub use landmarks::{Landmarks, MAX_LANDMARKS};
 pub use nearest::{ClosestPoint, NearestPoly};
 pub use path::{PathResult, PathStatus};
 pub use raycast::RaycastHit;
@@ -144,6 +147,12 @@ pub struct NavMeshQuery {
     /// The filter of the search in `search` (kept apart so that a step borrows it while
     /// changing the state).
     search_filter: QueryFilter,
+    /// The landmark table path searches use when it applies ([`NavMeshQuery::set_landmarks`]).
+    landmarks: Option<Arc<landmarks::Landmarks>>,
+    /// The table of the search in `search` (a later `set_landmarks` does not change it).
+    search_landmarks: Option<Arc<landmarks::Landmarks>>,
+    /// Per search node, its heuristic, while the search uses a landmark table.
+    node_h: Vec<f64>,
     aux_nodes: Vec<path::Node>,
     aux_index: NodeIndex,
     aux_open: BinaryHeap<path::OpenEntry>,
@@ -156,6 +165,24 @@ impl NavMeshQuery {
     /// A query object with empty buffers.
     pub fn new() -> NavMeshQuery {
         NavMeshQuery::default()
+    }
+
+    /// Gives path searches begun from now on a landmark table for a sharper heuristic (see
+    /// [`Landmarks`]); `None` goes back to the plain one. A search uses the table only when
+    /// it [applies](Landmarks::applies_to) to the mesh and the search's filter, otherwise
+    /// the plain heuristic (and answers exactly as without a table); if the mesh changes
+    /// during a sliced search so that the table no longer applies, the rest of that search
+    /// uses the plain heuristic.
+    ///
+    /// With a table the path cost is still the optimum of the cost model, but a search
+    /// expands fewer polygons and, among paths of equal cost, may return another one.
+    pub fn set_landmarks(&mut self, table: Option<Arc<Landmarks>>) {
+        self.landmarks = table;
+    }
+
+    /// The landmark table set with [`NavMeshQuery::set_landmarks`].
+    pub fn landmarks(&self) -> Option<&Arc<Landmarks>> {
+        self.landmarks.as_ref()
     }
 
     /// Drops the per-tile trees and the per-tile path search data (polygon centres, edge

@@ -11,6 +11,7 @@ use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{dist, Vec3};
 use crate::query::graph::{tie_key, PathEnds, PathGraph, HEURISTIC_SCALE};
+use crate::query::landmarks::LandmarkGoal;
 use crate::query::NavMeshQuery;
 
 /// How a path search ended (or that it has not yet).
@@ -110,6 +111,8 @@ pub(crate) struct SearchState {
     pub(crate) best_dist: f64,
     pub(crate) goal: Option<u32>,
     pub(crate) iterations: usize,
+    /// The goal side of the landmark bound while the search uses a table.
+    pub(crate) alt: Option<LandmarkGoal>,
 }
 
 impl NavMeshQuery {
@@ -170,6 +173,16 @@ impl NavMeshQuery {
         self.node_index.insert(start_ref, 0, &self.nodes);
         self.open.push(h, 0.0, start_ref, 0);
         self.search_filter = *filter;
+        self.search_landmarks.clone_from(&self.landmarks);
+        let alt = self
+            .search_landmarks
+            .as_ref()
+            .and_then(|l| l.goal(mesh, filter, end_ref, end_pos));
+        self.node_h.clear();
+        if alt.is_some() {
+            // The start's own estimate is never read again (its cost, 0, cannot improve).
+            self.node_h.push(h);
+        }
         self.search = Some(SearchState {
             ends,
             status: PathStatus::InProgress,
@@ -177,6 +190,7 @@ impl NavMeshQuery {
             best_dist: dist(start_pos, end_pos),
             goal: None,
             iterations: 0,
+            alt,
         });
         Ok(PathStatus::InProgress)
     }
@@ -208,6 +222,14 @@ impl NavMeshQuery {
                 return Err(err);
             }
         };
+        // The landmark bound, while its table still applies to the mesh.
+        let table = match (st.alt, self.search_landmarks.as_deref()) {
+            (Some(goal), Some(t)) if t.is_current(mesh) => Some((goal, t)),
+            _ => {
+                st.alt = None;
+                None
+            }
+        };
         let mut done = 0;
         while done < max_iterations {
             let Some(e) = self.open.pop() else {
@@ -234,11 +256,12 @@ impl NavMeshQuery {
             let nodes = &mut self.nodes;
             let index = &mut self.node_index;
             let open = &mut self.open;
+            let node_h = &mut self.node_h;
             let h_scale = self.search_filter.min_area_cost();
             let res =
                 graph.for_each_edge_cached(&mut self.tiles, node.poly, |target, to_pos, cost| {
                     let g = node.g + cost;
-                    let (i, d) = match index.get(target, nodes) {
+                    let (i, d, f) = match index.get(target, nodes) {
                         Some(i) => {
                             let n = &mut nodes[i as usize];
                             if !(g < n.g) {
@@ -246,11 +269,15 @@ impl NavMeshQuery {
                             }
                             // A cheaper way in: update, and reopen if it was closed. The
                             // position of a polygon never changes within a search, so its
-                            // distance to the goal is the one stored.
+                            // distance to the goal (and its estimate) is the one stored.
                             n.g = g;
                             n.parent = e.node;
                             n.closed = false;
-                            (i, n.d)
+                            let f = match table {
+                                Some(_) => g + node_h[i as usize],
+                                None => g + n.d * h_scale * HEURISTIC_SCALE,
+                            };
+                            (i, n.d, f)
                         }
                         None => {
                             // The heuristic of `PathGraph::heuristic`, sharing the distance
@@ -265,10 +292,19 @@ impl NavMeshQuery {
                                 closed: false,
                             });
                             index.insert(target, i, nodes);
-                            (i, d)
+                            let plain = d * h_scale * HEURISTIC_SCALE;
+                            let f = match table {
+                                Some((goal, t)) => {
+                                    let b = t.bound(&goal, target);
+                                    let h = if b > plain { b } else { plain };
+                                    node_h.push(h);
+                                    g + h
+                                }
+                                None => g + plain,
+                            };
+                            (i, d, f)
                         }
                     };
-                    let f = g + d * h_scale * HEURISTIC_SCALE;
                     open.push(f, g, target, i);
                     let b = &nodes[st.best as usize];
                     let better = d

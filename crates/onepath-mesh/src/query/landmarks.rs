@@ -1,0 +1,522 @@
+//! [`Landmarks`]: distance tables for a sharper path heuristic (the "ALT" lower bound: A*,
+//! landmarks, triangle inequality).
+//!
+//! The plain heuristic, straight-line distance × smallest area cost, is weak wherever the
+//! cost model's paths bend: on a grid of square polygons the centre-to-centre graph scores
+//! moves like Manhattan distance, so the search expands a wide band around the optimum. A
+//! landmark table stores, for a few polygons `L` chosen far apart, the cost-model distance
+//! from `L` to every polygon and from every polygon to `L` (over the whole mesh, under a
+//! *base* filter). For any polygon `n` and goal `g` the triangle inequality gives
+//! `d(n, g) ≥ d(L, g) − d(L, n)` and `d(n, g) ≥ d(n, L) − d(g, L)`; the largest of these
+//! bounds, scaled to the query's filter, is a far better estimate that still never
+//! overestimates, so the path keeps its optimal cost and the search expands fewer polygons.
+//!
+//! The table is derived data: built from a `&TiledNavMesh` (no query object needed, so it can
+//! be built on another thread), never serialized, shared between query objects through an
+//! `Arc` ([`NavMeshQuery::set_landmarks`](crate::query::NavMeshQuery::set_landmarks)). It
+//! knows the mesh state it was built for and is used only while the mesh still is in that
+//! state and the query's filter admits no more than the base filter; otherwise the search
+//! quietly uses the plain heuristic (same answers as without a table).
+
+use onepath_format::PolyRef;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::mesh::TiledNavMesh;
+use crate::query::error::QueryError;
+use crate::query::filter::{QueryFilter, AREA_COUNT};
+use crate::query::geom::{dist, Vec3};
+use crate::query::graph::{
+    crossing_cost, for_each_crossing_at, poly_centre, poly_passes, poly_verts, PolyVerts,
+};
+
+/// The most landmarks a table may have.
+pub const MAX_LANDMARKS: usize = 32;
+
+/// Slack taken off every table bound, relative to the table's largest finite distance `M`:
+/// covers the rounding of the stored distances to `f32` (at most `2^-24·M` each) and of the
+/// sums along a path (`2^-53` per edge, for up to `2^31` edges), so a bound never exceeds
+/// the cost the search itself sums. It is one constant per table (not per polygon), so
+/// polygons along equally good paths keep exactly equal estimates wherever the costs are
+/// exact (a grid of square cells) and the search's tie rule (deeper first) walks them in a
+/// line instead of widening.
+const TABLE_SLACK: f64 = 1.0 / (1u64 << 20) as f64;
+
+/// Finite distances above this are stored as NaN ("unknown", never used in a bound): `f32`
+/// could not hold them as a bound that stays below the truth.
+const TABLE_MAX: f64 = 1.0e30;
+
+/// Landmark distance tables of one mesh state under one base filter (see the module docs).
+///
+/// Memory: `8 × count` bytes per polygon of the mesh, plus 4 bytes per slot.
+///
+/// # Example
+/// ```
+/// use std::sync::Arc;
+/// use onepath_mesh::query::{generated_grid_mesh, Landmarks, NavMeshQuery, QueryFilter};
+///
+/// let g = generated_grid_mesh(4, 4, 4, 7);
+/// let filter = QueryFilter::new();
+/// let table = Arc::new(Landmarks::build(&g.mesh, &filter, 8).unwrap());
+/// assert!(table.applies_to(&g.mesh, &filter));
+/// let mut q = NavMeshQuery::new();
+/// q.set_landmarks(Some(Arc::clone(&table)));
+/// // Every path search of `q` on this mesh state now uses the table.
+/// ```
+#[derive(Debug, Clone)]
+pub struct Landmarks {
+    filter: QueryFilter,
+    landmarks: Vec<PolyRef>,
+    /// [`TiledNavMesh::state_id`] of the mesh state the table was built for.
+    state: u64,
+    /// First row of each slot's polygons, `u32::MAX` for an empty slot.
+    slot_base: Vec<u32>,
+    /// Per polygon (row), `2·k` values: `d(L_i, n)` for every landmark, then `d(n, L_i)`;
+    /// `INFINITY` where there is no path.
+    table: Vec<f32>,
+    /// Landmarks actually chosen (`landmarks.len()`).
+    k: usize,
+    /// [`TABLE_SLACK`] × the largest finite distance stored.
+    slack: f64,
+}
+
+/// The goal side of a search with a table, fixed at its start.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LandmarkGoal {
+    row: usize,
+    /// Smallest ratio of the query's area costs to the base filter's.
+    scale: f64,
+    /// The table's slack plus `cost(goal area) · |end_pos − centre(goal)|` (the table
+    /// measures to the goal's centre, the search to `end_pos`).
+    slack: f64,
+}
+
+/// Dijkstra priority: smallest distance first, then the lowest row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Item(f64, u32);
+impl Eq for Item {}
+impl PartialOrd for Item {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Item {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.0.total_cmp(&self.0).then(o.1.cmp(&self.1))
+    }
+}
+
+/// A graph in compressed rows: the edges of row `u` are `start[u]..start[u + 1]`.
+struct Csr {
+    start: Vec<usize>,
+    to: Vec<u32>,
+    cost: Vec<f64>,
+}
+
+impl Csr {
+    fn reversed(&self) -> Csr {
+        let n = self.start.len() - 1;
+        let mut count = vec![0usize; n + 1];
+        for &v in &self.to {
+            count[v as usize + 1] += 1;
+        }
+        for i in 0..n {
+            count[i + 1] += count[i];
+        }
+        let start = count.clone();
+        let mut fill = count;
+        let mut to = vec![0u32; self.to.len()];
+        let mut cost = vec![0.0; self.to.len()];
+        for u in 0..n {
+            for e in self.start[u]..self.start[u + 1] {
+                let v = self.to[e] as usize;
+                to[fill[v]] = u as u32;
+                cost[fill[v]] = self.cost[e];
+                fill[v] += 1;
+            }
+        }
+        Csr { start, to, cost }
+    }
+
+    /// Distances from `src` to every row (`INFINITY` where unreachable). The values do not
+    /// depend on the queue's tie order (a row's distance is the minimum over its settled
+    /// predecessors); ties still break by row.
+    fn dijkstra(&self, src: u32, dist: &mut Vec<f64>, heap: &mut BinaryHeap<Item>) {
+        dist.clear();
+        dist.resize(self.start.len() - 1, f64::INFINITY);
+        heap.clear();
+        dist[src as usize] = 0.0;
+        heap.push(Item(0.0, src));
+        while let Some(Item(d, u)) = heap.pop() {
+            if d > dist[u as usize] {
+                continue;
+            }
+            let u = u as usize;
+            for e in self.start[u]..self.start[u + 1] {
+                let v = self.to[e];
+                let nd = d + self.cost[e];
+                if nd < dist[v as usize] {
+                    dist[v as usize] = nd;
+                    heap.push(Item(nd, v));
+                }
+            }
+        }
+    }
+}
+
+impl Landmarks {
+    /// Builds the tables of up to `count` landmarks (1..=[`MAX_LANDMARKS`]) for the mesh as
+    /// it is now, measuring the path cost model between polygon centres under `filter` (the
+    /// base filter). Searches whose filter admits no polygon or link the base filter refuses
+    /// may use the table, whatever their area costs (the bound is scaled by the smallest
+    /// ratio of their costs to the base costs); building with the filter the searches use
+    /// gives the sharpest bounds.
+    ///
+    /// Landmarks are chosen in the largest connected part of the mesh (ties: the part with
+    /// the lowest polygon), far apart: the first is the polygon furthest from the part's
+    /// first polygon, each next one the polygon furthest from all chosen so far (ties: slot,
+    /// then polygon index). Fewer than `count` are chosen when the part has fewer
+    /// polygons; none when no polygon passes the filter (the table then never applies).
+    /// Deterministic: the same mesh state and arguments give the same table.
+    ///
+    /// Cost: `2·count + 1` Dijkstra searches over the whole mesh.
+    pub fn build(
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+        count: usize,
+    ) -> Result<Landmarks, QueryError> {
+        if count == 0 || count > MAX_LANDMARKS {
+            return Err(QueryError::InvalidLandmarkCount { count });
+        }
+        // Rows: the polygons in slot order, then polygon order.
+        let slots = mesh.slot_count() as usize;
+        let mut slot_base = vec![u32::MAX; slots];
+        let mut rows = 0usize;
+        let mut centres: Vec<Vec3> = Vec::new();
+        let mut verts = PolyVerts::new();
+        for (s, base) in slot_base.iter_mut().enumerate() {
+            let Some(t) = mesh.tile_at_slot(s as u32) else {
+                continue;
+            };
+            *base = u32::try_from(rows).map_err(|_| QueryError::LandmarkMeshTooLarge)?;
+            let tile = t.tile();
+            for p in 0..tile.poly_count() {
+                poly_verts(t, p, &mut verts);
+                centres.push(poly_centre(&verts));
+            }
+            rows = rows
+                .checked_add(tile.poly_count())
+                .ok_or(QueryError::LandmarkMeshTooLarge)?;
+        }
+        if u32::try_from(rows).is_err() {
+            return Err(QueryError::LandmarkMeshTooLarge);
+        }
+        // The forward graph: every crossing the base filter allows, priced between centres.
+        let mut fwd = Csr {
+            start: Vec::with_capacity(rows + 1),
+            to: Vec::new(),
+            cost: Vec::new(),
+        };
+        let mut passes = vec![false; rows];
+        for t in mesh.tiles() {
+            let base = slot_base[t.slot() as usize] as usize;
+            let areas = t.tile().areas();
+            for p in 0..t.tile().poly_count() {
+                fwd.start.push(fwd.to.len());
+                if !poly_passes(t, p, filter) {
+                    continue;
+                }
+                passes[base + p] = true;
+                let from = centres[base + p];
+                let ca = filter.area_cost(areas[p]);
+                for_each_crossing_at(mesh, t, p, filter, |nb, tt, tp| {
+                    let v = slot_base[tt.slot() as usize] as usize + tp;
+                    let cb = filter.area_cost(tt.tile().areas()[tp]);
+                    let c = crossing_cost(filter, ca, from, nb.crossing, cb, centres[v]);
+                    fwd.to.push(v as u32);
+                    fwd.cost.push(c);
+                });
+            }
+        }
+        fwd.start.push(fwd.to.len());
+        let rev = fwd.reversed();
+
+        let part = largest_part(&fwd, &rev, &passes);
+        let mut heap = BinaryHeap::new();
+        let mut d = Vec::new();
+        let mut chosen: Vec<u32> = Vec::new();
+        let mut from_l: Vec<Vec<f64>> = Vec::new();
+        if let Some(&seed) = part.first() {
+            fwd.dijkstra(seed, &mut d, &mut heap);
+            let mut nearest: Vec<f64> = d.clone();
+            // The first landmark: furthest from the seed; later ones: furthest from all
+            // chosen (a polygon no landmark reaches counts as infinitely far).
+            let mut first = true;
+            while chosen.len() < count {
+                let mut best: Option<(f64, u32)> = None;
+                for &v in &part {
+                    let dv = nearest[v as usize];
+                    if best.map_or(true, |(b, _)| dv > b) {
+                        best = Some((dv, v));
+                    }
+                }
+                let Some((far, v)) = best else { break };
+                if !first && !(far > 0.0) {
+                    break;
+                }
+                first = false;
+                fwd.dijkstra(v, &mut d, &mut heap);
+                if chosen.is_empty() {
+                    nearest.copy_from_slice(&d);
+                } else {
+                    for (n, &x) in nearest.iter_mut().zip(&d) {
+                        if x < *n {
+                            *n = x;
+                        }
+                    }
+                }
+                chosen.push(v);
+                from_l.push(d.clone());
+            }
+        }
+        let k = chosen.len();
+        let mut table = vec![f32::INFINITY; rows * 2 * k];
+        let mut largest = 0.0f64;
+        let mut store = |slot: &mut f32, x: f64| {
+            *slot = if x.is_finite() && x > TABLE_MAX {
+                f32::NAN
+            } else {
+                x as f32
+            };
+            if x.is_finite() && x <= TABLE_MAX && x > largest {
+                largest = x;
+            }
+        };
+        for (i, &l) in chosen.iter().enumerate() {
+            for (r, &x) in from_l[i].iter().enumerate() {
+                store(&mut table[r * 2 * k + i], x);
+            }
+            rev.dijkstra(l, &mut d, &mut heap);
+            for (r, &x) in d.iter().enumerate() {
+                store(&mut table[r * 2 * k + k + i], x);
+            }
+        }
+        let slack = largest * TABLE_SLACK;
+        let landmarks = chosen
+            .iter()
+            .map(|&row| poly_of_row(mesh, &slot_base, row))
+            .collect();
+        Ok(Landmarks {
+            filter: *filter,
+            landmarks,
+            state: mesh.state_id(),
+            slot_base,
+            table,
+            k,
+            slack,
+        })
+    }
+
+    /// The chosen landmark polygons, in the order they were chosen.
+    pub fn landmarks(&self) -> &[PolyRef] {
+        &self.landmarks
+    }
+
+    /// The base filter the distances were measured under.
+    pub fn filter(&self) -> &QueryFilter {
+        &self.filter
+    }
+
+    /// True while `mesh` is in the state the table was built for (its
+    /// [`TiledNavMesh::state_id`] is unchanged): any change of the mesh (a tile added,
+    /// removed or replaced, an area, flag or link switch set, a restore) makes the table
+    /// stale; an unchanged clone of the mesh keeps it current. `O(1)`.
+    pub fn is_current(&self, mesh: &TiledNavMesh) -> bool {
+        mesh.state_id() == self.state
+    }
+
+    /// True when `filter` admits no polygon or off-mesh link that the base filter refuses
+    /// (checked on the include / exclude masks, exactly).
+    pub fn covers(&self, filter: &QueryFilter) -> bool {
+        let (qi, qe) = (filter.include_flags(), filter.exclude_flags());
+        let (bi, be) = (self.filter.include_flags(), self.filter.exclude_flags());
+        // A flag set passing `filter` exists iff `qi & !qe != 0`; one of them fails the base
+        // filter iff it can avoid every base include flag or carry a base exclude flag.
+        qi & !qe == 0 || (qi & !qe & !bi == 0 && be & !qe == 0)
+    }
+
+    /// True when a path search on `mesh` under `filter` would use the table: it has
+    /// landmarks, [`Landmarks::is_current`] and [`Landmarks::covers`].
+    pub fn applies_to(&self, mesh: &TiledNavMesh, filter: &QueryFilter) -> bool {
+        self.k > 0 && self.covers(filter) && self.is_current(mesh)
+    }
+
+    /// The row of a polygon of the current mesh (the caller has checked the table current
+    /// and the reference valid).
+    fn row(&self, r: PolyRef) -> Option<usize> {
+        let base = *self.slot_base.get(r.slot() as usize)?;
+        if base == u32::MAX {
+            return None;
+        }
+        Some(base as usize + r.poly() as usize)
+    }
+
+    /// The goal side of a search to `end_ref` at `end_pos` under `filter`, when the table
+    /// applies (see [`Landmarks::applies_to`]).
+    pub(crate) fn goal(
+        &self,
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+        end_ref: PolyRef,
+        end_pos: Vec3,
+    ) -> Option<LandmarkGoal> {
+        if !self.applies_to(mesh, filter) {
+            return None;
+        }
+        let row = self.row(end_ref)?;
+        let (t, p) = mesh.poly(end_ref).ok()?;
+        let mut verts = PolyVerts::new();
+        poly_verts(t, p, &mut verts);
+        let centre = poly_centre(&verts);
+        let scale = if self.filter.area_costs() == &[1.0; AREA_COUNT] {
+            // Unit base costs: the ratios are the query's costs.
+            filter.min_area_cost()
+        } else if filter.area_costs() == self.filter.area_costs() {
+            1.0
+        } else {
+            let mut scale = f64::INFINITY;
+            for (q, b) in filter.area_costs().iter().zip(self.filter.area_costs()) {
+                let s = q / b;
+                if s < scale {
+                    scale = s;
+                }
+            }
+            scale
+        };
+        Some(LandmarkGoal {
+            row,
+            scale,
+            slack: self.slack + filter.area_cost(t.tile().areas()[p]) * dist(end_pos, centre),
+        })
+    }
+
+    /// The table's lower bound on the cost from polygon `r` (at its centre) to the goal
+    /// position, `0` when the table knows nothing better.
+    ///
+    /// `max_i (d(L_i, g) − d(L_i, n), d(n, L_i) − d(g, L_i)) × scale − slack`. A term whose
+    /// positive side is infinite while the other is finite is `+∞`: the polygon cannot reach
+    /// the goal (in the base graph, which holds the query's), so it is expanded last. A term
+    /// with an unknown (NaN) or two infinite sides is NaN and never taken.
+    #[inline]
+    pub(crate) fn bound(&self, goal: &LandmarkGoal, r: PolyRef) -> f64 {
+        let Some(row) = self.row(r) else {
+            return 0.0;
+        };
+        let k = self.k;
+        let (Some(n), Some(g)) = (
+            self.table.get(row * 2 * k..row * 2 * k + 2 * k),
+            self.table.get(goal.row * 2 * k..goal.row * 2 * k + 2 * k),
+        ) else {
+            return 0.0;
+        };
+        let (n_from, n_to) = n.split_at(k);
+        let (g_from, g_to) = g.split_at(k);
+        let mut best = 0.0f64;
+        for i in 0..k {
+            // d(L, g) − d(L, n) and d(n, L) − d(g, L).
+            let t = f64::from(g_from[i]) - f64::from(n_from[i]);
+            if t > best {
+                best = t;
+            }
+            let t = f64::from(n_to[i]) - f64::from(g_to[i]);
+            if t > best {
+                best = t;
+            }
+        }
+        let h = best * goal.scale - goal.slack;
+        if h > 0.0 {
+            h
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The polygons of the largest connected part (edges taken both ways) among those that pass,
+/// in row order. Ties: the part with the lowest row.
+fn largest_part(fwd: &Csr, rev: &Csr, passes: &[bool]) -> Vec<u32> {
+    let n = passes.len();
+    let mut part_of = vec![u32::MAX; n];
+    let mut best: Vec<u32> = Vec::new();
+    let mut stack = Vec::new();
+    let mut members = Vec::new();
+    for s in 0..n {
+        if !passes[s] || part_of[s] != u32::MAX {
+            continue;
+        }
+        members.clear();
+        part_of[s] = s as u32;
+        stack.push(s as u32);
+        while let Some(u) = stack.pop() {
+            members.push(u);
+            let u = u as usize;
+            for g in [fwd, rev] {
+                for &v in &g.to[g.start[u]..g.start[u + 1]] {
+                    if part_of[v as usize] == u32::MAX && passes[v as usize] {
+                        part_of[v as usize] = s as u32;
+                        stack.push(v);
+                    }
+                }
+            }
+        }
+        if members.len() > best.len() {
+            members.sort_unstable();
+            best.clone_from(&members);
+        }
+    }
+    best
+}
+
+fn poly_of_row(mesh: &TiledNavMesh, slot_base: &[u32], row: u32) -> PolyRef {
+    // The slot whose base is the largest not above `row` (empty slots have u32::MAX).
+    let mut found = PolyRef::NULL;
+    for (s, &b) in slot_base.iter().enumerate() {
+        if b != u32::MAX && b <= row {
+            if let Some(r) = mesh
+                .tile_at_slot(s as u32)
+                .and_then(|t| t.poly_ref(row - b))
+            {
+                found = r;
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::generated::generated_grid_mesh;
+
+    /// `covers` is exact: it holds iff every flag set the query passes, the base passes.
+    #[test]
+    fn covers_is_the_exact_subset_test_of_the_two_filters() {
+        let g = generated_grid_mesh(1, 1, 2, 1);
+        // Masks over the low 4 bits (every subset relation among them occurs).
+        for (bi, be) in (0u16..16).flat_map(|i| (0u16..16).map(move |e| (i, e))) {
+            let mut base = QueryFilter::new();
+            base.set_include_flags(bi).set_exclude_flags(be);
+            let table = Landmarks::build(&g.mesh, &base, 1).unwrap();
+            for (qi, qe) in (0u16..16).flat_map(|i| (0u16..16).map(move |e| (i, e))) {
+                let mut q = QueryFilter::new();
+                q.set_include_flags(qi).set_exclude_flags(qe);
+                let subset = (0u16..16).all(|f| !q.passes_flags(f) || base.passes_flags(f));
+                assert_eq!(
+                    table.covers(&q),
+                    subset,
+                    "base {bi:#x}/{be:#x} query {qi:#x}/{qe:#x}"
+                );
+            }
+        }
+    }
+}
