@@ -1001,3 +1001,89 @@ fn landmark_tables_are_deterministic_and_count_checked() {
     assert!(empty.landmarks().is_empty());
     assert!(!empty.applies_to(&g.mesh, &none));
 }
+
+/// Runs `c` with the table `q` holds twice, walking the compiled graph and the tiles, and
+/// checks both give the same answer bit for bit.
+fn compiled_equals_tiles(
+    q: &mut NavMeshQuery,
+    c: &Case,
+    budget: usize,
+) -> Result<(), TestCaseError> {
+    let mut a = Vec::new();
+    q.set_walk_tiles(false);
+    let ra = run(q, c, budget, &mut a);
+    let mut b = Vec::new();
+    q.set_walk_tiles(true);
+    let rb = run(q, c, budget, &mut b);
+    q.set_walk_tiles(false);
+    prop_assert_eq!(ra.status, rb.status);
+    prop_assert_eq!(ra.cost.to_bits(), rb.cost.to_bits());
+    prop_assert_eq!(ra.iterations, rb.iterations);
+    prop_assert_eq!(a, b);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A search with a table walks the table's compiled graph: the very answers of walking
+    /// the tiles, under the base filter and under narrower filters with other costs.
+    #[test]
+    fn the_compiled_graph_answers_exactly_as_the_tiles(
+        tx in 1u16..=3, tz in 1u16..=3, seed in any::<u64>(), swamp in 0.25f64..6.0,
+        narrow in any::<bool>(), budget in prop::sample::select(vec![3usize, 17, usize::MAX]),
+        pick in (any::<usize>(), any::<usize>()), uv in prop::array::uniform4(0.05f64..0.95),
+    ) {
+        let mut c = case((tx, tz), 4, seed, swamp, pick, uv);
+        let base = QueryFilter::new();
+        // Give some polygons flag 2 as well, and let a narrow filter refuse them.
+        let refs: Vec<PolyRef> = walkable(&c.mesh).iter().map(|p| p.0).collect();
+        for (k, r) in refs.iter().enumerate() {
+            if (k as u64 ^ seed) % 5 == 0 && *r != c.ends.start_ref && *r != c.ends.end_ref {
+                c.mesh.set_poly_flags(*r, 3).unwrap();
+            }
+        }
+        if narrow {
+            c.filter.set_exclude_flags(2);
+        }
+        let mut q = with_table(&c.mesh, &base, 6);
+        compiled_equals_tiles(&mut q, &c, budget)?;
+    }
+
+    /// Across layers and off-mesh links, links refused by a query filter or not.
+    #[test]
+    fn the_compiled_graph_answers_exactly_as_the_tiles_across_off_mesh_links(
+        a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
+        costs in prop::array::uniform4(0.2f64..8.0), refuse_links in any::<bool>(), ladder in any::<bool>(),
+    ) {
+        let mut mesh = onepath_mesh::fixtures::bridge_and_building();
+        if !ladder {
+            let t = mesh.tile_at(1, 0, 1).unwrap().tile_ref();
+            mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
+        }
+        let refs: Vec<PolyRef> = mesh
+            .tiles()
+            .flat_map(|t| (0..t.tile().poly_count() as u32).filter_map(|p| t.poly_ref(p)).collect::<Vec<_>>())
+            .collect();
+        for r in refs {
+            mesh.set_poly_flags(r, 3).unwrap();
+        }
+        let mut filter = QueryFilter::new();
+        for (area, c) in [0u8, 2, 3, 1].into_iter().zip(costs) {
+            filter.set_area_cost(area, c).unwrap();
+        }
+        if refuse_links {
+            filter.set_include_flags(2);
+        }
+        let heights = [0.0, 3.0, 3.5];
+        let mut q = with_table(&mesh, &QueryFilter::new(), 4);
+        let find = |q: &mut NavMeshQuery, p: (f64, f64, usize)| {
+            q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter).unwrap()
+        };
+        let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
+            return Ok(());
+        };
+        let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
+        compiled_equals_tiles(&mut q, &c, usize::MAX)?;
+    }
+}

@@ -27,7 +27,8 @@ use crate::query::error::QueryError;
 use crate::query::filter::{QueryFilter, AREA_COUNT};
 use crate::query::geom::{dist, Vec3};
 use crate::query::graph::{
-    crossing_cost, for_each_crossing_at, poly_centre, poly_passes, poly_verts, PolyVerts,
+    crossing_cost, for_each_crossing_at, poly_centre, poly_passes, poly_verts, Crossing, PathEnds,
+    PolyVerts,
 };
 
 /// The most landmarks a table may have.
@@ -78,7 +79,46 @@ pub struct Landmarks {
     k: usize,
     /// [`TABLE_SLACK`] × the largest finite distance stored.
     slack: f64,
+    /// The mesh's polygon graph under the base filter, compiled: per row its reference,
+    /// centre, area and flags, and its crossings in neighbour order (`edge_start[row]..
+    /// edge_start[row + 1]` index `edges` and `exits`). A search whose table applies walks
+    /// this instead of the tiles, with the same edges in the same order and the same bits.
+    refs: Vec<PolyRef>,
+    centres: Vec<Vec3>,
+    areas: Vec<u8>,
+    flags: Vec<u16>,
+    edge_start: Vec<u32>,
+    edges: Vec<GraphEdge>,
+    /// Per edge, the point the crossing leaves into the neighbour ([`Crossing::exit_point`]):
+    /// an edge crossing's midpoint, an off-mesh link's arrival point. Read only to measure
+    /// into the search's end polygons, whose positions are not their centres.
+    exits: Vec<Vec3>,
 }
+
+/// One crossing of the compiled graph, with the cost model's distances through it between
+/// the two centres, computed with [`dist`] exactly as the tile cache computes them.
+#[derive(Debug, Clone, Copy)]
+struct GraphEdge {
+    to: u32,
+    /// An off-mesh link's own flags (0 for an edge crossing).
+    link_flags: u16,
+    /// An off-mesh link's area.
+    link_area: u8,
+    /// [`EDGE_LINK`], [`EDGE_REPEAT`].
+    kind: u8,
+    /// `|centre(from) − entry|`.
+    out: f64,
+    /// An off-mesh link's length `|start − end|` (0 for an edge crossing).
+    mid: f64,
+    /// `|exit − centre(to)|`.
+    into: f64,
+}
+
+/// The crossing is an off-mesh link.
+const EDGE_LINK: u8 = 1;
+/// An earlier crossing of the same polygon leads to the same target (the search takes only
+/// the first one its filter allows).
+const EDGE_REPEAT: u8 = 2;
 
 /// The goal side of a search with a table, fixed at its start.
 #[derive(Debug, Clone, Copy)]
@@ -218,10 +258,18 @@ impl Landmarks {
             cost: Vec::new(),
         };
         let mut passes = vec![false; rows];
+        let mut refs = Vec::with_capacity(rows);
+        let mut row_areas = Vec::with_capacity(rows);
+        let mut row_flags = Vec::with_capacity(rows);
+        let mut edges: Vec<GraphEdge> = Vec::new();
+        let mut exits: Vec<Vec3> = Vec::new();
         for t in mesh.tiles() {
             let base = slot_base[t.slot() as usize] as usize;
             let areas = t.tile().areas();
             for p in 0..t.tile().poly_count() {
+                refs.push(t.poly_ref(p as u32).unwrap_or(PolyRef::NULL));
+                row_areas.push(areas[p]);
+                row_flags.push(t.tile().flags()[p]);
                 fwd.start.push(fwd.to.len());
                 if !poly_passes(t, p, filter) {
                     continue;
@@ -229,16 +277,55 @@ impl Landmarks {
                 passes[base + p] = true;
                 let from = centres[base + p];
                 let ca = filter.area_cost(areas[p]);
+                let first = edges.len();
                 for_each_crossing_at(mesh, t, p, filter, |nb, tt, tp| {
                     let v = slot_base[tt.slot() as usize] as usize + tp;
                     let cb = filter.area_cost(tt.tile().areas()[tp]);
-                    let c = crossing_cost(filter, ca, from, nb.crossing, cb, centres[v]);
+                    let exit = nb.crossing.exit_point();
+                    let mut e = GraphEdge {
+                        to: v as u32,
+                        link_flags: 0,
+                        link_area: 0,
+                        kind: 0,
+                        out: dist(from, nb.crossing.entry_point()),
+                        mid: 0.0,
+                        into: dist(exit, centres[v]),
+                    };
+                    if let Crossing::OffMesh {
+                        start,
+                        end,
+                        area,
+                        flags,
+                        ..
+                    } = nb.crossing
+                    {
+                        e.kind = EDGE_LINK;
+                        e.link_flags = flags;
+                        e.link_area = area;
+                        e.mid = dist(start, end);
+                    }
+                    if edges[first..].iter().any(|x| x.to == e.to) {
+                        e.kind |= EDGE_REPEAT;
+                    }
+                    // The cost model's expression ([`crossing_cost`]), from these parts.
+                    let c = edge_cost(&e, ca, cb, filter);
+                    debug_assert_eq!(
+                        c.to_bits(),
+                        crossing_cost(filter, ca, from, nb.crossing, cb, centres[v]).to_bits()
+                    );
                     fwd.to.push(v as u32);
                     fwd.cost.push(c);
+                    edges.push(e);
+                    exits.push(exit);
                 });
             }
         }
         fwd.start.push(fwd.to.len());
+        let edge_start = fwd
+            .start
+            .iter()
+            .map(|&x| u32::try_from(x).map_err(|_| QueryError::LandmarkMeshTooLarge))
+            .collect::<Result<Vec<u32>, _>>()?;
         let rev = fwd.reversed();
 
         let part = largest_part(&fwd, &rev, &passes);
@@ -314,6 +401,13 @@ impl Landmarks {
             table,
             k,
             slack,
+            refs,
+            centres,
+            areas: row_areas,
+            flags: row_flags,
+            edge_start,
+            edges,
+            exits,
         })
     }
 
@@ -438,6 +532,87 @@ impl Landmarks {
             h
         } else {
             0.0
+        }
+    }
+}
+
+/// The cost of edge `e` from a polygon of area cost `ca` to one of `cb` between centres:
+/// `ca·out + cb·into` through an edge crossing, `ca·out + cost(link)·mid + cb·into` over an
+/// off-mesh link (the operations and order of [`crossing_cost`]).
+#[inline]
+fn edge_cost(e: &GraphEdge, ca: f64, cb: f64, filter: &QueryFilter) -> f64 {
+    if e.kind & EDGE_LINK == 0 {
+        ca * e.out + cb * e.into
+    } else {
+        ca * e.out + filter.area_cost(e.link_area) * e.mid + cb * e.into
+    }
+}
+
+impl Landmarks {
+    /// The row of `r` when the table is current for the mesh `r` was decoded in.
+    #[inline]
+    pub(crate) fn row_of(&self, r: PolyRef) -> Option<usize> {
+        self.row(r)
+    }
+
+    /// Calls `f(neighbour, neighbour position, edge cost)` for every edge leaving the
+    /// polygon of `row` under `filter` (covered by the base filter), in neighbour order,
+    /// first crossing per target: exactly the calls
+    /// [`PathGraph::for_each_edge_cached`](crate::query::PathGraph) makes for it on the
+    /// current mesh, with the same bits. The polygon must not be one of `ends` (whose
+    /// position is not its centre); its neighbours may be.
+    #[inline]
+    pub(crate) fn for_each_edge(
+        &self,
+        row: usize,
+        filter: &QueryFilter,
+        same_filter: bool,
+        ends: &PathEnds,
+        mut f: impl FnMut(PolyRef, Vec3, f64),
+    ) {
+        let (Some(&lo), Some(&hi)) = (self.edge_start.get(row), self.edge_start.get(row + 1))
+        else {
+            return;
+        };
+        let (lo, hi) = (lo as usize, hi as usize);
+        let ca = filter.area_cost(self.areas[row]);
+        for (j, e) in self.edges[lo..hi].iter().enumerate() {
+            let to = e.to as usize;
+            if !same_filter {
+                let ok = |x: &GraphEdge| {
+                    filter.passes_flags(self.flags[x.to as usize])
+                        && (x.kind & EDGE_LINK == 0 || filter.passes_flags(x.link_flags))
+                };
+                if !ok(e) {
+                    continue;
+                }
+                // A repeated target is skipped when an earlier crossing to it passes.
+                if e.kind & EDGE_REPEAT != 0
+                    && self.edges[lo..lo + j].iter().any(|x| x.to == e.to && ok(x))
+                {
+                    continue;
+                }
+            } else if e.kind & EDGE_REPEAT != 0 {
+                continue;
+            }
+            let target = self.refs[to];
+            let cb = filter.area_cost(self.areas[to]);
+            if target == ends.start_ref || target == ends.end_ref {
+                let to_pos = if target == ends.start_ref {
+                    ends.start_pos
+                } else {
+                    ends.end_pos
+                };
+                let b = dist(self.exits[lo + j], to_pos);
+                let cost = if e.kind & EDGE_LINK == 0 {
+                    ca * e.out + cb * b
+                } else {
+                    ca * e.out + filter.area_cost(e.link_area) * e.mid + cb * b
+                };
+                f(target, to_pos, cost);
+            } else {
+                f(target, self.centres[to], edge_cost(e, ca, cb, filter));
+            }
         }
     }
 }

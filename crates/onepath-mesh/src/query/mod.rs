@@ -153,6 +153,8 @@ pub struct NavMeshQuery {
     search_landmarks: Option<Arc<landmarks::Landmarks>>,
     /// Per search node, its heuristic, while the search uses a landmark table.
     node_h: Vec<f64>,
+    /// Whether searches with a table walk its compiled graph (on unless a test turns it off).
+    walk_tiles: bool,
     aux_nodes: Vec<path::Node>,
     aux_index: NodeIndex,
     aux_open: BinaryHeap<path::OpenEntry>,
@@ -178,6 +180,14 @@ impl NavMeshQuery {
     /// expands fewer polygons and, among paths of equal cost, may return another one.
     pub fn set_landmarks(&mut self, table: Option<Arc<Landmarks>>) {
         self.landmarks = table;
+    }
+
+    /// Test hook: with `true`, searches with a landmark table read the tiles instead of
+    /// the table's compiled graph (the two give the same answers bit for bit; the tests
+    /// compare them).
+    #[doc(hidden)]
+    pub fn set_walk_tiles(&mut self, on: bool) {
+        self.walk_tiles = on;
     }
 
     /// The landmark table set with [`NavMeshQuery::set_landmarks`].

@@ -230,6 +230,12 @@ impl NavMeshQuery {
                 None
             }
         };
+        // Whether the search's filter passes exactly the polygons and links the table's does.
+        let same_filter = table.is_some_and(|(_, t)| {
+            let (a, b) = (t.filter(), &self.search_filter);
+            a.include_flags() == b.include_flags() && a.exclude_flags() == b.exclude_flags()
+        });
+        let walk_tiles = self.walk_tiles;
         let mut done = 0;
         while done < max_iterations {
             let Some(e) = self.open.pop() else {
@@ -244,7 +250,7 @@ impl NavMeshQuery {
             st.iterations += 1;
             // Start loading the data of the polygon likely expanded next while this one is
             // expanded (a hint only: nothing depends on the value read).
-            if let Some(next) = self.open.peek() {
+            if let (None, Some(next)) = (table, self.open.peek()) {
                 std::hint::black_box(self.tiles.touch(PolyRef(next.tie)));
             }
             self.nodes[e.node as usize].closed = true;
@@ -258,65 +264,80 @@ impl NavMeshQuery {
             let open = &mut self.open;
             let node_h = &mut self.node_h;
             let h_scale = self.search_filter.min_area_cost();
-            let res =
-                graph.for_each_edge_cached(&mut self.tiles, node.poly, |target, to_pos, cost| {
-                    let g = node.g + cost;
-                    let (i, d, f) = match index.get(target, nodes) {
-                        Some(i) => {
-                            let n = &mut nodes[i as usize];
-                            if !(g < n.g) {
-                                return;
-                            }
-                            // A cheaper way in: update, and reopen if it was closed. The
-                            // position of a polygon never changes within a search, so its
-                            // distance to the goal (and its estimate) is the one stored.
-                            n.g = g;
-                            n.parent = e.node;
-                            n.closed = false;
-                            let f = match table {
-                                Some(_) => g + node_h[i as usize],
-                                None => g + n.d * h_scale * HEURISTIC_SCALE,
-                            };
-                            (i, n.d, f)
+            let ends = st.ends;
+            let mut relax = |target: PolyRef, to_pos: Vec3, cost: f64| {
+                let g = node.g + cost;
+                let (i, d, f) = match index.get(target, nodes) {
+                    Some(i) => {
+                        let n = &mut nodes[i as usize];
+                        if !(g < n.g) {
+                            return;
                         }
-                        None => {
-                            // The heuristic of `PathGraph::heuristic`, sharing the distance
-                            // with the closest-node test below.
-                            let d = dist(to_pos, st.ends.end_pos);
-                            let i = nodes.len() as u32;
-                            nodes.push(PathNode {
-                                poly: target,
-                                d,
-                                g,
-                                parent: e.node,
-                                closed: false,
-                            });
-                            index.insert(target, i, nodes);
-                            let plain = d * h_scale * HEURISTIC_SCALE;
-                            let f = match table {
-                                Some((goal, t)) => {
-                                    let b = t.bound(&goal, target);
-                                    let h = if b > plain { b } else { plain };
-                                    node_h.push(h);
-                                    g + h
-                                }
-                                None => g + plain,
-                            };
-                            (i, d, f)
-                        }
-                    };
-                    open.push(f, g, target, i);
-                    let b = &nodes[st.best as usize];
-                    let better = d
-                        .total_cmp(&st.best_dist)
-                        .then(g.total_cmp(&b.g))
-                        .then(tie_key(target).cmp(&tie_key(b.poly)))
-                        == Ordering::Less;
-                    if better {
-                        st.best = i;
-                        st.best_dist = d;
+                        // A cheaper way in: update, and reopen if it was closed. The
+                        // position of a polygon never changes within a search, so its
+                        // distance to the goal (and its estimate) is the one stored.
+                        n.g = g;
+                        n.parent = e.node;
+                        n.closed = false;
+                        let f = match table {
+                            Some(_) => g + node_h[i as usize],
+                            None => g + n.d * h_scale * HEURISTIC_SCALE,
+                        };
+                        (i, n.d, f)
                     }
-                });
+                    None => {
+                        // The heuristic of `PathGraph::heuristic`, sharing the distance
+                        // with the closest-node test below.
+                        let d = dist(to_pos, ends.end_pos);
+                        let i = nodes.len() as u32;
+                        nodes.push(PathNode {
+                            poly: target,
+                            d,
+                            g,
+                            parent: e.node,
+                            closed: false,
+                        });
+                        index.insert(target, i, nodes);
+                        let plain = d * h_scale * HEURISTIC_SCALE;
+                        let f = match table {
+                            Some((goal, t)) => {
+                                let b = t.bound(&goal, target);
+                                let h = if b > plain { b } else { plain };
+                                node_h.push(h);
+                                g + h
+                            }
+                            None => g + plain,
+                        };
+                        (i, d, f)
+                    }
+                };
+                open.push(f, g, target, i);
+                let b = &nodes[st.best as usize];
+                let better = d
+                    .total_cmp(&st.best_dist)
+                    .then(g.total_cmp(&b.g))
+                    .then(tie_key(target).cmp(&tie_key(b.poly)))
+                    == Ordering::Less;
+                if better {
+                    st.best = i;
+                    st.best_dist = d;
+                }
+            };
+            // With a table, the compiled graph (same edges, order and bits); the start, whose
+            // position is not its centre, from the tiles.
+            let compiled = match table {
+                Some((_, t)) if node.poly != ends.start_ref && !walk_tiles => {
+                    t.row_of(node.poly).map(|r| (t, r))
+                }
+                _ => None,
+            };
+            let res = match compiled {
+                Some((t, row)) => {
+                    t.for_each_edge(row, &self.search_filter, same_filter, &ends, &mut relax);
+                    Ok(())
+                }
+                None => graph.for_each_edge_cached(&mut self.tiles, node.poly, &mut relax),
+            };
             if let Err(err) = res {
                 self.search = None;
                 return Err(err);
