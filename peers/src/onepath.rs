@@ -12,8 +12,8 @@
 use onepath_build3d::{BuildConfig, BuiltMesh, Mesh3DPipeline, PartitionType, TriangleSoup};
 use onepath_format::{NavTileData, PolyRef, TileRef};
 use onepath_mesh::query::{
-    Landmarks, NavMeshQuery, NearestPoly, PathStatus, QueryFilter, RaycastHit, StraightPathOptions,
-    StraightPathPoint,
+    CompiledGraph, NavMeshQuery, NearestPoly, PathStatus, QueryFilter, RaycastHit,
+    StraightPathOptions, StraightPathPoint,
 };
 use onepath_mesh::TiledNavMesh;
 
@@ -312,13 +312,14 @@ impl<'m> OnePathEngine<'m> {
     }
 
     /// Gives the engine's searches a landmark table of `count` landmarks built now under
-    /// its filter (see `onepath_mesh::query::Landmarks`); returns the time the build took.
+    /// its filter (see `onepath_mesh::query::CompiledGraph`); returns the time the build took.
     pub fn use_landmarks(&mut self, count: usize) -> Result<std::time::Duration, PeerError> {
         let t = std::time::Instant::now();
-        let table = Landmarks::build(self.mesh, &self.filter, count)
-            .map_err(query_error("Landmarks::build"))?;
+        let table = CompiledGraph::build(self.mesh, &self.filter, count)
+            .map_err(query_error("CompiledGraph::build"))?;
         let took = t.elapsed();
-        self.query.set_landmarks(Some(std::sync::Arc::new(table)));
+        self.query
+            .set_compiled_graph(Some(std::sync::Arc::new(table)));
         Ok(took)
     }
 

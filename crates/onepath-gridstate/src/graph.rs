@@ -240,7 +240,7 @@ impl Adjacency {
 
 /// An immutable compiled graph: forward and reverse adjacency in compressed sparse rows.
 /// As a [`SearchGraph`] its estimate is 0 (Dijkstra order); wrap it in a [`PointGraph`] or
-/// use [`crate::Landmarks`] for an informed estimate.
+/// use [`crate::CompiledGraph`] for an informed estimate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CsrGraph {
     node_count: u32,

@@ -8,7 +8,7 @@ use crate::heap::OpenSet;
 
 /// Landmark distance tables over one compiled graph (immutable).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Landmarks {
+pub struct CompiledGraph {
     nodes: Vec<u32>,
     node_count: usize,
     /// `from[k * n + v]` = d(landmark k, v).
@@ -50,7 +50,7 @@ pub(crate) fn distances(csr: &CsrGraph, source: u32, reverse: bool) -> Vec<f64> 
     dist
 }
 
-impl Landmarks {
+impl CompiledGraph {
     /// Tables for the given landmark nodes (at least one, each a node of `csr`).
     pub fn new(csr: &CsrGraph, landmarks: &[u32]) -> Result<Self, GridError> {
         if landmarks.is_empty() {
@@ -68,7 +68,7 @@ impl Landmarks {
             from.extend(distances(csr, l, false));
             to.extend(distances(csr, l, true));
         }
-        Ok(Landmarks {
+        Ok(CompiledGraph {
             nodes: landmarks.to_vec(),
             node_count: n,
             from,
@@ -109,7 +109,7 @@ impl Landmarks {
                 }
             }
         }
-        Landmarks::new(csr, &chosen)
+        CompiledGraph::new(csr, &chosen)
     }
 
     /// The landmark nodes.
@@ -146,7 +146,7 @@ pub struct LandmarkGraph<'a> {
     /// The graph.
     pub csr: &'a CsrGraph,
     /// Its landmarks (built on the same graph).
-    pub landmarks: &'a Landmarks,
+    pub landmarks: &'a CompiledGraph,
 }
 
 impl SearchGraph for LandmarkGraph<'_> {

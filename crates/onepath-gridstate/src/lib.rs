@@ -8,7 +8,7 @@
 //! - objects: [`Grid`] (area bytes, [`AreaCosts`], [`GridSpace`], version, listeners and
 //!   an edit journal), [`HexGrid`] (odd-r / even-r), [`VoxelGrid`] (16³ chunks allocated on
 //!   first write), [`Graph`] (edges with id and alive flag), [`CsrGraph`] and
-//!   [`PointGraph`] (immutable, compiled), [`Landmarks`] (ALT tables);
+//!   [`PointGraph`] (immutable, compiled), [`CompiledGraph`] (ALT tables);
 //! - searches, each one-shot and sliced: [`GridSearch`] (specialised A*, jump point search
 //!   with block scans, JPS+, generic fallbacks), [`JumpSearch`] (generic jump point search:
 //!   agent size, passability hook, uniform non-unit multipliers), [`GridAStar`], [`ThetaStar`],
@@ -118,7 +118,7 @@ pub use hex::{HexAStar, HexGrid, HexLayout, HexReplanner};
 pub use hpa::HpaStar;
 pub use jps::JumpFinder;
 pub use jump_search::JumpSearch;
-pub use landmarks::{LandmarkGraph, Landmarks};
+pub use landmarks::{CompiledGraph, LandmarkGraph};
 pub use octile::StepPair;
 pub use options::{Connectivity, CostHook, DiagonalRule, GridOptions, PassableHook};
 pub use replan::{GridReplanner, PendingEntry, ReplanAlgorithm, ReplanCore, MAX_PENDING};

@@ -5,8 +5,8 @@ mod common;
 
 use common::{cases, close, dijkstra};
 use onepath_gridstate::{
-    BidirectionalAStar, CsrGraph, EdgeId, Graph, GraphAStar, GraphOptions, GridError,
-    LandmarkGraph, Landmarks, PathResult, PathStatus, PointGraph, SearchGraph, SearchStatus,
+    BidirectionalAStar, CompiledGraph, CsrGraph, EdgeId, Graph, GraphAStar, GraphOptions,
+    GridError, LandmarkGraph, PathResult, PathStatus, PointGraph, SearchGraph, SearchStatus,
 };
 use proptest::prelude::*;
 
@@ -127,7 +127,7 @@ proptest! {
         let want = reference(&c.graph, c.start, c.goal);
         let csr: CsrGraph = c.graph.compile();
         let pg = PointGraph::new(&c.graph, &c.points).unwrap();
-        let lm = Landmarks::select(&csr, 3).unwrap();
+        let lm = CompiledGraph::select(&csr, 3).unwrap();
         let lg = LandmarkGraph { csr: &csr, landmarks: &lm };
         let mut a = GraphAStar::new(GraphOptions::default()).unwrap();
         check(&csr, &c.graph, want, &a.find_path(&csr, c.start, c.goal).unwrap(), "zero estimate")?;

@@ -377,7 +377,7 @@ impl TiledNavMesh {
     /// A value naming the mesh's current state: it changes with every change of the mesh
     /// (a tile added, replaced or removed, an area, flag or link switch set, a restitch), and
     /// no other mesh of the process has it unless it is an unchanged clone. Derived data kept
-    /// outside the mesh (a [`Landmarks`](crate::query::Landmarks) table) compares it to know
+    /// outside the mesh (a [`CompiledGraph`](crate::query::CompiledGraph) table) compares it to know
     /// whether it is still current. Not deterministic across runs, never serialized, never an
     /// answer, ignored by `==`.
     pub fn state_id(&self) -> u64 {

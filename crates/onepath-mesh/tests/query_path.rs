@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use onepath_format::PolyRef;
 use onepath_mesh::query::{
-    generated_grid_mesh, Landmarks, NavMeshQuery, PathEnds, PathGraph, PathStatus, QueryError,
+    generated_grid_mesh, CompiledGraph, NavMeshQuery, PathEnds, PathGraph, PathStatus, QueryError,
     QueryFilter, StraightPathFlags, StraightPathOptions, Vec3, GENERATED_SWAMP_AREA,
 };
 use onepath_mesh::TiledNavMesh;
@@ -701,8 +701,8 @@ fn a_partial_search_can_end_on_the_furthest_polygon_of_an_existing_corridor() {
 /// A query object whose searches use a landmark table built now on `mesh` under `base`.
 fn with_table(mesh: &TiledNavMesh, base: &QueryFilter, count: usize) -> NavMeshQuery {
     let mut q = NavMeshQuery::new();
-    let table = Landmarks::build(mesh, base, count).unwrap();
-    q.set_landmarks(Some(Arc::new(table)));
+    let table = CompiledGraph::build(mesh, base, count).unwrap();
+    q.set_compiled_graph(Some(Arc::new(table)));
     q
 }
 
@@ -730,7 +730,7 @@ proptest! {
             }
         };
         let mut q = with_table(&c.mesh, &base, count);
-        prop_assert!(q.landmarks().unwrap().applies_to(&c.mesh, &c.filter));
+        prop_assert!(q.compiled_graph().unwrap().applies_to(&c.mesh, &c.filter));
         let mut path = Vec::new();
         let r = run(&mut q, &c, usize::MAX, &mut path);
         let mut plain = Vec::new();
@@ -786,7 +786,7 @@ proptest! {
         let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
             return Ok(());
         };
-        prop_assert!(q.landmarks().unwrap().applies_to(&mesh, &filter));
+        prop_assert!(q.compiled_graph().unwrap().applies_to(&mesh, &filter));
         let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
         let mut path = Vec::new();
         let r = run(&mut q, &c, usize::MAX, &mut path);
@@ -847,7 +847,7 @@ proptest! {
         let mut one = Vec::new();
         let r = run(&mut q, &c, usize::MAX, &mut one);
         let mut s = NavMeshQuery::new();
-        s.set_landmarks(q.landmarks().cloned());
+        s.set_compiled_graph(q.compiled_graph().cloned());
         s.begin_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &c.filter).unwrap();
         loop {
             let (st, _) = s.step_path(&c.mesh, step).unwrap();
@@ -897,13 +897,13 @@ fn a_landmark_table_expands_fewer_polygons_on_an_open_grid() {
 fn a_stale_or_unfitting_table_is_not_used_and_the_search_answers_as_without_one() {
     let c = case((3, 3), 4, 11, 2.5, (3, 140), [0.3, 0.6, 0.7, 0.2]);
     let mut mesh = c.mesh.clone();
-    let table = Arc::new(Landmarks::build(&mesh, &c.filter, 8).unwrap());
+    let table = Arc::new(CompiledGraph::build(&mesh, &c.filter, 8).unwrap());
     // An unchanged clone keeps the table current.
     assert!(table.is_current(&c.mesh));
     // A filter that admits flags the base filter refuses: the table does not cover it.
     let mut narrow = c.filter;
     narrow.set_include_flags(1);
-    let narrow_table = Arc::new(Landmarks::build(&mesh, &narrow, 8).unwrap());
+    let narrow_table = Arc::new(CompiledGraph::build(&mesh, &narrow, 8).unwrap());
     assert!(
         narrow_table.covers(&narrow)
             && !narrow_table.covers(&{
@@ -925,7 +925,7 @@ fn a_stale_or_unfitting_table_is_not_used_and_the_search_answers_as_without_one(
     let mut plain_path = Vec::new();
     let plain = run(&mut NavMeshQuery::new(), &c2, usize::MAX, &mut plain_path);
     let mut q = NavMeshQuery::new();
-    q.set_landmarks(Some(table));
+    q.set_compiled_graph(Some(table));
     let mut path = Vec::new();
     let r = run(&mut q, &c2, usize::MAX, &mut path);
     assert_eq!(
@@ -955,7 +955,7 @@ fn a_table_going_stale_during_a_sliced_search_hands_over_to_the_plain_heuristic(
     if far != c.ends.end_ref {
         mesh.set_poly_flags(far, 0).unwrap();
     }
-    assert!(!q.landmarks().unwrap().is_current(&mesh));
+    assert!(!q.compiled_graph().unwrap().is_current(&mesh));
     loop {
         let (st, _) = q.step_path(&mesh, 7).unwrap();
         if st != PathStatus::InProgress {
@@ -979,8 +979,8 @@ fn a_table_going_stale_during_a_sliced_search_hands_over_to_the_plain_heuristic(
 fn landmark_tables_are_deterministic_and_count_checked() {
     let g = generated_grid_mesh(4, 3, 4, 9);
     let f = QueryFilter::new();
-    let a = Landmarks::build(&g.mesh, &f, 6).unwrap();
-    let b = Landmarks::build(&g.mesh.clone(), &f, 6).unwrap();
+    let a = CompiledGraph::build(&g.mesh, &f, 6).unwrap();
+    let b = CompiledGraph::build(&g.mesh.clone(), &f, 6).unwrap();
     assert_eq!(a.landmarks(), b.landmarks());
     assert_eq!(a.landmarks().len(), 6);
     assert!(a.landmarks().iter().all(|&r| g.mesh.is_valid_poly_ref(r)));
@@ -988,18 +988,57 @@ fn landmark_tables_are_deterministic_and_count_checked() {
         format!("{:?}", a.landmarks()),
         format!("{:?}", b.landmarks())
     );
-    for bad in [0, 33] {
+    for bad in [33, 1000] {
         assert_eq!(
-            Landmarks::build(&g.mesh, &f, bad).err(),
+            CompiledGraph::build(&g.mesh, &f, bad).err(),
             Some(QueryError::InvalidLandmarkCount { count: bad })
         );
     }
-    // A filter no polygon passes: no landmarks, and the table never applies.
+    // A filter no polygon passes: no landmarks (and no search can start under it).
     let mut none = QueryFilter::new();
     none.set_include_flags(0);
-    let empty = Landmarks::build(&g.mesh, &none, 4).unwrap();
+    let empty = CompiledGraph::build(&g.mesh, &none, 4).unwrap();
     assert!(empty.landmarks().is_empty());
-    assert!(!empty.applies_to(&g.mesh, &none));
+    assert!(CompiledGraph::build(&g.mesh, &f, 0)
+        .unwrap()
+        .landmarks()
+        .is_empty());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A compiled graph without landmarks changes nothing but speed: every answer (status,
+    /// cost bits, expansions, path) is the one of a query object without it, for every
+    /// budget, under the base filter and under narrower filters with other costs.
+    #[test]
+    fn a_compiled_graph_without_landmarks_answers_exactly_as_no_graph(
+        tx in 1u16..=3, tz in 1u16..=3, cells in prop::sample::select(vec![2u16, 4]),
+        seed in any::<u64>(), swamp in 0.25f64..6.0, narrow in any::<bool>(),
+        budget in prop::sample::select(vec![0usize, 1, 5, 40, usize::MAX]),
+        pick in (any::<usize>(), any::<usize>()), uv in prop::array::uniform4(0.05f64..0.95),
+    ) {
+        let mut c = case((tx, tz), cells, seed, swamp, pick, uv);
+        let refs: Vec<PolyRef> = walkable(&c.mesh).iter().map(|p| p.0).collect();
+        for (k, r) in refs.iter().enumerate() {
+            if (k as u64 ^ seed) % 4 == 0 && *r != c.ends.start_ref && *r != c.ends.end_ref {
+                c.mesh.set_poly_flags(*r, 3).unwrap();
+            }
+        }
+        if narrow {
+            c.filter.set_exclude_flags(2);
+        }
+        let mut q = with_table(&c.mesh, &QueryFilter::new(), 0);
+        prop_assert!(q.compiled_graph().unwrap().applies_to(&c.mesh, &c.filter));
+        let mut a = Vec::new();
+        let ra = run(&mut q, &c, budget, &mut a);
+        let mut b = Vec::new();
+        let rb = run(&mut NavMeshQuery::new(), &c, budget, &mut b);
+        prop_assert_eq!(ra.status, rb.status);
+        prop_assert_eq!(ra.cost.to_bits(), rb.cost.to_bits());
+        prop_assert_eq!(ra.iterations, rb.iterations);
+        prop_assert_eq!(a, b);
+    }
 }
 
 /// Runs `c` with the table `q` holds twice, walking the compiled graph and the tiles, and

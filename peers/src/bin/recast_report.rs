@@ -566,7 +566,7 @@ fn same_polygons_section(
     Ok(())
 }
 
-/// Landmarks of the table the report's ALT rows use.
+/// CompiledGraph of the table the report's ALT rows use.
 const LANDMARKS: usize = 8;
 
 /// Relative straight-path length tolerance on the same polygons.

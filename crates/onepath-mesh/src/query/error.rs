@@ -34,13 +34,13 @@ pub enum QueryError {
     /// A sliced path search step or finish without a search begun.
     #[error("no sliced path search in progress")]
     NoSlicedSearch,
-    /// A landmark count of 0 or above [`MAX_LANDMARKS`](crate::query::MAX_LANDMARKS).
-    #[error("landmark count {count} is not in 1..=32")]
+    /// A landmark count above [`MAX_LANDMARKS`](crate::query::MAX_LANDMARKS).
+    #[error("landmark count {count} is above 32")]
     InvalidLandmarkCount {
         /// The count given.
         count: usize,
     },
-    /// The mesh has more polygons than a landmark table can number (2^32).
-    #[error("the mesh has too many polygons for a landmark table")]
-    LandmarkMeshTooLarge,
+    /// The mesh has more polygons or crossings than a compiled graph can number (2^32).
+    #[error("the mesh has too many polygons or crossings for a compiled graph")]
+    CompiledGraphTooLarge,
 }

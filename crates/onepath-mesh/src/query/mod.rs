@@ -66,13 +66,13 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod bvtree;
+mod compiled;
 mod corridor;
 mod error;
 mod filter;
 mod generated;
 mod geom;
 mod graph;
-mod landmarks;
 mod nearest;
 mod openlist;
 mod path;
@@ -88,6 +88,7 @@ use std::sync::Arc;
 use onepath_format::PolyRef;
 
 pub use bvtree::BvTree;
+pub use compiled::{CompiledGraph, MAX_LANDMARKS};
 pub use corridor::PathCorridor;
 pub use error::QueryError;
 pub use filter::{QueryFilter, AREA_COUNT};
@@ -97,7 +98,6 @@ pub use generated::{
 };
 pub use geom::Vec3;
 pub use graph::{tie_key, Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
-pub use landmarks::{Landmarks, MAX_LANDMARKS};
 pub use nearest::{ClosestPoint, NearestPoly};
 pub use path::{PathResult, PathStatus};
 pub use raycast::RaycastHit;
@@ -147,13 +147,14 @@ pub struct NavMeshQuery {
     /// The filter of the search in `search` (kept apart so that a step borrows it while
     /// changing the state).
     search_filter: QueryFilter,
-    /// The landmark table path searches use when it applies ([`NavMeshQuery::set_landmarks`]).
-    landmarks: Option<Arc<landmarks::Landmarks>>,
-    /// The table of the search in `search` (a later `set_landmarks` does not change it).
-    search_landmarks: Option<Arc<landmarks::Landmarks>>,
-    /// Per search node, its heuristic, while the search uses a landmark table.
+    /// The compiled graph path searches use when it applies
+    /// ([`NavMeshQuery::set_compiled_graph`]).
+    graph: Option<Arc<compiled::CompiledGraph>>,
+    /// The graph of the search in `search` (a later `set_compiled_graph` does not change it).
+    search_graph: Option<Arc<compiled::CompiledGraph>>,
+    /// Per search node, its heuristic, while the search uses a compiled graph.
     node_h: Vec<f64>,
-    /// Whether searches with a table walk its compiled graph (on unless a test turns it off).
+    /// Whether searches with a compiled graph walk the tiles instead (a test hook).
     walk_tiles: bool,
     aux_nodes: Vec<path::Node>,
     aux_index: NodeIndex,
@@ -169,30 +170,32 @@ impl NavMeshQuery {
         NavMeshQuery::default()
     }
 
-    /// Gives path searches begun from now on a landmark table for a sharper heuristic (see
-    /// [`Landmarks`]); `None` goes back to the plain one. A search uses the table only when
-    /// it [applies](Landmarks::applies_to) to the mesh and the search's filter, otherwise
-    /// the plain heuristic (and answers exactly as without a table); if the mesh changes
-    /// during a sliced search so that the table no longer applies, the rest of that search
-    /// uses the plain heuristic.
+    /// Gives path searches begun from now on a [`CompiledGraph`] (the polygon graph compiled
+    /// under a base filter, with optional landmark distances); `None` goes back to walking
+    /// the tiles. A search uses it only when it [applies](CompiledGraph::applies_to) to the
+    /// mesh and the search's filter, and otherwise answers exactly as without one; if the
+    /// mesh changes during a sliced search so that it no longer applies, the rest of that
+    /// search walks the tiles with the plain heuristic.
     ///
-    /// With a table the path cost is still the optimum of the cost model, but a search
-    /// expands fewer polygons and, among paths of equal cost, may return another one.
-    pub fn set_landmarks(&mut self, table: Option<Arc<Landmarks>>) {
-        self.landmarks = table;
+    /// Without landmarks a compiled graph changes nothing but speed: every answer is the one
+    /// of the search without it, bit for bit. With landmarks the path cost is still the
+    /// optimum of the cost model, but the search expands fewer polygons and, among paths of
+    /// equal cost, may return another one.
+    pub fn set_compiled_graph(&mut self, graph: Option<Arc<CompiledGraph>>) {
+        self.graph = graph;
     }
 
-    /// Test hook: with `true`, searches with a landmark table read the tiles instead of
-    /// the table's compiled graph (the two give the same answers bit for bit; the tests
+    /// Test hook: with `true`, searches with a compiled graph read the tiles instead of
+    /// the compiled graph (the two give the same answers bit for bit; the tests
     /// compare them).
     #[doc(hidden)]
     pub fn set_walk_tiles(&mut self, on: bool) {
         self.walk_tiles = on;
     }
 
-    /// The landmark table set with [`NavMeshQuery::set_landmarks`].
-    pub fn landmarks(&self) -> Option<&Arc<Landmarks>> {
-        self.landmarks.as_ref()
+    /// The compiled graph set with [`NavMeshQuery::set_compiled_graph`].
+    pub fn compiled_graph(&self) -> Option<&Arc<CompiledGraph>> {
+        self.graph.as_ref()
     }
 
     /// Drops the per-tile trees and the per-tile path search data (polygon centres, edge

@@ -7,11 +7,11 @@ use std::cmp::Ordering;
 use onepath_format::PolyRef;
 
 use crate::mesh::TiledNavMesh;
+use crate::query::compiled::LandmarkGoal;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{dist, Vec3};
 use crate::query::graph::{tie_key, PathEnds, PathGraph, HEURISTIC_SCALE};
-use crate::query::landmarks::LandmarkGoal;
 use crate::query::NavMeshQuery;
 
 /// How a path search ended (or that it has not yet).
@@ -173,9 +173,9 @@ impl NavMeshQuery {
         self.node_index.insert(start_ref, 0, &self.nodes);
         self.open.push(h, 0.0, start_ref, 0);
         self.search_filter = *filter;
-        self.search_landmarks.clone_from(&self.landmarks);
+        self.search_graph.clone_from(&self.graph);
         let alt = self
-            .search_landmarks
+            .search_graph
             .as_ref()
             .and_then(|l| l.goal(mesh, filter, end_ref, end_pos));
         self.node_h.clear();
@@ -223,7 +223,7 @@ impl NavMeshQuery {
             }
         };
         // The landmark bound, while its table still applies to the mesh.
-        let table = match (st.alt, self.search_landmarks.as_deref()) {
+        let table = match (st.alt, self.search_graph.as_deref()) {
             (Some(goal), Some(t)) if t.is_current(mesh) => Some((goal, t)),
             _ => {
                 st.alt = None;
