@@ -523,10 +523,19 @@ impl CompiledGraph {
     /// with an unknown (NaN) or two infinite sides is NaN and never taken.
     #[inline]
     pub(crate) fn bound(&self, goal: &LandmarkGoal, r: PolyRef) -> f64 {
-        let Some(row) = self.row(r) else {
-            return 0.0;
-        };
+        match self.row(r) {
+            Some(row) => self.bound_row(goal, row),
+            None => 0.0,
+        }
+    }
+
+    /// [`CompiledGraph::bound`] of the polygon of `row`.
+    #[inline]
+    pub(crate) fn bound_row(&self, goal: &LandmarkGoal, row: usize) -> f64 {
         let k = self.k;
+        if k == 0 {
+            return 0.0;
+        }
         let (Some(n), Some(g)) = (
             self.table.get(row * 2 * k..row * 2 * k + 2 * k),
             self.table.get(goal.row * 2 * k..goal.row * 2 * k + 2 * k),
@@ -575,20 +584,32 @@ impl CompiledGraph {
         self.row(r)
     }
 
-    /// Calls `f(neighbour, neighbour position, edge cost)` for every edge leaving the
-    /// polygon of `row` under `filter` (covered by the base filter), in neighbour order,
-    /// first crossing per target: exactly the calls
+    /// True when the polygon of `row` has an off-mesh link among its crossings.
+    pub(crate) fn row_has_links(&self, row: usize) -> bool {
+        match (self.edge_start.get(row), self.edge_start.get(row + 1)) {
+            (Some(&lo), Some(&hi)) => self.edges[lo as usize..hi as usize]
+                .iter()
+                .any(|e| e.kind & EDGE_LINK != 0),
+            _ => false,
+        }
+    }
+
+    /// Calls `f(neighbour, neighbour position, edge cost, neighbour row)` for every edge
+    /// leaving the polygon of `row` under `filter` (covered by the base filter), in neighbour
+    /// order, first crossing per target: exactly the calls
     /// [`PathGraph::for_each_edge_cached`](crate::query::PathGraph) makes for it on the
-    /// current mesh, with the same bits. The polygon must not be one of `ends` (whose
-    /// position is not its centre); its neighbours may be.
+    /// current mesh, with the same bits. The polygon is at its centre, or at `from_pos` when
+    /// it is the search's start (then it must have no off-mesh link,
+    /// [`CompiledGraph::row_has_links`]: the graph keeps no link's departure point).
     #[inline]
     pub(crate) fn for_each_edge(
         &self,
         row: usize,
+        from_pos: Option<Vec3>,
         filter: &QueryFilter,
         same_filter: bool,
         ends: &PathEnds,
-        mut f: impl FnMut(PolyRef, Vec3, f64),
+        mut f: impl FnMut(PolyRef, Vec3, f64, usize),
     ) {
         let (Some(&lo), Some(&hi)) = (self.edge_start.get(row), self.edge_start.get(row + 1))
         else {
@@ -617,22 +638,35 @@ impl CompiledGraph {
             }
             let target = self.refs[to];
             let cb = filter.area_cost(self.areas[to]);
-            if target == ends.start_ref || target == ends.end_ref {
-                let to_pos = if target == ends.start_ref {
-                    ends.start_pos
-                } else {
-                    ends.end_pos
-                };
-                let b = dist(self.exits[lo + j], to_pos);
-                let cost = if e.kind & EDGE_LINK == 0 {
-                    ca * e.out + cb * b
-                } else {
-                    ca * e.out + filter.area_cost(e.link_area) * e.mid + cb * b
-                };
-                f(target, to_pos, cost);
-            } else {
-                f(target, self.centres[to], edge_cost(e, ca, cb, filter));
+            let to_end = target == ends.start_ref || target == ends.end_ref;
+            if from_pos.is_none() && !to_end {
+                f(target, self.centres[to], edge_cost(e, ca, cb, filter), to);
+                continue;
             }
+            // Measured afresh from or to an end, as the tiles' walk does: an edge crossing's
+            // entry point is its exit point (the midpoint).
+            let a = match from_pos {
+                Some(p) => dist(p, self.exits[lo + j]),
+                None => e.out,
+            };
+            let to_pos = if target == ends.start_ref {
+                ends.start_pos
+            } else if target == ends.end_ref {
+                ends.end_pos
+            } else {
+                self.centres[to]
+            };
+            let b = if to_end {
+                dist(self.exits[lo + j], to_pos)
+            } else {
+                e.into
+            };
+            let cost = if e.kind & EDGE_LINK == 0 {
+                ca * a + cb * b
+            } else {
+                ca * a + filter.area_cost(e.link_area) * e.mid + cb * b
+            };
+            f(target, to_pos, cost, to);
         }
     }
 }

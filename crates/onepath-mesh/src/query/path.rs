@@ -265,7 +265,7 @@ impl NavMeshQuery {
             let node_h = &mut self.node_h;
             let h_scale = self.search_filter.min_area_cost();
             let ends = st.ends;
-            let mut relax = |target: PolyRef, to_pos: Vec3, cost: f64| {
+            let mut relax = |target: PolyRef, to_pos: Vec3, cost: f64, row: usize| {
                 let g = node.g + cost;
                 let (i, d, f) = match index.get(target, nodes) {
                     Some(i) => {
@@ -301,7 +301,11 @@ impl NavMeshQuery {
                         let plain = d * h_scale * HEURISTIC_SCALE;
                         let f = match table {
                             Some((goal, t)) => {
-                                let b = t.bound(&goal, target);
+                                let b = if row == usize::MAX {
+                                    t.bound(&goal, target)
+                                } else {
+                                    t.bound_row(&goal, row)
+                                };
                                 let h = if b > plain { b } else { plain };
                                 node_h.push(h);
                                 g + h
@@ -323,20 +327,36 @@ impl NavMeshQuery {
                     st.best_dist = d;
                 }
             };
-            // With a table, the compiled graph (same edges, order and bits); the start, whose
-            // position is not its centre, from the tiles.
+            // With a compiled graph, its edges (the same, in the same order, with the same
+            // bits); the start from the tiles when it has an off-mesh link (the graph keeps
+            // no link's departure point).
             let compiled = match table {
-                Some((_, t)) if node.poly != ends.start_ref && !walk_tiles => {
-                    t.row_of(node.poly).map(|r| (t, r))
-                }
+                Some((_, t)) if !walk_tiles => t.row_of(node.poly).and_then(|row| {
+                    if node.poly != ends.start_ref {
+                        Some((t, row, None))
+                    } else if t.row_has_links(row) {
+                        None
+                    } else {
+                        Some((t, row, Some(ends.start_pos)))
+                    }
+                }),
                 _ => None,
             };
             let res = match compiled {
-                Some((t, row)) => {
-                    t.for_each_edge(row, &self.search_filter, same_filter, &ends, &mut relax);
+                Some((t, row, from)) => {
+                    t.for_each_edge(
+                        row,
+                        from,
+                        &self.search_filter,
+                        same_filter,
+                        &ends,
+                        &mut relax,
+                    );
                     Ok(())
                 }
-                None => graph.for_each_edge_cached(&mut self.tiles, node.poly, &mut relax),
+                None => graph.for_each_edge_cached(&mut self.tiles, node.poly, |r, p, c| {
+                    relax(r, p, c, usize::MAX)
+                }),
             };
             if let Err(err) = res {
                 self.search = None;
