@@ -311,15 +311,19 @@ impl<'m> OnePathEngine<'m> {
         }
     }
 
-    /// Gives the engine's searches a landmark table of `count` landmarks built now under
-    /// its filter (see `onepath_mesh::query::CompiledGraph`); returns the time the build took.
-    pub fn use_landmarks(&mut self, count: usize) -> Result<std::time::Duration, PeerError> {
+    /// Gives the engine's searches a compiled polygon graph with `landmarks` landmarks,
+    /// built now under its filter (see `onepath_mesh::query::CompiledGraph`; with 0
+    /// landmarks every answer stays the same); returns the time the build took.
+    pub fn use_compiled_graph(
+        &mut self,
+        landmarks: usize,
+    ) -> Result<std::time::Duration, PeerError> {
         let t = std::time::Instant::now();
-        let table = CompiledGraph::build(self.mesh, &self.filter, count)
+        let graph = CompiledGraph::build(self.mesh, &self.filter, landmarks)
             .map_err(query_error("CompiledGraph::build"))?;
         let took = t.elapsed();
         self.query
-            .set_compiled_graph(Some(std::sync::Arc::new(table)));
+            .set_compiled_graph(Some(std::sync::Arc::new(graph)));
         Ok(took)
     }
 

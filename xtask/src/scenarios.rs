@@ -38,6 +38,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         run: crate::scenarios_snapshot::snapshot_bytes,
     },
     Scenario {
+        name: "navmesh/compiled-queries",
+        parallel: false,
+        run: crate::scenarios_snapshot::compiled_queries,
+    },
+    Scenario {
         name: "grid/state-bytes",
         parallel: false,
         run: grid_state_bytes,

@@ -3,10 +3,14 @@
 //! stitched links and query answers at every step, and checks on the way that a restore
 //! gives back the snapshot's bytes and that carrying on repeats the same hashes.
 
+use std::sync::Arc;
+
 use onepath_format::bytes::ByteWriter;
 use onepath_format::{PolyRef, TileRef};
 use onepath_mesh::fixtures::{bridge_and_building, bridge_and_building_tiles};
-use onepath_mesh::query::{NavMeshQuery, QueryFilter, StraightPathOptions};
+use onepath_mesh::query::{
+    generated_grid_mesh, CompiledGraph, NavMeshQuery, QueryFilter, StraightPathOptions,
+};
 use onepath_mesh::{NavMeshDebug, NavMeshSerializer, TiledNavMesh};
 use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
 
@@ -18,8 +22,12 @@ fn err(e: impl std::fmt::Display) -> String {
 }
 
 /// Paths between the centroids of every polygon and those of a few others, nearest-polygon
-/// answers at the centroids, and straight paths: all as canonical bytes.
-fn query_bytes(mesh: &TiledNavMesh) -> Result<Vec<u8>, String> {
+/// answers at the centroids, and straight paths: all as canonical bytes. With `graph`, the
+/// query object searches on that compiled graph.
+pub(crate) fn query_bytes(
+    mesh: &TiledNavMesh,
+    graph: Option<Arc<CompiledGraph>>,
+) -> Result<Vec<u8>, String> {
     let dbg = NavMeshDebug::collect(mesh);
     let centroids: Vec<[f64; 3]> = dbg
         .polygons
@@ -36,8 +44,8 @@ fn query_bytes(mesh: &TiledNavMesh) -> Result<Vec<u8>, String> {
         })
         .collect();
     let mut q = NavMeshQuery::new();
-    let mut filter = QueryFilter::new();
-    filter.set_area_cost(2, 3.0).map_err(err)?;
+    q.set_compiled_graph(graph);
+    let filter = query_filter()?;
     let mut w = ByteWriter::new();
     let mut nearest = Vec::new();
     for c in &centroids {
@@ -100,6 +108,39 @@ fn query_bytes(mesh: &TiledNavMesh) -> Result<Vec<u8>, String> {
     Ok(w.into_vec())
 }
 
+/// The filter of [`query_bytes`]: area 2 costs 3.
+fn query_filter() -> Result<QueryFilter, String> {
+    let mut filter = QueryFilter::new();
+    filter.set_area_cost(2, 3.0).map_err(err)?;
+    Ok(filter)
+}
+
+/// `navmesh/compiled-queries`: the answers of [`query_bytes`] on a compiled graph with 8
+/// landmarks (a sharper heuristic: the same costs, other expansion counts and, on ties,
+/// other paths), on the fixture before and after a round of mutations (the graph rebuilt
+/// for each state) and on a generated 8 × 8 tile mesh; and the landmarks chosen.
+pub(crate) fn compiled_queries(rec: &mut Recorder) -> Result<(), String> {
+    let filter = query_filter()?;
+    let step = |rec: &mut Recorder, name: &str, mesh: &TiledNavMesh| -> Result<(), String> {
+        let graph = CompiledGraph::build(mesh, &filter, 8).map_err(err)?;
+        let mut w = ByteWriter::new();
+        for r in graph.landmarks() {
+            w.u64(r.0);
+        }
+        rec.record(format!("{name}/landmarks"), &w.into_vec());
+        let bytes = query_bytes(mesh, Some(Arc::new(graph)))?;
+        rec.record(format!("{name}/queries"), &bytes);
+        Ok(())
+    };
+    let mut mesh = bridge_and_building();
+    step(rec, "fixture/built", &mesh)?;
+    mutate(&mut mesh, 0)?;
+    step(rec, "fixture/mutated", &mesh)?;
+    let g = generated_grid_mesh(8, 8, 4, 0x5eed);
+    step(rec, "generated-8x8", &g.mesh)?;
+    Ok(())
+}
+
 fn record(
     rec: &mut Recorder,
     step: &str,
@@ -107,11 +148,19 @@ fn record(
     mode: SnapshotMode,
 ) -> Result<(), String> {
     let snap = NavMeshSnapshot::take(mesh, mode);
+    let queries = query_bytes(mesh, None)?;
+    // A compiled graph without landmarks changes no answer: checked here, not recorded.
+    let graph = CompiledGraph::build(mesh, &query_filter()?, 0).map_err(err)?;
+    if query_bytes(mesh, Some(Arc::new(graph)))? != queries {
+        return Err(format!(
+            "{step}: the queries on a compiled graph answer otherwise"
+        ));
+    }
     let parts = [
         ("snapshot", snap),
         ("onpm", NavMeshSerializer::write_mesh(mesh)),
         ("links", link_bytes(mesh)),
-        ("queries", query_bytes(mesh)?),
+        ("queries", queries),
     ];
     for (what, bytes) in parts {
         rec.record(format!("{step}/{what}"), &bytes);

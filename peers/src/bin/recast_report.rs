@@ -429,36 +429,51 @@ fn same_polygons_section(
          of {} polygons)",
         corridors_d.iter().map(Vec::len).sum::<usize>()
     );
-    // The same searches with a landmark table (an opt-in sharper heuristic; same costs).
+    // The same searches on a compiled graph: alone (the same answers, checked here) and with
+    // landmarks (an opt-in sharper heuristic: the same costs, fewer expansions).
+    let mut compiled = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
+    let build0 = compiled.use_compiled_graph(0)?;
     let mut alt = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
-    let build = alt.use_landmarks(LANDMARKS)?;
+    let build = alt.use_compiled_graph(LANDMARKS)?;
     let mut alt_iterations = 0usize;
     let mut alt_cost_diff = 0.0f64;
     for (x, y) in &snapped_o {
         let plain = ours.search(x, y)?;
+        let same = compiled.search(x, y)?;
+        if same != plain || compiled.corridor() != ours.corridor() {
+            return Err(PeerError::input(
+                "compiled graph",
+                "an answer differs from the search without it",
+            ));
+        }
         let r = alt.search(x, y)?;
         alt_iterations += r.iterations;
         alt_cost_diff = alt_cost_diff.max((r.cost - plain.cost).abs() / plain.cost.max(1.0));
     }
     println!(
-        "  {name}: with a table of {LANDMARKS} landmarks (built in {:.3} ms): polygons expanded \
-         {alt_iterations}, largest relative cost difference to the plain search {alt_cost_diff:.1e}",
+        "  {name}: compiled graph (built in {:.3} ms): every answer equal; with {LANDMARKS} \
+         landmarks (built in {:.3} ms): polygons expanded {alt_iterations}, largest relative cost \
+         difference to the plain search {alt_cost_diff:.1e}",
+        build0.as_secs_f64() * 1e3,
         build.as_secs_f64() * 1e3
     );
-    let kinds: [(&str, usize); 7] = [
+    let kinds: [(&str, usize); 9] = [
         ("nearest", points.len()),
         ("path + straight path", snapped_d.len()),
         ("raycast", snapped_d.len()),
         ("  path search alone", snapped_d.len()),
         ("  straight path alone", snapped_d.len()),
-        ("path + straight (ALT)", snapped_d.len()),
-        ("  path search (ALT)", snapped_d.len()),
+        ("path + straight (CG)", snapped_d.len()),
+        ("  path search (CG)", snapped_d.len()),
+        ("path + straight (CG+8L)", snapped_d.len()),
+        ("  path search (CG+8L)", snapped_d.len()),
     ];
     let mut rows = Vec::new();
     {
         let d = std::cell::RefCell::new(&mut detour);
         let o = std::cell::RefCell::new(&mut ours);
         let l = std::cell::RefCell::new(&mut alt);
+        let cg = std::cell::RefCell::new(&mut compiled);
         let note = std::cell::RefCell::new(&mut note);
         let keep = |r: Result<(), PeerError>| (note.borrow_mut())(r);
         let t = interleaved_rounds(
@@ -516,6 +531,26 @@ fn same_polygons_section(
                                 .straight_path_along(a.point, b.point, c)
                                 .map(sink),
                         );
+                    }
+                },
+                &mut || {
+                    for &(a, b) in &snapped_d {
+                        keep(d.borrow().path(a, b).map(sink));
+                    }
+                },
+                &mut || {
+                    for (a, b) in &snapped_o {
+                        keep(cg.borrow_mut().path(a, b).map(sink));
+                    }
+                },
+                &mut || {
+                    for &(a, b) in &snapped_d {
+                        keep(d.borrow().corridor(a, b).map(sink));
+                    }
+                },
+                &mut || {
+                    for (a, b) in &snapped_o {
+                        keep(cg.borrow_mut().search(a, b).map(sink));
                     }
                 },
                 &mut || {
