@@ -6,15 +6,19 @@
 //! On a loaded machine wall-clock figures drift; `QUERIES_FIXED=path|nearest|raycast` (with
 //! `QUERIES_ROUNDS`, default 20) instead runs a fixed amount of work on the generated mesh
 //! and exits (`QUERIES_MESH=fixture` on the fixture instead), for `perf stat -e instructions:u,cycles:u` on the bench binary;
-//! `QUERIES_FIXED=digest` prints a digest of many query answers (to compare two builds).
+//! `QUERIES_FIXED=digest` prints a digest of many query answers (to compare two builds; with
+//! `QUERIES_COMPILED=1` on a compiled graph without landmarks, which must print the same).
+//! The path benches also run on a compiled graph alone and with 8 landmarks.
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, BatchSize, Criterion};
 use onepath_format::PolyRef;
 use onepath_mesh::fixtures::bridge_and_building;
+use std::sync::Arc;
+
 use onepath_mesh::query::{
-    generated_grid_mesh, NavMeshQuery, QueryFilter, StraightPathOptions, Vec3,
+    generated_grid_mesh, CompiledGraph, NavMeshQuery, QueryFilter, StraightPathOptions, Vec3,
 };
 use onepath_mesh::TiledNavMesh;
 
@@ -81,6 +85,39 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: &TiledNavMesh, w: f64, d: f64
             },
             BatchSize::SmallInput,
         )
+    });
+    // The same searches on a compiled graph, alone (the same answers) and with 8 landmarks.
+    for (label, landmarks) in [("compiled", 0usize), ("compiled+8L", 8)] {
+        let graph = CompiledGraph::build(mesh, &f, landmarks).unwrap();
+        let mut qc = NavMeshQuery::new();
+        qc.set_compiled_graph(Some(Arc::new(graph)));
+        c.bench_function(&format!("{name}/path+straight {label}"), |b| {
+            b.iter_batched(
+                || {
+                    k = (k + 1) % pts.len();
+                    (pts[k], pts[(k * 7 + 3) % pts.len()])
+                },
+                |(a, e)| {
+                    qc.find_path(mesh, a.0, e.0, a.1, e.1, &f, 1 << 20, &mut path)
+                        .unwrap();
+                    qc.find_straight_path(
+                        mesh,
+                        a.1,
+                        e.1,
+                        &path,
+                        &f,
+                        StraightPathOptions::default(),
+                        &mut corners,
+                    )
+                    .unwrap();
+                    corners.len()
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    c.bench_function(&format!("{name}/compile graph, 8 landmarks"), |b| {
+        b.iter(|| CompiledGraph::build(mesh, &f, 8).unwrap())
     });
     let mut visited = Vec::new();
     let mut r = 0;
@@ -184,7 +221,9 @@ impl Digest {
 /// `QUERIES_FIXED=digest`: every answer (path polygons, status, cost bits, iterations,
 /// straight-path points, nearest, raycast) over many pairs on the fixture and the generated
 /// mesh, with the default filter and with a costly swamp, hashed into one number. Two builds
-/// printing the same digest answered every one of these queries identically.
+/// printing the same digest answered every one of these queries identically. With
+/// `QUERIES_COMPILED=1` the searches run on a compiled graph without landmarks, which must
+/// print the same digest.
 fn digest() {
     use onepath_mesh::query::GENERATED_SWAMP_AREA;
     let g = generated_grid_mesh(32, 32, 4, 1);
@@ -197,9 +236,15 @@ fn digest() {
     swamp.set_area_cost(GENERATED_SWAMP_AREA, 4.5).unwrap();
     let mut d = Digest(0xCBF2_9CE4_8422_2325);
     let mut q = NavMeshQuery::new();
+    let compiled = std::env::var("QUERIES_COMPILED").is_ok();
     let (mut path, mut corners, mut visited) = (Vec::new(), Vec::new(), Vec::new());
     for (mesh, w, dd, ys) in meshes {
         let pts = points(mesh, 96, w, dd, ys);
+        if compiled {
+            // A compiled graph without landmarks: the digest must not change.
+            let graph = CompiledGraph::build(mesh, &QueryFilter::new(), 0).unwrap();
+            q.set_compiled_graph(Some(Arc::new(graph)));
+        }
         for f in [QueryFilter::new(), swamp] {
             for k in 0..pts.len() {
                 let (a, e) = (pts[k], pts[(k * 7 + 3) % pts.len()]);
