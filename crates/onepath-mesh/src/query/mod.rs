@@ -6,11 +6,13 @@
 //! (one-shot with an iteration budget, and sliced), string pulling, raycast along the
 //! surface, constrained movement, distance to the nearest wall, wall segments, polygons
 //! around a circle, the overlap-free local neighbourhood, random points from a caller's
-//! random source, and the [`PathCorridor`] an agent follows.
+//! random source, and the [`PathCorridor`] an agent follows. Opt-in: a [`CompiledGraph`]
+//! (the polygon graph compiled for faster searches, with optional landmarks for a sharper
+//! heuristic).
 //!
 //! One file per concept: `filter.rs`, `bvtree.rs` (per-tile trees), `graph.rs` (neighbours,
 //! crossings, the path cost model), `tilecache.rs` (derived per-tile search data, dense
-//! node index), `nearest.rs`, `path.rs` (A*, sliced), `openlist.rs` (its 4-ary heap), `straight.rs`
+//! node index), `compiled.rs` (the compiled graph and landmarks), `nearest.rs`, `path.rs` (A*, sliced), `openlist.rs` (its 4-ary heap), `straight.rs`
 //! (funnel), `raycast.rs`, `surface.rs` (move, walls, circles, random points),
 //! `corridor.rs`, `generated.rs` (a large generated mesh and plain-data export), `geom.rs`.
 //!
@@ -20,7 +22,10 @@
 //!   (node pool, open list, per-tile trees), so a query in steady state does not allocate.
 //! - Results depend only on the mesh's tiles, slots, current areas, flags and link switches
 //!   and on the arguments: never on earlier queries, buffer capacity, hash order or thread
-//!   count. After a snapshot restore every query answers exactly as before.
+//!   count. After a snapshot restore every query answers exactly as before. A
+//!   [`CompiledGraph`] without landmarks changes no answer; with landmarks, path searches it
+//!   applies to keep their optimal cost but may expand other polygons and pick another of
+//!   several equal-cost paths (a function of the mesh state, the base filter and the count).
 //! - All arithmetic is f64 (world = tile origin + f64(local f32)) with a fixed operation
 //!   order, `+ − × ÷ sqrt` only; every priority queue breaks ties explicitly.
 //! - The per-tile trees and the per-tile search data (polygon centres, edge midpoints, the
