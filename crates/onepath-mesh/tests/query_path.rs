@@ -1126,3 +1126,115 @@ proptest! {
         compiled_equals_tiles(&mut q, &c, usize::MAX)?;
     }
 }
+
+/// The straight path along `path` from a query object with the compiled graph `q` holds and
+/// from one without: the same points, flags and polygons, bit for bit.
+fn straight_equal(
+    q: &mut NavMeshQuery,
+    c: &Case,
+    path: &[PolyRef],
+    all_crossings: bool,
+) -> Result<(), TestCaseError> {
+    let options = StraightPathOptions {
+        all_crossings,
+        area_crossings: all_crossings,
+    };
+    let mut a = Vec::new();
+    let ra = q.find_straight_path(
+        &c.mesh,
+        c.ends.start_pos,
+        c.ends.end_pos,
+        path,
+        &c.filter,
+        options,
+        &mut a,
+    );
+    let mut b = Vec::new();
+    let rb = NavMeshQuery::new().find_straight_path(
+        &c.mesh,
+        c.ends.start_pos,
+        c.ends.end_pos,
+        path,
+        &c.filter,
+        options,
+        &mut b,
+    );
+    prop_assert_eq!(ra, rb);
+    prop_assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        prop_assert_eq!(x.pos.map(f64::to_bits), y.pos.map(f64::to_bits));
+        prop_assert_eq!(x.flags, y.flags);
+        prop_assert_eq!(x.poly, y.poly);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// String pulling reads its crossings from a compiled graph that applies: the same
+    /// straight paths, also along corridors cut short (a stale step), through polygons the
+    /// base filter refuses, and under narrower filters.
+    #[test]
+    fn string_pulling_on_a_compiled_graph_answers_exactly_as_the_tiles(
+        tx in 1u16..=3, tz in 1u16..=3, seed in any::<u64>(), swamp in 0.25f64..6.0,
+        narrow in any::<bool>(), cut in any::<usize>(), crossings in any::<bool>(),
+        pick in (any::<usize>(), any::<usize>()), uv in prop::array::uniform4(0.05f64..0.95),
+    ) {
+        let mut c = case((tx, tz), 4, seed, swamp, pick, uv);
+        let refs: Vec<PolyRef> = walkable(&c.mesh).iter().map(|p| p.0).collect();
+        for (k, r) in refs.iter().enumerate() {
+            if (k as u64 ^ seed) % 5 == 0 {
+                c.mesh.set_poly_flags(*r, 3).unwrap();
+            }
+        }
+        let mut base = QueryFilter::new();
+        if narrow {
+            base.set_exclude_flags(2);
+            c.filter.set_exclude_flags(2);
+        }
+        let mut q = with_table(&c.mesh, &base, 4);
+        let mut path = Vec::new();
+        let _ = q.find_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &QueryFilter::new(), usize::MAX, &mut path);
+        straight_equal(&mut q, &c, &path, crossings)?;
+        // A corridor with one polygon dropped (consecutive ones no longer neighbours).
+        if path.len() > 2 {
+            let mut broken = path.clone();
+            broken.remove(1 + cut % (path.len() - 2));
+            straight_equal(&mut q, &c, &broken, crossings)?;
+        }
+    }
+
+    /// Across the fixture's layers and off-mesh links, links refused or not.
+    #[test]
+    fn string_pulling_on_a_compiled_graph_answers_exactly_as_the_tiles_across_off_mesh_links(
+        a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
+        refuse_links in any::<bool>(), crossings in any::<bool>(),
+    ) {
+        let mut mesh = onepath_mesh::fixtures::bridge_and_building();
+        let refs: Vec<PolyRef> = mesh
+            .tiles()
+            .flat_map(|t| (0..t.tile().poly_count() as u32).filter_map(|p| t.poly_ref(p)).collect::<Vec<_>>())
+            .collect();
+        for r in refs {
+            mesh.set_poly_flags(r, 3).unwrap();
+        }
+        let mut filter = QueryFilter::new();
+        if refuse_links {
+            filter.set_include_flags(2);
+        }
+        let heights = [0.0, 3.0, 3.5];
+        let mut q = with_table(&mesh, &QueryFilter::new(), 2);
+        let find = |q: &mut NavMeshQuery, p: (f64, f64, usize)| {
+            q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter).unwrap()
+        };
+        let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
+            return Ok(());
+        };
+        let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
+        // The corridor found with links allowed, pulled under the (maybe refusing) filter.
+        let mut path = Vec::new();
+        q.find_path(&c.mesh, s.poly, e.poly, s.point, e.point, &QueryFilter::new(), usize::MAX, &mut path).unwrap();
+        straight_equal(&mut q, &c, &path, crossings)?;
+    }
+}

@@ -39,8 +39,8 @@ use crate::query::error::QueryError;
 use crate::query::filter::{QueryFilter, AREA_COUNT};
 use crate::query::geom::{dist, Vec3};
 use crate::query::graph::{
-    crossing_cost, for_each_crossing_at, poly_centre, poly_passes, poly_verts, Crossing, PathEnds,
-    PolyVerts,
+    crossing_cost, decode, for_each_crossing_at, poly_centre, poly_passes, poly_verts, Crossing,
+    PathEnds, PolyVerts,
 };
 
 /// The most landmarks a compiled graph may have.
@@ -62,8 +62,8 @@ const TABLE_MAX: f64 = 1.0e30;
 /// The polygon graph of one mesh state under one base filter, compiled for path searches,
 /// with optional landmark distances (see the module docs).
 ///
-/// Memory: per polygon about 40 bytes plus `8 × landmarks`, per crossing 56 bytes, per slot
-/// 4 bytes. Building it runs `2·landmarks + 1` Dijkstra searches over the whole mesh (none
+/// Memory: per polygon about 40 bytes plus `8 × landmarks`, per crossing about 120 bytes,
+/// per slot 4 bytes. Building it runs `2·landmarks + 1` Dijkstra searches over the whole mesh (none
 /// without landmarks): about 20 ms for 16 384 polygons and 8 landmarks.
 ///
 /// # Example
@@ -95,6 +95,8 @@ pub struct CompiledGraph {
     k: usize,
     /// [`TABLE_SLACK`] × the largest finite distance stored.
     slack: f64,
+    /// Every area cost of the base filter is 1.
+    unit_costs: bool,
     /// The mesh's polygon graph under the base filter, compiled: per row its reference,
     /// centre, area and flags, and its crossings in neighbour order (`edge_start[row]..
     /// edge_start[row + 1]` index `edges` and `exits`). A search whose graph applies walks
@@ -109,6 +111,8 @@ pub struct CompiledGraph {
     /// an edge crossing's midpoint, an off-mesh link's arrival point. Read only to measure
     /// into the search's end polygons, whose positions are not their centres.
     exits: Vec<Vec3>,
+    /// Per edge, the crossing itself (string pulling reads its ends).
+    crossings: Vec<Crossing>,
 }
 
 /// One crossing of the compiled graph, with the cost model's distances through it between
@@ -279,6 +283,7 @@ impl CompiledGraph {
         let mut row_flags = Vec::with_capacity(rows);
         let mut edges: Vec<GraphEdge> = Vec::new();
         let mut exits: Vec<Vec3> = Vec::new();
+        let mut crossings: Vec<Crossing> = Vec::new();
         for t in mesh.tiles() {
             let base = slot_base[t.slot() as usize] as usize;
             let areas = t.tile().areas();
@@ -333,6 +338,7 @@ impl CompiledGraph {
                     fwd.cost.push(c);
                     edges.push(e);
                     exits.push(exit);
+                    crossings.push(nb.crossing);
                 });
             }
         }
@@ -421,6 +427,7 @@ impl CompiledGraph {
             table,
             k,
             slack,
+            unit_costs: filter.area_costs() == &[1.0; AREA_COUNT],
             refs,
             centres,
             areas: row_areas,
@@ -428,6 +435,7 @@ impl CompiledGraph {
             edge_start,
             edges,
             exits,
+            crossings,
         })
     }
 
@@ -492,7 +500,7 @@ impl CompiledGraph {
         let mut verts = PolyVerts::new();
         poly_verts(t, p, &mut verts);
         let centre = poly_centre(&verts);
-        let scale = if self.filter.area_costs() == &[1.0; AREA_COUNT] {
+        let scale = if self.unit_costs {
             // Unit base costs: the ratios are the query's costs.
             filter.min_area_cost()
         } else if filter.area_costs() == self.filter.area_costs() {
@@ -582,6 +590,40 @@ impl CompiledGraph {
     #[inline]
     pub(crate) fn row_of(&self, r: PolyRef) -> Option<usize> {
         self.row(r)
+    }
+
+    /// The first crossing (in neighbour order) from `from` to `to` that `filter` (covered by
+    /// the base filter) allows: exactly what the tile walk's `crossing_between` answers on
+    /// the current mesh, `InvalidPolyRef` for an invalid `from` included. `None` when the
+    /// graph cannot tell: `from` fails the base filter, so the graph keeps no crossing of it
+    /// (the tile walk does not test the departing polygon).
+    pub(crate) fn crossing_between(
+        &self,
+        mesh: &TiledNavMesh,
+        from: PolyRef,
+        to: PolyRef,
+        filter: &QueryFilter,
+    ) -> Option<Result<Option<Crossing>, QueryError>> {
+        if let Err(e) = decode(mesh, from) {
+            return Some(Err(e));
+        }
+        let row = self.row(from)?;
+        if !self.filter.passes_flags(*self.flags.get(row)?) {
+            return None;
+        }
+        let lo = *self.edge_start.get(row)? as usize;
+        let hi = *self.edge_start.get(row + 1)? as usize;
+        for (j, e) in self.edges.get(lo..hi)?.iter().enumerate() {
+            let t = e.to as usize;
+            if self.refs[t] != to
+                || !filter.passes_flags(self.flags[t])
+                || (e.kind & EDGE_LINK != 0 && !filter.passes_flags(e.link_flags))
+            {
+                continue;
+            }
+            return Some(Ok(Some(self.crossings[lo + j])));
+        }
+        Some(Ok(None))
     }
 
     /// True when the polygon of `row` has an off-mesh link among its crossings.

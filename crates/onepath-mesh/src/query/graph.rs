@@ -466,6 +466,16 @@ impl<'m> PathGraph<'m> {
         Ok(PathGraph { mesh, filter, ends })
     }
 
+    /// The graph for a search whose ends [`PathGraph::new`] has already checked on this very
+    /// mesh state (the same [`TiledNavMesh::state_id`]): the checks would pass again.
+    pub(crate) fn checked_before(
+        mesh: &'m TiledNavMesh,
+        filter: &'m QueryFilter,
+        ends: PathEnds,
+    ) -> PathGraph<'m> {
+        PathGraph { mesh, filter, ends }
+    }
+
     /// The search's ends.
     pub fn ends(&self) -> &PathEnds {
         &self.ends

@@ -113,6 +113,8 @@ pub(crate) struct SearchState {
     pub(crate) iterations: usize,
     /// The goal side of the landmark bound while the search uses a table.
     pub(crate) alt: Option<LandmarkGoal>,
+    /// [`TiledNavMesh::state_id`] of the mesh when its ends were last checked.
+    pub(crate) checked_state: u64,
 }
 
 impl NavMeshQuery {
@@ -191,6 +193,7 @@ impl NavMeshQuery {
             goal: None,
             iterations: 0,
             alt,
+            checked_state: mesh.state_id(),
         });
         Ok(PathStatus::InProgress)
     }
@@ -215,11 +218,19 @@ impl NavMeshQuery {
         if st.status != PathStatus::InProgress {
             return Ok((st.status, 0));
         }
-        let graph = match PathGraph::new(mesh, &self.search_filter, st.ends) {
-            Ok(g) => g,
-            Err(err) => {
-                self.search = None;
-                return Err(err);
+        // The ends are checked again only if the mesh changed since they last were.
+        let graph = if mesh.state_id() == st.checked_state {
+            PathGraph::checked_before(mesh, &self.search_filter, st.ends)
+        } else {
+            match PathGraph::new(mesh, &self.search_filter, st.ends) {
+                Ok(g) => {
+                    st.checked_state = mesh.state_id();
+                    g
+                }
+                Err(err) => {
+                    self.search = None;
+                    return Err(err);
+                }
             }
         };
         // The landmark bound, while its table still applies to the mesh.

@@ -122,8 +122,18 @@ impl NavMeshQuery {
         });
         let mut complete = true;
         let mut last_poly = path.len() - 1;
+        // A compiled graph that applies answers the crossings (the same ones, bit for bit).
+        let graph = self.graph.clone().filter(|g| g.applies_to(mesh, filter));
         for i in 0..path.len() - 1 {
-            let crossing = match crossing_between(mesh, path[i], path[i + 1], filter) {
+            let (a, b) = (path[i], path[i + 1]);
+            let found = graph
+                .as_deref()
+                .and_then(|g| g.crossing_between(mesh, a, b, filter));
+            let found = match found {
+                Some(r) => r,
+                None => crossing_between(mesh, a, b, filter),
+            };
+            let crossing = match found {
                 Ok(Some(c)) => c,
                 Ok(None) | Err(QueryError::InvalidPolyRef(_)) => {
                     complete = false;
