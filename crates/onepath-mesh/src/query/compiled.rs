@@ -98,14 +98,10 @@ pub struct CompiledGraph {
     /// Every area cost of the base filter is 1.
     unit_costs: bool,
     /// The mesh's polygon graph under the base filter, compiled: per row its reference,
-    /// centre, area and flags, and its crossings in neighbour order (`edge_start[row]..
-    /// edge_start[row + 1]` index `edges` and `exits`). A search whose graph applies walks
+    /// centre, area and flags, and its crossings in neighbour order (`edges[lo..hi]` and
+    /// `exits[lo..hi]`, `lo..hi` its row's range). A search whose graph applies walks
     /// this instead of the tiles, with the same edges in the same order and the same bits.
-    refs: Vec<PolyRef>,
-    centres: Vec<Vec3>,
-    areas: Vec<u8>,
-    flags: Vec<u16>,
-    edge_start: Vec<u32>,
+    rows: Vec<Row>,
     edges: Vec<GraphEdge>,
     /// Per edge, the point the crossing leaves into the neighbour ([`Crossing::exit_point`]):
     /// an edge crossing's midpoint, an off-mesh link's arrival point. Read only to measure
@@ -113,6 +109,19 @@ pub struct CompiledGraph {
     exits: Vec<Vec3>,
     /// Per edge, the crossing itself (string pulling reads its ends).
     crossings: Vec<Crossing>,
+}
+
+/// One polygon of the compiled graph: what an expansion reads of a neighbour, in one place
+/// (48 bytes), and the range of its own crossings.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    centre: Vec3,
+    r: PolyRef,
+    /// Its crossings: `edges[lo..hi]`.
+    lo: u32,
+    hi: u32,
+    flags: u16,
+    area: u8,
 }
 
 /// One crossing of the compiled graph, with the cost model's distances through it between
@@ -428,11 +437,16 @@ impl CompiledGraph {
             k,
             slack,
             unit_costs: filter.area_costs() == &[1.0; AREA_COUNT],
-            refs,
-            centres,
-            areas: row_areas,
-            flags: row_flags,
-            edge_start,
+            rows: (0..rows)
+                .map(|i| Row {
+                    centre: centres[i],
+                    r: refs[i],
+                    lo: edge_start[i],
+                    hi: edge_start[i + 1],
+                    flags: row_flags[i],
+                    area: row_areas[i],
+                })
+                .collect(),
             edges,
             exits,
             crossings,
@@ -608,15 +622,15 @@ impl CompiledGraph {
             return Some(Err(e));
         }
         let row = self.row(from)?;
-        if !self.filter.passes_flags(*self.flags.get(row)?) {
+        let from_row = self.rows.get(row)?;
+        if !self.filter.passes_flags(from_row.flags) {
             return None;
         }
-        let lo = *self.edge_start.get(row)? as usize;
-        let hi = *self.edge_start.get(row + 1)? as usize;
+        let (lo, hi) = (from_row.lo as usize, from_row.hi as usize);
         for (j, e) in self.edges.get(lo..hi)?.iter().enumerate() {
-            let t = e.to as usize;
-            if self.refs[t] != to
-                || !filter.passes_flags(self.flags[t])
+            let t = &self.rows[e.to as usize];
+            if t.r != to
+                || !filter.passes_flags(t.flags)
                 || (e.kind & EDGE_LINK != 0 && !filter.passes_flags(e.link_flags))
             {
                 continue;
@@ -628,12 +642,11 @@ impl CompiledGraph {
 
     /// True when the polygon of `row` has an off-mesh link among its crossings.
     pub(crate) fn row_has_links(&self, row: usize) -> bool {
-        match (self.edge_start.get(row), self.edge_start.get(row + 1)) {
-            (Some(&lo), Some(&hi)) => self.edges[lo as usize..hi as usize]
+        self.rows.get(row).is_some_and(|r| {
+            self.edges[r.lo as usize..r.hi as usize]
                 .iter()
-                .any(|e| e.kind & EDGE_LINK != 0),
-            _ => false,
-        }
+                .any(|e| e.kind & EDGE_LINK != 0)
+        })
     }
 
     /// Calls `f(neighbour, neighbour position, edge cost, neighbour row)` for every edge
@@ -653,17 +666,16 @@ impl CompiledGraph {
         ends: &PathEnds,
         mut f: impl FnMut(PolyRef, Vec3, f64, usize),
     ) {
-        let (Some(&lo), Some(&hi)) = (self.edge_start.get(row), self.edge_start.get(row + 1))
-        else {
+        let Some(from_row) = self.rows.get(row) else {
             return;
         };
-        let (lo, hi) = (lo as usize, hi as usize);
-        let ca = filter.area_cost(self.areas[row]);
+        let (lo, hi) = (from_row.lo as usize, from_row.hi as usize);
+        let ca = filter.area_cost(from_row.area);
         for (j, e) in self.edges[lo..hi].iter().enumerate() {
             let to = e.to as usize;
             if !same_filter {
                 let ok = |x: &GraphEdge| {
-                    filter.passes_flags(self.flags[x.to as usize])
+                    filter.passes_flags(self.rows[x.to as usize].flags)
                         && (x.kind & EDGE_LINK == 0 || filter.passes_flags(x.link_flags))
                 };
                 if !ok(e) {
@@ -678,11 +690,12 @@ impl CompiledGraph {
             } else if e.kind & EDGE_REPEAT != 0 {
                 continue;
             }
-            let target = self.refs[to];
-            let cb = filter.area_cost(self.areas[to]);
+            let to_row = &self.rows[to];
+            let target = to_row.r;
+            let cb = filter.area_cost(to_row.area);
             let to_end = target == ends.start_ref || target == ends.end_ref;
             if from_pos.is_none() && !to_end {
-                f(target, self.centres[to], edge_cost(e, ca, cb, filter), to);
+                f(target, to_row.centre, edge_cost(e, ca, cb, filter), to);
                 continue;
             }
             // Measured afresh from or to an end, as the tiles' walk does: an edge crossing's
@@ -696,7 +709,7 @@ impl CompiledGraph {
             } else if target == ends.end_ref {
                 ends.end_pos
             } else {
-                self.centres[to]
+                to_row.centre
             };
             let b = if to_end {
                 dist(self.exits[lo + j], to_pos)
