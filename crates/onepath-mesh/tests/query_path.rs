@@ -1238,3 +1238,46 @@ proptest! {
         straight_equal(&mut q, &c, &path, crossings)?;
     }
 }
+
+/// Searches with landmarks on a large mesh grow their open list past the point where it turns
+/// to a radix heap: the answers are those of the plain binary heap, bit for bit.
+#[test]
+fn the_radix_open_list_answers_exactly_as_the_binary_heap() {
+    let g = generated_grid_mesh(16, 16, 4, 77);
+    let polys = walkable(&g.mesh);
+    let mut filter = QueryFilter::new();
+    filter.set_area_cost(GENERATED_SWAMP_AREA, 2.5).unwrap();
+    let mut q = with_table(&g.mesh, &filter, 8);
+    let mut path_a = Vec::new();
+    let mut path_b = Vec::new();
+    let mut large = 0;
+    for k in 0..24 {
+        let (a, b) = (
+            &polys[(k * 131) % polys.len()],
+            &polys[(k * 977 + 501) % polys.len()],
+        );
+        let (pa, pb) = (in_cell(&a.1, 0.3, 0.6), in_cell(&b.1, 0.7, 0.2));
+        for budget in [usize::MAX, 400] {
+            q.set_plain_open_list(false);
+            let ra = q
+                .find_path(&g.mesh, a.0, b.0, pa, pb, &filter, budget, &mut path_a)
+                .unwrap();
+            q.set_plain_open_list(true);
+            let rb = q
+                .find_path(&g.mesh, a.0, b.0, pa, pb, &filter, budget, &mut path_b)
+                .unwrap();
+            assert_eq!(
+                (ra.status, ra.cost.to_bits(), ra.iterations),
+                (rb.status, rb.cost.to_bits(), rb.iterations)
+            );
+            assert_eq!(path_a, path_b);
+            if ra.iterations > 200 {
+                large += 1;
+            }
+        }
+    }
+    assert!(
+        large > 5,
+        "too few large searches ({large}) to reach the radix heap"
+    );
+}

@@ -161,6 +161,8 @@ pub struct NavMeshQuery {
     node_h: Vec<f64>,
     /// Whether searches with a compiled graph walk the tiles instead (a test hook).
     walk_tiles: bool,
+    /// Whether the open list keeps to the binary heap (a test hook).
+    plain_open_list: bool,
     aux_nodes: Vec<path::Node>,
     aux_index: NodeIndex,
     aux_open: BinaryHeap<path::OpenEntry>,
@@ -196,6 +198,13 @@ impl NavMeshQuery {
     #[doc(hidden)]
     pub fn set_walk_tiles(&mut self, on: bool) {
         self.walk_tiles = on;
+    }
+
+    /// Test hook: with `true`, searches keep their open list a binary heap instead of
+    /// turning to a radix heap when large (the pop order is the same; the tests compare).
+    #[doc(hidden)]
+    pub fn set_plain_open_list(&mut self, on: bool) {
+        self.plain_open_list = on;
     }
 
     /// The compiled graph set with [`NavMeshQuery::set_compiled_graph`].

@@ -161,9 +161,22 @@ impl NavMeshQuery {
             end_pos,
         };
         let graph = PathGraph::new(mesh, filter, ends)?;
+        self.search_graph.clone_from(&self.graph);
+        let alt = self
+            .search_graph
+            .as_ref()
+            .and_then(|l| l.goal(mesh, filter, end_ref, end_pos));
+        // Landmark estimates put many entries on few exact `f` values: the radix open list
+        // (same pop order) is faster there, the binary heap otherwise.
+        let radix = !self.plain_open_list
+            && alt.is_some()
+            && self
+                .search_graph
+                .as_ref()
+                .is_some_and(|g| !g.landmarks().is_empty());
         self.nodes.clear();
         self.node_index.clear();
-        self.open.clear();
+        self.open.reset(radix);
         let h = graph.heuristic(start_pos);
         self.nodes.push(PathNode {
             poly: start_ref,
@@ -175,11 +188,6 @@ impl NavMeshQuery {
         self.node_index.insert(start_ref, 0, &self.nodes);
         self.open.push(h, 0.0, start_ref, 0);
         self.search_filter = *filter;
-        self.search_graph.clone_from(&self.graph);
-        let alt = self
-            .search_graph
-            .as_ref()
-            .and_then(|l| l.goal(mesh, filter, end_ref, end_pos));
         self.node_h.clear();
         if alt.is_some() {
             // The start's own estimate is never read again (its cost, 0, cannot improve).
