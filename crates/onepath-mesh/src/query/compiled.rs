@@ -510,10 +510,10 @@ impl CompiledGraph {
             return None;
         }
         let row = self.row(end_ref)?;
-        let (t, p) = mesh.poly(end_ref).ok()?;
-        let mut verts = PolyVerts::new();
-        poly_verts(t, p, &mut verts);
-        let centre = poly_centre(&verts);
+        // The goal's row (a valid reference in the graph's mesh state): its centre is
+        // `poly_centre` of its corners, its area the current one.
+        let goal = self.rows.get(row).filter(|g| g.r == end_ref)?;
+        let (centre, area) = (goal.centre, goal.area);
         let scale = if self.unit_costs {
             // Unit base costs: the ratios are the query's costs.
             filter.min_area_cost()
@@ -532,7 +532,7 @@ impl CompiledGraph {
         Some(LandmarkGoal {
             row,
             scale,
-            slack: self.slack + filter.area_cost(t.tile().areas()[p]) * dist(end_pos, centre),
+            slack: self.slack + filter.area_cost(area) * dist(end_pos, centre),
         })
     }
 
@@ -617,7 +617,7 @@ impl CompiledGraph {
         from: PolyRef,
         to: PolyRef,
         filter: &QueryFilter,
-    ) -> Option<Result<Option<Crossing>, QueryError>> {
+    ) -> Option<Result<Option<&Crossing>, QueryError>> {
         if let Err(e) = decode(mesh, from) {
             return Some(Err(e));
         }
@@ -635,7 +635,7 @@ impl CompiledGraph {
             {
                 continue;
             }
-            return Some(Ok(Some(self.crossings[lo + j])));
+            return Some(Ok(Some(&self.crossings[lo + j])));
         }
         Some(Ok(None))
     }

@@ -126,15 +126,19 @@ impl NavMeshQuery {
         let graph = self.graph.clone().filter(|g| g.applies_to(mesh, filter));
         for i in 0..path.len() - 1 {
             let (a, b) = (path[i], path[i + 1]);
-            let found = graph
+            let from_graph = graph
                 .as_deref()
                 .and_then(|g| g.crossing_between(mesh, a, b, filter));
-            let found = match found {
+            let walked;
+            let found = match from_graph {
                 Some(r) => r,
-                None => crossing_between(mesh, a, b, filter),
+                None => {
+                    walked = crossing_between(mesh, a, b, filter);
+                    walked.as_ref().map(Option::as_ref).map_err(Clone::clone)
+                }
             };
             let crossing = match found {
-                Ok(Some(c)) => c,
+                Ok(Some(&c)) => c,
                 Ok(None) | Err(QueryError::InvalidPolyRef(_)) => {
                     complete = false;
                     last_poly = i;
