@@ -465,8 +465,8 @@ fn same_polygons_section(
         ("  straight path alone", snapped_d.len()),
         ("path + straight (CG)", snapped_d.len()),
         ("  path search (CG)", snapped_d.len()),
-        ("path + straight (CG+8L)", snapped_d.len()),
-        ("  path search (CG+8L)", snapped_d.len()),
+        ("path + straight (CG+L)", snapped_d.len()),
+        ("  path search (CG+L)", snapped_d.len()),
     ];
     let mut rows = Vec::new();
     {
@@ -601,8 +601,9 @@ fn same_polygons_section(
     Ok(())
 }
 
-/// CompiledGraph of the table the report's ALT rows use.
-const LANDMARKS: usize = 8;
+/// Landmarks of the compiled graph of the report's "CG+L" rows (a search reads the 4 that
+/// bound its start best).
+const LANDMARKS: usize = 16;
 
 /// Relative straight-path length tolerance on the same polygons.
 const SAME_POLYGON_LENGTH_TOLERANCE: f64 = 0.001;

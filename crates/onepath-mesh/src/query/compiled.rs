@@ -15,7 +15,8 @@
 //! can also store the cost-model distance from `L` to every polygon and from every polygon to
 //! `L` (under the base filter). For any polygon `n` and goal `g` the triangle inequality
 //! gives `d(n, g) ≥ d(L, g) − d(L, n)` and `d(n, g) ≥ d(n, L) − d(g, L)`; the largest of
-//! these bounds, scaled to the query's filter, is a better estimate that still never
+//! these bounds over the search's active landmarks (the four that bound its start best),
+//! scaled to the query's filter, is a better estimate that still never
 //! overestimates: the path keeps its optimal cost and the search expands fewer polygons
 //! (among paths of equal cost it may pick another one). On a grid of square polygons, where
 //! the centre-to-centre model scores moves like Manhattan distance, every polygon of the
@@ -42,6 +43,9 @@ use crate::query::graph::{
     crossing_cost, decode, for_each_crossing_at, poly_centre, poly_passes, poly_verts, Crossing,
     PathEnds, PolyVerts,
 };
+
+/// Landmarks a search reads (of those the graph has): the ones that bound the start best.
+const ACTIVE_LANDMARKS: usize = 4;
 
 /// The most landmarks a compiled graph may have.
 pub const MAX_LANDMARKS: usize = 32;
@@ -153,6 +157,10 @@ const EDGE_REPEAT: u8 = 2;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LandmarkGoal {
     row: usize,
+    /// The landmarks the bound reads: the [`ACTIVE_LANDMARKS`] with the largest bound at the
+    /// start (ties: lower index).
+    active: [u8; ACTIVE_LANDMARKS],
+    n_active: usize,
     /// Smallest ratio of the query's area costs to the base filter's.
     scale: f64,
     /// The table's slack plus `cost(goal area) · |end_pos − centre(goal)|` (the table
@@ -503,6 +511,7 @@ impl CompiledGraph {
         &self,
         mesh: &TiledNavMesh,
         filter: &QueryFilter,
+        start_ref: PolyRef,
         end_ref: PolyRef,
         end_pos: Vec3,
     ) -> Option<LandmarkGoal> {
@@ -529,11 +538,27 @@ impl CompiledGraph {
             }
             scale
         };
-        Some(LandmarkGoal {
+        let mut g = LandmarkGoal {
             row,
+            active: [0; ACTIVE_LANDMARKS],
+            n_active: 0,
             scale,
             slack: self.slack + filter.area_cost(area) * dist(end_pos, centre),
-        })
+        };
+        // The landmarks that bound the start best, largest first (ties: lower index).
+        let k = self.k;
+        let mut terms: [(f64, u8); MAX_LANDMARKS] = [(f64::NEG_INFINITY, 0); MAX_LANDMARKS];
+        let start = self.row(start_ref).unwrap_or(row);
+        for (i, t) in terms.iter_mut().enumerate().take(k) {
+            *t = (self.term(start, row, i), i as u8);
+        }
+        let terms = &mut terms[..k];
+        terms.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (slot, t) in g.active.iter_mut().zip(terms.iter()) {
+            *slot = t.1;
+            g.n_active += 1;
+        }
+        Some(g)
     }
 
     /// The table's lower bound on the cost from polygon `r` (at its centre) to the goal
@@ -548,6 +573,23 @@ impl CompiledGraph {
         match self.row(r) {
             Some(row) => self.bound_row(goal, row),
             None => 0.0,
+        }
+    }
+
+    /// Landmark `i`'s bound from row `n` to row `g` (the larger of its two terms; NaN and
+    /// missing values read as −∞).
+    fn term(&self, n: usize, g: usize, i: usize) -> f64 {
+        let k = self.k;
+        let at = |r: usize, j: usize| {
+            f64::from(self.table.get(r * 2 * k + j).copied().unwrap_or(f32::NAN))
+        };
+        let a = at(g, i) - at(n, i);
+        let b = at(n, k + i) - at(g, k + i);
+        let m = if b > a { b } else { a };
+        if m.is_nan() {
+            f64::NEG_INFINITY
+        } else {
+            m
         }
     }
 
@@ -567,7 +609,8 @@ impl CompiledGraph {
         let (n_from, n_to) = n.split_at(k);
         let (g_from, g_to) = g.split_at(k);
         let mut best = 0.0f64;
-        for i in 0..k {
+        for &i in &goal.active[..goal.n_active] {
+            let i = usize::from(i);
             // d(L, g) − d(L, n) and d(n, L) − d(g, L).
             let t = f64::from(g_from[i]) - f64::from(n_from[i]);
             if t > best {

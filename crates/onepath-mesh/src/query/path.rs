@@ -165,7 +165,7 @@ impl NavMeshQuery {
         let alt = self
             .search_graph
             .as_ref()
-            .and_then(|l| l.goal(mesh, filter, end_ref, end_pos));
+            .and_then(|l| l.goal(mesh, filter, start_ref, end_ref, end_pos));
         // Landmark estimates put many entries on few exact `f` values: the radix open list
         // (same pop order) is faster there, the binary heap otherwise.
         let radix = !self.plain_open_list
