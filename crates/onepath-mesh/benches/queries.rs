@@ -47,22 +47,18 @@ fn points(mesh: &TiledNavMesh, n: usize, w: f64, d: f64, ys: &[f64]) -> Vec<(Pol
     out
 }
 
-fn bench_mesh(c: &mut Criterion, name: &str, mesh: &TiledNavMesh, w: f64, d: f64, ys: &[f64]) {
+/// Path + straight path between pairs of `pts` (pair `k`: points `k` and `7k + 3`), on `q`.
+fn bench_path(
+    c: &mut Criterion,
+    id: &str,
+    mesh: &TiledNavMesh,
+    pts: &[(PolyRef, Vec3)],
+    q: &mut NavMeshQuery,
+) {
     let f = QueryFilter::new();
-    let pts = points(mesh, 64, w, d, ys);
-    let mut q = NavMeshQuery::new();
-    let mut i = 0;
-    c.bench_function(&format!("{name}/nearest"), |b| {
-        b.iter(|| {
-            i = (i + 1) % pts.len();
-            q.find_nearest_poly(mesh, pts[i].1, [2.0, 1.0, 2.0], &f)
-                .unwrap()
-        })
-    });
-    let mut path = Vec::new();
-    let mut corners = Vec::new();
+    let (mut path, mut corners) = (Vec::new(), Vec::new());
     let mut k = 0;
-    c.bench_function(&format!("{name}/path+straight"), |b| {
+    c.bench_function(id, |b| {
         b.iter_batched(
             || {
                 k = (k + 1) % pts.len();
@@ -86,35 +82,33 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: &TiledNavMesh, w: f64, d: f64
             BatchSize::SmallInput,
         )
     });
+}
+
+fn bench_mesh(c: &mut Criterion, name: &str, mesh: &TiledNavMesh, w: f64, d: f64, ys: &[f64]) {
+    let f = QueryFilter::new();
+    let pts = points(mesh, 64, w, d, ys);
+    let mut q = NavMeshQuery::new();
+    let mut i = 0;
+    c.bench_function(&format!("{name}/nearest"), |b| {
+        b.iter(|| {
+            i = (i + 1) % pts.len();
+            q.find_nearest_poly(mesh, pts[i].1, [2.0, 1.0, 2.0], &f)
+                .unwrap()
+        })
+    });
+    bench_path(c, &format!("{name}/path+straight"), mesh, &pts, &mut q);
     // The same searches on a compiled graph, alone (the same answers) and with 8 landmarks.
     for (label, landmarks) in [("compiled", 0usize), ("compiled+8L", 8)] {
         let graph = CompiledGraph::build(mesh, &f, landmarks).unwrap();
         let mut qc = NavMeshQuery::new();
         qc.set_compiled_graph(Some(Arc::new(graph)));
-        c.bench_function(&format!("{name}/path+straight {label}"), |b| {
-            b.iter_batched(
-                || {
-                    k = (k + 1) % pts.len();
-                    (pts[k], pts[(k * 7 + 3) % pts.len()])
-                },
-                |(a, e)| {
-                    qc.find_path(mesh, a.0, e.0, a.1, e.1, &f, 1 << 20, &mut path)
-                        .unwrap();
-                    qc.find_straight_path(
-                        mesh,
-                        a.1,
-                        e.1,
-                        &path,
-                        &f,
-                        StraightPathOptions::default(),
-                        &mut corners,
-                    )
-                    .unwrap();
-                    corners.len()
-                },
-                BatchSize::SmallInput,
-            )
-        });
+        bench_path(
+            c,
+            &format!("{name}/path+straight {label}"),
+            mesh,
+            &pts,
+            &mut qc,
+        );
     }
     c.bench_function(&format!("{name}/compile graph, 8 landmarks"), |b| {
         b.iter(|| CompiledGraph::build(mesh, &f, 8).unwrap())

@@ -174,6 +174,95 @@ fn run(
     .unwrap()
 }
 
+/// Begins the sliced search of `c` on `q`.
+fn begin(q: &mut NavMeshQuery, c: &Case) {
+    let e = &c.ends;
+    q.begin_path(
+        &c.mesh,
+        e.start_ref,
+        e.end_ref,
+        e.start_pos,
+        e.end_pos,
+        &c.filter,
+    )
+    .unwrap();
+}
+
+/// A search of `c` sliced `step` iterations at a time on `s` equals the one-shot search on `q`
+/// (status, cost bits, iterations, path), and a one-shot search capped at N equals begin +
+/// step(N) + finish for every N.
+fn sliced_equals_one_shot(
+    mut q: NavMeshQuery,
+    mut s: NavMeshQuery,
+    c: &Case,
+    step: usize,
+) -> Result<(), TestCaseError> {
+    let mut one = Vec::new();
+    let r = run(&mut q, c, usize::MAX, &mut one);
+    // Sliced, `step` iterations at a time, on another query object.
+    begin(&mut s, c);
+    let mut total = 0;
+    loop {
+        let (st, done) = s.step_path(&c.mesh, step).unwrap();
+        total += done;
+        if st != PathStatus::InProgress {
+            break;
+        }
+        prop_assert_eq!(done, step);
+    }
+    let mut sliced = Vec::new();
+    let rs = s.finish_path(&mut sliced).unwrap();
+    prop_assert_eq!(rs.status, r.status);
+    prop_assert_eq!(rs.cost.to_bits(), r.cost.to_bits());
+    prop_assert_eq!(rs.iterations, r.iterations);
+    prop_assert_eq!(total, r.iterations);
+    prop_assert_eq!(&sliced, &one);
+    // A one-shot search capped at N equals begin + step(N) + finish, for every N.
+    for n in 0..=r.iterations + 1 {
+        let mut capped = Vec::new();
+        let rc = run(&mut q, c, n, &mut capped);
+        begin(&mut s, c);
+        s.step_path(&c.mesh, n).unwrap();
+        let mut manual = Vec::new();
+        let rm = s.finish_path(&mut manual).unwrap();
+        prop_assert_eq!(rc.status, rm.status);
+        prop_assert_eq!(rc.cost.to_bits(), rm.cost.to_bits());
+        prop_assert_eq!(&capped, &manual);
+        if n < r.iterations {
+            prop_assert_eq!(rc.status, PathStatus::BudgetExhausted);
+            prop_assert_eq!(rc.iterations, n);
+        } else {
+            prop_assert_eq!(rc.status, r.status);
+            prop_assert_eq!(&capped, &one);
+        }
+    }
+    Ok(())
+}
+
+/// The search of `c` on `q` is complete with Dijkstra's cost (up to rounding) and a path from
+/// the start to the goal whose edges sum to it, or partial (a path of neighbours from the
+/// start) when Dijkstra finds no path.
+fn cost_is_dijkstras(q: &mut NavMeshQuery, c: &Case) -> Result<(), TestCaseError> {
+    let mut path = Vec::new();
+    let r = run(q, c, usize::MAX, &mut path);
+    let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
+    prop_assert_eq!(path[0], c.ends.start_ref);
+    match dijkstra(&graph) {
+        Some(best) => {
+            prop_assert_eq!(r.status, PathStatus::Complete);
+            prop_assert!(close(r.cost, best), "A* {} vs Dijkstra {}", r.cost, best);
+            prop_assert_eq!(*path.last().unwrap(), c.ends.end_ref);
+            let walked = path_cost(&graph, &path).expect("consecutive polygons are neighbours");
+            prop_assert!(close(walked, r.cost));
+        }
+        None => {
+            prop_assert_eq!(r.status, PathStatus::Partial);
+            prop_assert!(path_cost(&graph, &path).is_some());
+        }
+    }
+    Ok(())
+}
+
 /// 48 cases by default; CI raises it with `PROPTEST_CASES`.
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
@@ -193,25 +282,7 @@ proptest! {
         uv in prop::array::uniform4(0.05f64..0.95),
     ) {
         let c = case((tx, tz), cells, seed, swamp, pick, uv);
-        let mut q = NavMeshQuery::new();
-        let mut path = Vec::new();
-        let r = run(&mut q, &c, usize::MAX, &mut path);
-        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
-        match dijkstra(&graph) {
-            Some(best) => {
-                prop_assert_eq!(r.status, PathStatus::Complete);
-                prop_assert!(close(r.cost, best), "A* {} vs Dijkstra {}", r.cost, best);
-                prop_assert_eq!(path[0], c.ends.start_ref);
-                prop_assert_eq!(*path.last().unwrap(), c.ends.end_ref);
-                let walked = path_cost(&graph, &path).expect("consecutive polygons are neighbours");
-                prop_assert!(close(walked, r.cost));
-            }
-            None => {
-                prop_assert_eq!(r.status, PathStatus::Partial);
-                prop_assert_eq!(path[0], c.ends.start_ref);
-                prop_assert!(path_cost(&graph, &path).is_some());
-            }
-        }
+        cost_is_dijkstras(&mut NavMeshQuery::new(), &c)?;
     }
 
     #[test]
@@ -220,47 +291,7 @@ proptest! {
         uv in prop::array::uniform4(0.05f64..0.95), step in 1usize..7,
     ) {
         let c = case((2, 2), 4, seed, 3.0, pick, uv);
-        let mut q = NavMeshQuery::new();
-        let mut one = Vec::new();
-        let r = run(&mut q, &c, usize::MAX, &mut one);
-        // Sliced, `step` iterations at a time, on another query object.
-        let mut s = NavMeshQuery::new();
-        s.begin_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &c.filter).unwrap();
-        let mut total = 0;
-        loop {
-            let (st, done) = s.step_path(&c.mesh, step).unwrap();
-            total += done;
-            if st != PathStatus::InProgress {
-                break;
-            }
-            prop_assert_eq!(done, step);
-        }
-        let mut sliced = Vec::new();
-        let rs = s.finish_path(&mut sliced).unwrap();
-        prop_assert_eq!(rs.status, r.status);
-        prop_assert_eq!(rs.cost.to_bits(), r.cost.to_bits());
-        prop_assert_eq!(rs.iterations, r.iterations);
-        prop_assert_eq!(total, r.iterations);
-        prop_assert_eq!(&sliced, &one);
-        // A one-shot search capped at N equals begin + step(N) + finish, for every N.
-        for n in 0..=r.iterations + 1 {
-            let mut capped = Vec::new();
-            let rc = run(&mut q, &c, n, &mut capped);
-            s.begin_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &c.filter).unwrap();
-            s.step_path(&c.mesh, n).unwrap();
-            let mut manual = Vec::new();
-            let rm = s.finish_path(&mut manual).unwrap();
-            prop_assert_eq!(rc.status, rm.status);
-            prop_assert_eq!(rc.cost.to_bits(), rm.cost.to_bits());
-            prop_assert_eq!(&capped, &manual);
-            if n < r.iterations {
-                prop_assert_eq!(rc.status, PathStatus::BudgetExhausted);
-                prop_assert_eq!(rc.iterations, n);
-            } else {
-                prop_assert_eq!(rc.status, r.status);
-                prop_assert_eq!(&capped, &one);
-            }
-        }
+        sliced_equals_one_shot(NavMeshQuery::new(), NavMeshQuery::new(), &c, step)?;
     }
 
     #[test]
@@ -334,17 +365,7 @@ proptest! {
             return Ok(());
         };
         let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
-        let mut path = Vec::new();
-        let r = run(&mut q, &c, usize::MAX, &mut path);
-        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
-        match dijkstra(&graph) {
-            Some(best) => {
-                prop_assert_eq!(r.status, PathStatus::Complete);
-                prop_assert!(close(r.cost, best), "A* {} vs Dijkstra {}", r.cost, best);
-                prop_assert!(close(path_cost(&graph, &path).unwrap(), r.cost));
-            }
-            None => prop_assert_eq!(r.status, PathStatus::Partial),
-        }
+        cost_is_dijkstras(&mut q, &c)?;
     }
 }
 
@@ -409,6 +430,38 @@ fn triangle_mesh(tiles: i32, n: usize, bits: &[u8]) -> TiledNavMesh {
     mesh
 }
 
+/// A search case on `triangle_mesh(tiles, n, bits)`: area costs `costs` for areas 0..3, the
+/// polygons picked by `pick`, points inside them by the barycentric weights `w` (normalised;
+/// rotated for the end).
+fn triangle_case(
+    tiles: i32,
+    n: usize,
+    bits: &[u8],
+    pick: (usize, usize),
+    w: [f64; 3],
+    costs: [f64; 3],
+) -> Case {
+    let mesh = triangle_mesh(tiles, n, bits);
+    let mut filter = QueryFilter::new();
+    for (a, c) in costs.iter().enumerate() {
+        filter.set_area_cost(a as u8, *c).unwrap();
+    }
+    let polys = walkable(&mesh);
+    let (a, b) = (&polys[pick.0 % polys.len()], &polys[pick.1 % polys.len()]);
+    let inside = |t: &[Vec3], w: [f64; 3]| {
+        let s = w[0] + w[1] + w[2];
+        let f = |k: usize| (t[0][k] * w[0] + t[1][k] * w[1] + t[2][k] * w[2]) / s;
+        [f(0), f(1), f(2)]
+    };
+    let ends = PathEnds {
+        start_ref: a.0,
+        start_pos: inside(&a.1, w),
+        end_ref: b.0,
+        end_pos: inside(&b.1, [w[2], w[0], w[1]]),
+    };
+    Case { mesh, filter, ends }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -418,26 +471,8 @@ proptest! {
         pick in (any::<usize>(), any::<usize>()), w in prop::array::uniform3(0.05f64..0.9),
         costs in prop::array::uniform3(0.3f64..4.0),
     ) {
-        let mesh = triangle_mesh(tiles, n, &bits);
-        let mut filter = QueryFilter::new();
-        for (a, c) in costs.iter().enumerate() {
-            filter.set_area_cost(a as u8, *c).unwrap();
-        }
-        let polys = walkable(&mesh);
-        let (a, b) = (&polys[pick.0 % polys.len()], &polys[pick.1 % polys.len()]);
-        // Points inside each triangle by barycentric weights (normalised).
-        let inside = |t: &[Vec3], w: [f64; 3]| {
-            let s = w[0] + w[1] + w[2];
-            let f = |k: usize| (t[0][k] * w[0] + t[1][k] * w[1] + t[2][k] * w[2]) / s;
-            [f(0), f(1), f(2)]
-        };
-        let ends = PathEnds {
-            start_ref: a.0,
-            start_pos: inside(&a.1, w),
-            end_ref: b.0,
-            end_pos: inside(&b.1, [w[2], w[0], w[1]]),
-        };
-        let c = Case { mesh, filter, ends };
+        let c = triangle_case(tiles, n, &bits, pick, w, costs);
+        let ends = c.ends;
         let mut q = NavMeshQuery::new();
         let mut path = Vec::new();
         let r = run(&mut q, &c, usize::MAX, &mut path);
@@ -698,6 +733,71 @@ fn a_partial_search_can_end_on_the_furthest_polygon_of_an_existing_corridor() {
     assert_eq!(path, plain);
 }
 
+/// The bridge-and-building fixture with flag 2 added to every polygon (its off-mesh links keep
+/// flags 1 only, so a filter including only flag 2 refuses them), the ladder switched off
+/// unless `ladder`, a filter with `costs` for areas 0, 2, 3, 1 that refuses the links when
+/// `refuse_links`, and the ends at the polygons nearest to `a` and `b` (x, z, height index);
+/// `None` when a point does not snap.
+fn fixture_links_case(
+    a: (f64, f64, usize),
+    b: (f64, f64, usize),
+    costs: [f64; 4],
+    refuse_links: bool,
+    ladder: bool,
+) -> Option<Case> {
+    let mut mesh = onepath_mesh::fixtures::bridge_and_building();
+    if !ladder {
+        let t = mesh.tile_at(1, 0, 1).unwrap().tile_ref();
+        mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
+    }
+    let refs: Vec<PolyRef> = mesh
+        .tiles()
+        .flat_map(|t| {
+            (0..t.tile().poly_count() as u32)
+                .filter_map(|p| t.poly_ref(p))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for r in refs {
+        mesh.set_poly_flags(r, 3).unwrap();
+    }
+    let mut filter = QueryFilter::new();
+    for (area, c) in [0u8, 2, 3, 1].into_iter().zip(costs) {
+        filter.set_area_cost(area, c).unwrap();
+    }
+    if refuse_links {
+        filter.set_include_flags(2);
+    }
+    let heights = [0.0, 3.0, 3.5];
+    let mut q = NavMeshQuery::new();
+    let mut find = |p: (f64, f64, usize)| {
+        q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter)
+            .unwrap()
+    };
+    let (s, e) = (find(a)?, find(b)?);
+    let ends = PathEnds {
+        start_ref: s.poly,
+        start_pos: s.point,
+        end_ref: e.poly,
+        end_pos: e.point,
+    };
+    Some(Case { mesh, filter, ends })
+}
+
+/// Gives every `every`-th walkable polygon of `c` (offset by `seed`), but its ends, flag 2 as
+/// well; with `narrow`, `c`'s filter refuses flag 2.
+fn flag_two(c: &mut Case, seed: u64, every: u64, narrow: bool) {
+    let refs: Vec<PolyRef> = walkable(&c.mesh).iter().map(|p| p.0).collect();
+    for (k, r) in refs.iter().enumerate() {
+        if (k as u64 ^ seed) % every == 0 && *r != c.ends.start_ref && *r != c.ends.end_ref {
+            c.mesh.set_poly_flags(*r, 3).unwrap();
+        }
+    }
+    if narrow {
+        c.filter.set_exclude_flags(2);
+    }
+}
+
 /// A query object whose searches use a landmark table built now on `mesh` under `base`.
 fn with_table(mesh: &TiledNavMesh, base: &QueryFilter, count: usize) -> NavMeshQuery {
     let mut q = NavMeshQuery::new();
@@ -731,27 +831,7 @@ proptest! {
         };
         let mut q = with_table(&c.mesh, &base, count);
         prop_assert!(q.compiled_graph().unwrap().applies_to(&c.mesh, &c.filter));
-        let mut path = Vec::new();
-        let r = run(&mut q, &c, usize::MAX, &mut path);
-        let mut plain = Vec::new();
-        let rp = run(&mut NavMeshQuery::new(), &c, usize::MAX, &mut plain);
-        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
-        match dijkstra(&graph) {
-            Some(best) => {
-                prop_assert_eq!(r.status, PathStatus::Complete);
-                prop_assert!(close(r.cost, best), "A* with landmarks {} vs Dijkstra {}", r.cost, best);
-                prop_assert_eq!(path[0], c.ends.start_ref);
-                prop_assert_eq!(*path.last().unwrap(), c.ends.end_ref);
-                let walked = path_cost(&graph, &path).expect("consecutive polygons are neighbours");
-                prop_assert!(close(walked, r.cost));
-                prop_assert!(close(rp.cost, r.cost));
-            }
-            None => {
-                prop_assert_eq!(r.status, PathStatus::Partial);
-                prop_assert_eq!(rp.status, PathStatus::Partial);
-                prop_assert!(path_cost(&graph, &path).is_some());
-            }
-        }
+        cost_is_dijkstras(&mut q, &c)?;
     }
 
     /// Across layers and off-mesh links, with a query filter that refuses the links (their
@@ -762,43 +842,12 @@ proptest! {
         a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
         costs in prop::array::uniform4(0.2f64..8.0), refuse_links in any::<bool>(), count in 1usize..=8,
     ) {
-        let mut mesh = onepath_mesh::fixtures::bridge_and_building();
-        // Every polygon also gets flag 2; the links keep flags 1 only.
-        let refs: Vec<PolyRef> = mesh
-            .tiles()
-            .flat_map(|t| (0..t.tile().poly_count() as u32).filter_map(|p| t.poly_ref(p)).collect::<Vec<_>>())
-            .collect();
-        for r in refs {
-            mesh.set_poly_flags(r, 3).unwrap();
-        }
-        let mut filter = QueryFilter::new();
-        for (area, c) in [0u8, 2, 3, 1].into_iter().zip(costs) {
-            filter.set_area_cost(area, c).unwrap();
-        }
-        if refuse_links {
-            filter.set_include_flags(2);
-        }
-        let heights = [0.0, 3.0, 3.5];
-        let mut q = with_table(&mesh, &QueryFilter::new(), count);
-        let find = |q: &mut NavMeshQuery, p: (f64, f64, usize)| {
-            q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter).unwrap()
-        };
-        let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
+        let Some(c) = fixture_links_case(a, b, costs, refuse_links, true) else {
             return Ok(());
         };
-        prop_assert!(q.compiled_graph().unwrap().applies_to(&mesh, &filter));
-        let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
-        let mut path = Vec::new();
-        let r = run(&mut q, &c, usize::MAX, &mut path);
-        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
-        match dijkstra(&graph) {
-            Some(best) => {
-                prop_assert_eq!(r.status, PathStatus::Complete);
-                prop_assert!(close(r.cost, best), "A* with landmarks {} vs Dijkstra {}", r.cost, best);
-                prop_assert!(close(path_cost(&graph, &path).unwrap(), r.cost));
-            }
-            None => prop_assert_eq!(r.status, PathStatus::Partial),
-        }
+        let mut q = with_table(&c.mesh, &QueryFilter::new(), count);
+        prop_assert!(q.compiled_graph().unwrap().applies_to(&c.mesh, &c.filter));
+        cost_is_dijkstras(&mut q, &c)?;
     }
 
     /// Jittered, raised triangles (irrational costs): the table still never overestimates.
@@ -808,26 +857,8 @@ proptest! {
         pick in (any::<usize>(), any::<usize>()), w in prop::array::uniform3(0.05f64..0.9),
         costs in prop::array::uniform3(0.3f64..4.0), count in 1usize..=8,
     ) {
-        let mesh = triangle_mesh(tiles, n, &bits);
-        let mut filter = QueryFilter::new();
-        for (a, c) in costs.iter().enumerate() {
-            filter.set_area_cost(a as u8, *c).unwrap();
-        }
-        let polys = walkable(&mesh);
-        let (a, b) = (&polys[pick.0 % polys.len()], &polys[pick.1 % polys.len()]);
-        let inside = |t: &[Vec3], w: [f64; 3]| {
-            let s = w[0] + w[1] + w[2];
-            let f = |k: usize| (t[0][k] * w[0] + t[1][k] * w[1] + t[2][k] * w[2]) / s;
-            [f(0), f(1), f(2)]
-        };
-        let ends = PathEnds {
-            start_ref: a.0,
-            start_pos: inside(&a.1, w),
-            end_ref: b.0,
-            end_pos: inside(&b.1, [w[2], w[0], w[1]]),
-        };
-        let mut q = with_table(&mesh, &filter, count);
-        let c = Case { mesh, filter, ends };
+        let c = triangle_case(tiles, n, &bits, pick, w, costs);
+        let mut q = with_table(&c.mesh, &c.filter, count);
         let mut path = Vec::new();
         let r = run(&mut q, &c, usize::MAX, &mut path);
         let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
@@ -843,35 +874,10 @@ proptest! {
         uv in prop::array::uniform4(0.05f64..0.95), step in 1usize..7,
     ) {
         let c = case((2, 2), 4, seed, 3.0, pick, uv);
-        let mut q = with_table(&c.mesh, &c.filter, 4);
-        let mut one = Vec::new();
-        let r = run(&mut q, &c, usize::MAX, &mut one);
+        let q = with_table(&c.mesh, &c.filter, 4);
         let mut s = NavMeshQuery::new();
         s.set_compiled_graph(q.compiled_graph().cloned());
-        s.begin_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &c.filter).unwrap();
-        loop {
-            let (st, _) = s.step_path(&c.mesh, step).unwrap();
-            if st != PathStatus::InProgress {
-                break;
-            }
-        }
-        let mut sliced = Vec::new();
-        let rs = s.finish_path(&mut sliced).unwrap();
-        prop_assert_eq!(rs.status, r.status);
-        prop_assert_eq!(rs.cost.to_bits(), r.cost.to_bits());
-        prop_assert_eq!(rs.iterations, r.iterations);
-        prop_assert_eq!(&sliced, &one);
-        for n in 0..=r.iterations + 1 {
-            let mut capped = Vec::new();
-            let rc = run(&mut q, &c, n, &mut capped);
-            s.begin_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &c.filter).unwrap();
-            s.step_path(&c.mesh, n).unwrap();
-            let mut manual = Vec::new();
-            let rm = s.finish_path(&mut manual).unwrap();
-            prop_assert_eq!(rc.status, rm.status);
-            prop_assert_eq!(rc.cost.to_bits(), rm.cost.to_bits());
-            prop_assert_eq!(&capped, &manual);
-        }
+        sliced_equals_one_shot(q, s, &c, step)?;
     }
 }
 
@@ -1019,15 +1025,7 @@ proptest! {
         pick in (any::<usize>(), any::<usize>()), uv in prop::array::uniform4(0.05f64..0.95),
     ) {
         let mut c = case((tx, tz), cells, seed, swamp, pick, uv);
-        let refs: Vec<PolyRef> = walkable(&c.mesh).iter().map(|p| p.0).collect();
-        for (k, r) in refs.iter().enumerate() {
-            if (k as u64 ^ seed) % 4 == 0 && *r != c.ends.start_ref && *r != c.ends.end_ref {
-                c.mesh.set_poly_flags(*r, 3).unwrap();
-            }
-        }
-        if narrow {
-            c.filter.set_exclude_flags(2);
-        }
+        flag_two(&mut c, seed, 4, narrow);
         let mut q = with_table(&c.mesh, &QueryFilter::new(), 0);
         prop_assert!(q.compiled_graph().unwrap().applies_to(&c.mesh, &c.filter));
         let mut a = Vec::new();
@@ -1075,16 +1073,7 @@ proptest! {
     ) {
         let mut c = case((tx, tz), 4, seed, swamp, pick, uv);
         let base = QueryFilter::new();
-        // Give some polygons flag 2 as well, and let a narrow filter refuse them.
-        let refs: Vec<PolyRef> = walkable(&c.mesh).iter().map(|p| p.0).collect();
-        for (k, r) in refs.iter().enumerate() {
-            if (k as u64 ^ seed) % 5 == 0 && *r != c.ends.start_ref && *r != c.ends.end_ref {
-                c.mesh.set_poly_flags(*r, 3).unwrap();
-            }
-        }
-        if narrow {
-            c.filter.set_exclude_flags(2);
-        }
+        flag_two(&mut c, seed, 5, narrow);
         let mut q = with_table(&c.mesh, &base, 6);
         compiled_equals_tiles(&mut q, &c, budget)?;
     }
@@ -1095,34 +1084,10 @@ proptest! {
         a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
         costs in prop::array::uniform4(0.2f64..8.0), refuse_links in any::<bool>(), ladder in any::<bool>(),
     ) {
-        let mut mesh = onepath_mesh::fixtures::bridge_and_building();
-        if !ladder {
-            let t = mesh.tile_at(1, 0, 1).unwrap().tile_ref();
-            mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
-        }
-        let refs: Vec<PolyRef> = mesh
-            .tiles()
-            .flat_map(|t| (0..t.tile().poly_count() as u32).filter_map(|p| t.poly_ref(p)).collect::<Vec<_>>())
-            .collect();
-        for r in refs {
-            mesh.set_poly_flags(r, 3).unwrap();
-        }
-        let mut filter = QueryFilter::new();
-        for (area, c) in [0u8, 2, 3, 1].into_iter().zip(costs) {
-            filter.set_area_cost(area, c).unwrap();
-        }
-        if refuse_links {
-            filter.set_include_flags(2);
-        }
-        let heights = [0.0, 3.0, 3.5];
-        let mut q = with_table(&mesh, &QueryFilter::new(), 4);
-        let find = |q: &mut NavMeshQuery, p: (f64, f64, usize)| {
-            q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter).unwrap()
-        };
-        let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
+        let Some(c) = fixture_links_case(a, b, costs, refuse_links, ladder) else {
             return Ok(());
         };
-        let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
+        let mut q = with_table(&c.mesh, &QueryFilter::new(), 4);
         compiled_equals_tiles(&mut q, &c, usize::MAX)?;
     }
 }
@@ -1211,30 +1176,14 @@ proptest! {
         a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
         refuse_links in any::<bool>(), crossings in any::<bool>(),
     ) {
-        let mut mesh = onepath_mesh::fixtures::bridge_and_building();
-        let refs: Vec<PolyRef> = mesh
-            .tiles()
-            .flat_map(|t| (0..t.tile().poly_count() as u32).filter_map(|p| t.poly_ref(p)).collect::<Vec<_>>())
-            .collect();
-        for r in refs {
-            mesh.set_poly_flags(r, 3).unwrap();
-        }
-        let mut filter = QueryFilter::new();
-        if refuse_links {
-            filter.set_include_flags(2);
-        }
-        let heights = [0.0, 3.0, 3.5];
-        let mut q = with_table(&mesh, &QueryFilter::new(), 2);
-        let find = |q: &mut NavMeshQuery, p: (f64, f64, usize)| {
-            q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter).unwrap()
-        };
-        let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
+        let Some(c) = fixture_links_case(a, b, [1.0; 4], refuse_links, true) else {
             return Ok(());
         };
-        let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
+        let mut q = with_table(&c.mesh, &QueryFilter::new(), 2);
         // The corridor found with links allowed, pulled under the (maybe refusing) filter.
         let mut path = Vec::new();
-        q.find_path(&c.mesh, s.poly, e.poly, s.point, e.point, &QueryFilter::new(), usize::MAX, &mut path).unwrap();
+        let e = c.ends;
+        q.find_path(&c.mesh, e.start_ref, e.end_ref, e.start_pos, e.end_pos, &QueryFilter::new(), usize::MAX, &mut path).unwrap();
         straight_equal(&mut q, &c, &path, crossings)?;
     }
 }
