@@ -546,17 +546,24 @@ impl CompiledGraph {
             slack: self.slack + filter.area_cost(area) * dist(end_pos, centre),
         };
         // The landmarks that bound the start best, largest first (ties: lower index).
-        let k = self.k;
-        let mut terms: [(f64, u8); MAX_LANDMARKS] = [(f64::NEG_INFINITY, 0); MAX_LANDMARKS];
+        // Kept in order while the terms are computed (an insertion into at most
+        // ACTIVE_LANDMARKS places: a later landmark passes an earlier one only when larger).
         let start = self.row(start_ref).unwrap_or(row);
-        for (i, t) in terms.iter_mut().enumerate().take(k) {
-            *t = (self.term(start, row, i), i as u8);
-        }
-        let terms = &mut terms[..k];
-        terms.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        for (slot, t) in g.active.iter_mut().zip(terms.iter()) {
-            *slot = t.1;
-            g.n_active += 1;
+        let mut top = [f64::NEG_INFINITY; ACTIVE_LANDMARKS];
+        for i in 0..self.k {
+            let t = self.term(start, row, i);
+            let mut j = g.n_active;
+            while j > 0 && top[j - 1].total_cmp(&t) == Ordering::Less {
+                j -= 1;
+            }
+            if j < ACTIVE_LANDMARKS {
+                let end = (g.n_active + 1).min(ACTIVE_LANDMARKS);
+                top.copy_within(j..end - 1, j + 1);
+                g.active.copy_within(j..end - 1, j + 1);
+                top[j] = t;
+                g.active[j] = i as u8;
+                g.n_active = end;
+            }
         }
         Some(g)
     }
@@ -824,6 +831,34 @@ fn poly_of_row(mesh: &TiledNavMesh, slot_base: &[u32], row: u32) -> PolyRef {
 mod tests {
     use super::*;
     use crate::query::generated::generated_grid_mesh;
+
+    /// The active landmarks are the `ACTIVE_LANDMARKS` largest start bounds, ties to the lower
+    /// index: the insertion `goal` makes equals a full sort.
+    #[test]
+    fn the_active_landmarks_are_the_best_bounds_at_the_start() {
+        let g = generated_grid_mesh(4, 4, 4, 3);
+        let f = QueryFilter::new();
+        for count in [1, 3, 4, 5, 16] {
+            let graph = CompiledGraph::build(&g.mesh, &f, count).unwrap();
+            let refs: Vec<PolyRef> = graph.rows.iter().map(|r| r.r).collect();
+            for (n, &a) in refs.iter().enumerate().step_by(7) {
+                let b = refs[(n * 31 + 11) % refs.len()];
+                let Some(goal) = graph.goal(&g.mesh, &f, a, b, [0.0; 3]) else {
+                    continue;
+                };
+                let (sa, sb) = (graph.row(a).unwrap(), graph.row(b).unwrap());
+                let mut terms: Vec<(f64, usize)> =
+                    (0..graph.k).map(|i| (graph.term(sa, sb, i), i)).collect();
+                terms.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+                let want: Vec<u8> = terms
+                    .iter()
+                    .take(ACTIVE_LANDMARKS)
+                    .map(|t| t.1 as u8)
+                    .collect();
+                assert_eq!(&goal.active[..goal.n_active], &want[..]);
+            }
+        }
+    }
 
     /// `covers` is exact: it holds iff every flag set the query passes, the base passes.
     #[test]
