@@ -983,6 +983,10 @@ fn a_table_going_stale_during_a_sliced_search_hands_over_to_the_plain_heuristic(
 
 #[test]
 fn landmark_tables_are_deterministic_and_count_checked() {
+    // Built on one thread, shared by query objects on others.
+    fn shareable<T: Send + Sync>() {}
+    shareable::<CompiledGraph>();
+    shareable::<NavMeshQuery>();
     let g = generated_grid_mesh(4, 3, 4, 9);
     let f = QueryFilter::new();
     let a = CompiledGraph::build(&g.mesh, &f, 6).unwrap();
@@ -1229,4 +1233,30 @@ fn the_radix_open_list_answers_exactly_as_the_binary_heap() {
         large > 5,
         "too few large searches ({large}) to reach the radix heap"
     );
+}
+
+/// The pattern the docs describe: clone the mesh, compile on a worker thread, hand the graph
+/// to the game thread's query object. It applies while the mesh is still in the cloned state
+/// and answers as the tile walk; after an edit it is not used.
+#[test]
+fn a_graph_built_on_a_worker_thread_from_a_clone_applies_until_the_mesh_changes() {
+    let c = case((4, 4), 4, 21, 2.0, (7, 200), [0.4, 0.6, 0.5, 0.3]);
+    let clone = c.mesh.clone();
+    let filter = c.filter;
+    let graph = std::thread::spawn(move || CompiledGraph::build(&clone, &filter, 8).unwrap())
+        .join()
+        .unwrap();
+    let graph = Arc::new(graph);
+    assert!(graph.applies_to(&c.mesh, &c.filter));
+    let mut q = NavMeshQuery::new();
+    q.set_compiled_graph(Some(Arc::clone(&graph)));
+    let mut with = Vec::new();
+    let r = run(&mut q, &c, usize::MAX, &mut with);
+    let mut plain = Vec::new();
+    let rp = run(&mut NavMeshQuery::new(), &c, usize::MAX, &mut plain);
+    assert!(close(r.cost, rp.cost));
+    let mut edited = c.mesh.clone();
+    let r0 = edited.tile_at_slot(0).unwrap().poly_ref(0).unwrap();
+    edited.set_poly_area(r0, 1).unwrap();
+    assert!(!graph.applies_to(&edited, &c.filter));
 }
