@@ -6,7 +6,8 @@
 use onepath_format::PolyRef;
 use onepath_mesh::fixtures::{bridge_and_building, bridge_and_building_tiles};
 use onepath_mesh::query::{
-    generated_grid_mesh, NavMeshQuery, PathCorridor, QueryFilter, StraightPathOptions, Vec3,
+    generated_grid_mesh, CompiledGraph, NavMeshQuery, PathCorridor, QueryFilter,
+    StraightPathOptions, Vec3,
 };
 use onepath_mesh::{TileStreamer, TiledNavMesh};
 
@@ -255,4 +256,41 @@ fn several_query_objects_read_one_mesh_at_once_and_agree() {
     });
     assert_eq!(a, alone);
     assert_eq!(b, alone);
+}
+
+/// A query object with a compiled graph (16 landmarks) built for `mesh` as it is now.
+fn compiled(mesh: &TiledNavMesh, filter: &QueryFilter) -> NavMeshQuery {
+    let mut q = NavMeshQuery::new();
+    let graph = CompiledGraph::build(mesh, filter, 16).unwrap();
+    q.set_compiled_graph(Some(std::sync::Arc::new(graph)));
+    q
+}
+
+#[test]
+fn with_compiled_graphs_streamed_and_edited_meshes_answer_as_fresh_ones() {
+    let mut filter = QueryFilter::new();
+    filter.set_area_cost(7, 4.0).unwrap();
+    let fresh = bridge_and_building();
+    let mut streamed = bridge_and_building();
+    stream_out_and_in(&mut streamed);
+    let a = transcript(&mut compiled(&fresh, &filter), &fresh, &filter);
+    assert_eq!(
+        a,
+        transcript(&mut compiled(&streamed, &filter), &streamed, &filter)
+    );
+    let (mut fresh_e, mut streamed_e) = (fresh.clone(), streamed.clone());
+    edit(&mut fresh_e);
+    edit(&mut streamed_e);
+    let b = transcript(&mut compiled(&fresh_e, &filter), &fresh_e, &filter);
+    assert_eq!(
+        b,
+        transcript(&mut compiled(&streamed_e, &filter), &streamed_e, &filter)
+    );
+    // A graph of the state before the edits is stale: the search walks the tiles and answers
+    // as a query object without a graph.
+    let mut stale = compiled(&streamed, &filter);
+    assert_eq!(
+        transcript(&mut stale, &streamed_e, &filter),
+        transcript(&mut NavMeshQuery::new(), &streamed_e, &filter)
+    );
 }
