@@ -12,7 +12,7 @@
 use onepath_build3d::{BuildConfig, BuiltMesh, Mesh3DPipeline, PartitionType, TriangleSoup};
 use onepath_format::{NavTileData, PolyRef, TileRef};
 use onepath_mesh::query::{
-    CompiledGraph, NavMeshQuery, NearestPoly, PathStatus, QueryFilter, RaycastHit,
+    CompiledGraph, NavMeshQuery, NearestPoly, PathStatus, QueryError, QueryFilter, RaycastHit,
     StraightPathOptions, StraightPathPoint,
 };
 use onepath_mesh::TiledNavMesh;
@@ -325,6 +325,22 @@ impl<'m> OnePathEngine<'m> {
         self.query
             .set_compiled_graph(Some(std::sync::Arc::new(graph)));
         Ok(took)
+    }
+
+    /// Gives the engine's searches a compiled graph with the exact distance table
+    /// (`CompiledGraph::build_exact`); `None` when the mesh has too many polygons for it.
+    /// Returns the time the build took.
+    pub fn use_exact_graph(&mut self) -> Result<Option<std::time::Duration>, PeerError> {
+        let t = std::time::Instant::now();
+        let graph = match CompiledGraph::build_exact(self.mesh, &self.filter) {
+            Ok(g) => g,
+            Err(QueryError::CompiledGraphTooLarge) => return Ok(None),
+            Err(e) => return Err(query_error("CompiledGraph::build_exact")(e)),
+        };
+        let took = t.elapsed();
+        self.query
+            .set_compiled_graph(Some(std::sync::Arc::new(graph)));
+        Ok(Some(took))
     }
 
     /// `find_nearest_poly` within [`HALF_EXTENTS`].

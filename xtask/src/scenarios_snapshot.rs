@@ -116,9 +116,10 @@ fn query_filter() -> Result<QueryFilter, String> {
 }
 
 /// `navmesh/compiled-queries`: the answers of [`query_bytes`] on a compiled graph with 8
-/// landmarks (a sharper heuristic: the same costs, other expansion counts and, on ties,
-/// other paths), on the fixture before and after a round of mutations (the graph rebuilt
-/// for each state) and on a generated 8 × 8 tile mesh; and the landmarks chosen.
+/// landmarks and on one with the exact distance table (sharper heuristics: the same costs,
+/// other expansion counts and, on ties, other paths), on the fixture before and after a
+/// round of mutations (the graphs rebuilt for each state) and on a generated 8 × 8 tile
+/// mesh; and the landmarks chosen.
 pub(crate) fn compiled_queries(rec: &mut Recorder) -> Result<(), String> {
     let filter = query_filter()?;
     let step = |rec: &mut Recorder, name: &str, mesh: &TiledNavMesh| -> Result<(), String> {
@@ -130,6 +131,9 @@ pub(crate) fn compiled_queries(rec: &mut Recorder) -> Result<(), String> {
         rec.record(format!("{name}/landmarks"), &w.into_vec());
         let bytes = query_bytes(mesh, Some(Arc::new(graph)))?;
         rec.record(format!("{name}/queries"), &bytes);
+        let exact = CompiledGraph::build_exact(mesh, &filter).map_err(err)?;
+        let bytes = query_bytes(mesh, Some(Arc::new(exact)))?;
+        rec.record(format!("{name}/exact-queries"), &bytes);
         Ok(())
     };
     let mut mesh = bridge_and_building();

@@ -801,9 +801,25 @@ fn flag_two(c: &mut Case, seed: u64, every: u64, narrow: bool) {
 /// A query object whose searches use a landmark table built now on `mesh` under `base`.
 fn with_table(mesh: &TiledNavMesh, base: &QueryFilter, count: usize) -> NavMeshQuery {
     let mut q = NavMeshQuery::new();
-    let table = CompiledGraph::build(mesh, base, count).unwrap();
+    let table = if count == EXACT {
+        CompiledGraph::build_exact(mesh, base).unwrap()
+    } else {
+        CompiledGraph::build(mesh, base, count).unwrap()
+    };
     q.set_compiled_graph(Some(Arc::new(table)));
     q
+}
+
+/// `with_table`'s count for an exact distance table (`CompiledGraph::build_exact`).
+const EXACT: usize = usize::MAX;
+
+/// The count `with_table` gets: `count` landmarks, or the exact table when `exact`.
+fn table_kind(count: usize, exact: bool) -> usize {
+    if exact {
+        EXACT
+    } else {
+        count
+    }
 }
 
 proptest! {
@@ -816,6 +832,7 @@ proptest! {
     fn with_a_landmark_table_the_path_cost_is_still_dijkstras(
         tx in 1u16..=3, tz in 1u16..=3, cells in prop::sample::select(vec![2u16, 4]),
         seed in any::<u64>(), swamp in 0.25f64..6.0, base_kind in 0u8..3, count in 1usize..=16,
+        exact in any::<bool>(),
         pick in (any::<usize>(), any::<usize>()),
         uv in prop::array::uniform4(0.05f64..0.95),
     ) {
@@ -829,7 +846,7 @@ proptest! {
                 f
             }
         };
-        let mut q = with_table(&c.mesh, &base, count);
+        let mut q = with_table(&c.mesh, &base, table_kind(count, exact));
         prop_assert!(q.compiled_graph().unwrap().applies_to(&c.mesh, &c.filter));
         cost_is_dijkstras(&mut q, &c)?;
     }
@@ -841,11 +858,12 @@ proptest! {
     fn with_a_landmark_table_the_cost_is_dijkstras_when_the_query_refuses_off_mesh_links(
         a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
         costs in prop::array::uniform4(0.2f64..8.0), refuse_links in any::<bool>(), count in 1usize..=8,
+        exact in any::<bool>(),
     ) {
         let Some(c) = fixture_links_case(a, b, costs, refuse_links, true) else {
             return Ok(());
         };
-        let mut q = with_table(&c.mesh, &QueryFilter::new(), count);
+        let mut q = with_table(&c.mesh, &QueryFilter::new(), table_kind(count, exact));
         prop_assert!(q.compiled_graph().unwrap().applies_to(&c.mesh, &c.filter));
         cost_is_dijkstras(&mut q, &c)?;
     }
@@ -855,10 +873,10 @@ proptest! {
     fn with_a_landmark_table_the_cost_is_dijkstras_on_jittered_triangle_meshes(
         tiles in 1i32..=2, n in 2usize..=4, bits in prop::collection::vec(any::<u8>(), 64),
         pick in (any::<usize>(), any::<usize>()), w in prop::array::uniform3(0.05f64..0.9),
-        costs in prop::array::uniform3(0.3f64..4.0), count in 1usize..=8,
+        costs in prop::array::uniform3(0.3f64..4.0), count in 1usize..=8, exact in any::<bool>(),
     ) {
         let c = triangle_case(tiles, n, &bits, pick, w, costs);
-        let mut q = with_table(&c.mesh, &c.filter, count);
+        let mut q = with_table(&c.mesh, &c.filter, table_kind(count, exact));
         let mut path = Vec::new();
         let r = run(&mut q, &c, usize::MAX, &mut path);
         let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
@@ -879,6 +897,38 @@ proptest! {
         s.set_compiled_graph(q.compiled_graph().cloned());
         sliced_equals_one_shot(q, s, &c, step)?;
     }
+}
+
+#[test]
+fn an_exact_table_expands_no_more_than_landmarks_and_refuses_large_meshes() {
+    let c = case((4, 4), 4, 3, 1.0, (5, 180), [0.5; 4]);
+    let mut path = Vec::new();
+    let plain = run(&mut NavMeshQuery::new(), &c, usize::MAX, &mut path);
+    let lm = run(
+        &mut with_table(&c.mesh, &c.filter, 16),
+        &c,
+        usize::MAX,
+        &mut path,
+    );
+    let mut q = with_table(&c.mesh, &c.filter, EXACT);
+    assert!(q.compiled_graph().unwrap().is_exact());
+    let ex = run(&mut q, &c, usize::MAX, &mut path);
+    assert!(close(ex.cost, plain.cost));
+    // (On a square grid even the exact estimate leaves the plateau of equally good
+    // staircases: rounding, not the tie rule, orders their polygons.)
+    assert!(
+        ex.iterations <= lm.iterations && lm.iterations < plain.iterations,
+        "exact {}, 16 landmarks {}, plain {}",
+        ex.iterations,
+        lm.iterations,
+        plain.iterations
+    );
+    // 12 × 12 tiles of 16 polygons: 2 304 > MAX_EXACT_POLYGONS.
+    let big = generated_grid_mesh(12, 12, 4, 1);
+    assert_eq!(
+        CompiledGraph::build_exact(&big.mesh, &c.filter).err(),
+        Some(QueryError::CompiledGraphTooLarge)
+    );
 }
 
 #[test]
@@ -1074,11 +1124,12 @@ proptest! {
         tx in 1u16..=3, tz in 1u16..=3, seed in any::<u64>(), swamp in 0.25f64..6.0,
         narrow in any::<bool>(), budget in prop::sample::select(vec![3usize, 17, usize::MAX]),
         pick in (any::<usize>(), any::<usize>()), uv in prop::array::uniform4(0.05f64..0.95),
+        exact in any::<bool>(),
     ) {
         let mut c = case((tx, tz), 4, seed, swamp, pick, uv);
         let base = QueryFilter::new();
         flag_two(&mut c, seed, 5, narrow);
-        let mut q = with_table(&c.mesh, &base, 6);
+        let mut q = with_table(&c.mesh, &base, table_kind(6, exact));
         compiled_equals_tiles(&mut q, &c, budget)?;
     }
 
@@ -1087,11 +1138,12 @@ proptest! {
     fn the_compiled_graph_answers_exactly_as_the_tiles_across_off_mesh_links(
         a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
         costs in prop::array::uniform4(0.2f64..8.0), refuse_links in any::<bool>(), ladder in any::<bool>(),
+        exact in any::<bool>(),
     ) {
         let Some(c) = fixture_links_case(a, b, costs, refuse_links, ladder) else {
             return Ok(());
         };
-        let mut q = with_table(&c.mesh, &QueryFilter::new(), 4);
+        let mut q = with_table(&c.mesh, &QueryFilter::new(), table_kind(4, exact));
         compiled_equals_tiles(&mut q, &c, usize::MAX)?;
     }
 }

@@ -435,6 +435,9 @@ fn same_polygons_section(
     let build0 = compiled.use_compiled_graph(0)?;
     let mut alt = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
     let build = alt.use_compiled_graph(LANDMARKS)?;
+    let mut exact = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
+    let build_x = exact.use_exact_graph()?;
+    let mut x_iterations = 0usize;
     let mut alt_iterations = 0usize;
     let mut alt_cost_diff = 0.0f64;
     for (x, y) in &snapped_o {
@@ -449,6 +452,11 @@ fn same_polygons_section(
         let r = alt.search(x, y)?;
         alt_iterations += r.iterations;
         alt_cost_diff = alt_cost_diff.max((r.cost - plain.cost).abs() / plain.cost.max(1.0));
+        if build_x.is_some() {
+            let r = exact.search(x, y)?;
+            x_iterations += r.iterations;
+            alt_cost_diff = alt_cost_diff.max((r.cost - plain.cost).abs() / plain.cost.max(1.0));
+        }
     }
     println!(
         "  {name}: compiled graph (built in {:.3} ms): every answer equal; with {LANDMARKS} \
@@ -457,7 +465,18 @@ fn same_polygons_section(
         build0.as_secs_f64() * 1e3,
         build.as_secs_f64() * 1e3
     );
-    let kinds: [(&str, usize); 9] = [
+    match build_x {
+        Some(t) => println!(
+            "  {name}: with the exact distance table (built in {:.3} ms): polygons expanded \
+             {x_iterations}",
+            t.as_secs_f64() * 1e3
+        ),
+        None => println!(
+            "  {name}: no exact distance table (more polygons than MAX_EXACT_POLYGONS): no CG+X \
+             rows"
+        ),
+    }
+    let kinds: [(&str, usize); 11] = [
         ("nearest", points.len()),
         ("path + straight path", snapped_d.len()),
         ("raycast", snapped_d.len()),
@@ -467,6 +486,8 @@ fn same_polygons_section(
         ("  path search (CG)", snapped_d.len()),
         ("path + straight (CG+L)", snapped_d.len()),
         ("  path search (CG+L)", snapped_d.len()),
+        ("path + straight (CG+X)", snapped_d.len()),
+        ("  path search (CG+X)", snapped_d.len()),
     ];
     let mut rows = Vec::new();
     {
@@ -474,6 +495,8 @@ fn same_polygons_section(
         let o = std::cell::RefCell::new(&mut ours);
         let l = std::cell::RefCell::new(&mut alt);
         let cg = std::cell::RefCell::new(&mut compiled);
+        let cx = std::cell::RefCell::new(&mut exact);
+        let has_x = build_x.is_some();
         let note = std::cell::RefCell::new(&mut note);
         let keep = |r: Result<(), PeerError>| (note.borrow_mut())(r);
         let t = interleaved_rounds(
@@ -573,6 +596,26 @@ fn same_polygons_section(
                         keep(l.borrow_mut().search(a, b).map(sink));
                     }
                 },
+                &mut || {
+                    for &(a, b) in &snapped_d {
+                        keep(d.borrow().path(a, b).map(sink));
+                    }
+                },
+                &mut || {
+                    for (a, b) in snapped_o.iter().filter(|_| has_x) {
+                        keep(cx.borrow_mut().path(a, b).map(sink));
+                    }
+                },
+                &mut || {
+                    for &(a, b) in &snapped_d {
+                        keep(d.borrow().corridor(a, b).map(sink));
+                    }
+                },
+                &mut || {
+                    for (a, b) in snapped_o.iter().filter(|_| has_x) {
+                        keep(cx.borrow_mut().search(a, b).map(sink));
+                    }
+                },
             ],
         );
         for (k, (kind, n)) in kinds.iter().enumerate() {
@@ -587,6 +630,9 @@ fn same_polygons_section(
          ratio OnePath / Detour)"
     );
     for (kind, n, td, to) in rows {
+        if build_x.is_none() && kind.contains("CG+X") {
+            continue;
+        }
         let per = |t: std::time::Duration| t.as_secs_f64() * 1e6 / n.max(1) as f64;
         println!(
             "    {kind:<22} x{n:<4} Detour {:9.3} / {:9.3} us   OnePath {:9.3} / {:9.3} us   ratio min {:.3} median {:.3}",

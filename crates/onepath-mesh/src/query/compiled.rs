@@ -47,6 +47,10 @@ use crate::query::graph::{
 /// Landmarks a search reads (of those the graph has): the ones that bound the start best.
 const ACTIVE_LANDMARKS: usize = 4;
 
+/// The most polygons [`CompiledGraph::build_exact`] accepts (its table is `4 × polygons²`
+/// bytes: 16 MiB at this size).
+pub const MAX_EXACT_POLYGONS: usize = 2048;
+
 /// The most landmarks a compiled graph may have.
 pub const MAX_LANDMARKS: usize = 32;
 
@@ -95,8 +99,11 @@ pub struct CompiledGraph {
     /// Per polygon (row), `2·k` values: `d(L_i, n)` for every landmark, then `d(n, L_i)`;
     /// `INFINITY` where there is no path.
     table: Vec<f32>,
-    /// CompiledGraph actually chosen (`landmarks.len()`).
+    /// Landmarks actually chosen (`landmarks.len()`).
     k: usize,
+    /// With [`CompiledGraph::build_exact`]: `d(n, g)` at `g · rows + n` (`INFINITY` where
+    /// there is no path, NaN for an unknown value); empty otherwise.
+    exact: Vec<f32>,
     /// [`TABLE_SLACK`] × the largest finite distance stored.
     slack: f64,
     /// Every area cost of the base filter is 1.
@@ -265,6 +272,28 @@ impl CompiledGraph {
         if count > MAX_LANDMARKS {
             return Err(QueryError::InvalidLandmarkCount { count });
         }
+        Self::build_inner(mesh, filter, count, false)
+    }
+
+    /// Compiles the polygon graph as [`CompiledGraph::build`] does, with the **exact**
+    /// cost-model distance (centre to centre, base filter) from every polygon to every
+    /// polygon instead of landmarks: the heuristic of a search becomes that distance (scaled
+    /// and less the slack), so a search expands little more than the polygons of its optimal
+    /// paths. For small meshes: `4 × polygons²` bytes and one Dijkstra search per polygon;
+    /// [`QueryError::CompiledGraphTooLarge`] above [`MAX_EXACT_POLYGONS`] polygons.
+    pub fn build_exact(
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+    ) -> Result<CompiledGraph, QueryError> {
+        Self::build_inner(mesh, filter, 0, true)
+    }
+
+    fn build_inner(
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+        count: usize,
+        exact: bool,
+    ) -> Result<CompiledGraph, QueryError> {
         // Rows: the polygons in slot order, then polygon order.
         let slots = mesh.slot_count() as usize;
         let mut slot_base = vec![u32::MAX; slots];
@@ -365,6 +394,9 @@ impl CompiledGraph {
             .iter()
             .map(|&x| u32::try_from(x).map_err(|_| QueryError::CompiledGraphTooLarge))
             .collect::<Result<Vec<u32>, _>>()?;
+        if exact && rows > MAX_EXACT_POLYGONS {
+            return Err(QueryError::CompiledGraphTooLarge);
+        }
         let rev = fwd.reversed();
 
         let part = if count == 0 {
@@ -431,6 +463,20 @@ impl CompiledGraph {
                 store(&mut table[r * 2 * k + k + i], x);
             }
         }
+        // The exact table: row `g` holds d(n, g) for every row n (a search reads its goal's).
+        let mut exact_table = Vec::new();
+        if exact {
+            exact_table = vec![f32::INFINITY; rows * rows];
+            for g in 0..rows {
+                if !passes[g] {
+                    continue;
+                }
+                rev.dijkstra(g as u32, &mut d, &mut heap);
+                for (n, &x) in d.iter().enumerate() {
+                    store(&mut exact_table[g * rows + n], x);
+                }
+            }
+        }
         let slack = largest * TABLE_SLACK;
         let landmarks = chosen
             .iter()
@@ -443,6 +489,7 @@ impl CompiledGraph {
             slot_base,
             table,
             k,
+            exact: exact_table,
             slack,
             unit_costs: filter.area_costs() == &[1.0; AREA_COUNT],
             rows: (0..rows)
@@ -459,6 +506,16 @@ impl CompiledGraph {
             exits,
             crossings,
         })
+    }
+
+    /// True for a graph built by [`CompiledGraph::build_exact`] (an exact distance table).
+    pub fn is_exact(&self) -> bool {
+        !self.exact.is_empty()
+    }
+
+    /// Whether searches on this graph use a table bound (landmarks or exact distances).
+    pub(crate) fn has_bound(&self) -> bool {
+        self.k > 0 || self.is_exact()
     }
 
     /// The chosen landmark polygons, in the order they were chosen.
@@ -603,6 +660,15 @@ impl CompiledGraph {
     /// [`CompiledGraph::bound`] of the polygon of `row`.
     #[inline]
     pub(crate) fn bound_row(&self, goal: &LandmarkGoal, row: usize) -> f64 {
+        if !self.exact.is_empty() {
+            // d(n, g) itself; +∞ (cannot reach the goal) stays, NaN (unknown) gives 0.
+            let n = self.rows.len();
+            let Some(&v) = self.exact.get(goal.row * n + row) else {
+                return 0.0;
+            };
+            let h = f64::from(v) * goal.scale - goal.slack;
+            return if h > 0.0 { h } else { 0.0 };
+        }
         let k = self.k;
         if k == 0 {
             return 0.0;

@@ -93,7 +93,7 @@ use std::sync::Arc;
 use onepath_format::PolyRef;
 
 pub use bvtree::BvTree;
-pub use compiled::{CompiledGraph, MAX_LANDMARKS};
+pub use compiled::{CompiledGraph, MAX_EXACT_POLYGONS, MAX_LANDMARKS};
 pub use corridor::PathCorridor;
 pub use error::QueryError;
 pub use filter::{QueryFilter, AREA_COUNT};

@@ -170,10 +170,7 @@ impl NavMeshQuery {
         // (same pop order) is faster there, the binary heap otherwise.
         let radix = !self.plain_open_list
             && alt.is_some()
-            && self
-                .search_graph
-                .as_ref()
-                .is_some_and(|g| !g.landmarks().is_empty());
+            && self.search_graph.as_ref().is_some_and(|g| g.has_bound());
         self.nodes.clear();
         self.node_index.clear();
         self.open.reset(radix);
