@@ -110,6 +110,13 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: &TiledNavMesh, w: f64, d: f64
             &mut qc,
         );
     }
+    // With the exact distance table, where the mesh is small enough for one.
+    if let Ok(graph) = CompiledGraph::build_exact(mesh, &f) {
+        let mut qc = NavMeshQuery::new();
+        qc.set_compiled_graph(Some(Arc::new(graph)));
+        let id = format!("{name}/path+straight compiled exact");
+        bench_path(c, &id, mesh, &pts, &mut qc);
+    }
     c.bench_function(&format!("{name}/compile graph, 8 landmarks"), |b| {
         b.iter(|| CompiledGraph::build(mesh, &f, 8).unwrap())
     });

@@ -23,6 +23,11 @@
 //! rectangle between start and goal lies on an optimal path, so *any* estimate short of exact
 //! there expands it: landmarks halve the expansions but cannot remove that.
 //!
+//! **Exact table.** For small meshes ([`MAX_EXACT_POLYGONS`]),
+//! [`CompiledGraph::build_exact`] stores the distance between every pair of polygons instead
+//! of landmarks: a search's estimate is then its exact remaining distance (less the slack),
+//! and it expands little more than the polygons of its optimal paths.
+//!
 //! A compiled graph is derived data: built from a `&TiledNavMesh` (no query object needed,
 //! so it can be built on another thread), never serialized, shared between query objects
 //! through an `Arc`

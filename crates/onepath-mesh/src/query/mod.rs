@@ -7,8 +7,8 @@
 //! surface, constrained movement, distance to the nearest wall, wall segments, polygons
 //! around a circle, the overlap-free local neighbourhood, random points from a caller's
 //! random source, and the [`PathCorridor`] an agent follows. Opt-in: a [`CompiledGraph`]
-//! (the polygon graph compiled for faster searches, with optional landmarks for a sharper
-//! heuristic).
+//! (the polygon graph compiled for faster searches, with optional landmarks or, for small
+//! meshes, an exact distance table for a sharper heuristic).
 //!
 //! One file per concept: `filter.rs`, `bvtree.rs` (per-tile trees), `graph.rs` (neighbours,
 //! crossings, the path cost model), `tilecache.rs` (derived per-tile search data, dense
