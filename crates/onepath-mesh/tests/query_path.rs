@@ -877,12 +877,7 @@ proptest! {
     ) {
         let c = triangle_case(tiles, n, &bits, pick, w, costs);
         let mut q = with_table(&c.mesh, &c.filter, table_kind(count, exact));
-        let mut path = Vec::new();
-        let r = run(&mut q, &c, usize::MAX, &mut path);
-        let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
-        let best = dijkstra(&graph).expect("a connected mesh");
-        prop_assert_eq!(r.status, PathStatus::Complete);
-        prop_assert!(close(r.cost, best), "A* with landmarks {} vs Dijkstra {}", r.cost, best);
+        cost_is_dijkstras(&mut q, &c)?;
     }
 
     /// The sliced search with a table equals the one-shot search with it, for every budget.
