@@ -319,7 +319,7 @@ impl CompiledGraph {
                 .checked_add(tile.poly_count())
                 .ok_or(QueryError::CompiledGraphTooLarge)?;
         }
-        if u32::try_from(rows).is_err() {
+        if u32::try_from(rows).is_err() || (exact && rows > MAX_EXACT_POLYGONS) {
             return Err(QueryError::CompiledGraphTooLarge);
         }
         // The forward graph: every crossing the base filter allows, priced between centres.
@@ -399,9 +399,6 @@ impl CompiledGraph {
             .iter()
             .map(|&x| u32::try_from(x).map_err(|_| QueryError::CompiledGraphTooLarge))
             .collect::<Result<Vec<u32>, _>>()?;
-        if exact && rows > MAX_EXACT_POLYGONS {
-            return Err(QueryError::CompiledGraphTooLarge);
-        }
         let rev = fwd.reversed();
 
         let part = if count == 0 {
