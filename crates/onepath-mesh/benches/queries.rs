@@ -18,7 +18,8 @@ use onepath_mesh::fixtures::bridge_and_building;
 use std::sync::Arc;
 
 use onepath_mesh::query::{
-    generated_grid_mesh, CompiledGraph, NavMeshQuery, QueryFilter, StraightPathOptions, Vec3,
+    generated_grid_mesh, CompiledGraph, NavMeshQuery, QueryFilter, StraightPathOptions,
+    StraightPathPoint, Vec3,
 };
 use onepath_mesh::TiledNavMesh;
 
@@ -47,6 +48,33 @@ fn points(mesh: &TiledNavMesh, n: usize, w: f64, d: f64, ys: &[f64]) -> Vec<(Pol
     out
 }
 
+/// `find_path` from `a` to `e` then `find_straight_path` along it (default filter); returns
+/// the iterations plus the corners.
+fn path_and_straight(
+    q: &mut NavMeshQuery,
+    mesh: &TiledNavMesh,
+    a: (PolyRef, Vec3),
+    e: (PolyRef, Vec3),
+    path: &mut Vec<PolyRef>,
+    corners: &mut Vec<StraightPathPoint>,
+) -> usize {
+    let f = QueryFilter::new();
+    let r = q
+        .find_path(mesh, a.0, e.0, a.1, e.1, &f, 1 << 20, path)
+        .unwrap();
+    q.find_straight_path(
+        mesh,
+        a.1,
+        e.1,
+        path,
+        &f,
+        StraightPathOptions::default(),
+        corners,
+    )
+    .unwrap();
+    r.iterations + corners.len()
+}
+
 /// Path + straight path between pairs of `pts` (pair `k`: points `k` and `7k + 3`), on `q`.
 fn bench_path(
     c: &mut Criterion,
@@ -55,7 +83,6 @@ fn bench_path(
     pts: &[(PolyRef, Vec3)],
     q: &mut NavMeshQuery,
 ) {
-    let f = QueryFilter::new();
     let (mut path, mut corners) = (Vec::new(), Vec::new());
     let mut k = 0;
     c.bench_function(id, |b| {
@@ -64,21 +91,7 @@ fn bench_path(
                 k = (k + 1) % pts.len();
                 (pts[k], pts[(k * 7 + 3) % pts.len()])
             },
-            |(a, e)| {
-                q.find_path(mesh, a.0, e.0, a.1, e.1, &f, 1 << 20, &mut path)
-                    .unwrap();
-                q.find_straight_path(
-                    mesh,
-                    a.1,
-                    e.1,
-                    &path,
-                    &f,
-                    StraightPathOptions::default(),
-                    &mut corners,
-                )
-                .unwrap();
-                corners.len()
-            },
+            |(a, e)| path_and_straight(q, mesh, a, e, &mut path, &mut corners),
             BatchSize::SmallInput,
         )
     });
@@ -171,22 +184,7 @@ fn fixed(kind: &str, rounds: usize) {
         for k in 0..pts.len() {
             let (a, e) = (pts[k], pts[(k * 7 + 3) % pts.len()]);
             sum += match kind {
-                "path" => {
-                    let r = q
-                        .find_path(mesh, a.0, e.0, a.1, e.1, &f, 1 << 20, &mut path)
-                        .unwrap();
-                    q.find_straight_path(
-                        mesh,
-                        a.1,
-                        e.1,
-                        &path,
-                        &f,
-                        StraightPathOptions::default(),
-                        &mut corners,
-                    )
-                    .unwrap();
-                    r.iterations + corners.len()
-                }
+                "path" => path_and_straight(&mut q, mesh, a, e, &mut path, &mut corners),
                 "nearest" => q
                     .find_nearest_poly(mesh, a.1, [2.0, 1.0, 2.0], &f)
                     .unwrap()

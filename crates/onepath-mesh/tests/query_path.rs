@@ -1155,26 +1155,21 @@ fn straight_equal(
         all_crossings,
         area_crossings: all_crossings,
     };
-    let mut a = Vec::new();
-    let ra = q.find_straight_path(
-        &c.mesh,
-        c.ends.start_pos,
-        c.ends.end_pos,
-        path,
-        &c.filter,
-        options,
-        &mut a,
-    );
-    let mut b = Vec::new();
-    let rb = NavMeshQuery::new().find_straight_path(
-        &c.mesh,
-        c.ends.start_pos,
-        c.ends.end_pos,
-        path,
-        &c.filter,
-        options,
-        &mut b,
-    );
+    let pull = |q: &mut NavMeshQuery, out: &mut Vec<_>| {
+        let e = &c.ends;
+        q.find_straight_path(
+            &c.mesh,
+            e.start_pos,
+            e.end_pos,
+            path,
+            &c.filter,
+            options,
+            out,
+        )
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let ra = pull(q, &mut a);
+    let rb = pull(&mut NavMeshQuery::new(), &mut b);
     prop_assert_eq!(ra, rb);
     prop_assert_eq!(a.len(), b.len());
     for (x, y) in a.iter().zip(&b) {

@@ -75,7 +75,7 @@ const TABLE_MAX: f64 = 1.0e30;
 /// The polygon graph of one mesh state under one base filter, compiled for path searches,
 /// with optional landmark distances (see the module docs).
 ///
-/// Memory: per polygon about 40 bytes plus `8 × landmarks`, per crossing about 120 bytes,
+/// Memory: per polygon about 40 bytes plus `8 × landmarks`, per crossing about 100 bytes,
 /// per slot 4 bytes. Building it runs `2·landmarks + 1` Dijkstra searches over the whole mesh (none
 /// without landmarks): about 20 ms for 16 384 polygons and 8 landmarks.
 ///
@@ -115,15 +115,13 @@ pub struct CompiledGraph {
     unit_costs: bool,
     /// The mesh's polygon graph under the base filter, compiled: per row its reference,
     /// centre, area and flags, and its crossings in neighbour order (`edges[lo..hi]` and
-    /// `exits[lo..hi]`, `lo..hi` its row's range). A search whose graph applies walks
+    /// `crossings[lo..hi]`, `lo..hi` its row's range). A search whose graph applies walks
     /// this instead of the tiles, with the same edges in the same order and the same bits.
     rows: Vec<Row>,
     edges: Vec<GraphEdge>,
-    /// Per edge, the point the crossing leaves into the neighbour ([`Crossing::exit_point`]):
-    /// an edge crossing's midpoint, an off-mesh link's arrival point. Read only to measure
-    /// into the search's end polygons, whose positions are not their centres.
-    exits: Vec<Vec3>,
-    /// Per edge, the crossing itself (string pulling reads its ends).
+    /// Per edge, the crossing itself: string pulling reads its ends, and a search measures
+    /// from or to its own ends (whose positions are not centres) through
+    /// [`Crossing::exit_point`], the very expression the graph was priced with.
     crossings: Vec<Crossing>,
 }
 
@@ -333,7 +331,6 @@ impl CompiledGraph {
         let mut row_areas = Vec::with_capacity(rows);
         let mut row_flags = Vec::with_capacity(rows);
         let mut edges: Vec<GraphEdge> = Vec::new();
-        let mut exits: Vec<Vec3> = Vec::new();
         let mut crossings: Vec<Crossing> = Vec::new();
         for t in mesh.tiles() {
             let base = slot_base[t.slot() as usize] as usize;
@@ -388,7 +385,6 @@ impl CompiledGraph {
                     fwd.to.push(v as u32);
                     fwd.cost.push(c);
                     edges.push(e);
-                    exits.push(exit);
                     crossings.push(nb.crossing);
                 });
             }
@@ -505,7 +501,6 @@ impl CompiledGraph {
                 })
                 .collect(),
             edges,
-            exits,
             crossings,
         })
     }
@@ -556,7 +551,8 @@ impl CompiledGraph {
 
     /// The row of a polygon of the current mesh (the caller has checked the graph current
     /// and the reference valid).
-    fn row(&self, r: PolyRef) -> Option<usize> {
+    #[inline]
+    pub(crate) fn row(&self, r: PolyRef) -> Option<usize> {
         let base = *self.slot_base.get(r.slot() as usize)?;
         if base == u32::MAX {
             return None;
@@ -718,12 +714,6 @@ fn edge_cost(e: &GraphEdge, ca: f64, cb: f64, filter: &QueryFilter) -> f64 {
 }
 
 impl CompiledGraph {
-    /// The row of `r` when the graph is current for the mesh `r` was decoded in.
-    #[inline]
-    pub(crate) fn row_of(&self, r: PolyRef) -> Option<usize> {
-        self.row(r)
-    }
-
     /// The first crossing (in neighbour order) from `from` to `to` that `filter` (covered by
     /// the base filter) allows: exactly what the tile walk's `crossing_between` answers on
     /// the current mesh, `InvalidPolyRef` for an invalid `from` included. `None` when the
@@ -819,7 +809,7 @@ impl CompiledGraph {
             // Measured afresh from or to an end, as the tiles' walk does: an edge crossing's
             // entry point is its exit point (the midpoint).
             let a = match from_pos {
-                Some(p) => dist(p, self.exits[lo + j]),
+                Some(p) => dist(p, self.crossings[lo + j].exit_point()),
                 None => e.out,
             };
             let to_pos = if target == ends.start_ref {
@@ -830,7 +820,7 @@ impl CompiledGraph {
                 to_row.centre
             };
             let b = if to_end {
-                dist(self.exits[lo + j], to_pos)
+                dist(self.crossings[lo + j].exit_point(), to_pos)
             } else {
                 e.into
             };

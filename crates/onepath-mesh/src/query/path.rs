@@ -347,7 +347,7 @@ impl NavMeshQuery {
             // bits); the start from the tiles when it has an off-mesh link (the graph keeps
             // no link's departure point).
             let compiled = match table {
-                Some((_, t)) if !walk_tiles => t.row_of(node.poly).and_then(|row| {
+                Some((_, t)) if !walk_tiles => t.row(node.poly).and_then(|row| {
                     if node.poly != ends.start_ref {
                         Some((t, row, None))
                     } else if t.row_has_links(row) {
