@@ -1,4 +1,4 @@
-//! "Build fingerprint" (navmesh-format.txt): the first 16 bytes of SHA-256 over "ONFP",
+//! "Build fingerprint" (docs/navmesh-format.md, "Build fingerprint"): the first 16 bytes of SHA-256 over "ONFP",
 //! u16 2 and the 68-byte parameter block. The expected values were computed outside the
 //! project (Python's struct + hashlib over the layout of docs/navmesh-format.md), so this
 //! test pins the block layout and the hash input independently of our own writer.

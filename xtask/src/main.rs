@@ -4,7 +4,8 @@
 //!   threads and compares each step's SHA-256 with `fixtures/hash-matrix/`.
 //! - `check-layers`: fails on a dependency edge between workspace crates that
 //!   `docs/architecture.md` does not allow.
-//! - `ci`: everything `.ci/run` runs (fmt, clippy, tests, docs, layers, hash matrix).
+//! - `ci`: the one CI definition (`.ci/run` calls it): fmt, layers, clippy, rustdoc, package,
+//!   hash matrix, tests (a data-set test ignored while `ONEPATH_DATA` is set fails the run).
 
 mod hash_matrix;
 mod layers;
@@ -61,8 +62,14 @@ fn cargo(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     }
 }
 
+/// The one CI definition: `.ci/run` sets the environment (data folder, property-test case
+/// counts) and calls this; a developer can run the same steps with `cargo xtask ci`.
 fn ci() -> Result<(), String> {
+    step("fmt");
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
+    step("layers");
+    layers::run()?;
+    step("clippy");
     cargo(
         &[
             "clippy",
@@ -74,11 +81,73 @@ fn ci() -> Result<(), String> {
         ],
         &[],
     )?;
-    cargo(&["test", "--workspace"], &[])?;
+    step("rustdoc");
     cargo(
         &["doc", "--workspace", "--no-deps"],
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
-    layers::run()?;
-    hash_matrix::run(&[])
+    step("package");
+    cargo(
+        &[
+            "package",
+            "--workspace",
+            "--exclude",
+            "xtask",
+            "--exclude",
+            "tests-conformance",
+            "--allow-dirty",
+        ],
+        &[],
+    )?;
+    step("hash matrix");
+    hash_matrix::run(&[])?;
+    step("tests");
+    tests()
+}
+
+fn step(name: &str) {
+    println!("== {name}");
+}
+
+/// What a data-set test prints as its ignore reason when `ONEPATH_DATA` (or the part of it
+/// the test reads) is absent at build time (see each crate's `build.rs`).
+const DATA_IGNORED: &str = "needs ONEPATH_DATA";
+
+/// `cargo test --workspace`, its output passed through as it comes; when `ONEPATH_DATA` names
+/// a folder, a data-set test still reported as ignored fails the run (the data was there, so
+/// the test must have run).
+fn tests() -> Result<(), String> {
+    use std::io::{BufRead, BufReader};
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    eprintln!("$ cargo test --workspace");
+    let mut child = Command::new(cargo)
+        .args(["test", "--workspace"])
+        .current_dir(workspace_root())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let data = std::env::var_os("ONEPATH_DATA").is_some_and(|d| PathBuf::from(d).is_dir());
+    let mut ignored = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines() {
+            let line = line.map_err(|e| format!("reading cargo test output: {e}"))?;
+            println!("{line}");
+            if data && line.contains(DATA_IGNORED) {
+                ignored.push(line);
+            }
+        }
+    }
+    let status = child.wait().map_err(|e| format!("cargo test: {e}"))?;
+    if !status.success() {
+        return Err(format!("cargo test --workspace failed ({status})"));
+    }
+    if !ignored.is_empty() {
+        return Err(format!(
+            "ONEPATH_DATA is set, yet {} data-set test(s) were ignored (a crate built without \
+             seeing it?):\n{}",
+            ignored.len(),
+            ignored.join("\n")
+        ));
+    }
+    Ok(())
 }
