@@ -49,9 +49,14 @@ fn repo_root() -> PathBuf {
 }
 
 fn walk(path: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(meta) = fs::metadata(path) else {
+    // Links (the crates' `docs/` and licence files point at the root's) are read where they
+    // point, not twice.
+    let Ok(meta) = fs::symlink_metadata(path) else {
         return;
     };
+    if meta.file_type().is_symlink() {
+        return;
+    }
     if meta.is_file() {
         out.push(path.to_path_buf());
         return;

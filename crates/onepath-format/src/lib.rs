@@ -62,6 +62,7 @@ pub mod assembler;
 pub mod bytes;
 pub mod content_id;
 pub mod error;
+pub mod normative;
 pub mod onpt;
 pub mod orient;
 pub mod params;

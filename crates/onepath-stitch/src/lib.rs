@@ -51,6 +51,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod links;
+pub mod normative;
 pub mod off_mesh;
 pub mod portals;
 pub mod stitch;

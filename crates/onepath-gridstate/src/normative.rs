@@ -1,0 +1,13 @@
+//! The normative rules of this crate, as the repository's `docs/` writes them (the same
+//! text, included here so that readers of the API documentation see it).
+
+/// `docs/grid-search.md`
+#[cfg_attr(not(doctest), doc = include_str!("../docs/grid-search.md"))]
+#[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls)]
+pub mod grid_search {}
+
+/// `docs/grid-state.md`
+#[cfg_attr(not(doctest), doc = include_str!("../docs/grid-state.md"))]
+#[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls)]
+pub mod grid_state {}
+
