@@ -4,11 +4,12 @@
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion};
 use onepath_format::NavMeshParams;
 use onepath_mesh::fixtures::flat_grid_tile;
 use onepath_mesh::TiledNavMesh;
 use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, SnapshotWriter, TileLibrary};
+use std::hint::black_box;
 
 fn thousand_tiles() -> (TiledNavMesh, TileLibrary) {
     let p = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
