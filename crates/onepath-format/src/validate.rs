@@ -1,4 +1,4 @@
-//! Tile validation: every rule of "Tile contents and rules" (navmesh-format.txt), checked
+//! Tile validation: every rule of "Tile contents and rules" (docs/navmesh-format.md), checked
 //! in a fixed order so that the same bad tile always gives the same error:
 //!
 //! 1. header: Layer ≤ 1023, OriginY finite and strictly within ±2^21;
