@@ -24,6 +24,19 @@ macro_rules! read_le {
     };
 }
 
+macro_rules! read_le_array {
+    ($name:ident, $ty:ty, $n:expr) => {
+        #[doc = concat!("Reads `count` little-endian `", stringify!($ty), "` named `field` in one \
+            bounds-checked step ([`ByteReader::chunks`]); allocates only after the check.")]
+        pub fn $name(&mut self, count: usize, field: &str) -> Result<Vec<$ty>, FormatError> {
+            Ok(self
+                .chunks::<$n>(count, field)?
+                .map(<$ty>::from_le_bytes)
+                .collect())
+        }
+    };
+}
+
 impl<'a> ByteReader<'a> {
     /// A reader at the start of `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
@@ -113,9 +126,58 @@ impl<'a> ByteReader<'a> {
 
     /// A sub-reader over a `u32` length-prefixed body; the outer cursor moves past it.
     pub fn length_prefixed(&mut self, field: &str) -> Result<ByteReader<'a>, FormatError> {
-        let len = self.u32(field)? as usize;
-        let body = self.bytes(len, field)?;
-        Ok(ByteReader::new(body))
+        self.length_prefixed_bytes(field, field)
+            .map(ByteReader::new)
+    }
+
+    /// A `u32` length named `length_field`, then that many bytes named `field`.
+    pub fn length_prefixed_bytes(
+        &mut self,
+        length_field: &str,
+        field: &str,
+    ) -> Result<&'a [u8], FormatError> {
+        let len = self.u32(length_field)? as usize;
+        self.bytes(len, field)
+    }
+
+    /// Takes the next `count` items of `N` bytes each, named `field`, as one slice: one
+    /// checked multiply and one bounds check for the whole array (so `count` never drives
+    /// an allocation the bytes cannot back). The items are raw bytes; each typed reader
+    /// below decodes them little-endian, so the values are the same on every platform.
+    pub fn chunks<const N: usize>(
+        &mut self,
+        count: usize,
+        field: &str,
+    ) -> Result<impl ExactSizeIterator<Item = [u8; N]> + 'a, FormatError> {
+        const { assert!(N > 0, "items of 0 bytes") };
+        let Some(len) = count.checked_mul(N) else {
+            return Err(FormatError::malformed(
+                field,
+                format!("{count} items of {N} bytes overflow the address space"),
+            ));
+        };
+        let bytes = self.bytes(len, field)?;
+        Ok(bytes.chunks_exact(N).map(|c| {
+            let mut item = [0u8; N];
+            item.copy_from_slice(c);
+            item
+        }))
+    }
+
+    read_le_array!(u16s, u16, 2);
+    read_le_array!(u32s, u32, 4);
+    read_le_array!(f32s, f32, 4);
+
+    /// Reads `count` little-endian `[f32; 3]` (x, y, z) named `field`, as
+    /// [`ByteReader::u32s`] does.
+    pub fn vec3s(&mut self, count: usize, field: &str) -> Result<Vec<[f32; 3]>, FormatError> {
+        Ok(self
+            .chunks::<12>(count, field)?
+            .map(|b| {
+                let c = |k: usize| f32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]);
+                [c(0), c(4), c(8)]
+            })
+            .collect())
     }
 
     /// Fails when bytes remain (trailing bytes are always an error in OnePath layouts).
