@@ -23,6 +23,8 @@
 //! ## Modules
 //! - [`mesh`]: [`TiledNavMesh`] and its per-tile view [`MeshTile`];
 //! - [`serializer`]: ONPM (the mesh as a file) and ONPT through [`NavMeshSerializer`];
+//! - [`slot_table`]: [`SlotTable`], the one check of a slot table (generations, kinds,
+//!   fingerprints, unique positions) that ONPM, ONPS and [`TiledNavMesh::from_slots`] share;
 //! - [`debug`]: [`NavMeshDebug::collect`], world-space polygons and links as plain data;
 //! - [`streamer`]: [`TileStreamer`], queued add / replace / remove-column operations;
 //! - `fixtures` (only with the `fixtures` cargo feature, which a game's build never turns
@@ -72,6 +74,7 @@ pub mod fixtures;
 pub mod mesh;
 pub mod query;
 pub mod serializer;
+pub mod slot_table;
 pub mod streamer;
 
 pub use debug::{DebugLink, DebugPolygon, NavMeshDebug};
@@ -79,5 +82,6 @@ pub use error::MeshError;
 pub use mesh::{MeshTile, SlotView, TiledNavMesh};
 pub use onepath_stitch::{Link, LinkKind, OffMeshConnection, TileLinks};
 pub use query::{NavMeshQuery, PathCorridor, QueryError, QueryFilter};
-pub use serializer::{NavMeshSerializer, ONPM_HEADER_LEN, ONPM_MAGIC};
+pub use serializer::{NavMeshSerializer, ONPM_HEADER_LEN, ONPM_KINDS, ONPM_MAGIC};
+pub use slot_table::{SlotTable, SlotTableError};
 pub use streamer::{StreamOp, TileStreamer};
