@@ -172,11 +172,15 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
     let mut areas: Option<Vec<u8>> = None;
     let mut flags: Option<Vec<u16>> = None;
     let mut prev: Option<u32> = None;
-    for k in 0..edits {
+    // The count was checked against the bytes that remain: the read cannot fall short.
+    for (k, e) in r
+        .chunks::<EDIT_LEN>(edits, &format!("slot {i}: edits"))?
+        .enumerate()
+    {
         let at = |field: &str| format!("slot {i}: edit {k}: {field}");
-        let p = r.u32(&at("polygon"))?;
-        let area = r.u8(&at("area"))?;
-        let f = r.u16(&at("flags"))?;
+        let p = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+        let area = e[4];
+        let f = u16::from_le_bytes([e[5], e[6]]);
         if let Some(prev) = prev {
             if p <= prev {
                 return Err(FormatError::malformed(
@@ -218,13 +222,13 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
     }
     let mut switches: Option<Vec<bool>> = None;
     let mut prev: Option<u32> = None;
-    for k in 0..disabled {
-        let at = format!("slot {i}: disabled link {k}");
-        let l = r.u32(&at)?;
+    let links = r.chunks::<4>(disabled, &format!("slot {i}: disabled links"))?;
+    for (k, l) in links.map(u32::from_le_bytes).enumerate() {
+        let at = || format!("slot {i}: disabled link {k}");
         if let Some(prev) = prev {
             if l <= prev {
                 return Err(FormatError::malformed(
-                    at,
+                    at(),
                     format!("{l} follows {prev} (indices must be strictly ascending)"),
                 ));
             }
@@ -233,7 +237,7 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
         let li = l as usize;
         if li >= link_count {
             return Err(FormatError::malformed(
-                at,
+                at(),
                 format!("{l} is out of range (the tile has {link_count} off-mesh links)"),
             ));
         }
