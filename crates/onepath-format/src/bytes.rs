@@ -325,6 +325,98 @@ mod tests {
     }
 
     #[test]
+    fn bulk_reads_decode_little_endian_whatever_the_machine() {
+        // The values follow from the bytes alone (explicit little-endian decoding), so a
+        // big-endian machine reads the same numbers.
+        let bytes = [
+            0x01, 0x02, 0x03, 0x04, // u16s: 0x0201, 0x0403
+            0x78, 0x56, 0x34, 0x12, // u32s: 0x12345678
+            0x00, 0x00, 0x80, 0x3F, // f32s: 1.0
+            0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x40,
+            0xC0, // -0, 2, -3
+        ];
+        let mut r = ByteReader::new(&bytes);
+        assert_eq!(r.u16s(2, "a").unwrap(), vec![0x0201, 0x0403]);
+        assert_eq!(r.u32s(1, "b").unwrap(), vec![0x1234_5678]);
+        assert_eq!(r.f32s(1, "c").unwrap(), vec![1.0]);
+        let v = r.vec3s(1, "d").unwrap();
+        assert_eq!(
+            v[0].map(f32::to_bits),
+            [(-0.0f32).to_bits(), 2.0f32.to_bits(), (-3.0f32).to_bits()]
+        );
+        r.expect_end("x").unwrap();
+        // Zero items read nothing and succeed at the end.
+        assert_eq!(r.u32s(0, "e").unwrap(), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn bulk_reads_equal_one_read_per_item() {
+        let mut w = ByteWriter::new();
+        for k in 0..9u32 {
+            w.u32(k.wrapping_mul(0x9E37_79B9));
+        }
+        let bytes = w.into_vec();
+        let mut one = ByteReader::new(&bytes);
+        let each: Vec<u32> = (0..9).map(|_| one.u32("x").unwrap()).collect();
+        let mut bulk = ByteReader::new(&bytes);
+        assert_eq!(bulk.u32s(9, "x").unwrap(), each);
+        let mut chunks = ByteReader::new(&bytes);
+        let c: Vec<[u8; 12]> = chunks.chunks::<12>(3, "x").unwrap().collect();
+        assert_eq!(c.concat(), bytes);
+        assert!(chunks.is_empty());
+    }
+
+    #[test]
+    fn a_bulk_read_past_the_end_names_the_field_and_consumes_nothing() {
+        let mut r = ByteReader::new(&[0; 7]);
+        assert_eq!(
+            r.u16s(4, "polygon flags").unwrap_err(),
+            FormatError::malformed("polygon flags", "need 8 bytes, 7 remain")
+        );
+        assert_eq!(r.position(), 0);
+        assert_eq!(r.u16s(3, "polygon flags").unwrap(), vec![0; 3]);
+    }
+
+    #[test]
+    fn a_bulk_count_that_overflows_is_an_error_before_allocating() {
+        let mut r = ByteReader::new(&[0; 16]);
+        assert_eq!(
+            r.u32s(usize::MAX / 2, "edge neighbours").unwrap_err(),
+            FormatError::malformed(
+                "edge neighbours",
+                format!(
+                    "{} items of 4 bytes overflow the address space",
+                    usize::MAX / 2
+                )
+            )
+        );
+        assert!(matches!(
+            r.vec3s(usize::MAX / 4, "vertices").unwrap_err(),
+            FormatError::Malformed { ref at, .. } if at == "vertices"
+        ));
+        assert_eq!(r.position(), 0);
+    }
+
+    #[test]
+    fn length_prefixed_bytes_name_the_length_then_the_body() {
+        let mut r = ByteReader::new(&[2, 0]);
+        assert_eq!(
+            r.length_prefixed_bytes("slot 0: tile length", "slot 0: tile")
+                .unwrap_err(),
+            FormatError::malformed("slot 0: tile length", "need 4 bytes, 2 remain")
+        );
+        let mut r = ByteReader::new(&[3, 0, 0, 0, 9, 8]);
+        assert_eq!(
+            r.length_prefixed_bytes("slot 0: tile length", "slot 0: tile")
+                .unwrap_err(),
+            FormatError::malformed("slot 0: tile", "need 3 bytes, 2 remain")
+        );
+        let mut r = ByteReader::new(&[2, 0, 0, 0, 9, 8]);
+        assert_eq!(r.length_prefixed_bytes("l", "b").unwrap(), &[9, 8]);
+        assert!(r.is_empty());
+    }
+
+    #[test]
     fn round_trip_little_endian() {
         let mut w = ByteWriter::new();
         w.u16(0x0102);
