@@ -156,7 +156,7 @@ impl NavMeshSnapshot {
 }
 
 /// Snapshot methods on [`TiledNavMesh`] itself (`mesh.snapshot(mode)`,
-/// `mesh.restore(bytes, library)`, `mesh.restore_full(bytes)`), as the spec names them.
+/// `mesh.restore(bytes, library)`, `mesh.restore_full(bytes)`), as `docs/navmesh-snapshot.md` names them.
 pub trait TiledNavMeshSnapshotExt {
     /// [`NavMeshSnapshot::take`] of this mesh.
     fn snapshot(&self, mode: SnapshotMode) -> Vec<u8>;

@@ -1,4 +1,5 @@
-//! The layout, the canonical writer, the tile library and the tested guarantees of the spec.
+//! The layout, the canonical writer, the tile library and the guarantees of
+//! `docs/navmesh-snapshot.md`.
 
 use onepath_format::{FormatError, NavMeshParams, PolyRef, TileRef};
 use onepath_mesh::fixtures::{bridge_and_building, flat_grid_tile};
