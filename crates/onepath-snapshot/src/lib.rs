@@ -88,7 +88,7 @@ mod writer;
 use onepath_format::{FormatError, NavTile};
 
 pub use layout::{
-    SnapshotMode, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_HEADER_LEN, ONPS_MAGIC,
+    SnapshotMode, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_HEADER_LEN, ONPS_KINDS, ONPS_MAGIC,
     ONPS_VERSION, SECTION_SLOTS,
 };
 pub use library::TileLibrary;
