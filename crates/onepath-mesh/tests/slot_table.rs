@@ -1,7 +1,6 @@
 //! SlotTable: the one check of a slot table, and the errors ONPM and `from_slots` give
 //! through it.
 
-use onepath_format::bytes::ByteWriter;
 use onepath_format::{FormatError, NavMeshParams, NavTile, MAX_SALT, MAX_SLOTS};
 use onepath_mesh::fixtures::flat_grid_tile;
 use onepath_mesh::{
@@ -18,26 +17,23 @@ fn tile(x: i32, z: i32, layer: u16) -> NavTile {
     flat_grid_tile(&params(), x, z, layer, 0.0, 1).unwrap()
 }
 
-/// ONPM bytes of these slots (generation, tile bytes), written by hand.
+/// ONPM bytes of these slots (generation, tile bytes), written by hand with plain byte
+/// pushes (independent of the crate's writer).
 fn onpm(slots: &[(u32, Option<Vec<u8>>)]) -> Vec<u8> {
-    let mut w = ByteWriter::new();
-    w.bytes(b"ONPM");
-    w.u16(2);
-    w.u16(0);
-    params().write_block(&mut w);
-    w.u32(slots.len() as u32);
+    let mut b = b"ONPM\x02\x00\x00\x00".to_vec();
+    b.extend(params().to_block());
+    b.extend((slots.len() as u32).to_le_bytes());
     for (generation, t) in slots {
-        w.u32(*generation);
-        match t {
-            None => w.u8(0),
-            Some(b) => {
-                w.u8(1);
-                w.u32(b.len() as u32);
-                w.bytes(b);
-            }
-        }
+        b.extend(generation.to_le_bytes());
+        let Some(t) = t else {
+            b.push(0); // free
+            continue;
+        };
+        b.push(1); // a tile: length, then its ONPT bytes
+        b.extend((t.len() as u32).to_le_bytes());
+        b.extend(t);
     }
-    w.into_vec()
+    b
 }
 
 #[test]
