@@ -7,13 +7,13 @@
 //! 3. the section count against the bytes that remain (8 bytes per section header);
 //! 4. per section: id, reserved (0), ids strictly ascending, id known (1 only), body
 //!    length against the bytes that remain; section 1 present;
-//! 5. section 1: slot count (≤ 1 048 575 and ≤ body bytes / 5), then per slot in order:
+//! 5. section 1: slot count (≤ body bytes / 5, then ≤ 1 048 575), then per slot in order:
 //!    generation (1..=16 777 215), kind (0, 1, 2), the tile (inline: length, then every
-//!    tile rule with the fingerprint first; referenced: a library given, the id in it, then
-//!    its fingerprint), position unique (the slot rules are the mesh's [`SlotTable`]'s), edit count (fits, ≤ polygons), each edit (polygon
-//!    strictly ascending and in range, area ≤ 63, differs from as built), disabled link
-//!    count (fits, ≤ links), each link index (strictly ascending, in range); the body
-//!    consumed exactly;
+//!    tile rule with the fingerprint first; referenced: the id, a library given, the id in
+//!    it, then its fingerprint), position unique (these slot rules are the mesh's
+//!    [`SlotTable`]'s), edit count (fits, ≤ polygons), each edit (polygon strictly
+//!    ascending and in range, area ≤ 63, differs from as built), disabled link count (fits,
+//!    ≤ links), each link index (strictly ascending, in range); the body consumed exactly;
 //! 6. nothing after the last section.
 
 use std::sync::Arc;
