@@ -43,6 +43,7 @@
 //! use onepath_mesh::fixtures::bridge_and_building;
 //! use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
 //!
+//! // A small test mesh (onepath-mesh's `fixtures` feature, on for this crate's tests).
 //! let mut mesh = bridge_and_building();
 //! let mut library = TileLibrary::new(mesh.params());
 //! library.extend(mesh.tiles().map(|t| t.tile())).unwrap();
