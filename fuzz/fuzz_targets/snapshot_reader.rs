@@ -1,7 +1,8 @@
 //! Fuzzes the ONPS reader (`onepath-snapshot`): any bytes give a typed error or a mesh, never
 //! a panic; a failed in-place restore leaves the target mesh equal to what it was; an
 //! accepted snapshot restores the same mesh both ways and snapshots back to a Full snapshot
-//! that restores to it again. Each input is read twice: as given, and after a valid header
+//! that restores to it again without a library (`restore_full`, which otherwise accepts
+//! only what the library restore accepts, as the same mesh). Each input is read twice: as given, and after a valid header
 //! (magic, version, flags, the target's parameter block) so mutations reach the sections.
 #![no_main]
 
@@ -73,13 +74,22 @@ fn setup() -> &'static (TiledNavMesh, TileLibrary) {
 
 fn check(bytes: &[u8], mesh: &TiledNavMesh, lib: &TileLibrary) {
     let fresh = NavMeshSnapshot::restore(bytes, lib);
+    // Without a library: whatever is accepted is accepted with one too, as the same mesh.
+    let alone = NavMeshSnapshot::restore_full(bytes);
+    if let Ok(m) = &alone {
+        assert_eq!(fresh.as_ref().ok(), Some(m));
+    }
+    let mut alone_target = mesh.clone();
+    if NavMeshSnapshot::restore_full_in_place(&mut alone_target, bytes).is_err() {
+        assert!(&alone_target == mesh, "a failed restore_full must leave the mesh untouched");
+    }
     let mut target = mesh.clone();
     match NavMeshSnapshot::restore_in_place(&mut target, bytes, lib) {
         Err(_) => assert!(&target == mesh, "a failed restore must leave the mesh untouched"),
         Ok(()) => {
             assert_eq!(fresh.as_ref().ok(), Some(&target));
             let again = NavMeshSnapshot::take(&target, SnapshotMode::Full);
-            let back = NavMeshSnapshot::restore(&again, lib).expect("a Full snapshot restores");
+            let back = NavMeshSnapshot::restore_full(&again).expect("a Full snapshot restores");
             assert!(back == target, "a Full snapshot restores the same mesh");
         }
     }

@@ -1,4 +1,4 @@
-//! `navmesh/snapshot-bytes`: the scenario of navmesh-snapshot.txt. Snapshot, mutate,
+//! `navmesh/snapshot-bytes`: the scenario of docs/navmesh-snapshot.md. Snapshot, mutate,
 //! restore, continue, in both modes; hashes the snapshot bytes, the ONPM bytes, the
 //! stitched links and query answers at every step, and checks on the way that a restore
 //! gives back the snapshot's bytes and that carrying on repeats the same hashes.

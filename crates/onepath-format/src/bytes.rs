@@ -24,6 +24,19 @@ macro_rules! read_le {
     };
 }
 
+macro_rules! read_le_array {
+    ($name:ident, $ty:ty, $n:expr) => {
+        #[doc = concat!("Reads `count` little-endian `", stringify!($ty), "` named `field` in one \
+            bounds-checked step ([`ByteReader::chunks`]); allocates only after the check.")]
+        pub fn $name(&mut self, count: usize, field: &str) -> Result<Vec<$ty>, FormatError> {
+            Ok(self
+                .chunks::<$n>(count, field)?
+                .map(<$ty>::from_le_bytes)
+                .collect())
+        }
+    };
+}
+
 impl<'a> ByteReader<'a> {
     /// A reader at the start of `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
@@ -113,9 +126,58 @@ impl<'a> ByteReader<'a> {
 
     /// A sub-reader over a `u32` length-prefixed body; the outer cursor moves past it.
     pub fn length_prefixed(&mut self, field: &str) -> Result<ByteReader<'a>, FormatError> {
-        let len = self.u32(field)? as usize;
-        let body = self.bytes(len, field)?;
-        Ok(ByteReader::new(body))
+        self.length_prefixed_bytes(field, field)
+            .map(ByteReader::new)
+    }
+
+    /// A `u32` length named `length_field`, then that many bytes named `field`.
+    pub fn length_prefixed_bytes(
+        &mut self,
+        length_field: &str,
+        field: &str,
+    ) -> Result<&'a [u8], FormatError> {
+        let len = self.u32(length_field)? as usize;
+        self.bytes(len, field)
+    }
+
+    /// Takes the next `count` items of `N` bytes each, named `field`, as one slice: one
+    /// checked multiply and one bounds check for the whole array (so `count` never drives
+    /// an allocation the bytes cannot back). The items are raw bytes; each typed reader
+    /// below decodes them little-endian, so the values are the same on every platform.
+    pub fn chunks<const N: usize>(
+        &mut self,
+        count: usize,
+        field: &str,
+    ) -> Result<impl ExactSizeIterator<Item = [u8; N]> + 'a, FormatError> {
+        const { assert!(N > 0, "items of 0 bytes") };
+        let Some(len) = count.checked_mul(N) else {
+            return Err(FormatError::malformed(
+                field,
+                format!("{count} items of {N} bytes overflow the address space"),
+            ));
+        };
+        let bytes = self.bytes(len, field)?;
+        Ok(bytes.chunks_exact(N).map(|c| {
+            let mut item = [0u8; N];
+            item.copy_from_slice(c);
+            item
+        }))
+    }
+
+    read_le_array!(u16s, u16, 2);
+    read_le_array!(u32s, u32, 4);
+    read_le_array!(f32s, f32, 4);
+
+    /// Reads `count` little-endian `[f32; 3]` (x, y, z) named `field`, as
+    /// [`ByteReader::u32s`] does.
+    pub fn vec3s(&mut self, count: usize, field: &str) -> Result<Vec<[f32; 3]>, FormatError> {
+        Ok(self
+            .chunks::<12>(count, field)?
+            .map(|b| {
+                let c = |k: usize| f32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]);
+                [c(0), c(4), c(8)]
+            })
+            .collect())
     }
 
     /// Fails when bytes remain (trailing bytes are always an error in OnePath layouts).
@@ -260,6 +322,98 @@ mod tests {
         let mut r = ByteReader::new(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0]);
         let e = r.count("slot count", 5).unwrap_err();
         assert!(matches!(e, FormatError::Malformed { ref at, .. } if at == "slot count"));
+    }
+
+    #[test]
+    fn bulk_reads_decode_little_endian_whatever_the_machine() {
+        // The values follow from the bytes alone (explicit little-endian decoding), so a
+        // big-endian machine reads the same numbers.
+        let bytes = [
+            0x01, 0x02, 0x03, 0x04, // u16s: 0x0201, 0x0403
+            0x78, 0x56, 0x34, 0x12, // u32s: 0x12345678
+            0x00, 0x00, 0x80, 0x3F, // f32s: 1.0
+            0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x40,
+            0xC0, // -0, 2, -3
+        ];
+        let mut r = ByteReader::new(&bytes);
+        assert_eq!(r.u16s(2, "a").unwrap(), vec![0x0201, 0x0403]);
+        assert_eq!(r.u32s(1, "b").unwrap(), vec![0x1234_5678]);
+        assert_eq!(r.f32s(1, "c").unwrap(), vec![1.0]);
+        let v = r.vec3s(1, "d").unwrap();
+        assert_eq!(
+            v[0].map(f32::to_bits),
+            [(-0.0f32).to_bits(), 2.0f32.to_bits(), (-3.0f32).to_bits()]
+        );
+        r.expect_end("x").unwrap();
+        // Zero items read nothing and succeed at the end.
+        assert_eq!(r.u32s(0, "e").unwrap(), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn bulk_reads_equal_one_read_per_item() {
+        let mut w = ByteWriter::new();
+        for k in 0..9u32 {
+            w.u32(k.wrapping_mul(0x9E37_79B9));
+        }
+        let bytes = w.into_vec();
+        let mut one = ByteReader::new(&bytes);
+        let each: Vec<u32> = (0..9).map(|_| one.u32("x").unwrap()).collect();
+        let mut bulk = ByteReader::new(&bytes);
+        assert_eq!(bulk.u32s(9, "x").unwrap(), each);
+        let mut chunks = ByteReader::new(&bytes);
+        let c: Vec<[u8; 12]> = chunks.chunks::<12>(3, "x").unwrap().collect();
+        assert_eq!(c.concat(), bytes);
+        assert!(chunks.is_empty());
+    }
+
+    #[test]
+    fn a_bulk_read_past_the_end_names_the_field_and_consumes_nothing() {
+        let mut r = ByteReader::new(&[0; 7]);
+        assert_eq!(
+            r.u16s(4, "polygon flags").unwrap_err(),
+            FormatError::malformed("polygon flags", "need 8 bytes, 7 remain")
+        );
+        assert_eq!(r.position(), 0);
+        assert_eq!(r.u16s(3, "polygon flags").unwrap(), vec![0; 3]);
+    }
+
+    #[test]
+    fn a_bulk_count_that_overflows_is_an_error_before_allocating() {
+        let mut r = ByteReader::new(&[0; 16]);
+        assert_eq!(
+            r.u32s(usize::MAX / 2, "edge neighbours").unwrap_err(),
+            FormatError::malformed(
+                "edge neighbours",
+                format!(
+                    "{} items of 4 bytes overflow the address space",
+                    usize::MAX / 2
+                )
+            )
+        );
+        assert!(matches!(
+            r.vec3s(usize::MAX / 4, "vertices").unwrap_err(),
+            FormatError::Malformed { ref at, .. } if at == "vertices"
+        ));
+        assert_eq!(r.position(), 0);
+    }
+
+    #[test]
+    fn length_prefixed_bytes_name_the_length_then_the_body() {
+        let mut r = ByteReader::new(&[2, 0]);
+        assert_eq!(
+            r.length_prefixed_bytes("slot 0: tile length", "slot 0: tile")
+                .unwrap_err(),
+            FormatError::malformed("slot 0: tile length", "need 4 bytes, 2 remain")
+        );
+        let mut r = ByteReader::new(&[3, 0, 0, 0, 9, 8]);
+        assert_eq!(
+            r.length_prefixed_bytes("slot 0: tile length", "slot 0: tile")
+                .unwrap_err(),
+            FormatError::malformed("slot 0: tile", "need 3 bytes, 2 remain")
+        );
+        let mut r = ByteReader::new(&[2, 0, 0, 0, 9, 8]);
+        assert_eq!(r.length_prefixed_bytes("l", "b").unwrap(), &[9, 8]);
+        assert!(r.is_empty());
     }
 
     #[test]

@@ -31,6 +31,12 @@ pub enum FormatError {
         /// The version this reader accepts.
         expected: u16,
     },
+    /// A Referenced snapshot restored without a tile library (a Full-only restore).
+    #[error("{at} holds a referenced tile: restoring it needs a tile library")]
+    LibraryRequired {
+        /// The first slot that names a tile by content id (`slot 3`).
+        at: String,
+    },
     /// A tile (or snapshot, or library tile) built against other parameters.
     #[error("fingerprint mismatch{}: found {found}, expected {expected}", at_suffix(.at))]
     Fingerprint {
@@ -73,6 +79,8 @@ pub enum FormatErrorKind {
     Malformed,
     /// [`FormatError::Version`].
     Version,
+    /// [`FormatError::LibraryRequired`].
+    LibraryRequired,
     /// [`FormatError::Fingerprint`].
     Fingerprint,
     /// [`FormatError::GridState`].
@@ -95,6 +103,7 @@ impl FormatError {
         match self {
             FormatError::Malformed { .. } => FormatErrorKind::Malformed,
             FormatError::Version { .. } => FormatErrorKind::Version,
+            FormatError::LibraryRequired { .. } => FormatErrorKind::LibraryRequired,
             FormatError::Fingerprint { .. } => FormatErrorKind::Fingerprint,
             FormatError::GridState { .. } => FormatErrorKind::GridState,
             FormatError::GraphState { .. } => FormatErrorKind::GraphState,

@@ -209,41 +209,33 @@ impl NavTile {
             origin_y,
             ..NavTileData::default()
         };
-        d.vertices = (0..v)
-            .map(|_| read_vec3(&mut r, "vertices"))
-            .collect::<Result<_, _>>()?;
+        d.vertices = r.vec3s(v, "vertices")?;
         d.poly_sizes = r.bytes(p, "polygon sizes")?.to_vec();
         d.poly_areas = r.bytes(p, "polygon areas")?.to_vec();
-        d.poly_flags = (0..p)
-            .map(|_| r.u16("polygon flags"))
-            .collect::<Result<_, _>>()?;
-        d.corners = (0..c).map(|_| r.u16("corners")).collect::<Result<_, _>>()?;
-        d.edge_neighbours = (0..c)
-            .map(|_| r.u32("edge neighbours"))
-            .collect::<Result<_, _>>()?;
+        d.poly_flags = r.u16s(p, "polygon flags")?;
+        d.corners = r.u16s(c, "corners")?;
+        d.edge_neighbours = r.u32s(c, "edge neighbours")?;
         d.edge_portal_sides = r.bytes(c, "edge portal sides")?.to_vec();
-        d.detail_meshes = (0..m)
-            .map(|_| {
-                Ok(DetailMesh {
-                    vertex_base: r.u32("detail meshes")?,
-                    vertex_count: r.u32("detail meshes")?,
-                    triangle_base: r.u32("detail meshes")?,
-                    triangle_count: r.u32("detail meshes")?,
-                })
+        d.detail_meshes = r
+            .chunks::<16>(m, "detail meshes")?
+            .map(|b| {
+                let w = |k: usize| u32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]);
+                DetailMesh {
+                    vertex_base: w(0),
+                    vertex_count: w(4),
+                    triangle_base: w(8),
+                    triangle_count: w(12),
+                }
             })
-            .collect::<Result<_, FormatError>>()?;
-        d.detail_vertices = (0..dv)
-            .map(|_| read_vec3(&mut r, "detail vertices"))
-            .collect::<Result<_, _>>()?;
-        d.detail_triangles = (0..dt)
-            .map(|_| {
-                let b = r.array::<4>("detail triangles")?;
-                Ok(DetailTriangle {
-                    v: [b[0], b[1], b[2]],
-                    edge_flags: b[3],
-                })
+            .collect();
+        d.detail_vertices = r.vec3s(dv, "detail vertices")?;
+        d.detail_triangles = r
+            .chunks::<4>(dt, "detail triangles")?
+            .map(|b| DetailTriangle {
+                v: [b[0], b[1], b[2]],
+                edge_flags: b[3],
             })
-            .collect::<Result<_, FormatError>>()?;
+            .collect();
         d.off_mesh_links = (0..l)
             .map(|i| {
                 let start = read_vec3(&mut r, "off-mesh links")?;

@@ -23,26 +23,39 @@
 //! ## Modules
 //! - [`mesh`]: [`TiledNavMesh`] and its per-tile view [`MeshTile`];
 //! - [`serializer`]: ONPM (the mesh as a file) and ONPT through [`NavMeshSerializer`];
+//! - [`slot_table`]: [`SlotTable`], the one check of a slot table (generations, kinds,
+//!   fingerprints, unique positions) that ONPM, ONPS and [`TiledNavMesh::from_slots`] share;
 //! - [`debug`]: [`NavMeshDebug::collect`], world-space polygons and links as plain data;
 //! - [`streamer`]: [`TileStreamer`], queued add / replace / remove-column operations;
-//! - [`fixtures`]: small deterministic meshes for tests, among them
-//!   [`fixtures::bridge_and_building`].
+//! - `fixtures` (only with the `fixtures` cargo feature, which a game's build never turns
+//!   on): small deterministic meshes for tests, benches and tools, among them
+//!   `fixtures::bridge_and_building`.
 //!
 //! The rules are written out in `docs/navmesh-stitching.md`.
 //!
 //! ## Example
 //! ```
-//! use onepath_format::NavMeshParams;
-//! use onepath_mesh::{fixtures::flat_grid_tile, TiledNavMesh};
+//! use onepath_format::{NavMeshParams, NavTile, NavTileAssembler};
+//! use onepath_mesh::TiledNavMesh;
 //!
 //! let params = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+//! // One square polygon covering tile column (x, 0); its boundary edges become portals.
+//! let square = |x: i32| {
+//!     let (x0, x1) = (8.0 * f64::from(x), 8.0 * f64::from(x + 1));
+//!     let world = [[x0, 0.0, 0.0], [x1, 0.0, 0.0], [x1, 0.0, 8.0], [x0, 0.0, 8.0]];
+//!     let data = NavTileAssembler::from_polygons(
+//!         &params, x, 0, 0, 0.0, &world, &[4], &[0, 3, 2, 1], None, None,
+//!     )
+//!     .unwrap();
+//!     NavTile::create(&params, data).unwrap()
+//! };
 //! let mut mesh = TiledNavMesh::new(params).unwrap();
-//! let a = mesh.add_tile(flat_grid_tile(&params, 0, 0, 0, 0.0, 2).unwrap()).unwrap();
-//! let b = mesh.add_tile(flat_grid_tile(&params, 1, 0, 0, 0.0, 2).unwrap()).unwrap();
+//! let a = mesh.add_tile(square(0)).unwrap();
+//! let b = mesh.add_tile(square(1)).unwrap();
 //! assert_eq!((a.slot, a.salt, b.slot), (0, 1, 1));
 //!
-//! // Polygon 1 of tile a (cell i = 1, j = 0) touches tile b's polygon 0 across side 0.
-//! let p = a.poly(1).unwrap();
+//! // The polygon of tile a touches tile b's polygon across side 0 (x = TileSize).
+//! let p = a.poly(0).unwrap();
 //! let links = mesh.poly_links(p).unwrap();
 //! assert_eq!(links.len(), 1);
 //! assert_eq!(links[0].target, b.poly(0).unwrap());
@@ -56,10 +69,12 @@
 
 pub mod debug;
 pub mod error;
+#[cfg(feature = "fixtures")]
 pub mod fixtures;
 pub mod mesh;
 pub mod query;
 pub mod serializer;
+pub mod slot_table;
 pub mod streamer;
 
 pub use debug::{DebugLink, DebugPolygon, NavMeshDebug};
@@ -67,5 +82,6 @@ pub use error::MeshError;
 pub use mesh::{MeshTile, SlotView, TiledNavMesh};
 pub use onepath_stitch::{Link, LinkKind, OffMeshConnection, TileLinks};
 pub use query::{NavMeshQuery, PathCorridor, QueryError, QueryFilter};
-pub use serializer::{NavMeshSerializer, ONPM_HEADER_LEN, ONPM_MAGIC};
+pub use serializer::{NavMeshSerializer, ONPM_HEADER_LEN, ONPM_KINDS, ONPM_MAGIC};
+pub use slot_table::{SlotTable, SlotTableError};
 pub use streamer::{StreamOp, TileStreamer};

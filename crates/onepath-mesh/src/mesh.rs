@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use onepath_format::{
     next_salt, Fingerprint, FormatError, NavMeshParams, NavTile, PolyRef, TileRef, MAX_AREA,
-    MAX_SALT, MAX_SLOTS,
+    MAX_SLOTS,
 };
 use onepath_stitch::{
     restitch_scope, stitch_all, stitch_tiles, ColumnIndex, Link, OffMeshConnection, TileLinks,
@@ -15,6 +15,7 @@ use onepath_stitch::{
 };
 
 use crate::error::MeshError;
+use crate::slot_table::SlotTable;
 
 /// A tile as the mesh holds it: the mesh's own copy of the tile (shared immutable geometry,
 /// the mesh's current areas, flags and link switches) and its stitched links.
@@ -282,7 +283,12 @@ impl TiledNavMesh {
     /// An empty mesh over validated `params`.
     pub fn new(params: NavMeshParams) -> Result<TiledNavMesh, MeshError> {
         params.validate()?;
-        Ok(TiledNavMesh {
+        Ok(TiledNavMesh::empty(params))
+    }
+
+    /// An empty mesh over `params`, which the caller validated.
+    fn empty(params: NavMeshParams) -> TiledNavMesh {
+        TiledNavMesh {
             fingerprint: params.fingerprint(),
             params,
             slots: Vec::new(),
@@ -292,46 +298,43 @@ impl TiledNavMesh {
             column_grid: ColumnGrid::default(),
             off_mesh_tiles: 0,
             state: StateId::fresh(),
-        })
+        }
     }
 
     /// A complete mesh from its slots: `(generation, tile)` per slot index, in order. Checks
-    /// the slot count, every generation (1..=0xFFFFFF), every fingerprint (first, per slot)
-    /// and the uniqueness of positions, then stitches once in slot order. This is how a
-    /// snapshot restore or a mesh reader builds a new state on the side.
+    /// the parameters, the slot count, then per slot its generation (1..=0xFFFFFF), its
+    /// tile's fingerprint and the uniqueness of its position (the rules of [`SlotTable`],
+    /// which the mesh and snapshot readers build through), then stitches once in slot
+    /// order. This is how a new state is built on the side.
     pub fn from_slots(
         params: NavMeshParams,
         slots: Vec<(u32, Option<NavTile>)>,
     ) -> Result<TiledNavMesh, MeshError> {
-        let mut mesh = TiledNavMesh::new(params)?;
-        if slots.len() > MAX_SLOTS as usize {
-            return Err(MeshError::SlotsExhausted);
+        let mut table = SlotTable::new(&params, slots.len())?;
+        for (generation, tile) in slots {
+            table.push(generation, tile)?;
         }
+        Ok(table.into_mesh())
+    }
+
+    /// The mesh of slots a [`SlotTable`] checked: validated parameters, at most
+    /// [`MAX_SLOTS`] slots, generations in range, tiles of these parameters at distinct
+    /// positions.
+    pub(crate) fn from_checked_slots(
+        params: NavMeshParams,
+        slots: Vec<(u32, Option<NavTile>)>,
+    ) -> TiledNavMesh {
+        let mut mesh = TiledNavMesh::empty(params);
+        mesh.slots.reserve_exact(slots.len());
         for (i, (generation, tile)) in slots.into_iter().enumerate() {
             let slot = i as u32;
-            if generation == 0 || generation > MAX_SALT {
-                return Err(FormatError::malformed(
-                    format!("slot {slot}: generation"),
-                    format!("{generation} is not in 1..={MAX_SALT}"),
-                )
-                .into());
-            }
             let tile = match tile {
                 None => {
                     mesh.free.insert(slot);
                     None
                 }
                 Some(tile) => {
-                    mesh.check_fingerprint(&tile, &format!("slot {slot}"))?;
                     let (x, z, layer) = tile.position();
-                    if let Some(&other) = mesh.positions.get(&(x, z, layer)) {
-                        return Err(MeshError::OccupiedPosition {
-                            x,
-                            z,
-                            layer,
-                            slot: other,
-                        });
-                    }
                     mesh.place(x, z, layer, slot);
                     if !tile.data().off_mesh_links.is_empty() {
                         mesh.off_mesh_tiles += 1;
@@ -348,7 +351,7 @@ impl TiledNavMesh {
             mesh.slots.push(Slot { generation, tile });
         }
         mesh.restitch_all();
-        Ok(mesh)
+        mesh
     }
 
     fn mesh_tile(&self, tile_ref: TileRef, tile: NavTile) -> MeshTile {

@@ -12,19 +12,18 @@
 //! Nothing may follow. Link switches are not stored; reading makes the stored (current)
 //! areas and flags the as-built ones, turns every link on, and stitches once.
 
-use std::collections::BTreeMap;
-
 use onepath_format::bytes::{ByteReader, ByteWriter};
-use onepath_format::{
-    FormatError, NavMeshParams, NavTile, FORMAT_VERSION, MAX_SALT, MAX_SLOTS, PARAMS_BLOCK_LEN,
-};
+use onepath_format::{FormatError, NavMeshParams, NavTile, FORMAT_VERSION, PARAMS_BLOCK_LEN};
 
 use crate::mesh::TiledNavMesh;
+use crate::slot_table::SlotTable;
 
 /// The ONPM magic, "ONPM".
 pub const ONPM_MAGIC: [u8; 4] = *b"ONPM";
 /// Bytes before the slot count: magic, version, flags, parameter block.
 pub const ONPM_HEADER_LEN: usize = 8 + PARAMS_BLOCK_LEN;
+/// The slot kinds of ONPM, kind 0 first: 0 free, 1 a tile (u32 length, then ONPT bytes).
+pub const ONPM_KINDS: &[&str] = &["free", "tile"];
 
 /// Reads and writes meshes (ONPM) and tiles (ONPT) as files.
 #[derive(Debug, Clone, Copy, Default)]
@@ -69,58 +68,34 @@ impl NavMeshSerializer {
     /// (≠ 2 → [`FormatError::Version`]), flags (0), the parameter block, the slot count
     /// against the bytes that remain and the slot limit, then per slot its generation, kind
     /// and tile (read against the parameters: fingerprint first, then every tile rule), the
-    /// uniqueness of positions, and that nothing follows. Errors name the slot.
+    /// uniqueness of positions, and that nothing follows. Errors name the slot. The slot
+    /// rules are those of [`SlotTable`], checked as each field is read.
     pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, FormatError> {
         let mut r = ByteReader::new(bytes);
         r.header(&ONPM_MAGIC, "ONPM", FORMAT_VERSION)?;
         let params = NavMeshParams::read_block(&mut r)?;
         let count = r.count("slot count", 5)?;
-        if count > MAX_SLOTS as usize {
-            return Err(FormatError::malformed(
-                "slot count",
-                format!("{count} is above {MAX_SLOTS}"),
-            ));
-        }
-        let mut slots = Vec::with_capacity(count);
-        let mut positions = BTreeMap::new();
+        let mut table = SlotTable::new(&params, count)?;
         for i in 0..count {
             let generation = r.u32(&format!("slot {i}: generation"))?;
-            if generation == 0 || generation > MAX_SALT {
-                return Err(FormatError::malformed(
-                    format!("slot {i}: generation"),
-                    format!("{generation} is not in 1..={MAX_SALT}"),
-                ));
-            }
-            let tile = match r.u8(&format!("slot {i}: kind"))? {
+            table.check_generation(generation)?;
+            let tile = match table.check_kind(r.u8(&format!("slot {i}: kind"))?, ONPM_KINDS)? {
                 0 => None,
-                1 => {
-                    let len = r.u32(&format!("slot {i}: tile length"))? as usize;
-                    let body = r.bytes(len, &format!("slot {i}: tile"))?;
+                _ => {
+                    // Kind 1, the only other kind ONPM_KINDS names.
+                    let body = r.length_prefixed_bytes(
+                        &format!("slot {i}: tile length"),
+                        &format!("slot {i}: tile"),
+                    )?;
                     let tile = NavTile::from_bytes(body, &params)
                         .map_err(|e| e.within(format!("slot {i}: tile")))?;
-                    if let Some(other) = positions.insert(tile.position(), i) {
-                        let (x, z, layer) = tile.position();
-                        return Err(FormatError::malformed(
-                            format!("slot {i}: position"),
-                            format!(
-                                "({x}, {z}, layer {layer}) is also the position of slot {other}"
-                            ),
-                        ));
-                    }
                     Some(tile)
                 }
-                k => {
-                    return Err(FormatError::malformed(
-                        format!("slot {i}: kind"),
-                        format!("{k} is not 0 (free) or 1 (tile)"),
-                    ))
-                }
             };
-            slots.push((generation, tile));
+            table.push(generation, tile)?;
         }
         r.expect_end("ONPM")?;
-        TiledNavMesh::from_slots(params, slots)
-            .map_err(|e| FormatError::malformed("ONPM", e.to_string()))
+        Ok(table.into_mesh())
     }
 
     /// The ONPT bytes of a tile with its current areas and flags.

@@ -64,7 +64,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.bench_function("restore_full_new", |b| {
-        b.iter(|| NavMeshSnapshot::restore(black_box(&full), &lib).unwrap())
+        b.iter(|| NavMeshSnapshot::restore_full(black_box(&full)).unwrap())
     });
     g.finish();
 }

@@ -18,6 +18,8 @@ pub const KIND_FREE: u8 = 0;
 pub const KIND_INLINE: u8 = 1;
 /// Slot kind: a tile named by its 32-byte content id.
 pub const KIND_REFERENCED: u8 = 2;
+/// The slot kinds of ONPS, kind 0 first (what a slot's kind byte may be).
+pub const ONPS_KINDS: &[&str] = &["free", "inline tile", "referenced tile"];
 /// Bytes of one polygon edit: polygon u32, area u8, flags u16.
 pub const EDIT_LEN: usize = 7;
 

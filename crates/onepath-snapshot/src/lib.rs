@@ -28,8 +28,9 @@
 //!   same valid and invalid polygon references.
 //!
 //! ## Contents
-//! - [`NavMeshSnapshot`]: `take`, `restore` (a new mesh), `restore_in_place`; the same on the
-//!   mesh through [`TiledNavMeshSnapshotExt`];
+//! - [`NavMeshSnapshot`]: `take`, `restore` (a new mesh), `restore_in_place`, and for Full
+//!   snapshots `restore_full` / `restore_full_in_place` (no library); the same on the mesh
+//!   through [`TiledNavMeshSnapshotExt`];
 //! - [`SnapshotWriter`]: repeated snapshots with tile content ids cached;
 //! - [`TileLibrary`]: tiles by content id, for Referenced snapshots;
 //! - [`layout`]: the ONPS constants and [`SnapshotMode`].
@@ -42,6 +43,7 @@
 //! use onepath_mesh::fixtures::bridge_and_building;
 //! use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
 //!
+//! // A small test mesh (onepath-mesh's `fixtures` feature, on for this crate's tests).
 //! let mut mesh = bridge_and_building();
 //! let mut library = TileLibrary::new(mesh.params());
 //! library.extend(mesh.tiles().map(|t| t.tile())).unwrap();
@@ -59,10 +61,16 @@
 //! assert_eq!(NavMeshSnapshot::take(&mesh, SnapshotMode::Referenced), saved);
 //! assert!(mesh.is_valid_poly_ref(bridge.poly(0).unwrap()));
 //!
-//! // A Full snapshot needs no library; hostile bytes are typed errors and change nothing.
+//! // A Full snapshot needs no library; a Referenced one given none names its first slot.
 //! let full = NavMeshSnapshot::take(&mesh, SnapshotMode::Full);
-//! let copy = NavMeshSnapshot::restore(&full, &TileLibrary::new(mesh.params())).unwrap();
+//! let copy = NavMeshSnapshot::restore_full(&full).unwrap();
 //! assert_eq!(copy, mesh);
+//! assert_eq!(
+//!     NavMeshSnapshot::restore_full(&saved),
+//!     Err(FormatError::LibraryRequired { at: "slot 0".to_string() })
+//! );
+//!
+//! // Hostile bytes are typed errors and change nothing.
 //! let mut bad = full.clone();
 //! bad[4] = 3;
 //! assert!(matches!(
@@ -81,7 +89,7 @@ mod writer;
 use onepath_format::{FormatError, NavTile};
 
 pub use layout::{
-    SnapshotMode, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_HEADER_LEN, ONPS_MAGIC,
+    SnapshotMode, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_HEADER_LEN, ONPS_KINDS, ONPS_MAGIC,
     ONPS_VERSION, SECTION_SLOTS,
 };
 pub use library::TileLibrary;
@@ -115,7 +123,15 @@ impl NavMeshSnapshot {
     /// parameters; [`FormatError::Malformed`] naming the section, slot, edit or field for
     /// everything else.
     pub fn restore(bytes: &[u8], library: &TileLibrary) -> Result<TiledNavMesh, FormatError> {
-        reader::build(reader::parse(bytes, library, None)?)
+        Ok(reader::build(reader::parse(bytes, Some(library), None)?))
+    }
+
+    /// Restores a Full snapshot (every tile inline) as a new mesh, with no tile library.
+    /// Never panics. Errors as [`NavMeshSnapshot::restore`]; a slot naming a tile by content
+    /// id (Referenced) is [`FormatError::LibraryRequired`] at the first such slot
+    /// (`slot 3`), after the bytes before it were checked.
+    pub fn restore_full(bytes: &[u8]) -> Result<TiledNavMesh, FormatError> {
+        Ok(reader::build(reader::parse(bytes, None, None)?))
     }
 
     /// Replaces the state of `mesh` with the snapshot's, keeping the object. The snapshot's
@@ -128,19 +144,28 @@ impl NavMeshSnapshot {
         bytes: &[u8],
         library: &TileLibrary,
     ) -> Result<(), FormatError> {
-        let fresh = reader::build(reader::parse(bytes, library, Some(mesh.params()))?)?;
-        *mesh = fresh;
+        *mesh = reader::build(reader::parse(bytes, Some(library), Some(mesh.params()))?);
+        Ok(())
+    }
+
+    /// [`NavMeshSnapshot::restore_in_place`] of a Full snapshot, with no tile library:
+    /// errors as [`NavMeshSnapshot::restore_full`], and any error leaves `mesh` untouched.
+    pub fn restore_full_in_place(mesh: &mut TiledNavMesh, bytes: &[u8]) -> Result<(), FormatError> {
+        *mesh = reader::build(reader::parse(bytes, None, Some(mesh.params()))?);
         Ok(())
     }
 }
 
 /// Snapshot methods on [`TiledNavMesh`] itself (`mesh.snapshot(mode)`,
-/// `mesh.restore(bytes, library)`), as the spec names them.
+/// `mesh.restore(bytes, library)`, `mesh.restore_full(bytes)`), as `docs/navmesh-snapshot.md` names them.
 pub trait TiledNavMeshSnapshotExt {
     /// [`NavMeshSnapshot::take`] of this mesh.
     fn snapshot(&self, mode: SnapshotMode) -> Vec<u8>;
     /// [`NavMeshSnapshot::restore_in_place`] into this mesh.
     fn restore(&mut self, bytes: &[u8], library: &TileLibrary) -> Result<(), FormatError>;
+    /// [`NavMeshSnapshot::restore_full_in_place`] into this mesh (a Full snapshot, no
+    /// library).
+    fn restore_full(&mut self, bytes: &[u8]) -> Result<(), FormatError>;
 }
 
 impl TiledNavMeshSnapshotExt for TiledNavMesh {
@@ -150,5 +175,9 @@ impl TiledNavMeshSnapshotExt for TiledNavMesh {
 
     fn restore(&mut self, bytes: &[u8], library: &TileLibrary) -> Result<(), FormatError> {
         NavMeshSnapshot::restore_in_place(self, bytes, library)
+    }
+
+    fn restore_full(&mut self, bytes: &[u8]) -> Result<(), FormatError> {
+        NavMeshSnapshot::restore_full_in_place(self, bytes)
     }
 }

@@ -7,42 +7,39 @@
 //! 3. the section count against the bytes that remain (8 bytes per section header);
 //! 4. per section: id, reserved (0), ids strictly ascending, id known (1 only), body
 //!    length against the bytes that remain; section 1 present;
-//! 5. section 1: slot count (≤ 1 048 575 and ≤ body bytes / 5), then per slot in order:
+//! 5. section 1: slot count (≤ body bytes / 5, then ≤ 1 048 575), then per slot in order:
 //!    generation (1..=16 777 215), kind (0, 1, 2), the tile (inline: length, then every
-//!    tile rule with the fingerprint first; referenced: the id in the library, then its
-//!    fingerprint), position unique, edit count (fits, ≤ polygons), each edit (polygon
-//!    strictly ascending and in range, area ≤ 63, differs from as built), disabled link
-//!    count (fits, ≤ links), each link index (strictly ascending, in range); the body
-//!    consumed exactly;
+//!    tile rule with the fingerprint first; referenced: the id, a library given, the id in
+//!    it, then its fingerprint), position unique (these slot rules are the mesh's
+//!    [`SlotTable`]'s), edit count (fits, ≤ polygons), each edit (polygon strictly
+//!    ascending and in range, area ≤ 63, differs from as built), disabled link count (fits,
+//!    ≤ links), each link index (strictly ascending, in range); the body consumed exactly;
 //! 6. nothing after the last section.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use onepath_format::bytes::ByteReader;
-use onepath_format::{
-    ContentId, FormatError, NavMeshParams, NavTile, MAX_AREA, MAX_SALT, MAX_SLOTS,
-};
-use onepath_mesh::{MeshError, TiledNavMesh};
+use onepath_format::{ContentId, FormatError, NavMeshParams, NavTile, MAX_AREA};
+use onepath_mesh::{SlotTable, TiledNavMesh};
 
 use crate::layout::{
-    EDIT_LEN, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_MAGIC, ONPS_VERSION,
-    SECTION_HEADER_LEN, SECTION_SLOTS,
+    EDIT_LEN, KIND_FREE, KIND_INLINE, ONPS_KINDS, ONPS_MAGIC, ONPS_VERSION, SECTION_HEADER_LEN,
+    SECTION_SLOTS,
 };
 use crate::library::TileLibrary;
 
-/// A snapshot parsed and validated: the parameters and, per slot, its generation and tile
-/// (with the snapshot's current areas, flags and link switches applied).
+/// A snapshot parsed and validated: per slot, its generation and tile (with the snapshot's
+/// current areas, flags and link switches applied), checked by the mesh's [`SlotTable`].
 pub(crate) struct Parsed {
-    pub(crate) params: NavMeshParams,
-    pub(crate) slots: Vec<(u32, Option<NavTile>)>,
+    pub(crate) slots: SlotTable,
 }
 
-/// Parses and validates `bytes` completely. `expected` are the parameters of the mesh an
-/// in-place restore targets (compared bitwise).
+/// Parses and validates `bytes` completely. `library` is `None` for a restore of Full
+/// snapshots only (a referenced tile is then [`FormatError::LibraryRequired`]); `expected`
+/// are the parameters of the mesh an in-place restore targets (compared bitwise).
 pub(crate) fn parse(
     bytes: &[u8],
-    library: &TileLibrary,
+    library: Option<&TileLibrary>,
     expected: Option<&NavMeshParams>,
 ) -> Result<Parsed, FormatError> {
     let mut r = ByteReader::new(bytes);
@@ -95,89 +92,71 @@ pub(crate) fn parse(
             "missing (a snapshot must contain section 1)",
         ));
     };
-    Ok(Parsed { params, slots })
+    Ok(Parsed { slots })
 }
 
 /// Reads section 1.
 fn read_slots(
     r: &mut ByteReader<'_>,
     params: &NavMeshParams,
-    library: &TileLibrary,
-) -> Result<Vec<(u32, Option<NavTile>)>, FormatError> {
+    library: Option<&TileLibrary>,
+) -> Result<SlotTable, FormatError> {
     let count = r.count("slot count", 5)?;
-    if count > MAX_SLOTS as usize {
-        return Err(FormatError::malformed(
-            "slot count",
-            format!("{count} is above {MAX_SLOTS}"),
-        ));
-    }
-    let mut slots = Vec::with_capacity(count);
-    let mut positions = BTreeMap::new();
+    let mut table = SlotTable::new(params, count)?;
     for i in 0..count {
         let generation = r.u32(&format!("slot {i}: generation"))?;
-        if generation == 0 || generation > MAX_SALT {
-            return Err(FormatError::malformed(
-                format!("slot {i}: generation"),
-                format!("{generation} is not in 1..={MAX_SALT}"),
-            ));
-        }
-        let tile = match r.u8(&format!("slot {i}: kind"))? {
+        table.check_generation(generation)?;
+        let tile = match table.check_kind(r.u8(&format!("slot {i}: kind"))?, ONPS_KINDS)? {
             KIND_FREE => None,
             kind => {
                 let tile = read_tile(r, i, kind, params, library)?;
-                let (x, z, layer) = tile.position();
-                if let Some(other) = positions.insert((x, z, layer), i) {
-                    return Err(FormatError::malformed(
-                        format!("slot {i}: position"),
-                        format!("({x}, {z}, layer {layer}) is also the position of slot {other}"),
-                    ));
-                }
+                table.check_tile(&tile)?;
                 Some(read_state(r, i, tile)?)
             }
         };
-        slots.push((generation, tile));
+        table.push(generation, tile)?;
     }
-    Ok(slots)
+    Ok(table)
 }
 
-/// Reads the tile entry of slot `i` (kind 1 or 2), as built.
+/// Reads the tile entry of slot `i` (kind 1 or 2, checked by the caller), as built.
 fn read_tile(
     r: &mut ByteReader<'_>,
     i: usize,
     kind: u8,
     params: &NavMeshParams,
-    library: &TileLibrary,
+    library: Option<&TileLibrary>,
 ) -> Result<NavTile, FormatError> {
-    match kind {
-        KIND_INLINE => {
-            let len = r.u32(&format!("slot {i}: tile length"))? as usize;
-            let body = r.bytes(len, &format!("slot {i}: tile"))?;
-            NavTile::from_bytes(body, params).map_err(|e| e.within(format!("slot {i}: tile")))
-        }
-        KIND_REFERENCED => {
-            let id = ContentId(r.array::<32>(&format!("slot {i}: content id"))?);
-            let Some(tile) = library.get(&id) else {
-                return Err(FormatError::malformed(
-                    format!("slot {i}: content id"),
-                    format!("tile {id} is not in the tile library"),
-                ));
-            };
-            let expected = params.fingerprint();
-            if tile.fingerprint() != expected {
-                return Err(FormatError::Fingerprint {
-                    at: format!("slot {i}: referenced tile"),
-                    found: tile.fingerprint(),
-                    expected,
-                });
-            }
-            // Library tiles are stored as built; the clone shares the geometry.
-            Ok(tile.clone())
-        }
-        k => Err(FormatError::malformed(
-            format!("slot {i}: kind"),
-            format!("{k} is not 0 (free), 1 (inline tile) or 2 (referenced tile)"),
-        )),
+    if kind == KIND_INLINE {
+        let body = r.length_prefixed_bytes(
+            &format!("slot {i}: tile length"),
+            &format!("slot {i}: tile"),
+        )?;
+        return NavTile::from_bytes(body, params).map_err(|e| e.within(format!("slot {i}: tile")));
     }
+    // KIND_REFERENCED, the last kind ONPS_KINDS names.
+    let id = ContentId(r.array::<32>(&format!("slot {i}: content id"))?);
+    let Some(library) = library else {
+        return Err(FormatError::LibraryRequired {
+            at: format!("slot {i}"),
+        });
+    };
+    let Some(tile) = library.get(&id) else {
+        return Err(FormatError::malformed(
+            format!("slot {i}: content id"),
+            format!("tile {id} is not in the tile library"),
+        ));
+    };
+    let expected = params.fingerprint();
+    if tile.fingerprint() != expected {
+        return Err(FormatError::Fingerprint {
+            at: format!("slot {i}: referenced tile"),
+            found: tile.fingerprint(),
+            expected,
+        });
+    }
+    // Library tiles are stored as built; the clone shares the geometry.
+    Ok(tile.clone())
 }
 
 /// Reads the polygon edits and disabled links of slot `i` and applies them to `tile`.
@@ -193,11 +172,15 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
     let mut areas: Option<Vec<u8>> = None;
     let mut flags: Option<Vec<u16>> = None;
     let mut prev: Option<u32> = None;
-    for k in 0..edits {
+    // The count was checked against the bytes that remain: the read cannot fall short.
+    for (k, e) in r
+        .chunks::<EDIT_LEN>(edits, &format!("slot {i}: edits"))?
+        .enumerate()
+    {
         let at = |field: &str| format!("slot {i}: edit {k}: {field}");
-        let p = r.u32(&at("polygon"))?;
-        let area = r.u8(&at("area"))?;
-        let f = r.u16(&at("flags"))?;
+        let p = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+        let area = e[4];
+        let f = u16::from_le_bytes([e[5], e[6]]);
         if let Some(prev) = prev {
             if p <= prev {
                 return Err(FormatError::malformed(
@@ -239,13 +222,13 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
     }
     let mut switches: Option<Vec<bool>> = None;
     let mut prev: Option<u32> = None;
-    for k in 0..disabled {
-        let at = format!("slot {i}: disabled link {k}");
-        let l = r.u32(&at)?;
+    let links = r.chunks::<4>(disabled, &format!("slot {i}: disabled links"))?;
+    for (k, l) in links.map(u32::from_le_bytes).enumerate() {
+        let at = || format!("slot {i}: disabled link {k}");
         if let Some(prev) = prev {
             if l <= prev {
                 return Err(FormatError::malformed(
-                    at,
+                    at(),
                     format!("{l} follows {prev} (indices must be strictly ascending)"),
                 ));
             }
@@ -254,7 +237,7 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
         let li = l as usize;
         if li >= link_count {
             return Err(FormatError::malformed(
-                at,
+                at(),
                 format!("{l} is out of range (the tile has {link_count} off-mesh links)"),
             ));
         }
@@ -272,10 +255,6 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
 
 /// Builds the complete new mesh from validated slots: slots and generations placed exactly,
 /// stitched once in slot order.
-pub(crate) fn build(parsed: Parsed) -> Result<TiledNavMesh, FormatError> {
-    TiledNavMesh::from_slots(parsed.params, parsed.slots).map_err(|e| match e {
-        MeshError::Format(e) => e,
-        // The parser checked slot count, generations, fingerprints and positions already.
-        other => FormatError::malformed("ONPS", other.to_string()),
-    })
+pub(crate) fn build(parsed: Parsed) -> TiledNavMesh {
+    parsed.slots.into_mesh()
 }

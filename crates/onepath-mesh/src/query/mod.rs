@@ -75,6 +75,7 @@ mod compiled;
 mod corridor;
 mod error;
 mod filter;
+#[cfg(feature = "fixtures")]
 mod generated;
 mod geom;
 mod graph;
@@ -97,6 +98,7 @@ pub use compiled::{CompiledGraph, MAX_EXACT_POLYGONS, MAX_LANDMARKS};
 pub use corridor::PathCorridor;
 pub use error::QueryError;
 pub use filter::{QueryFilter, AREA_COUNT};
+#[cfg(feature = "fixtures")]
 pub use generated::{
     generated_grid_mesh, try_generated_grid_mesh, GeneratedMesh, PlainPolygon, PlainPolygons,
     GENERATED_SWAMP_AREA,

@@ -1,4 +1,5 @@
-//! The layout, the canonical writer, the tile library and the tested guarantees of the spec.
+//! The layout, the canonical writer, the tile library and the guarantees of
+//! `docs/navmesh-snapshot.md`.
 
 use onepath_format::{FormatError, NavMeshParams, PolyRef, TileRef};
 use onepath_mesh::fixtures::{bridge_and_building, flat_grid_tile};
@@ -207,6 +208,30 @@ fn full_and_referenced_snapshots_restore_the_same_mesh() {
     assert_eq!(full, m);
     assert_eq!(full_alone, m);
     assert_eq!(referenced, m);
+}
+
+#[test]
+fn a_full_snapshot_restores_without_a_library_in_both_forms() {
+    let m = small_mesh();
+    let full = m.snapshot(SnapshotMode::Full);
+    let alone = NavMeshSnapshot::restore_full(&full).unwrap();
+    assert_eq!(alone, m);
+    assert_eq!(alone.snapshot(SnapshotMode::Full), full);
+    assert_eq!(
+        NavMeshSnapshot::restore(&full, &library_of(&m)).unwrap(),
+        alone
+    );
+    // In place, through NavMeshSnapshot and through the mesh's own method.
+    let mut target = TiledNavMesh::new(*m.params()).unwrap();
+    NavMeshSnapshot::restore_full_in_place(&mut target, &full).unwrap();
+    assert_eq!(target, m);
+    let mut target = TiledNavMesh::new(*m.params()).unwrap();
+    target.restore_full(&full).unwrap();
+    assert_eq!(target, m);
+    assert_eq!(
+        target.snapshot(SnapshotMode::Referenced),
+        m.snapshot(SnapshotMode::Referenced)
+    );
 }
 
 #[test]

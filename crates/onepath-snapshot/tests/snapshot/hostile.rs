@@ -5,12 +5,15 @@
 use onepath_format::bytes::ByteWriter;
 use onepath_format::{FormatError, NavTile, MAX_SLOTS};
 use onepath_mesh::fixtures::flat_grid_tile;
-use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
+use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary, TiledNavMeshSnapshotExt};
 
 use crate::common::*;
 
-/// Restores `bytes` both ways; both must fail with the same error, and the in-place target
-/// (the small mesh) must be untouched: equal value, ONPM, snapshots and debug geometry.
+/// Restores `bytes` every way: with `lib` as a new mesh and in place, and without a library
+/// (`restore_full`) as a new mesh and in place. Each pair must fail with the same error; the
+/// in-place target (the small mesh) must be untouched: equal value, ONPM, snapshots and
+/// debug geometry. Without a library the error is the one with an empty library, except
+/// that a referenced tile the empty library lacks is `LibraryRequired` naming that slot.
 #[track_caller]
 fn reject(bytes: &[u8], lib: &TileLibrary) -> FormatError {
     let fresh = NavMeshSnapshot::restore(bytes, lib).unwrap_err();
@@ -21,6 +24,24 @@ fn reject(bytes: &[u8], lib: &TileLibrary) -> FormatError {
     assert_eq!(in_place, fresh);
     assert_eq!(m, copy, "a failed restore leaves the mesh untouched");
     assert_eq!(observe(&m), before);
+    let no_library = NavMeshSnapshot::restore_full(bytes).unwrap_err();
+    let in_place = NavMeshSnapshot::restore_full_in_place(&mut m, bytes).unwrap_err();
+    assert_eq!(in_place, no_library);
+    assert_eq!(m, copy, "a failed restore_full leaves the mesh untouched");
+    assert_eq!(observe(&m), before);
+    let with_empty = NavMeshSnapshot::restore(bytes, &empty_lib()).unwrap_err();
+    let expected = match with_empty {
+        FormatError::Malformed { at, reason } if reason.ends_with("is not in the tile library") => {
+            let slot = at
+                .strip_suffix(": content id")
+                .expect("the content id field");
+            FormatError::LibraryRequired {
+                at: slot.to_string(),
+            }
+        }
+        other => other,
+    };
+    assert_eq!(no_library, expected);
     fresh
 }
 
@@ -347,6 +368,61 @@ fn a_referenced_tile_missing_from_the_library_is_rejected() {
         &onps_slots(&params(), &slots),
         &TileLibrary::new(&params()),
         "slot 0: content id",
+    );
+}
+
+#[test]
+fn a_referenced_tile_without_a_library_names_the_first_slot_that_needs_one() {
+    // Slot 0 inline, slot 1 referenced, slot 2 free.
+    let m = small_mesh();
+    let mut slots = slots_of(&m, SnapshotMode::Full);
+    slots[1].entry = slots_of(&m, SnapshotMode::Referenced)[1].entry.clone();
+    let mixed = onps_slots(&params(), &slots);
+    let needs = FormatError::LibraryRequired {
+        at: "slot 1".to_string(),
+    };
+    assert_eq!(
+        reject(&mixed, &empty_lib()),
+        FormatError::malformed(
+            "slot 1: content id",
+            format!(
+                "tile {} is not in the tile library",
+                m.tile_at(1, 0, 0).unwrap().tile().content_id()
+            ),
+        )
+    );
+    assert_eq!(NavMeshSnapshot::restore_full(&mixed), Err(needs.clone()));
+    // All referenced: slot 0 is the first.
+    assert_eq!(
+        NavMeshSnapshot::restore_full(&m.snapshot(SnapshotMode::Referenced)),
+        Err(FormatError::LibraryRequired {
+            at: "slot 0".to_string(),
+        })
+    );
+    // Everything before the referenced slot is checked first: a broken generation of slot 0
+    // is reported, not the missing library.
+    slots[0].generation = 0;
+    assert_malformed_at(
+        NavMeshSnapshot::restore_full(&onps_slots(&params(), &slots)),
+        "slot 0: generation",
+    );
+    // In place, the target is untouched.
+    let mut target = small_mesh();
+    target
+        .set_poly_area(target.tile_at(1, 0, 0).unwrap().poly_ref(0).unwrap(), 9)
+        .unwrap();
+    let copy = target.clone();
+    assert_eq!(
+        NavMeshSnapshot::restore_full_in_place(&mut target, &mixed),
+        Err(needs)
+    );
+    assert_eq!(target, copy);
+    assert_eq!(
+        FormatError::LibraryRequired {
+            at: "slot 1".to_string()
+        }
+        .kind(),
+        onepath_format::FormatErrorKind::LibraryRequired
     );
 }
 

@@ -3,6 +3,7 @@
 //!
 //! Case count: `ONEPATH_MUTATION_CASES` (default 1000; CI sets 10000).
 
+use onepath_format::FormatError;
 use onepath_mesh::fixtures::bridge_and_building;
 use onepath_mesh::TiledNavMesh;
 use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
@@ -115,6 +116,24 @@ proptest! {
             mutate(&mut bytes, m);
         }
         let fresh = NavMeshSnapshot::restore(&bytes, &lib);
+        // Without a library: the same mesh when no slot is referenced, else
+        // LibraryRequired at the first referenced slot (everything before it was accepted);
+        // a failed in-place restore changes nothing.
+        let alone = NavMeshSnapshot::restore_full(&bytes);
+        if let Ok(m) = &fresh {
+            let kinds = slot_kinds(&bytes).expect("accepted bytes have a slots section");
+            match kinds.iter().position(|&k| k == 2) {
+                None => prop_assert_eq!(alone.as_ref(), Ok(m)),
+                Some(i) => prop_assert_eq!(
+                    alone.as_ref().err(),
+                    Some(&FormatError::LibraryRequired { at: format!("slot {i}") })
+                ),
+            }
+        }
+        let mut alone_target = mesh.clone();
+        if NavMeshSnapshot::restore_full_in_place(&mut alone_target, &bytes).is_err() {
+            prop_assert_eq!(&alone_target, &mesh);
+        }
         let mut target = mesh.clone();
         let before = observe(&target);
         match NavMeshSnapshot::restore_in_place(&mut target, &bytes, &lib) {

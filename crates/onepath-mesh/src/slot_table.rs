@@ -1,0 +1,288 @@
+//! [`SlotTable`]: the slots of a mesh under construction, validated entry by entry. The one
+//! place where the rules of a slot table are checked: ONPM ([`NavMeshSerializer`]), ONPS
+//! (`onepath-snapshot`) and [`TiledNavMesh::from_slots`] all build through it.
+//!
+//! Rules, in the order [`SlotTable::push`] checks them for each slot: at most
+//! [`MAX_SLOTS`] slots; a generation in `1..=MAX_SALT`; a tile built against the table's
+//! parameters; a (column, row, layer) position no earlier slot holds. A byte reader also
+//! checks each slot's kind byte against the kinds its layout defines
+//! ([`SlotTable::check_kind`]). A reader calls [`SlotTable::check_generation`] and
+//! [`SlotTable::check_tile`] as soon as it has read the value, so the first broken field of
+//! the input is the one reported; `push` runs the same checks again (they are cheap), so a
+//! table never holds an entry that was not checked.
+//!
+//! [`NavMeshSerializer`]: crate::NavMeshSerializer
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use onepath_format::{Fingerprint, FormatError, NavMeshParams, NavTile, MAX_SALT, MAX_SLOTS};
+
+use crate::error::MeshError;
+use crate::mesh::TiledNavMesh;
+
+/// A broken slot table entry. Converts into the [`FormatError`] a reader reports (the `at`
+/// names the slot and the field: `slot count`, `slot 3: generation`, `slot 3: kind`,
+/// `slot 3`, `slot 3: position`) and into the [`MeshError`] of
+/// [`TiledNavMesh::from_slots`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SlotTableError {
+    /// The parameters break a parameter rule.
+    Parameters(FormatError),
+    /// More slots than [`MAX_SLOTS`].
+    TooManySlots {
+        /// The slot count asked for.
+        count: usize,
+    },
+    /// A generation outside `1..=MAX_SALT`.
+    Generation {
+        /// The slot.
+        slot: u32,
+        /// The generation given.
+        generation: u32,
+    },
+    /// A kind byte the layout does not define.
+    Kind {
+        /// The slot.
+        slot: u32,
+        /// The kind byte read.
+        kind: u8,
+        /// The names of the kinds the layout defines, kind 0 first.
+        kinds: &'static [&'static str],
+    },
+    /// A tile built against other parameters than the table's.
+    Fingerprint {
+        /// The slot.
+        slot: u32,
+        /// The tile's fingerprint.
+        found: Fingerprint,
+        /// The fingerprint of the table's parameters.
+        expected: Fingerprint,
+    },
+    /// A tile at a position an earlier slot holds.
+    Position {
+        /// The slot.
+        slot: u32,
+        /// Tile column.
+        x: i32,
+        /// Tile row.
+        z: i32,
+        /// Layer.
+        layer: u16,
+        /// The earlier slot at the same position.
+        other: u32,
+    },
+}
+
+impl From<SlotTableError> for FormatError {
+    fn from(e: SlotTableError) -> FormatError {
+        match e {
+            SlotTableError::Parameters(e) => e,
+            SlotTableError::TooManySlots { count } => {
+                FormatError::malformed("slot count", format!("{count} is above {MAX_SLOTS}"))
+            }
+            SlotTableError::Generation { slot, generation } => FormatError::malformed(
+                format!("slot {slot}: generation"),
+                format!("{generation} is not in 1..={MAX_SALT}"),
+            ),
+            SlotTableError::Kind { slot, kind, kinds } => FormatError::malformed(
+                format!("slot {slot}: kind"),
+                format!("{kind} is not {}", KindList(kinds)),
+            ),
+            SlotTableError::Fingerprint {
+                slot,
+                found,
+                expected,
+            } => FormatError::Fingerprint {
+                at: format!("slot {slot}"),
+                found,
+                expected,
+            },
+            SlotTableError::Position {
+                slot,
+                x,
+                z,
+                layer,
+                other,
+            } => FormatError::malformed(
+                format!("slot {slot}: position"),
+                format!("({x}, {z}, layer {layer}) is also the position of slot {other}"),
+            ),
+        }
+    }
+}
+
+impl From<SlotTableError> for MeshError {
+    fn from(e: SlotTableError) -> MeshError {
+        match e {
+            SlotTableError::TooManySlots { .. } => MeshError::SlotsExhausted,
+            SlotTableError::Position {
+                x, z, layer, other, ..
+            } => MeshError::OccupiedPosition {
+                x,
+                z,
+                layer,
+                slot: other,
+            },
+            other => MeshError::Format(other.into()),
+        }
+    }
+}
+
+impl fmt::Display for SlotTableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        FormatError::from(self.clone()).fmt(f)
+    }
+}
+
+impl std::error::Error for SlotTableError {}
+
+/// "0 (free), 1 (inline tile) or 2 (referenced tile)".
+struct KindList(&'static [&'static str]);
+
+impl fmt::Display for KindList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let last = self.0.len().saturating_sub(1);
+        for (k, name) in self.0.iter().enumerate() {
+            let sep = match k {
+                0 => "",
+                k if k == last => " or ",
+                _ => ", ",
+            };
+            write!(f, "{sep}{k} ({name})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The slots of a mesh under construction: per slot index, in order, its generation and
+/// its tile, if any. Every entry was checked by [`SlotTable::push`], so
+/// [`SlotTable::into_mesh`] cannot fail.
+#[derive(Debug, Clone)]
+pub struct SlotTable {
+    params: NavMeshParams,
+    fingerprint: Fingerprint,
+    slots: Vec<(u32, Option<NavTile>)>,
+    /// (column, row, layer) -> slot, of the tiles pushed so far.
+    positions: BTreeMap<(i32, i32, u16), u32>,
+}
+
+impl SlotTable {
+    /// An empty table for tiles built against `params`, with room for `count` slots.
+    /// Checks the parameters, then `count` against [`MAX_SLOTS`]. A reader checks `count`
+    /// against the bytes that remain first (it reserves `count` entries).
+    pub fn new(params: &NavMeshParams, count: usize) -> Result<SlotTable, SlotTableError> {
+        params.validate().map_err(SlotTableError::Parameters)?;
+        if count > MAX_SLOTS as usize {
+            return Err(SlotTableError::TooManySlots { count });
+        }
+        Ok(SlotTable {
+            params: *params,
+            fingerprint: params.fingerprint(),
+            slots: Vec::with_capacity(count),
+            positions: BTreeMap::new(),
+        })
+    }
+
+    /// The parameters the table's tiles are built against.
+    pub fn params(&self) -> &NavMeshParams {
+        &self.params
+    }
+
+    /// Number of slots pushed; the index the next slot gets.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// True when no slot was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The slots pushed, in order.
+    pub fn slots(&self) -> &[(u32, Option<NavTile>)] {
+        &self.slots
+    }
+
+    /// The index of the next slot (fits in u32: [`SlotTable::push`] keeps the count at
+    /// most [`MAX_SLOTS`]).
+    fn next_slot(&self) -> u32 {
+        self.slots.len() as u32
+    }
+
+    /// Checks the generation of the next slot: `1..=MAX_SALT`.
+    pub fn check_generation(&self, generation: u32) -> Result<(), SlotTableError> {
+        if generation == 0 || generation > MAX_SALT {
+            return Err(SlotTableError::Generation {
+                slot: self.next_slot(),
+                generation,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks the kind byte of the next slot against the kinds a layout defines (`kinds`
+    /// names them, kind 0 first) and returns it.
+    pub fn check_kind(
+        &self,
+        kind: u8,
+        kinds: &'static [&'static str],
+    ) -> Result<u8, SlotTableError> {
+        if usize::from(kind) >= kinds.len() {
+            return Err(SlotTableError::Kind {
+                slot: self.next_slot(),
+                kind,
+                kinds,
+            });
+        }
+        Ok(kind)
+    }
+
+    /// Checks the tile of the next slot: its fingerprint, then that no earlier slot holds
+    /// its position.
+    pub fn check_tile(&self, tile: &NavTile) -> Result<(), SlotTableError> {
+        let slot = self.next_slot();
+        if tile.fingerprint() != self.fingerprint {
+            return Err(SlotTableError::Fingerprint {
+                slot,
+                found: tile.fingerprint(),
+                expected: self.fingerprint,
+            });
+        }
+        let (x, z, layer) = tile.position();
+        if let Some(&other) = self.positions.get(&(x, z, layer)) {
+            return Err(SlotTableError::Position {
+                slot,
+                x,
+                z,
+                layer,
+                other,
+            });
+        }
+        Ok(())
+    }
+
+    /// Appends the next slot after checking, in order: the slot limit, the generation, and
+    /// for a tile its fingerprint and position. On error the table is unchanged.
+    pub fn push(&mut self, generation: u32, tile: Option<NavTile>) -> Result<(), SlotTableError> {
+        if self.slots.len() >= MAX_SLOTS as usize {
+            return Err(SlotTableError::TooManySlots {
+                count: self.slots.len() + 1,
+            });
+        }
+        self.check_generation(generation)?;
+        if let Some(tile) = &tile {
+            self.check_tile(tile)?;
+            self.positions.insert(tile.position(), self.next_slot());
+        }
+        self.slots.push((generation, tile));
+        Ok(())
+    }
+
+    /// The mesh of these slots: every slot with its exact generation (free slots
+    /// included), stitched once in slot order.
+    pub fn into_mesh(self) -> TiledNavMesh {
+        TiledNavMesh::from_checked_slots(self.params, self.slots)
+    }
+}

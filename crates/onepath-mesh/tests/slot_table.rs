@@ -1,0 +1,216 @@
+//! SlotTable: the one check of a slot table, and the errors ONPM and `from_slots` give
+//! through it.
+
+use onepath_format::{FormatError, NavMeshParams, NavTile, MAX_SALT, MAX_SLOTS};
+use onepath_mesh::fixtures::flat_grid_tile;
+use onepath_mesh::{
+    MeshError, NavMeshSerializer, SlotTable, SlotTableError, TiledNavMesh, ONPM_KINDS,
+};
+
+fn params() -> NavMeshParams {
+    let mut p = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+    p.walkable_climb = 0.5;
+    p
+}
+
+fn tile(x: i32, z: i32, layer: u16) -> NavTile {
+    flat_grid_tile(&params(), x, z, layer, 0.0, 1).unwrap()
+}
+
+/// ONPM bytes of these slots (generation, tile bytes), written by hand with plain byte
+/// pushes (independent of the crate's writer).
+fn onpm(slots: &[(u32, Option<Vec<u8>>)]) -> Vec<u8> {
+    let mut b = b"ONPM\x02\x00\x00\x00".to_vec();
+    b.extend(params().to_block());
+    b.extend((slots.len() as u32).to_le_bytes());
+    for (generation, t) in slots {
+        b.extend(generation.to_le_bytes());
+        let Some(t) = t else {
+            b.push(0); // free
+            continue;
+        };
+        b.push(1); // a tile: length, then its ONPT bytes
+        b.extend((t.len() as u32).to_le_bytes());
+        b.extend(t);
+    }
+    b
+}
+
+#[test]
+fn a_generation_outside_1_to_max_salt_is_the_same_error_from_onpm_and_from_slots() {
+    for g in [0, MAX_SALT + 1, u32::MAX] {
+        let table = SlotTable::new(&params(), 2).unwrap();
+        assert_eq!(
+            table.check_generation(g),
+            Err(SlotTableError::Generation {
+                slot: 0,
+                generation: g
+            })
+        );
+        let want = FormatError::malformed(
+            "slot 1: generation",
+            format!("{g} is not in 1..={MAX_SALT}"),
+        );
+        assert_eq!(
+            NavMeshSerializer::read_mesh(&onpm(&[(1, None), (g, None)])).unwrap_err(),
+            want
+        );
+        assert_eq!(
+            TiledNavMesh::from_slots(params(), vec![(1, None), (g, None)]).unwrap_err(),
+            MeshError::Format(want)
+        );
+    }
+    let mut table = SlotTable::new(&params(), 1).unwrap();
+    table.push(MAX_SALT, None).unwrap();
+    assert_eq!(table.slots(), &[(MAX_SALT, None)]);
+}
+
+#[test]
+fn a_repeated_position_names_both_slots_in_each_path() {
+    let a = tile(2, 3, 1);
+    let slots = vec![(1, Some(a.clone())), (1, None), (5, Some(a.clone()))];
+    let mut table = SlotTable::new(&params(), 3).unwrap();
+    table.push(1, Some(a.clone())).unwrap();
+    table.push(1, None).unwrap();
+    let err = SlotTableError::Position {
+        slot: 2,
+        x: 2,
+        z: 3,
+        layer: 1,
+        other: 0,
+    };
+    assert_eq!(table.check_tile(&a), Err(err.clone()));
+    assert_eq!(table.push(5, Some(a.clone())), Err(err.clone()));
+    // A failed push leaves the table as it was: the next push gets the same slot index.
+    assert_eq!(table.len(), 2);
+    table.push(5, Some(tile(2, 3, 0))).unwrap();
+    assert_eq!(table.len(), 3);
+
+    assert_eq!(
+        FormatError::from(err.clone()),
+        FormatError::malformed(
+            "slot 2: position",
+            "(2, 3, layer 1) is also the position of slot 0"
+        )
+    );
+    let bytes: Vec<_> = slots
+        .iter()
+        .map(|(g, t)| (*g, t.as_ref().map(NavTile::to_bytes)))
+        .collect();
+    assert_eq!(
+        NavMeshSerializer::read_mesh(&onpm(&bytes)).unwrap_err(),
+        FormatError::from(err)
+    );
+    assert_eq!(
+        TiledNavMesh::from_slots(params(), slots).unwrap_err(),
+        MeshError::OccupiedPosition {
+            x: 2,
+            z: 3,
+            layer: 1,
+            slot: 0
+        }
+    );
+}
+
+#[test]
+fn a_tile_of_other_parameters_is_a_fingerprint_error_naming_the_slot() {
+    let mut other = params();
+    other.agent_radius = 0.75;
+    let foreign = flat_grid_tile(&other, 0, 0, 0, 0.0, 1).unwrap();
+    let table = SlotTable::new(&params(), 1).unwrap();
+    let err = SlotTableError::Fingerprint {
+        slot: 0,
+        found: other.fingerprint(),
+        expected: params().fingerprint(),
+    };
+    assert_eq!(table.check_tile(&foreign), Err(err.clone()));
+    assert_eq!(
+        TiledNavMesh::from_slots(params(), vec![(1, Some(foreign))]).unwrap_err(),
+        MeshError::Format(FormatError::Fingerprint {
+            at: "slot 0".into(),
+            found: other.fingerprint(),
+            expected: params().fingerprint(),
+        })
+    );
+    assert_eq!(MeshError::from(err.clone()), MeshError::Format(err.into()));
+}
+
+#[test]
+fn more_than_max_slots_is_too_many_slots() {
+    let err = SlotTable::new(&params(), MAX_SLOTS as usize + 1).unwrap_err();
+    assert_eq!(
+        err,
+        SlotTableError::TooManySlots {
+            count: MAX_SLOTS as usize + 1
+        }
+    );
+    assert_eq!(
+        FormatError::from(err.clone()),
+        FormatError::malformed("slot count", "1048576 is above 1048575")
+    );
+    assert_eq!(MeshError::from(err), MeshError::SlotsExhausted);
+    assert!(SlotTable::new(&params(), MAX_SLOTS as usize).is_ok());
+}
+
+#[test]
+fn invalid_parameters_are_checked_before_the_slot_count() {
+    let mut bad = params();
+    bad.max_verts_per_poly = 2;
+    let e = SlotTable::new(&bad, MAX_SLOTS as usize + 1).unwrap_err();
+    let SlotTableError::Parameters(inner) = e.clone() else {
+        panic!("expected a parameter error, got {e:?}");
+    };
+    assert_eq!(inner, bad.validate().unwrap_err());
+    assert_eq!(FormatError::from(e), inner);
+    assert_eq!(
+        TiledNavMesh::from_slots(bad, Vec::new()).unwrap_err(),
+        MeshError::Format(inner)
+    );
+}
+
+#[test]
+fn a_kind_is_checked_against_the_names_of_the_layout() {
+    let table = SlotTable::new(&params(), 1).unwrap();
+    assert_eq!(table.check_kind(0, ONPM_KINDS), Ok(0));
+    assert_eq!(table.check_kind(1, ONPM_KINDS), Ok(1));
+    let e = table.check_kind(2, ONPM_KINDS).unwrap_err();
+    assert_eq!(
+        FormatError::from(e.clone()),
+        FormatError::malformed("slot 0: kind", "2 is not 0 (free) or 1 (tile)")
+    );
+    assert_eq!(e.to_string(), FormatError::from(e).to_string());
+    const THREE: &[&str] = &["free", "inline tile", "referenced tile"];
+    assert_eq!(table.check_kind(2, THREE), Ok(2));
+    assert_eq!(
+        FormatError::from(table.check_kind(7, THREE).unwrap_err()),
+        FormatError::malformed(
+            "slot 0: kind",
+            "7 is not 0 (free), 1 (inline tile) or 2 (referenced tile)"
+        )
+    );
+}
+
+#[test]
+fn into_mesh_equals_from_slots_and_keeps_free_slots_and_generations() {
+    let slots = vec![
+        (3, None),
+        (7, Some(tile(0, 0, 0))),
+        (1, Some(tile(1, 0, 0))),
+        (9, None),
+    ];
+    let mut table = SlotTable::new(&params(), slots.len()).unwrap();
+    for (g, t) in slots.clone() {
+        table.push(g, t).unwrap();
+    }
+    let mesh = table.into_mesh();
+    assert_eq!(mesh, TiledNavMesh::from_slots(params(), slots).unwrap());
+    assert_eq!(
+        mesh.slots().map(|s| s.generation).collect::<Vec<_>>(),
+        vec![3, 7, 1, 9]
+    );
+    assert_eq!(mesh.free_slots().collect::<Vec<_>>(), vec![0, 3]);
+    assert_eq!(
+        NavMeshSerializer::read_mesh(&NavMeshSerializer::write_mesh(&mesh)).unwrap(),
+        mesh
+    );
+}
