@@ -8,7 +8,7 @@ use crate::query::filter::QueryFilter;
 use crate::query::geom::{
     check_point, closest_on_segment_2d, dist_sqr, lerp, point_in_poly_2d, triangle_height, Vec3,
 };
-use crate::query::graph::{decode, poly_passes, poly_verts, tie_key, world, PolyVerts};
+use crate::query::poly::{decode, poly_passes, poly_verts, tie_key, world, PolyVerts};
 use crate::query::NavMeshQuery;
 
 /// The result of [`NavMeshQuery::find_nearest_poly`].

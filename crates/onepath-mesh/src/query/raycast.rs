@@ -8,7 +8,8 @@ use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{check_point, clip_segment_poly_2d, closest_on_segment_2d, lerp, Vec3};
-use crate::query::graph::{decode, first_edge_neighbour, poly_passes, poly_verts, PolyVerts};
+use crate::query::graph::first_edge_neighbour;
+use crate::query::poly::{decode, poly_passes, poly_verts, PolyVerts};
 use crate::query::NavMeshQuery;
 
 /// Parameter tolerance for "the segment leaves the polygon through several edges at once"
