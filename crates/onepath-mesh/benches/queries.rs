@@ -5,7 +5,8 @@
 //!
 //! On a loaded machine wall-clock figures drift; `QUERIES_FIXED=path|nearest|raycast` (with
 //! `QUERIES_ROUNDS`, default 20) instead runs a fixed amount of work on the generated mesh
-//! and exits (`QUERIES_MESH=fixture` on the fixture instead), for `perf stat -e instructions:u,cycles:u` on the bench binary;
+//! and exits (`QUERIES_MESH=fixture` on the fixture instead; `QUERIES_LANDMARKS=n` on a compiled graph with `n`
+//! landmarks, 0 for the graph alone), for `perf stat -e instructions:u,cycles:u` or callgrind on the bench binary;
 //! `QUERIES_FIXED=digest` prints a digest of many query answers (to compare two builds; with
 //! `QUERIES_COMPILED=1` on a compiled graph without landmarks, which must print the same).
 //! The path benches also run on a compiled graph alone and with 8 landmarks.
@@ -178,6 +179,14 @@ fn fixed(kind: &str, rounds: usize) {
     let mesh = &mesh;
     let f = QueryFilter::new();
     let mut q = NavMeshQuery::new();
+    // `QUERIES_LANDMARKS=n`: on a compiled graph with `n` landmarks (0: the graph alone).
+    if let Some(n) = std::env::var("QUERIES_LANDMARKS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        let graph = CompiledGraph::build(mesh, &f, n).unwrap();
+        q.set_compiled_graph(Some(Arc::new(graph)));
+    }
     let (mut path, mut corners, mut visited) = (Vec::new(), Vec::new(), Vec::new());
     let mut sum = 0u64;
     for _ in 0..rounds {

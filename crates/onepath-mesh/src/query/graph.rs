@@ -14,7 +14,8 @@ use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{check_point, dist, Vec3};
 use crate::query::poly::{
-    decode, midpoint, poly_centre, poly_passes, poly_verts, portal_segment, world, PolyVerts,
+    decode, decode_passing, midpoint, poly_centre, poly_passes, poly_verts, portal_segment, world,
+    PolyVerts,
 };
 use crate::{Link, LinkKind};
 
@@ -394,10 +395,7 @@ impl<'m> PathGraph<'m> {
         check_point("start_pos", ends.start_pos)?;
         check_point("end_pos", ends.end_pos)?;
         for r in [ends.start_ref, ends.end_ref] {
-            let (t, p) = decode(mesh, r)?;
-            if !poly_passes(t, p, filter) {
-                return Err(QueryError::FilteredOut(r));
-            }
+            decode_passing(mesh, r, filter)?;
         }
         Ok(PathGraph { mesh, filter, ends })
     }

@@ -59,6 +59,20 @@ pub(crate) fn decode(mesh: &TiledNavMesh, r: PolyRef) -> Result<(&MeshTile, usiz
     mesh.poly(r).map_err(|_| QueryError::InvalidPolyRef(r))
 }
 
+/// Decodes a reference that must also pass `filter` (a query's start polygon):
+/// [`QueryError::InvalidPolyRef`] or [`QueryError::FilteredOut`] naming it.
+pub(crate) fn decode_passing<'m>(
+    mesh: &'m TiledNavMesh,
+    r: PolyRef,
+    filter: &QueryFilter,
+) -> Result<(&'m MeshTile, usize), QueryError> {
+    let (t, p) = decode(mesh, r)?;
+    if !poly_passes(t, p, filter) {
+        return Err(QueryError::FilteredOut(r));
+    }
+    Ok((t, p))
+}
+
 /// True when the polygon's current flags pass the filter.
 pub(crate) fn poly_passes(tile: &MeshTile, p: usize, filter: &QueryFilter) -> bool {
     filter.passes_flags(tile.tile().flags()[p])

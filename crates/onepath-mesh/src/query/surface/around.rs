@@ -6,11 +6,13 @@ use onepath_format::PolyRef;
 use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{check_point, clip_segment_poly_2d, dist, point_in_poly_2d, Vec3};
+use crate::query::geom::{
+    check_extent, check_point, clip_segment_poly_2d, dist, point_in_poly_2d, Vec3,
+};
 use crate::query::graph::{for_each_neighbour, Crossing};
 use crate::query::nodepool::{Node, NO_PARENT};
 use crate::query::openlist::OpenEntry;
-use crate::query::poly::{decode, poly_centre, poly_passes, PolyVerts};
+use crate::query::poly::{decode, decode_passing, poly_centre, PolyVerts};
 use crate::query::surface::walls::segment_dist2;
 use crate::query::surface::{poly_area_2d, Flood};
 use crate::query::NavMeshQuery;
@@ -42,17 +44,9 @@ impl NavMeshQuery {
         out: &mut Vec<CircleNode>,
     ) -> Result<(), QueryError> {
         check_point("center", center)?;
-        if !(radius.is_finite() && radius >= 0.0) {
-            return Err(QueryError::InvalidExtent {
-                what: "radius",
-                value: radius,
-            });
-        }
+        check_extent("radius", radius)?;
         out.clear();
-        let (t0, p0) = decode(mesh, start_ref)?;
-        if !poly_passes(t0, p0, filter) {
-            return Err(QueryError::FilteredOut(start_ref));
-        }
+        decode_passing(mesh, start_ref, filter)?;
         let r2 = radius * radius;
         self.flood
             .settle(mesh, start_ref, center, filter, out, |c| match *c {
@@ -97,10 +91,7 @@ impl NavMeshQuery {
         if area < 0.0 {
             ccw.reverse();
         }
-        let (t0, p0) = decode(mesh, start_ref)?;
-        if !poly_passes(t0, p0, filter) {
-            return Err(QueryError::FilteredOut(start_ref));
-        }
+        decode_passing(mesh, start_ref, filter)?;
         let center = poly_centre(&ccw);
         self.flood
             .settle(mesh, start_ref, center, filter, out, |c| match *c {

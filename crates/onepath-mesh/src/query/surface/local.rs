@@ -7,9 +7,9 @@ use smallvec::SmallVec;
 use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{check_point, Vec3};
+use crate::query::geom::{check_extent, check_point, Vec3};
 use crate::query::graph::{for_each_neighbour, Crossing};
-use crate::query::poly::{decode, poly_passes, poly_verts, PolyVerts};
+use crate::query::poly::{decode, decode_passing, poly_verts, PolyVerts};
 use crate::query::surface::walls::segment_dist2;
 use crate::query::NavMeshQuery;
 
@@ -72,17 +72,9 @@ impl NavMeshQuery {
         out: &mut Vec<LocalNode>,
     ) -> Result<(), QueryError> {
         check_point("center", center)?;
-        if !(radius.is_finite() && radius >= 0.0) {
-            return Err(QueryError::InvalidExtent {
-                what: "radius",
-                value: radius,
-            });
-        }
+        check_extent("radius", radius)?;
         out.clear();
-        let (t0, p0) = decode(mesh, start_ref)?;
-        if !poly_passes(t0, p0, filter) {
-            return Err(QueryError::FilteredOut(start_ref));
-        }
+        decode_passing(mesh, start_ref, filter)?;
         if max_results == 0 {
             return Ok(());
         }

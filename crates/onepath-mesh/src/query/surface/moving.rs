@@ -7,7 +7,7 @@ use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{check_point, closest_on_segment_2d, dist, lerp, point_in_poly_2d, Vec3};
 use crate::query::nearest::height_over_poly;
-use crate::query::poly::{decode, poly_passes, poly_verts, PolyVerts};
+use crate::query::poly::{decode, decode_passing, poly_verts, PolyVerts};
 use crate::query::surface::walls::{edge_point, for_each_boundary_piece, segment_dist2};
 use crate::query::NavMeshQuery;
 
@@ -39,10 +39,7 @@ impl NavMeshQuery {
         check_point("start_pos", start_pos)?;
         check_point("end_pos", end_pos)?;
         visited.clear();
-        let (t0, p0) = decode(mesh, start_ref)?;
-        if !poly_passes(t0, p0, filter) {
-            return Err(QueryError::FilteredOut(start_ref));
-        }
+        decode_passing(mesh, start_ref, filter)?;
         let mid = lerp(start_pos, end_pos, 0.5);
         let radius = dist(start_pos, end_pos) * 0.5 + 0.001;
         let r2 = radius * radius;

@@ -6,8 +6,8 @@ use onepath_format::PolyRef;
 use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{check_point, closest_on_segment_2d, Vec3};
-use crate::query::poly::{decode, poly_passes, poly_verts, PolyVerts};
+use crate::query::geom::{check_extent, check_point, closest_on_segment_2d, Vec3};
+use crate::query::poly::{decode_passing, poly_verts, PolyVerts};
 use crate::query::surface::walls::{edge_point, for_each_boundary_piece, segment_dist2};
 use crate::query::NavMeshQuery;
 
@@ -36,16 +36,8 @@ impl NavMeshQuery {
         filter: &QueryFilter,
     ) -> Result<WallHit, QueryError> {
         check_point("center", center)?;
-        if !(max_radius.is_finite() && max_radius >= 0.0) {
-            return Err(QueryError::InvalidExtent {
-                what: "max_radius",
-                value: max_radius,
-            });
-        }
-        let (t0, p0) = decode(mesh, start_ref)?;
-        if !poly_passes(t0, p0, filter) {
-            return Err(QueryError::FilteredOut(start_ref));
-        }
+        check_extent("max_radius", max_radius)?;
+        decode_passing(mesh, start_ref, filter)?;
         let flood = &mut self.flood;
         flood.reset(start_ref, center);
         let mut r2 = max_radius * max_radius;
