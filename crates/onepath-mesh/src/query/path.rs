@@ -213,35 +213,13 @@ impl NavMeshQuery {
                 };
                 search.run(&mut walk, max_iterations)
             }
-            (_, EdgeSource::Tiles) => search.run(&mut tiles.graph.clone(), max_iterations),
+            (_, EdgeSource::Tiles) => search.run(&mut { tiles.graph }, max_iterations),
             _ => search.run(&mut { tiles }, max_iterations),
         };
-        let done = match res {
-            Ok(done) => done,
-            Err(err) => {
-                self.search = None;
-                return Err(err);
-            }
-        };
-        let Some(st) = self.search.as_mut() else {
-            return Err(QueryError::NoSlicedSearch);
-        };
-        if st.status == PathStatus::InProgress {
-            // Drop stale entries on top so that a search with nothing left to expand
-            // ends now (Partial) instead of after one more step.
-            while let Some(e) = self.open.peek() {
-                let n = &self.pool.nodes[e.node as usize];
-                if n.closed || e.g != n.g {
-                    self.open.pop();
-                } else {
-                    break;
-                }
-            }
-            if self.open.is_empty() {
-                st.status = PathStatus::Partial;
-            }
+        if res.is_err() {
+            self.search = None;
         }
-        Ok((st.status, done))
+        res
     }
 
     /// Ends the search and writes its path into `path` (cleared first). A search still in
@@ -328,10 +306,15 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
-    /// Up to `max_iterations` iterations over the edges of `graph`; returns the iterations
-    /// done. Generic over the edge source, so the inner loop has no dynamic dispatch.
+    /// Up to `max_iterations` iterations over the edges of `graph`; returns the status and
+    /// the iterations done. Generic over the edge source, so the inner loop has no dynamic
+    /// dispatch.
     #[inline]
-    fn run<G: PolygonGraph>(self, graph: &mut G, max_iterations: u64) -> Result<u64, QueryError> {
+    fn run<G: PolygonGraph>(
+        self,
+        graph: &mut G,
+        max_iterations: u64,
+    ) -> Result<(PathStatus, u64), QueryError> {
         let Search {
             pool,
             open,
@@ -427,7 +410,22 @@ impl Search<'_> {
                 }
             })?;
         }
-        Ok(done)
+        if st.status == PathStatus::InProgress {
+            // Drop stale entries on top so that a search with nothing left to expand
+            // ends now (Partial) instead of after one more step.
+            while let Some(e) = open.peek() {
+                let n = &pool.nodes[e.node as usize];
+                if n.closed || e.g != n.g {
+                    open.pop();
+                } else {
+                    break;
+                }
+            }
+            if open.is_empty() {
+                st.status = PathStatus::Partial;
+            }
+        }
+        Ok((st.status, done))
     }
 }
 
