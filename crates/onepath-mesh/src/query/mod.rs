@@ -27,6 +27,12 @@
 //! | `surface/random.rs` | [`find_random_point`](NavMeshQuery::find_random_point), [`find_random_point_around_circle`](NavMeshQuery::find_random_point_around_circle) |
 //! | `surface/local.rs` | [`find_local_neighbourhood`](NavMeshQuery::find_local_neighbourhood) |
 //!
+//! The other public types keep their methods in their own file: [`PathCorridor`] in
+//! `corridor.rs`, [`CompiledGraph`] in `compiled.rs`, [`PathGraph`] and [`Crossing`] in
+//! `graph.rs`, [`QueryFilter`] in `filter.rs`, [`BvTree`] in `bvtree.rs`, [`RaycastHit`] in
+//! `raycast.rs`, [`StraightPathFlags`] in `straight.rs`, `PlainPolygons` (with the
+//! `fixtures` feature) in `generated.rs`.
+//!
 //! The rest: `filter.rs` ([`QueryFilter`]), `error.rs`, `geom.rs` (vector arithmetic),
 //! `poly.rs` (polygon primitives: corners, centre, crossing midpoint, portal segment,
 //! reference decoding, [`tie_key`], the filter test), `bvtree.rs` (per-tile trees),
