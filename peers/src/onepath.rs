@@ -291,7 +291,7 @@ pub struct OnePathEngine<'m> {
     mesh: &'m TiledNavMesh,
     query: NavMeshQuery,
     filter: QueryFilter,
-    max_iterations: usize,
+    max_iterations: u64,
     corridor: Vec<PolyRef>,
     corners: Vec<StraightPathPoint>,
     visited: Vec<PolyRef>,
@@ -299,7 +299,7 @@ pub struct OnePathEngine<'m> {
 
 impl<'m> OnePathEngine<'m> {
     /// An engine over `mesh` whose searches expand at most `max_iterations` polygons.
-    pub fn new(mesh: &'m TiledNavMesh, max_iterations: usize) -> Self {
+    pub fn new(mesh: &'m TiledNavMesh, max_iterations: u64) -> Self {
         OnePathEngine {
             mesh,
             query: NavMeshQuery::new(),

@@ -5,7 +5,8 @@
 //!
 //! On a loaded machine wall-clock figures drift; `QUERIES_FIXED=path|nearest|raycast` (with
 //! `QUERIES_ROUNDS`, default 20) instead runs a fixed amount of work on the generated mesh
-//! and exits (`QUERIES_MESH=fixture` on the fixture instead), for `perf stat -e instructions:u,cycles:u` on the bench binary;
+//! and exits (`QUERIES_MESH=fixture` on the fixture instead; `QUERIES_LANDMARKS=n` on a compiled graph with `n`
+//! landmarks, 0 for the graph alone), for `perf stat -e instructions:u,cycles:u` or callgrind on the bench binary;
 //! `QUERIES_FIXED=digest` prints a digest of many query answers (to compare two builds; with
 //! `QUERIES_COMPILED=1` on a compiled graph without landmarks, which must print the same).
 //! The path benches also run on a compiled graph alone and with 8 landmarks.
@@ -57,7 +58,7 @@ fn path_and_straight(
     e: (PolyRef, Vec3),
     path: &mut Vec<PolyRef>,
     corners: &mut Vec<StraightPathPoint>,
-) -> usize {
+) -> u64 {
     let f = QueryFilter::new();
     let r = q
         .find_path(mesh, a.0, e.0, a.1, e.1, &f, 1 << 20, path)
@@ -72,7 +73,7 @@ fn path_and_straight(
         corners,
     )
     .unwrap();
-    r.iterations + corners.len()
+    r.iterations + corners.len() as u64
 }
 
 /// Path + straight path between pairs of `pts` (pair `k`: points `k` and `7k + 3`), on `q`.
@@ -178,8 +179,16 @@ fn fixed(kind: &str, rounds: usize) {
     let mesh = &mesh;
     let f = QueryFilter::new();
     let mut q = NavMeshQuery::new();
+    // `QUERIES_LANDMARKS=n`: on a compiled graph with `n` landmarks (0: the graph alone).
+    if let Some(n) = std::env::var("QUERIES_LANDMARKS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        let graph = CompiledGraph::build(mesh, &f, n).unwrap();
+        q.set_compiled_graph(Some(Arc::new(graph)));
+    }
     let (mut path, mut corners, mut visited) = (Vec::new(), Vec::new(), Vec::new());
-    let mut sum = 0usize;
+    let mut sum = 0u64;
     for _ in 0..rounds {
         for k in 0..pts.len() {
             let (a, e) = (pts[k], pts[(k * 7 + 3) % pts.len()]);
@@ -188,10 +197,10 @@ fn fixed(kind: &str, rounds: usize) {
                 "nearest" => q
                     .find_nearest_poly(mesh, a.1, [2.0, 1.0, 2.0], &f)
                     .unwrap()
-                    .map_or(0, |h| h.poly.0 as usize & 1),
+                    .map_or(0, |h| h.poly.0 & 1),
                 "raycast" => {
                     q.raycast(mesh, a.0, a.1, e.1, &f, &mut visited).unwrap();
-                    visited.len()
+                    visited.len() as u64
                 }
                 other => panic!("QUERIES_FIXED={other}: expected path, nearest or raycast"),
             };
@@ -253,7 +262,7 @@ fn digest() {
                         .unwrap();
                     d.word(r.status as u64);
                     d.word(r.cost.to_bits());
-                    d.word(r.iterations as u64);
+                    d.word(r.iterations);
                     path.iter().for_each(|p| d.word(p.0));
                     q.find_straight_path(
                         mesh,

@@ -55,7 +55,7 @@ proptest! {
     #[test]
     fn hostile_arguments_never_panic_and_fail_with_a_typed_error(
         a in poly_ref(), b in poly_ref(), p in point(), e in point(), ext in point(),
-        radius in coord(), budget in 0usize..64, path in prop::collection::vec(poly_ref(), 0..6),
+        radius in coord(), budget in 0u64..64, path in prop::collection::vec(poly_ref(), 0..6),
     ) {
         let mesh = bridge_and_building();
         let f = QueryFilter::new();
@@ -77,7 +77,7 @@ proptest! {
         check(q.move_along_surface(&mesh, a, p, e, &f, &mut refs).map(|_| ()))?;
         check(q.find_distance_to_wall(&mesh, a, p, radius, &f).map(|_| ()))?;
         check(q.polys_around_circle(&mesh, a, p, radius, &f, &mut Vec::new()))?;
-        check(q.find_local_neighbourhood(&mesh, a, p, radius, &f, budget, &mut Vec::new()))?;
+        check(q.find_local_neighbourhood(&mesh, a, p, radius, &f, budget as usize, &mut Vec::new()))?;
         check(q.poly_wall_segments(&mesh, a, &f, &mut Vec::new()))?;
         check(q.polys_around_shape(&mesh, a, &[p, e, ext], &f, &mut Vec::new()))?;
         check(q.find_random_point_around_circle(&mesh, a, p, radius, &f, &mut || radius).map(|_| ()))?;

@@ -158,7 +158,7 @@ fn case(
 fn run(
     q: &mut NavMeshQuery,
     c: &Case,
-    budget: usize,
+    budget: u64,
     path: &mut Vec<PolyRef>,
 ) -> onepath_mesh::query::PathResult {
     q.find_path(
@@ -195,10 +195,10 @@ fn sliced_equals_one_shot(
     mut q: NavMeshQuery,
     mut s: NavMeshQuery,
     c: &Case,
-    step: usize,
+    step: u64,
 ) -> Result<(), TestCaseError> {
     let mut one = Vec::new();
-    let r = run(&mut q, c, usize::MAX, &mut one);
+    let r = run(&mut q, c, u64::MAX, &mut one);
     // Sliced, `step` iterations at a time, on another query object.
     begin(&mut s, c);
     let mut total = 0;
@@ -244,7 +244,7 @@ fn sliced_equals_one_shot(
 /// start) when Dijkstra finds no path.
 fn cost_is_dijkstras(q: &mut NavMeshQuery, c: &Case) -> Result<(), TestCaseError> {
     let mut path = Vec::new();
-    let r = run(q, c, usize::MAX, &mut path);
+    let r = run(q, c, u64::MAX, &mut path);
     let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
     prop_assert_eq!(path[0], c.ends.start_ref);
     match dijkstra(&graph) {
@@ -288,7 +288,7 @@ proptest! {
     #[test]
     fn a_sliced_search_equals_the_one_shot_search_for_every_budget(
         seed in any::<u64>(), pick in (any::<usize>(), any::<usize>()),
-        uv in prop::array::uniform4(0.05f64..0.95), step in 1usize..7,
+        uv in prop::array::uniform4(0.05f64..0.95), step in 1u64..7,
     ) {
         let c = case((2, 2), 4, seed, 3.0, pick, uv);
         sliced_equals_one_shot(NavMeshQuery::new(), NavMeshQuery::new(), &c, step)?;
@@ -304,7 +304,7 @@ proptest! {
         let c = case((tx, tz), 4, seed, 2.0, pick, uv);
         let mut q = NavMeshQuery::new();
         let mut path = Vec::new();
-        let r = run(&mut q, &c, usize::MAX, &mut path);
+        let r = run(&mut q, &c, u64::MAX, &mut path);
         prop_assume!(r.status == PathStatus::Complete);
         let options = StraightPathOptions { all_crossings: crossings, area_crossings: false };
         let mut pts = Vec::new();
@@ -475,7 +475,7 @@ proptest! {
         let ends = c.ends;
         let mut q = NavMeshQuery::new();
         let mut path = Vec::new();
-        let r = run(&mut q, &c, usize::MAX, &mut path);
+        let r = run(&mut q, &c, u64::MAX, &mut path);
         let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
         let best = dijkstra(&graph).expect("a connected mesh");
         prop_assert_eq!(r.status, PathStatus::Complete);
@@ -884,7 +884,7 @@ proptest! {
     #[test]
     fn with_a_landmark_table_a_sliced_search_equals_the_one_shot_search(
         seed in any::<u64>(), pick in (any::<usize>(), any::<usize>()),
-        uv in prop::array::uniform4(0.05f64..0.95), step in 1usize..7,
+        uv in prop::array::uniform4(0.05f64..0.95), step in 1u64..7,
     ) {
         let c = case((2, 2), 4, seed, 3.0, pick, uv);
         let q = with_table(&c.mesh, &c.filter, 4);
@@ -898,16 +898,16 @@ proptest! {
 fn an_exact_table_expands_no_more_than_landmarks_and_refuses_large_meshes() {
     let c = case((4, 4), 4, 3, 1.0, (5, 180), [0.5; 4]);
     let mut path = Vec::new();
-    let plain = run(&mut NavMeshQuery::new(), &c, usize::MAX, &mut path);
+    let plain = run(&mut NavMeshQuery::new(), &c, u64::MAX, &mut path);
     let lm = run(
         &mut with_table(&c.mesh, &c.filter, 16),
         &c,
-        usize::MAX,
+        u64::MAX,
         &mut path,
     );
     let mut q = with_table(&c.mesh, &c.filter, EXACT);
     assert!(q.compiled_graph().unwrap().is_exact());
-    let ex = run(&mut q, &c, usize::MAX, &mut path);
+    let ex = run(&mut q, &c, u64::MAX, &mut path);
     assert!(close(ex.cost, plain.cost));
     // (On a square grid even the exact estimate leaves the plateau of equally good
     // staircases: rounding, not the tie rule, orders their polygons.)
@@ -930,9 +930,9 @@ fn an_exact_table_expands_no_more_than_landmarks_and_refuses_large_meshes() {
 fn a_landmark_table_expands_fewer_polygons_on_an_open_grid() {
     let c = case((4, 4), 4, 3, 1.0, (5, 180), [0.5; 4]);
     let mut path = Vec::new();
-    let plain = run(&mut NavMeshQuery::new(), &c, usize::MAX, &mut path);
+    let plain = run(&mut NavMeshQuery::new(), &c, u64::MAX, &mut path);
     let mut q = with_table(&c.mesh, &c.filter, 8);
-    let r = run(&mut q, &c, usize::MAX, &mut path);
+    let r = run(&mut q, &c, u64::MAX, &mut path);
     assert_eq!(plain.status, PathStatus::Complete);
     assert_eq!(r.status, PathStatus::Complete);
     assert!(close(r.cost, plain.cost));
@@ -974,11 +974,11 @@ fn a_stale_or_unfitting_table_is_not_used_and_the_search_answers_as_without_one(
         ends: c.ends,
     };
     let mut plain_path = Vec::new();
-    let plain = run(&mut NavMeshQuery::new(), &c2, usize::MAX, &mut plain_path);
+    let plain = run(&mut NavMeshQuery::new(), &c2, u64::MAX, &mut plain_path);
     let mut q = NavMeshQuery::new();
     q.set_compiled_graph(Some(table));
     let mut path = Vec::new();
-    let r = run(&mut q, &c2, usize::MAX, &mut path);
+    let r = run(&mut q, &c2, u64::MAX, &mut path);
     assert_eq!(
         (r.status, r.iterations, r.cost.to_bits()),
         (plain.status, plain.iterations, plain.cost.to_bits())
@@ -1070,7 +1070,7 @@ proptest! {
     fn a_compiled_graph_without_landmarks_answers_exactly_as_no_graph(
         tx in 1u16..=3, tz in 1u16..=3, cells in prop::sample::select(vec![2u16, 4]),
         seed in any::<u64>(), swamp in 0.25f64..6.0, narrow in any::<bool>(),
-        budget in prop::sample::select(vec![0usize, 1, 5, 40, usize::MAX]),
+        budget in prop::sample::select(vec![0u64, 1, 5, 40, u64::MAX]),
         pick in (any::<usize>(), any::<usize>()), uv in prop::array::uniform4(0.05f64..0.95),
     ) {
         let mut c = case((tx, tz), cells, seed, swamp, pick, uv);
@@ -1090,11 +1090,7 @@ proptest! {
 
 /// Runs `c` with the table `q` holds twice, walking the compiled graph and the tiles, and
 /// checks both give the same answer bit for bit.
-fn compiled_equals_tiles(
-    q: &mut NavMeshQuery,
-    c: &Case,
-    budget: usize,
-) -> Result<(), TestCaseError> {
+fn compiled_equals_tiles(q: &mut NavMeshQuery, c: &Case, budget: u64) -> Result<(), TestCaseError> {
     let mut a = Vec::new();
     q.set_walk_tiles(false);
     let ra = run(q, c, budget, &mut a);
@@ -1117,7 +1113,7 @@ proptest! {
     #[test]
     fn the_compiled_graph_answers_exactly_as_the_tiles(
         tx in 1u16..=3, tz in 1u16..=3, seed in any::<u64>(), swamp in 0.25f64..6.0,
-        narrow in any::<bool>(), budget in prop::sample::select(vec![3usize, 17, usize::MAX]),
+        narrow in any::<bool>(), budget in prop::sample::select(vec![3u64, 17, u64::MAX]),
         pick in (any::<usize>(), any::<usize>()), uv in prop::array::uniform4(0.05f64..0.95),
         exact in any::<bool>(),
     ) {
@@ -1139,7 +1135,7 @@ proptest! {
             return Ok(());
         };
         let mut q = with_table(&c.mesh, &QueryFilter::new(), table_kind(4, exact));
-        compiled_equals_tiles(&mut q, &c, usize::MAX)?;
+        compiled_equals_tiles(&mut q, &c, u64::MAX)?;
     }
 }
 
@@ -1206,7 +1202,7 @@ proptest! {
         }
         let mut q = with_table(&c.mesh, &base, 4);
         let mut path = Vec::new();
-        let _ = q.find_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &QueryFilter::new(), usize::MAX, &mut path);
+        let _ = q.find_path(&c.mesh, c.ends.start_ref, c.ends.end_ref, c.ends.start_pos, c.ends.end_pos, &QueryFilter::new(), u64::MAX, &mut path);
         straight_equal(&mut q, &c, &path, crossings)?;
         // A corridor with one polygon dropped (consecutive ones no longer neighbours).
         if path.len() > 2 {
@@ -1229,7 +1225,7 @@ proptest! {
         // The corridor found with links allowed, pulled under the (maybe refusing) filter.
         let mut path = Vec::new();
         let e = c.ends;
-        q.find_path(&c.mesh, e.start_ref, e.end_ref, e.start_pos, e.end_pos, &QueryFilter::new(), usize::MAX, &mut path).unwrap();
+        q.find_path(&c.mesh, e.start_ref, e.end_ref, e.start_pos, e.end_pos, &QueryFilter::new(), u64::MAX, &mut path).unwrap();
         straight_equal(&mut q, &c, &path, crossings)?;
     }
 }
@@ -1252,7 +1248,7 @@ fn the_radix_open_list_answers_exactly_as_the_binary_heap() {
             &polys[(k * 977 + 501) % polys.len()],
         );
         let (pa, pb) = (in_cell(&a.1, 0.3, 0.6), in_cell(&b.1, 0.7, 0.2));
-        for budget in [usize::MAX, 400] {
+        for budget in [u64::MAX, 400] {
             q.set_plain_open_list(false);
             let ra = q
                 .find_path(&g.mesh, a.0, b.0, pa, pb, &filter, budget, &mut path_a)
@@ -1293,9 +1289,9 @@ fn a_graph_built_on_a_worker_thread_from_a_clone_applies_until_the_mesh_changes(
     let mut q = NavMeshQuery::new();
     q.set_compiled_graph(Some(Arc::clone(&graph)));
     let mut with = Vec::new();
-    let r = run(&mut q, &c, usize::MAX, &mut with);
+    let r = run(&mut q, &c, u64::MAX, &mut with);
     let mut plain = Vec::new();
-    let rp = run(&mut NavMeshQuery::new(), &c, usize::MAX, &mut plain);
+    let rp = run(&mut NavMeshQuery::new(), &c, u64::MAX, &mut plain);
     assert!(close(r.cost, rp.cost));
     let mut edited = c.mesh.clone();
     let r0 = edited.tile_at_slot(0).unwrap().poly_ref(0).unwrap();

@@ -190,7 +190,7 @@ const GENERATED_ROUNDS: usize = 20;
 /// Interleaved build rounds (Recast, OnePath on 1 thread, OnePath on all threads).
 const BUILD_ROUNDS_MIN: usize = 5;
 /// Largest A* expansion budget given to OnePath (Detour's budget is its node pool).
-const ONEPATH_ITERATIONS: usize = 1 << 20;
+const ONEPATH_ITERATIONS: u64 = 1 << 20;
 /// The relative straight-path length tolerance of issue 8.
 const LENGTH_GOAL: f64 = 0.02;
 
@@ -413,7 +413,7 @@ fn same_polygons_section(
     // Each engine's own corridors, for timing the string pulling alone.
     let mut corridors_d = Vec::with_capacity(snapped_d.len());
     let mut corridors_o = Vec::with_capacity(snapped_o.len());
-    let mut iterations = 0usize;
+    let mut iterations = 0u64;
     let mut detour_iterations = 0usize;
     for ((a, b), (x, y)) in snapped_d.iter().zip(&snapped_o) {
         let (c, _, n) = detour.corridor_counted(*a, *b)?;
@@ -437,8 +437,8 @@ fn same_polygons_section(
     let build = alt.use_compiled_graph(LANDMARKS)?;
     let mut exact = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
     let build_x = exact.use_exact_graph()?;
-    let mut x_iterations = 0usize;
-    let mut alt_iterations = 0usize;
+    let mut x_iterations = 0u64;
+    let mut alt_iterations = 0u64;
     let mut alt_cost_diff = 0.0f64;
     for (x, y) in &snapped_o {
         let plain = ours.search(x, y)?;

@@ -7,7 +7,7 @@
 //! compiled graph numbers the polygons once (rows, in slot then polygon order) and keeps, per
 //! row, its reference, centre, area, flags and crossings in neighbour order with the cost
 //! model's distances through them, so an expansion reads one contiguous block. It holds the
-//! very values the tile cache computes (same functions, same operation order), so a search
+//! very values the derived per-tile data holds (same functions, same operation order), so a search
 //! that walks it expands the same polygons in the same order with the same bits.
 //!
 //! **Landmarks.** The plain heuristic, straight-line distance × smallest area cost, is weak
@@ -41,13 +41,12 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::mesh::TiledNavMesh;
+use crate::query::derived::DerivedWalk;
 use crate::query::error::QueryError;
 use crate::query::filter::{QueryFilter, AREA_COUNT};
 use crate::query::geom::{dist, Vec3};
-use crate::query::graph::{
-    crossing_cost, decode, for_each_crossing_at, poly_centre, poly_passes, poly_verts, Crossing,
-    PathEnds, PolyVerts,
-};
+use crate::query::graph::{crossing_cost, for_each_crossing_at, Crossing, PathEnds, PolygonGraph};
+use crate::query::poly::{decode, poly_centre, poly_passes, poly_verts, PolyVerts};
 
 /// Landmarks a search reads (of those the graph has): the ones that bound the start best.
 const ACTIVE_LANDMARKS: usize = 4;
@@ -139,7 +138,7 @@ struct Row {
 }
 
 /// One crossing of the compiled graph, with the cost model's distances through it between
-/// the two centres, computed with [`dist`] exactly as the tile cache computes them.
+/// the two centres, computed with [`dist`] exactly as the derived per-tile data computes them.
 #[derive(Debug, Clone, Copy)]
 struct GraphEdge {
     to: u32,
@@ -759,9 +758,9 @@ impl CompiledGraph {
 
     /// Calls `f(neighbour, neighbour position, edge cost, neighbour row)` for every edge
     /// leaving the polygon of `row` under `filter` (covered by the base filter), in neighbour
-    /// order, first crossing per target: exactly the calls
-    /// [`PathGraph::for_each_edge_cached`](crate::query::PathGraph) makes for it on the
-    /// current mesh, with the same bits. The polygon is at its centre, or at `from_pos` when
+    /// order, first crossing per target: exactly the calls the tile walk
+    /// ([`PathGraph::for_each_edge`](crate::query::PathGraph::for_each_edge)) makes for it on
+    /// the current mesh, with the same bits. The polygon is at its centre, or at `from_pos` when
     /// it is the search's start (then it must have no off-mesh link,
     /// [`CompiledGraph::row_has_links`]: the graph keeps no link's departure point).
     #[inline]
@@ -834,6 +833,48 @@ impl CompiledGraph {
     }
 }
 
+/// The path search's edges read from a compiled graph that applies to the search: the
+/// very calls of the tile walk, bit for bit. A polygon the graph cannot expand (none of its
+/// rows, or the search's start when it has an off-mesh link: the graph keeps no link's
+/// departure point) is expanded from the derived per-tile data instead.
+pub(crate) struct CompiledWalk<'a, 'm> {
+    /// The compiled graph (current for the mesh searched, covering its filter).
+    pub(crate) graph: &'a CompiledGraph,
+    /// Whether the search's filter passes exactly the polygons and links the graph's does.
+    pub(crate) same_filter: bool,
+    /// The walk for the polygons the graph cannot expand.
+    pub(crate) tiles: DerivedWalk<'a, 'm>,
+}
+
+impl PolygonGraph for CompiledWalk<'_, '_> {
+    #[inline]
+    fn edges_from(
+        &mut self,
+        from: PolyRef,
+        mut f: impl FnMut(PolyRef, Vec3, f64, usize),
+    ) -> Result<(), QueryError> {
+        let ends = *self.tiles.graph.ends();
+        let row = self.graph.row(from).and_then(|row| {
+            if from != ends.start_ref {
+                Some((row, None))
+            } else if self.graph.row_has_links(row) {
+                None
+            } else {
+                Some((row, Some(ends.start_pos)))
+            }
+        });
+        match row {
+            Some((row, from_pos)) => {
+                let filter = self.tiles.graph.filter();
+                self.graph
+                    .for_each_edge(row, from_pos, filter, self.same_filter, &ends, &mut f);
+                Ok(())
+            }
+            None => self.tiles.edges_from(from, f),
+        }
+    }
+}
+
 /// The polygons of the largest connected part (edges taken both ways) among those that pass,
 /// in row order. Ties: the part with the lowest row.
 fn largest_part(fwd: &Csr, rev: &Csr, passes: &[bool]) -> Vec<u32> {
@@ -888,7 +929,7 @@ fn poly_of_row(mesh: &TiledNavMesh, slot_base: &[u32], row: u32) -> PolyRef {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::generated::generated_grid_mesh;
+    use crate::query::generated_grid_mesh;
 
     /// The active landmarks are the `ACTIVE_LANDMARKS` largest start bounds, ties to the lower
     /// index: the insertion `goal` makes equals a full sort.

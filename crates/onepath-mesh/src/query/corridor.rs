@@ -6,8 +6,9 @@ use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{dist_sqr_2d, Vec3};
-use crate::query::graph::{crossing_between, decode, poly_passes, Crossing};
+use crate::query::graph::{crossing_between, Crossing};
 use crate::query::path::{PathResult, PathStatus};
+use crate::query::poly::{decode, poly_passes};
 use crate::query::straight::{StraightPathFlags, StraightPathOptions, StraightPathPoint};
 use crate::query::NavMeshQuery;
 
@@ -270,7 +271,7 @@ impl PathCorridor {
         query: &mut NavMeshQuery,
         mesh: &TiledNavMesh,
         filter: &QueryFilter,
-        max_iterations: usize,
+        max_iterations: u64,
     ) -> Result<bool, QueryError> {
         if self.path.len() < 3 {
             return Ok(false);
@@ -387,7 +388,7 @@ impl PathCorridor {
         mesh: &TiledNavMesh,
         filter: &QueryFilter,
         half_extents: Vec3,
-        max_iterations: usize,
+        max_iterations: u64,
     ) -> Result<PathResult, QueryError> {
         let usable =
             |r: PolyRef| matches!(decode(mesh, r), Ok((t, p)) if poly_passes(t, p, filter));

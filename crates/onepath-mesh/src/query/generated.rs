@@ -9,7 +9,7 @@ use onepath_format::{NavMeshParams, NavTile, PolyRef};
 use crate::fixtures::flat_grid_data;
 use crate::mesh::TiledNavMesh;
 use crate::query::geom::Vec3;
-use crate::query::graph::{poly_verts, PolyVerts};
+use crate::query::poly::{poly_verts, PolyVerts};
 use crate::LinkKind;
 
 /// Area given to "swamp" cells of [`generated_grid_mesh`].

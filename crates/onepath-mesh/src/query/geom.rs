@@ -13,6 +13,16 @@ pub(crate) fn check_point(what: &str, p: Vec3) -> Result<(), onepath_format::Coo
     onepath_format::NavMeshParams::check_point(what, p)
 }
 
+/// A radius or extent argument: finite and not negative (NaN fails), else
+/// [`QueryError::InvalidExtent`](crate::query::QueryError::InvalidExtent) naming it.
+pub(crate) fn check_extent(what: &'static str, value: f64) -> Result<(), crate::query::QueryError> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(crate::query::QueryError::InvalidExtent { what, value })
+    }
+}
+
 /// `b − a`.
 pub(crate) fn sub(a: Vec3, b: Vec3) -> Vec3 {
     [b[0] - a[0], b[1] - a[1], b[2] - a[2]]

@@ -1,72 +1,72 @@
-//! The polygon graph every search walks: polygon outlines in world space, the neighbours
-//! of a polygon under a filter (in a fixed order), and the path cost model shared by the
-//! A* search, the sliced search and any reference search (the Dijkstra cross-check).
+//! The polygon graph every search walks: the neighbours of a polygon under a filter (in a
+//! fixed order), the path cost model shared by the A* search, the sliced search and any
+//! reference search (the Dijkstra cross-check), and [`PolygonGraph`], the one interface of
+//! the path search over its three edge sources: the tile walk ([`PathGraph`], here), the
+//! derived per-tile data (`DerivedWalk`, `derived.rs`) and the compiled graph
+//! (`CompiledWalk`, `compiled.rs`).
 
 use smallvec::SmallVec;
 
-use onepath_format::{PolyRef, NO_PORTAL};
+use onepath_format::PolyRef;
 
 use crate::mesh::{MeshTile, TiledNavMesh};
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{check_point, dist, lerp, Vec3};
-use crate::query::tilecache::{TileCache, NO_EDGE};
+use crate::query::geom::{check_point, dist, Vec3};
+use crate::query::poly::{
+    decode, decode_passing, midpoint, poly_centre, poly_passes, poly_verts, portal_segment, world,
+    PolyVerts,
+};
 use crate::{Link, LinkKind};
-
-/// A polygon outline in world space (at most 16 corners).
-pub type PolyVerts = SmallVec<[Vec3; 16]>;
 
 /// The heuristic is `distance × smallest area cost × HEURISTIC_SCALE`. The scale keeps it
 /// strictly below the true remaining cost even after the rounding of the sums along a
 /// path, so the search stays exact (admissible) in floating point.
 pub const HEURISTIC_SCALE: f64 = 0.999_999;
 
-/// World position of a tile-local vertex: `origin + f64(local)`, per component.
-pub(crate) fn world(origin: [f64; 3], v: [f32; 3]) -> Vec3 {
-    [
-        origin[0] + f64::from(v[0]),
-        origin[1] + f64::from(v[1]),
-        origin[2] + f64::from(v[2]),
-    ]
+/// The `row` a [`PolygonGraph`] hands over for a neighbour that is no row of a compiled
+/// graph (every neighbour of the tile walks).
+pub(crate) const NO_ROW: usize = usize::MAX;
+
+/// The polygon graph as the path search reads it: the edges leaving a polygon, in
+/// neighbour order, first crossing per target, with the positions and costs of the cost
+/// model ([`PathGraph`]). Every implementation gives the very calls of
+/// [`PathGraph::for_each_edge`] for the same mesh, filter and ends, bit for bit; they differ
+/// in speed only. The search is generic over it (monomorphised, no dynamic dispatch in its
+/// inner loop).
+pub(crate) trait PolygonGraph {
+    /// Whether [`PolygonGraph::prefetch`] does anything (the search then peeks at the open
+    /// list for the polygon likely expanded next).
+    const PREFETCH: bool = false;
+
+    /// A hint that polygon `r` is likely expanded next: starts loading its data. Never
+    /// changes an answer.
+    #[inline]
+    fn prefetch(&self, _r: PolyRef) {}
+
+    /// Calls `f(neighbour, neighbour position, edge cost, row)` for every edge leaving
+    /// `from`, a polygon the search has reached (`row`: the neighbour's row in a compiled
+    /// graph, or [`NO_ROW`]). An invalid `from` is [`QueryError::InvalidPolyRef`].
+    fn edges_from(
+        &mut self,
+        from: PolyRef,
+        f: impl FnMut(PolyRef, Vec3, f64, usize),
+    ) -> Result<(), QueryError>;
 }
 
-/// Fills `out` with the world-space corners of polygon `p` of `tile`, in corner order.
-pub(crate) fn poly_verts(tile: &MeshTile, p: usize, out: &mut PolyVerts) {
-    out.clear();
-    let d = tile.tile().data();
-    let o = tile.origin();
-    for c in tile.tile().poly_corners(p) {
-        out.push(world(o, d.vertices[usize::from(d.corners[c])]));
+/// The tile walk: every edge computed afresh from the tiles.
+impl PolygonGraph for PathGraph<'_> {
+    #[inline]
+    fn edges_from(
+        &mut self,
+        from: PolyRef,
+        mut f: impl FnMut(PolyRef, Vec3, f64, usize),
+    ) -> Result<(), QueryError> {
+        let from_pos = self.node_pos(from)?;
+        self.for_each_edge(from, from_pos, |nb, pos, cost| {
+            f(nb.target, pos, cost, NO_ROW)
+        })
     }
-}
-
-/// The centre of a polygon: the average of its corners, summed in corner order.
-pub(crate) fn poly_centre(verts: &[Vec3]) -> Vec3 {
-    let mut c = [0.0; 3];
-    for v in verts {
-        c[0] += v[0];
-        c[1] += v[1];
-        c[2] += v[2];
-    }
-    let n = verts.len() as f64;
-    [c[0] / n, c[1] / n, c[2] / n]
-}
-
-/// The order of polygons in every tie-break: slot, then polygon index (the reference without
-/// its salt), so that answers do not depend on slot generations: a tile streamed out and
-/// back in (same slot, new salt) answers exactly as before.
-pub fn tie_key(r: PolyRef) -> u64 {
-    r.0 & ((1u64 << 40) - 1)
-}
-
-/// Decodes a reference or names it in [`QueryError::InvalidPolyRef`].
-pub(crate) fn decode(mesh: &TiledNavMesh, r: PolyRef) -> Result<(&MeshTile, usize), QueryError> {
-    mesh.poly(r).map_err(|_| QueryError::InvalidPolyRef(r))
-}
-
-/// True when the polygon's current flags pass the filter.
-pub(crate) fn poly_passes(tile: &MeshTile, p: usize, filter: &QueryFilter) -> bool {
-    filter.passes_flags(tile.tile().flags()[p])
 }
 
 /// How a path passes from one polygon to a neighbour.
@@ -117,23 +117,6 @@ impl Crossing {
             Crossing::Edge { left, right, .. } => midpoint(left, right),
             Crossing::OffMesh { end, .. } => end,
         }
-    }
-}
-
-pub(crate) fn midpoint(a: Vec3, b: Vec3) -> Vec3 {
-    [
-        (a[0] + b[0]) * 0.5,
-        (a[1] + b[1]) * 0.5,
-        (a[2] + b[2]) * 0.5,
-    ]
-}
-
-/// `a + (b − a)·t`, but exactly `b` at `t = 1` (and `a` at 0).
-fn edge_point(a: Vec3, b: Vec3, t: f64) -> Vec3 {
-    if t >= 1.0 {
-        b
-    } else {
-        lerp(a, b, t)
     }
 }
 
@@ -344,7 +327,7 @@ fn link_crossing<'m>(
 }
 
 /// The crossing of off-mesh link `l` of `owner`, when its switch is on and its flags pass.
-fn off_mesh_crossing(
+pub(crate) fn off_mesh_crossing(
     owner: &MeshTile,
     l: u32,
     filter: &QueryFilter,
@@ -370,52 +353,6 @@ fn off_mesh_crossing(
         owner_slot: owner.slot(),
         link: l,
     })
-}
-
-/// The part of edge `edge` of polygon `p` shared with edge `nedge` of polygon `q` of the
-/// neighbouring tile, as (left, right) on `p`'s edge: the intersection of the two edges'
-/// intervals along the boundary axis (Z for sides 0 and 2, X for 1 and 3).
-pub(crate) fn portal_segment(
-    tile: &MeshTile,
-    p: usize,
-    edge: u8,
-    side: u8,
-    other: &MeshTile,
-    q: usize,
-    nedge: u8,
-) -> Option<(Vec3, Vec3)> {
-    let ends = |t: &MeshTile, poly: usize, e: u8| -> Option<(Vec3, Vec3)> {
-        let d = t.tile().data();
-        let c = t.tile().poly_corners(poly);
-        let n = c.len();
-        let e = usize::from(e);
-        if e >= n {
-            return None;
-        }
-        if d.edge_portal_sides[c.start + e] == NO_PORTAL {
-            return None;
-        }
-        let a = world(t.origin(), d.vertices[usize::from(d.corners[c.start + e])]);
-        let b = world(
-            t.origin(),
-            d.vertices[usize::from(d.corners[c.start + (e + 1) % n])],
-        );
-        Some((a, b))
-    };
-    let (a, b) = ends(tile, p, edge)?;
-    let (c, d) = ends(other, q, nedge)?;
-    let u = if side & 1 == 0 { 2 } else { 0 };
-    let lo = a[u].min(b[u]).max(c[u].min(d[u]));
-    let hi = a[u].max(b[u]).min(c[u].max(d[u]));
-    if !(hi > lo) {
-        return None;
-    }
-    let span = b[u] - a[u];
-    let t0 = ((lo - a[u]) / span).clamp(0.0, 1.0);
-    let t1 = ((hi - a[u]) / span).clamp(0.0, 1.0);
-    let (tmin, tmax) = if t0 <= t1 { (t0, t1) } else { (t1, t0) };
-    // Edge k runs from corner k (right, seen leaving) to corner k + 1 (left).
-    Some((edge_point(a, b, tmax), edge_point(a, b, tmin)))
 }
 
 /// The two ends of a path search and the positions the cost model uses.
@@ -458,10 +395,7 @@ impl<'m> PathGraph<'m> {
         check_point("start_pos", ends.start_pos)?;
         check_point("end_pos", ends.end_pos)?;
         for r in [ends.start_ref, ends.end_ref] {
-            let (t, p) = decode(mesh, r)?;
-            if !poly_passes(t, p, filter) {
-                return Err(QueryError::FilteredOut(r));
-            }
+            decode_passing(mesh, r, filter)?;
         }
         Ok(PathGraph { mesh, filter, ends })
     }
@@ -527,7 +461,7 @@ impl<'m> PathGraph<'m> {
                 poly_centre(&verts)
             };
             let cb = self.filter.area_cost(tt.tile().areas()[tp]);
-            let cost = self.cost_via(ca, from_pos, nb.crossing, cb, to_pos);
+            let cost = crossing_cost(self.filter, ca, from_pos, nb.crossing, cb, to_pos);
             f(&nb, to_pos, cost);
         });
         Ok(())
@@ -535,158 +469,15 @@ impl<'m> PathGraph<'m> {
 }
 
 impl PathGraph<'_> {
-    /// [`PathGraph::for_each_edge`] for the search of a query object: the same edges in
-    /// the same order with the same bits, reading polygon centres, edge midpoints and the
-    /// distances through them from `cache` instead of recomputing them. The departing
-    /// position is the one [`PathGraph::node_pos`] gives `from`. Calls
-    /// `f(neighbour, neighbour position, edge cost)`.
-    ///
-    /// A cached distance is used only where the uncached form measures between the very
-    /// same points (a polygon centre and a crossing midpoint), so `ca·out + cb·into` has the
-    /// bits of `ca·dist(pos(a), m) + cb·dist(m, pos(b))`; the search's ends, whose positions
-    /// are not centres, measure afresh.
-    pub(crate) fn for_each_edge_cached(
-        &self,
-        cache: &mut TileCache,
-        from: PolyRef,
-        mut f: impl FnMut(PolyRef, Vec3, f64),
-    ) -> Result<(), QueryError> {
-        let (t, p) = decode(self.mesh, from)?;
-        let filter = self.filter;
-        let ends = &self.ends;
-        let areas = t.tile().areas();
-        let flags = t.tile().flags();
-        let ca = filter.area_cost(areas[p]);
-        let links = t.poly_links(p);
-        let mut seen: SmallVec<[PolyRef; 16]> = SmallVec::new();
-        let own = cache.get(t);
-        // `from_pos` is the centre unless `from` is one of the ends.
-        let from_end = from == ends.start_ref || from == ends.end_ref;
-        let from_pos = self.node_pos_with(from, own.centres[p]);
-        for (k, &e) in own.poly_edges(p).iter().enumerate() {
-            if e.q == NO_EDGE {
-                continue;
-            }
-            let q = e.q as usize;
-            if !filter.passes_flags(flags[q]) {
-                continue;
-            }
-            let Some(target) = t.poly_ref(e.q) else {
-                continue;
-            };
-            if !links.is_empty() {
-                seen.push(target);
-            }
-            let cb = filter.area_cost(areas[q]);
-            let to_end = target == ends.start_ref || target == ends.end_ref;
-            if !(from_end || to_end) {
-                f(target, own.centres[q], ca * e.out + cb * e.into);
-            } else {
-                let m = own.edge_mids[t.tile().poly_corners(p).start + k];
-                let to_pos = self.node_pos_with(target, own.centres[q]);
-                let a = if from_end { dist(from_pos, m) } else { e.out };
-                let b = if to_end { dist(m, to_pos) } else { e.into };
-                f(target, to_pos, ca * a + cb * b);
-            }
-        }
-        if links.is_empty() {
-            return Ok(());
-        }
-        // Index of the polygon's first link in the tile's link array (`poly_links` is a
-        // subslice of it).
-        let first_link = (links.as_ptr() as usize)
-            .wrapping_sub(t.links().all_links().as_ptr() as usize)
-            / std::mem::size_of::<Link>();
-        for (j, link) in links.iter().enumerate() {
-            if seen.contains(&link.target) {
-                continue;
-            }
-            // The steps of `link_crossing`, with the portal crossing from the cache.
-            let Ok((tt, tp)) = self.mesh.poly(link.target) else {
-                continue;
-            };
-            if !poly_passes(tt, tp, filter) {
-                continue;
-            }
-            let to_end = link.target == ends.start_ref || link.target == ends.end_ref;
-            let cb = filter.area_cost(tt.tile().areas()[tp]);
-            match link.kind {
-                LinkKind::Portal {
-                    side,
-                    edge,
-                    neighbour_edge,
-                    ..
-                } => {
-                    let Some(pc) =
-                        cache.portal(t, first_link + j, p, edge, side, tt, tp, neighbour_edge)
-                    else {
-                        continue;
-                    };
-                    seen.push(link.target);
-                    let to_pos = self.node_pos_with(link.target, pc.centre);
-                    let cost = if from_end || to_end {
-                        // Measured afresh from / to an end, through the crossing's midpoint
-                        // (the cache has just given a crossing for these very arguments).
-                        let Some((l, r)) = portal_segment(t, p, edge, side, tt, tp, neighbour_edge)
-                        else {
-                            continue;
-                        };
-                        let m = midpoint(l, r);
-                        let a = if from_end { dist(from_pos, m) } else { pc.out };
-                        let b = if to_end { dist(m, to_pos) } else { pc.into };
-                        ca * a + cb * b
-                    } else {
-                        ca * pc.out + cb * pc.into
-                    };
-                    f(link.target, to_pos, cost);
-                }
-                LinkKind::OffMesh { .. } | LinkKind::OffMeshReverse { .. } => {
-                    // The link's crossing, from the tile that owns its slot.
-                    let crossing = match link.kind {
-                        LinkKind::OffMeshReverse {
-                            owner_slot,
-                            link: l,
-                        } => self
-                            .mesh
-                            .tile_at_slot(owner_slot)
-                            .and_then(|owner| off_mesh_crossing(owner, l, filter, true)),
-                        LinkKind::OffMesh { link: l } => off_mesh_crossing(t, l, filter, false),
-                        LinkKind::Portal { .. } => None,
-                    };
-                    let Some(crossing) = crossing else {
-                        continue;
-                    };
-                    seen.push(link.target);
-                    let to_pos = self.linked_pos(cache, link.target, tt, tp);
-                    f(
-                        link.target,
-                        to_pos,
-                        self.cost_via(ca, from_pos, crossing, cb, to_pos),
-                    );
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The position of the linked polygon `r` (polygon `tp` of `tt`).
-    fn linked_pos(&self, cache: &mut TileCache, r: PolyRef, tt: &MeshTile, tp: usize) -> Vec3 {
-        if r == self.ends.start_ref {
-            self.ends.start_pos
-        } else if r == self.ends.end_ref {
-            self.ends.end_pos
-        } else {
-            cache.get(tt).centres[tp]
-        }
-    }
-
-    /// The cost of the edge through `crossing` (the cost model of [`PathGraph::for_each_edge`]).
-    fn cost_via(&self, ca: f64, from_pos: Vec3, crossing: Crossing, cb: f64, to_pos: Vec3) -> f64 {
-        crossing_cost(self.filter, ca, from_pos, crossing, cb, to_pos)
+    /// The mesh searched.
+    #[inline]
+    pub(crate) fn mesh(&self) -> &TiledNavMesh {
+        self.mesh
     }
 
     /// The position of `r` given its centre: the search's ends keep their own positions.
-    fn node_pos_with(&self, r: PolyRef, centre: Vec3) -> Vec3 {
+    #[inline]
+    pub(crate) fn node_pos_with(&self, r: PolyRef, centre: Vec3) -> Vec3 {
         if r == self.ends.start_ref {
             self.ends.start_pos
         } else if r == self.ends.end_ref {

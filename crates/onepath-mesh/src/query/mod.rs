@@ -10,11 +10,39 @@
 //! (the polygon graph compiled for faster searches, with optional landmarks or, for small
 //! meshes, an exact distance table for a sharper heuristic).
 //!
-//! One file per concept: `filter.rs`, `bvtree.rs` (per-tile trees), `graph.rs` (neighbours,
-//! crossings, the path cost model), `tilecache.rs` (derived per-tile search data, dense
-//! node index), `compiled.rs` (the compiled graph and landmarks), `nearest.rs`, `path.rs` (A*, sliced), `openlist.rs` (its 4-ary heap), `straight.rs`
-//! (funnel), `raycast.rs`, `surface.rs` (move, walls, circles, random points),
-//! `corridor.rs`, `generated.rs` (a large generated mesh and plain-data export), `geom.rs`.
+//! ## Map
+//! One file per concept. The public methods of [`NavMeshQuery`], by file:
+//!
+//! | file | methods of [`NavMeshQuery`] |
+//! |---|---|
+//! | `mod.rs` | [`new`](NavMeshQuery::new), [`set_compiled_graph`](NavMeshQuery::set_compiled_graph), [`compiled_graph`](NavMeshQuery::compiled_graph), [`clear_derived_data`](NavMeshQuery::clear_derived_data); with the `fixtures` feature (test support) `set_walk_tiles`, `set_plain_open_list` |
+//! | `nearest.rs` | [`query_polygons`](NavMeshQuery::query_polygons), [`find_nearest_poly`](NavMeshQuery::find_nearest_poly), [`closest_point_on_poly`](NavMeshQuery::closest_point_on_poly), [`poly_height`](NavMeshQuery::poly_height) |
+//! | `path.rs` | [`find_path`](NavMeshQuery::find_path), [`begin_path`](NavMeshQuery::begin_path), [`step_path`](NavMeshQuery::step_path), [`finish_path`](NavMeshQuery::finish_path), [`finish_path_partial`](NavMeshQuery::finish_path_partial), [`path_search_active`](NavMeshQuery::path_search_active) |
+//! | `straight.rs` | [`find_straight_path`](NavMeshQuery::find_straight_path) |
+//! | `raycast.rs` | [`raycast`](NavMeshQuery::raycast) |
+//! | `surface/moving.rs` | [`move_along_surface`](NavMeshQuery::move_along_surface) |
+//! | `surface/wall_distance.rs` | [`find_distance_to_wall`](NavMeshQuery::find_distance_to_wall) |
+//! | `surface/walls.rs` | [`poly_wall_segments`](NavMeshQuery::poly_wall_segments) |
+//! | `surface/around.rs` | [`polys_around_circle`](NavMeshQuery::polys_around_circle), [`polys_around_shape`](NavMeshQuery::polys_around_shape) |
+//! | `surface/random.rs` | [`find_random_point`](NavMeshQuery::find_random_point), [`find_random_point_around_circle`](NavMeshQuery::find_random_point_around_circle) |
+//! | `surface/local.rs` | [`find_local_neighbourhood`](NavMeshQuery::find_local_neighbourhood) |
+//!
+//! The other public types keep their methods in their own file: [`PathCorridor`] in
+//! `corridor.rs`, [`CompiledGraph`] in `compiled.rs`, [`PathGraph`] and [`Crossing`] in
+//! `graph.rs`, [`QueryFilter`] in `filter.rs`, [`BvTree`] in `bvtree.rs`, [`RaycastHit`] in
+//! `raycast.rs`, [`StraightPathFlags`] in `straight.rs`, `PlainPolygons` (with the
+//! `fixtures` feature) in `generated.rs`.
+//!
+//! The rest: `filter.rs` ([`QueryFilter`]), `error.rs`, `geom.rs` (vector arithmetic),
+//! `poly.rs` (polygon primitives: corners, centre, crossing midpoint, portal segment,
+//! reference decoding, [`tie_key`], the filter test), `bvtree.rs` (per-tile trees),
+//! `graph.rs` (neighbours, crossings, the path cost model [`PathGraph`], and the one
+//! polygon-graph interface of the path search over its three edge sources: the tile walk,
+//! the derived per-tile data of `derived.rs`, the compiled graph of `compiled.rs`
+//! ([`CompiledGraph`], landmarks)), `nodepool.rs` (the search nodes and their index),
+//! `openlist.rs` (the search's open list), `surface/mod.rs` (the bounded flood the surface
+//! queries share), `corridor.rs` ([`PathCorridor`]), and, with the `fixtures` feature,
+//! `generated.rs` (a large generated mesh and a plain-data export, test support).
 //!
 //! ## Invariants
 //! - A [`NavMeshQuery`] only reads the mesh (`&TiledNavMesh`, passed to every call), so any
@@ -73,6 +101,7 @@
 mod bvtree;
 mod compiled;
 mod corridor;
+mod derived;
 mod error;
 mod filter;
 #[cfg(feature = "fixtures")]
@@ -80,15 +109,14 @@ mod generated;
 mod geom;
 mod graph;
 mod nearest;
+mod nodepool;
 mod openlist;
 mod path;
+mod poly;
 mod raycast;
 mod straight;
 mod surface;
-mod tilecache;
 
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use onepath_format::PolyRef;
@@ -104,41 +132,13 @@ pub use generated::{
     GENERATED_SWAMP_AREA,
 };
 pub use geom::Vec3;
-pub use graph::{tie_key, Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
+pub use graph::{Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
 pub use nearest::{ClosestPoint, NearestPoly};
 pub use path::{PathResult, PathStatus};
+pub use poly::tie_key;
 pub use raycast::RaycastHit;
 pub use straight::{StraightPathFlags, StraightPathOptions, StraightPathPoint};
 pub use surface::{CircleNode, LocalNode, MoveResult, WallHit, WallSegment};
-
-/// A small mixing hasher for the node index (`PolyRef` keys). The index is only
-/// looked up, never iterated, so the hash cannot reach an answer; it just has to be fast.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct RefHasher(u64);
-
-impl Hasher for RefHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        // SplitMix64's finaliser: every input bit reaches the low bits the table indexes
-        // with (a bare multiply would leave slot bits 20..40 out of them).
-        let mut z = self.0 ^ v;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        self.0 = z ^ (z >> 31);
-    }
-}
-
-/// PolyRef → node index.
-pub(crate) type NodeIndex = HashMap<PolyRef, u32, BuildHasherDefault<RefHasher>>;
 
 /// A query object: reusable buffers for the queries on a [`crate::TiledNavMesh`], and the
 /// state of one sliced path search. Cheap to create; keep one per thread or agent system
@@ -146,9 +146,10 @@ pub(crate) type NodeIndex = HashMap<PolyRef, u32, BuildHasherDefault<RefHasher>>
 #[derive(Debug, Default)]
 pub struct NavMeshQuery {
     bv: bvtree::BvCache,
-    nodes: Vec<path::PathNode>,
-    node_index: tilecache::DenseIndex,
-    tiles: tilecache::TileCache,
+    /// The nodes of the path search.
+    pool: nodepool::NodePool,
+    /// The derived per-tile data of the path search.
+    derived: derived::DerivedTiles,
     open: openlist::OpenList,
     search: Option<path::SearchState>,
     /// The filter of the search in `search` (kept apart so that a step borrows it while
@@ -159,15 +160,14 @@ pub struct NavMeshQuery {
     graph: Option<Arc<compiled::CompiledGraph>>,
     /// The graph of the search in `search` (a later `set_compiled_graph` does not change it).
     search_graph: Option<Arc<compiled::CompiledGraph>>,
-    /// Per search node, its heuristic, while the search uses a compiled graph.
-    node_h: Vec<f64>,
-    /// Whether searches with a compiled graph walk the tiles instead (a test hook).
-    walk_tiles: bool,
-    /// Whether the open list keeps to the binary heap (a test hook).
+    /// The edges path searches read (a knob of the tests: every source gives the same
+    /// answers).
+    edge_source: EdgeSource,
+    /// Whether the open list keeps to the binary heap (a knob of the tests: the pop order
+    /// is the same).
     plain_open_list: bool,
-    aux_nodes: Vec<path::Node>,
-    aux_index: NodeIndex,
-    aux_open: BinaryHeap<path::OpenEntry>,
+    /// The node pool of the surface queries' floods.
+    flood: surface::Flood,
     scratch_refs: Vec<PolyRef>,
     scratch_portals: Vec<straight::Portal>,
     scratch_circle: Vec<surface::CircleNode>,
@@ -194,31 +194,53 @@ impl NavMeshQuery {
         self.graph = graph;
     }
 
-    /// Test hook: with `true`, searches with a compiled graph read the tiles instead of
-    /// the compiled graph (the two give the same answers bit for bit; the tests
-    /// compare them).
-    #[doc(hidden)]
-    pub fn set_walk_tiles(&mut self, on: bool) {
-        self.walk_tiles = on;
-    }
-
-    /// Test hook: with `true`, searches keep their open list a binary heap instead of
-    /// turning to a radix heap when large (the pop order is the same; the tests compare).
-    #[doc(hidden)]
-    pub fn set_plain_open_list(&mut self, on: bool) {
-        self.plain_open_list = on;
-    }
-
     /// The compiled graph set with [`NavMeshQuery::set_compiled_graph`].
     pub fn compiled_graph(&self) -> Option<&Arc<CompiledGraph>> {
         self.graph.as_ref()
     }
 
-    /// Drops the per-tile trees and the per-tile path search data (polygon centres, edge
-    /// midpoints), and the tile geometry they keep alive, which may belong to tiles the
-    /// mesh no longer holds; shrinks nothing else. Both are rebuilt on use.
-    pub fn clear_tile_cache(&mut self) {
+    /// Drops the data the query object derives from tiles: the per-tile trees and the
+    /// per-tile path search data (polygon centres, edge midpoints, crossing distances), and
+    /// the tile geometry they keep alive, which may belong to tiles the mesh no longer
+    /// holds; shrinks nothing else. Both are rebuilt on use and never change an answer.
+    pub fn clear_derived_data(&mut self) {
         self.bv = bvtree::BvCache::default();
-        self.tiles = tilecache::TileCache::default();
+        self.derived = derived::DerivedTiles::default();
     }
+}
+
+/// Test support (the `fixtures` feature): knobs that change how path searches compute,
+/// never what they answer, so that tests can compare the ways.
+#[cfg(feature = "fixtures")]
+impl NavMeshQuery {
+    /// With `true`, searches with a compiled graph read the derived per-tile data instead
+    /// of the compiled graph (the two give the same answers bit for bit; the tests compare
+    /// them).
+    pub fn set_walk_tiles(&mut self, on: bool) {
+        self.edge_source = if on {
+            EdgeSource::Derived
+        } else {
+            EdgeSource::Fastest
+        };
+    }
+
+    /// With `true`, searches keep their open list a binary heap instead of turning to a
+    /// radix heap when large (the pop order is the same; the tests compare).
+    pub fn set_plain_open_list(&mut self, on: bool) {
+        self.plain_open_list = on;
+    }
+}
+
+/// The edges a path search reads (every source gives the very same calls, bit for bit).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EdgeSource {
+    /// The compiled graph when it applies, else the derived per-tile data.
+    #[default]
+    Fastest,
+    /// The derived per-tile data (`derived.rs`).
+    #[cfg_attr(not(any(test, feature = "fixtures")), allow(dead_code))]
+    Derived,
+    /// The tile walk, every edge computed afresh ([`PathGraph`]).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Tiles,
 }

@@ -6,9 +6,10 @@ use crate::mesh::{MeshTile, TiledNavMesh};
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{
-    check_point, closest_on_segment_2d, dist_sqr, lerp, point_in_poly_2d, triangle_height, Vec3,
+    check_extent, check_point, closest_on_segment_2d, dist_sqr, lerp, point_in_poly_2d,
+    triangle_height, Vec3,
 };
-use crate::query::graph::{decode, poly_passes, poly_verts, tie_key, world, PolyVerts};
+use crate::query::poly::{decode, poly_passes, poly_verts, tie_key, world, PolyVerts};
 use crate::query::NavMeshQuery;
 
 /// The result of [`NavMeshQuery::find_nearest_poly`].
@@ -40,9 +41,7 @@ fn check_extents(half: Vec3) -> Result<(), QueryError> {
         ("half_extents.y", half[1]),
         ("half_extents.z", half[2]),
     ] {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(QueryError::InvalidExtent { what, value: v });
-        }
+        check_extent(what, v)?;
     }
     Ok(())
 }

@@ -14,7 +14,41 @@ use std::collections::BinaryHeap;
 
 use onepath_format::PolyRef;
 
-use crate::query::graph::tie_key;
+use crate::query::poly::tie_key;
+
+/// An open-list entry. The heap pops the smallest `f`, then the largest `g` (the deeper
+/// node), then the lowest (slot, polygon) ([`tie_key`]). Entries made stale by a later improvement stay in the
+/// heap and are skipped when popped.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OpenEntry {
+    pub(crate) f: f64,
+    pub(crate) g: f64,
+    pub(crate) poly: PolyRef,
+    pub(crate) node: u32,
+}
+
+impl PartialEq for OpenEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for OpenEntry {}
+impl PartialOrd for OpenEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for OpenEntry {
+    /// "Greater" pops first (BinaryHeap is a max-heap).
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .f
+            .total_cmp(&self.f)
+            .then(self.g.total_cmp(&other.g))
+            .then(tie_key(other.poly).cmp(&tie_key(self.poly)))
+            .then(other.node.cmp(&self.node))
+    }
+}
 
 /// `x`'s bits mapped so that unsigned integer order is `f64::total_cmp` order: negative
 /// values (sign bit set) have all bits flipped, the others only the sign bit.
@@ -225,7 +259,6 @@ impl OpenList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::path::OpenEntry;
 
     /// SplitMix64.
     fn next(s: &mut u64) -> u64 {

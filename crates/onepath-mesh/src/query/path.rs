@@ -7,12 +7,16 @@ use std::cmp::Ordering;
 use onepath_format::PolyRef;
 
 use crate::mesh::TiledNavMesh;
-use crate::query::compiled::LandmarkGoal;
+use crate::query::compiled::{CompiledGraph, CompiledWalk, LandmarkGoal};
+use crate::query::derived::DerivedWalk;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{dist, Vec3};
-use crate::query::graph::{tie_key, PathEnds, PathGraph, HEURISTIC_SCALE};
-use crate::query::NavMeshQuery;
+use crate::query::graph::{PathEnds, PathGraph, PolygonGraph, HEURISTIC_SCALE, NO_ROW};
+use crate::query::nodepool::{NodePool, PathNode, NO_PARENT};
+use crate::query::openlist::OpenList;
+use crate::query::poly::tie_key;
+use crate::query::{EdgeSource, NavMeshQuery};
 
 /// How a path search ended (or that it has not yet).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,67 +42,7 @@ pub struct PathResult {
     /// position; otherwise up to the last polygon's position).
     pub cost: f64,
     /// Polygons expanded (iterations used).
-    pub iterations: usize,
-}
-
-pub(crate) const NO_PARENT: u32 = u32::MAX;
-
-/// One search node: a polygon reached, with its best known cost.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Node {
-    pub(crate) poly: PolyRef,
-    pub(crate) pos: Vec3,
-    pub(crate) g: f64,
-    pub(crate) f: f64,
-    pub(crate) parent: u32,
-    pub(crate) closed: bool,
-}
-
-/// One node of the path search (32 bytes: two per cache line).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PathNode {
-    pub(crate) poly: PolyRef,
-    pub(crate) g: f64,
-    /// Distance from the polygon's position in the cost model to the goal position (the
-    /// heuristic's distance, computed once per node: a polygon's position never changes
-    /// within a search).
-    pub(crate) d: f64,
-    pub(crate) parent: u32,
-    pub(crate) closed: bool,
-}
-
-/// An open-list entry. The heap pops the smallest `f`, then the largest `g` (the deeper
-/// node), then the lowest (slot, polygon) ([`tie_key`]). Entries made stale by a later improvement stay in the
-/// heap and are skipped when popped.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct OpenEntry {
-    pub(crate) f: f64,
-    pub(crate) g: f64,
-    pub(crate) poly: PolyRef,
-    pub(crate) node: u32,
-}
-
-impl PartialEq for OpenEntry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for OpenEntry {}
-impl PartialOrd for OpenEntry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for OpenEntry {
-    /// "Greater" pops first (BinaryHeap is a max-heap).
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .f
-            .total_cmp(&self.f)
-            .then(self.g.total_cmp(&other.g))
-            .then(tie_key(other.poly).cmp(&tie_key(self.poly)))
-            .then(other.node.cmp(&self.node))
-    }
+    pub iterations: u64,
 }
 
 /// The state of a search between steps.
@@ -110,7 +54,7 @@ pub(crate) struct SearchState {
     pub(crate) best: u32,
     pub(crate) best_dist: f64,
     pub(crate) goal: Option<u32>,
-    pub(crate) iterations: usize,
+    pub(crate) iterations: u64,
     /// The goal side of the landmark bound while the search uses a table.
     pub(crate) alt: Option<LandmarkGoal>,
     /// [`TiledNavMesh::state_id`] of the mesh when its ends were last checked.
@@ -133,7 +77,7 @@ impl NavMeshQuery {
         start_pos: Vec3,
         end_pos: Vec3,
         filter: &QueryFilter,
-        max_iterations: usize,
+        max_iterations: u64,
         path: &mut Vec<PolyRef>,
     ) -> Result<PathResult, QueryError> {
         path.clear();
@@ -171,29 +115,26 @@ impl NavMeshQuery {
         let radix = !self.plain_open_list
             && alt.is_some()
             && self.search_graph.as_ref().is_some_and(|g| g.has_bound());
-        self.nodes.clear();
-        self.node_index.clear();
+        self.pool.clear();
         self.open.reset(radix);
         let h = graph.heuristic(start_pos);
-        self.nodes.push(PathNode {
+        let start = self.pool.add(PathNode {
             poly: start_ref,
             d: dist(start_pos, end_pos),
             g: 0.0,
             parent: NO_PARENT,
             closed: false,
         });
-        self.node_index.insert(start_ref, 0, &self.nodes);
-        self.open.push(h, 0.0, start_ref, 0);
+        self.open.push(h, 0.0, start_ref, start);
         self.search_filter = *filter;
-        self.node_h.clear();
         if alt.is_some() {
             // The start's own estimate is never read again (its cost, 0, cannot improve).
-            self.node_h.push(h);
+            self.pool.h.push(h);
         }
         self.search = Some(SearchState {
             ends,
             status: PathStatus::InProgress,
-            best: 0,
+            best: start,
             best_dist: dist(start_pos, end_pos),
             goal: None,
             iterations: 0,
@@ -213,8 +154,8 @@ impl NavMeshQuery {
     pub fn step_path(
         &mut self,
         mesh: &TiledNavMesh,
-        max_iterations: usize,
-    ) -> Result<(PathStatus, usize), QueryError> {
+        max_iterations: u64,
+    ) -> Result<(PathStatus, u64), QueryError> {
         // The state is changed in place (not copied out and back: the filter alone is
         // over 500 bytes), and the filter is borrowed from its own field.
         let Some(st) = self.search.as_mut() else {
@@ -246,155 +187,39 @@ impl NavMeshQuery {
                 None
             }
         };
-        // Whether the search's filter passes exactly the polygons and links the table's does.
-        let same_filter = table.is_some_and(|(_, t)| {
-            let (a, b) = (t.filter(), &self.search_filter);
-            a.include_flags() == b.include_flags() && a.exclude_flags() == b.exclude_flags()
-        });
-        let walk_tiles = self.walk_tiles;
-        let mut done = 0;
-        while done < max_iterations {
-            let Some(e) = self.open.pop() else {
-                st.status = PathStatus::Partial;
-                break;
-            };
-            let node = self.nodes[e.node as usize];
-            if node.closed || e.g != node.g {
-                continue;
-            }
-            done += 1;
-            st.iterations += 1;
-            // Start loading the data of the polygon likely expanded next while this one is
-            // expanded (a hint only: nothing depends on the value read).
-            if let (None, Some(next)) = (table, self.open.peek()) {
-                std::hint::black_box(self.tiles.touch(PolyRef(next.tie)));
-            }
-            self.nodes[e.node as usize].closed = true;
-            if node.poly == st.ends.end_ref {
-                st.goal = Some(e.node);
-                st.status = PathStatus::Complete;
-                break;
-            }
-            let nodes = &mut self.nodes;
-            let index = &mut self.node_index;
-            let open = &mut self.open;
-            let node_h = &mut self.node_h;
-            let h_scale = self.search_filter.min_area_cost();
-            let ends = st.ends;
-            let mut relax = |target: PolyRef, to_pos: Vec3, cost: f64, row: usize| {
-                let g = node.g + cost;
-                let (i, d, f) = match index.get(target, nodes) {
-                    Some(i) => {
-                        let n = &mut nodes[i as usize];
-                        if !(g < n.g) {
-                            return;
-                        }
-                        // A cheaper way in: update, and reopen if it was closed. The
-                        // position of a polygon never changes within a search, so its
-                        // distance to the goal (and its estimate) is the one stored.
-                        n.g = g;
-                        n.parent = e.node;
-                        n.closed = false;
-                        let f = match table {
-                            Some(_) => g + node_h[i as usize],
-                            None => g + n.d * h_scale * HEURISTIC_SCALE,
-                        };
-                        (i, n.d, f)
-                    }
-                    None => {
-                        // The heuristic of `PathGraph::heuristic`, sharing the distance
-                        // with the closest-node test below.
-                        let d = dist(to_pos, ends.end_pos);
-                        let i = nodes.len() as u32;
-                        nodes.push(PathNode {
-                            poly: target,
-                            d,
-                            g,
-                            parent: e.node,
-                            closed: false,
-                        });
-                        index.insert(target, i, nodes);
-                        let plain = d * h_scale * HEURISTIC_SCALE;
-                        let f = match table {
-                            Some((goal, t)) => {
-                                let b = if row == usize::MAX {
-                                    t.bound(&goal, target)
-                                } else {
-                                    t.bound_row(&goal, row)
-                                };
-                                let h = if b > plain { b } else { plain };
-                                node_h.push(h);
-                                g + h
-                            }
-                            None => g + plain,
-                        };
-                        (i, d, f)
-                    }
+        let search = Search {
+            pool: &mut self.pool,
+            open: &mut self.open,
+            st,
+            table,
+            h_scale: self.search_filter.min_area_cost(),
+        };
+        let tiles = DerivedWalk {
+            graph,
+            tiles: &mut self.derived,
+        };
+        // One monomorphised loop per edge source.
+        let res = match (table, self.edge_source) {
+            (Some((_, t)), EdgeSource::Fastest) => {
+                // Whether the search's filter passes exactly the polygons and links the
+                // table's does.
+                let (a, b) = (t.filter(), &self.search_filter);
+                let same_filter = a.include_flags() == b.include_flags()
+                    && a.exclude_flags() == b.exclude_flags();
+                let mut walk = CompiledWalk {
+                    graph: t,
+                    same_filter,
+                    tiles,
                 };
-                open.push(f, g, target, i);
-                let b = &nodes[st.best as usize];
-                let better = d
-                    .total_cmp(&st.best_dist)
-                    .then(g.total_cmp(&b.g))
-                    .then(tie_key(target).cmp(&tie_key(b.poly)))
-                    == Ordering::Less;
-                if better {
-                    st.best = i;
-                    st.best_dist = d;
-                }
-            };
-            // With a compiled graph, its edges (the same, in the same order, with the same
-            // bits); the start from the tiles when it has an off-mesh link (the graph keeps
-            // no link's departure point).
-            let compiled = match table {
-                Some((_, t)) if !walk_tiles => t.row(node.poly).and_then(|row| {
-                    if node.poly != ends.start_ref {
-                        Some((t, row, None))
-                    } else if t.row_has_links(row) {
-                        None
-                    } else {
-                        Some((t, row, Some(ends.start_pos)))
-                    }
-                }),
-                _ => None,
-            };
-            let res = match compiled {
-                Some((t, row, from)) => {
-                    t.for_each_edge(
-                        row,
-                        from,
-                        &self.search_filter,
-                        same_filter,
-                        &ends,
-                        &mut relax,
-                    );
-                    Ok(())
-                }
-                None => graph.for_each_edge_cached(&mut self.tiles, node.poly, |r, p, c| {
-                    relax(r, p, c, usize::MAX)
-                }),
-            };
-            if let Err(err) = res {
-                self.search = None;
-                return Err(err);
+                search.run(&mut walk, max_iterations)
             }
+            (_, EdgeSource::Tiles) => search.run(&mut { tiles.graph }, max_iterations),
+            _ => search.run(&mut { tiles }, max_iterations),
+        };
+        if res.is_err() {
+            self.search = None;
         }
-        if st.status == PathStatus::InProgress {
-            // Drop stale entries on top so that a search with nothing left to expand
-            // ends now (Partial) instead of after one more step.
-            while let Some(e) = self.open.peek() {
-                let n = &self.nodes[e.node as usize];
-                if n.closed || e.g != n.g {
-                    self.open.pop();
-                } else {
-                    break;
-                }
-            }
-            if self.open.is_empty() {
-                st.status = PathStatus::Partial;
-            }
-        }
-        Ok((st.status, done))
+        res
     }
 
     /// Ends the search and writes its path into `path` (cleared first). A search still in
@@ -433,10 +258,7 @@ impl NavMeshQuery {
                 } else {
                     s
                 };
-                let reached = existing
-                    .iter()
-                    .rev()
-                    .find_map(|r| self.node_index.get(*r, &self.nodes));
+                let reached = existing.iter().rev().find_map(|r| self.pool.find(*r));
                 (s, reached.unwrap_or(st.best))
             }
         };
@@ -447,20 +269,20 @@ impl NavMeshQuery {
         &self,
         last: u32,
         status: PathStatus,
-        iterations: usize,
+        iterations: u64,
         path: &mut Vec<PolyRef>,
     ) -> PathResult {
         path.clear();
         let mut i = last;
         while i != NO_PARENT {
-            let n = &self.nodes[i as usize];
+            let n = &self.pool.nodes[i as usize];
             path.push(n.poly);
             i = n.parent;
         }
         path.reverse();
         PathResult {
             status,
-            cost: self.nodes[last as usize].g,
+            cost: self.pool.nodes[last as usize].g,
             iterations,
         }
     }
@@ -468,5 +290,220 @@ impl NavMeshQuery {
     /// True while a sliced search is begun and not finished.
     pub fn path_search_active(&self) -> bool {
         self.search.is_some()
+    }
+}
+
+/// The buffers and state one [`NavMeshQuery::step_path`] call works on, apart from the
+/// edge source (so that the source may borrow the query's derived per-tile data).
+struct Search<'a> {
+    pool: &'a mut NodePool,
+    open: &'a mut OpenList,
+    st: &'a mut SearchState,
+    /// The goal side of the landmark bound and its compiled graph, while it applies.
+    table: Option<(LandmarkGoal, &'a CompiledGraph)>,
+    /// The filter's smallest area cost (the plain heuristic's factor).
+    h_scale: f64,
+}
+
+impl Search<'_> {
+    /// Up to `max_iterations` iterations over the edges of `graph`; returns the status and
+    /// the iterations done. Generic over the edge source, so the inner loop has no dynamic
+    /// dispatch.
+    #[inline]
+    fn run<G: PolygonGraph>(
+        self,
+        graph: &mut G,
+        max_iterations: u64,
+    ) -> Result<(PathStatus, u64), QueryError> {
+        let Search {
+            pool,
+            open,
+            st,
+            table,
+            h_scale,
+        } = self;
+        let mut done = 0;
+        while done < max_iterations {
+            let Some(e) = open.pop() else {
+                st.status = PathStatus::Partial;
+                break;
+            };
+            let node = pool.nodes[e.node as usize];
+            if node.closed || e.g != node.g {
+                continue;
+            }
+            done += 1;
+            st.iterations += 1;
+            // Start loading the data of the polygon likely expanded next while this one is
+            // expanded (a hint only: nothing depends on the value read).
+            if G::PREFETCH {
+                if let Some(next) = open.peek() {
+                    graph.prefetch(PolyRef(next.tie));
+                }
+            }
+            pool.nodes[e.node as usize].closed = true;
+            if node.poly == st.ends.end_ref {
+                st.goal = Some(e.node);
+                st.status = PathStatus::Complete;
+                break;
+            }
+            let ends = st.ends;
+            graph.edges_from(node.poly, |target, to_pos, cost, row| {
+                let g = node.g + cost;
+                let (i, d, f) = match pool.find(target) {
+                    Some(i) => {
+                        let n = &mut pool.nodes[i as usize];
+                        if !(g < n.g) {
+                            return;
+                        }
+                        // A cheaper way in: update, and reopen if it was closed. The
+                        // position of a polygon never changes within a search, so its
+                        // distance to the goal (and its estimate) is the one stored.
+                        n.g = g;
+                        n.parent = e.node;
+                        n.closed = false;
+                        let d = n.d;
+                        let f = match table {
+                            Some(_) => g + pool.h[i as usize],
+                            None => g + d * h_scale * HEURISTIC_SCALE,
+                        };
+                        (i, d, f)
+                    }
+                    None => {
+                        // The heuristic of `PathGraph::heuristic`, sharing the distance
+                        // with the closest-node test below.
+                        let d = dist(to_pos, ends.end_pos);
+                        let i = pool.add(PathNode {
+                            poly: target,
+                            d,
+                            g,
+                            parent: e.node,
+                            closed: false,
+                        });
+                        let plain = d * h_scale * HEURISTIC_SCALE;
+                        let f = match table {
+                            Some((goal, t)) => {
+                                let b = if row == NO_ROW {
+                                    t.bound(&goal, target)
+                                } else {
+                                    t.bound_row(&goal, row)
+                                };
+                                let h = if b > plain { b } else { plain };
+                                pool.h.push(h);
+                                g + h
+                            }
+                            None => g + plain,
+                        };
+                        (i, d, f)
+                    }
+                };
+                open.push(f, g, target, i);
+                let b = &pool.nodes[st.best as usize];
+                let better = d
+                    .total_cmp(&st.best_dist)
+                    .then(g.total_cmp(&b.g))
+                    .then(tie_key(target).cmp(&tie_key(b.poly)))
+                    == Ordering::Less;
+                if better {
+                    st.best = i;
+                    st.best_dist = d;
+                }
+            })?;
+        }
+        if st.status == PathStatus::InProgress {
+            // Drop stale entries on top so that a search with nothing left to expand
+            // ends now (Partial) instead of after one more step.
+            while let Some(e) = open.peek() {
+                let n = &pool.nodes[e.node as usize];
+                if n.closed || e.g != n.g {
+                    open.pop();
+                } else {
+                    break;
+                }
+            }
+            if open.is_empty() {
+                st.status = PathStatus::Partial;
+            }
+        }
+        Ok((st.status, done))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::fixtures::bridge_and_building;
+    use crate::query::poly::{poly_centre, poly_verts, PolyVerts};
+    use crate::query::{generated_grid_mesh, GENERATED_SWAMP_AREA};
+
+    /// Every polygon of `mesh` whose flags pass `filter`, with a point near its centre (off
+    /// it, so that the search's ends measure afresh).
+    fn polys(mesh: &TiledNavMesh, filter: &QueryFilter) -> Vec<(PolyRef, Vec3)> {
+        let mut out = Vec::new();
+        let mut verts = PolyVerts::new();
+        for t in mesh.tiles() {
+            for p in 0..t.tile().poly_count() {
+                if filter.passes_flags(t.tile().flags()[p]) {
+                    poly_verts(t, p, &mut verts);
+                    let c = poly_centre(&verts);
+                    let r = t.poly_ref(p as u32).unwrap();
+                    out.push((r, [c[0] + 0.125, c[1], c[2] - 0.0625]));
+                }
+            }
+        }
+        out
+    }
+
+    /// The answer of one search, bit for bit.
+    fn answer(
+        q: &mut NavMeshQuery,
+        mesh: &TiledNavMesh,
+        a: (PolyRef, Vec3),
+        b: (PolyRef, Vec3),
+        filter: &QueryFilter,
+        budget: u64,
+    ) -> (PathStatus, u64, u64, Vec<PolyRef>) {
+        let mut path = Vec::new();
+        let r = q
+            .find_path(mesh, a.0, b.0, a.1, b.1, filter, budget, &mut path)
+            .unwrap();
+        (r.status, r.cost.to_bits(), r.iterations, path)
+    }
+
+    #[test]
+    fn every_edge_source_gives_the_same_search_bit_for_bit() {
+        let generated = generated_grid_mesh(3, 3, 4, 11).mesh;
+        let mut swamp = QueryFilter::new();
+        swamp.set_area_cost(GENERATED_SWAMP_AREA, 2.5).unwrap();
+        let mut compared = 0;
+        for mesh in [&bridge_and_building(), &generated] {
+            for landmarks in [None, Some(0), Some(4)] {
+                let mut q = NavMeshQuery::new();
+                if let Some(count) = landmarks {
+                    let graph = CompiledGraph::build(mesh, &QueryFilter::new(), count).unwrap();
+                    q.set_compiled_graph(Some(Arc::new(graph)));
+                }
+                for filter in [QueryFilter::new(), swamp] {
+                    let ps = polys(mesh, &filter);
+                    for k in 0..ps.len().min(40) {
+                        let (a, b) = (ps[(k * 13) % ps.len()], ps[(k * 29 + 7) % ps.len()]);
+                        for budget in [u64::MAX, 6] {
+                            q.edge_source = EdgeSource::Fastest;
+                            let fastest = answer(&mut q, mesh, a, b, &filter, budget);
+                            q.edge_source = EdgeSource::Derived;
+                            let derived = answer(&mut q, mesh, a, b, &filter, budget);
+                            q.edge_source = EdgeSource::Tiles;
+                            let tiles = answer(&mut q, mesh, a, b, &filter, budget);
+                            assert_eq!(fastest, derived, "{a:?} → {b:?}");
+                            assert_eq!(fastest, tiles, "{a:?} → {b:?}");
+                            compared += usize::from(fastest.3.len() > 2);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 100, "{compared}");
     }
 }

@@ -8,7 +8,8 @@ use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{check_point, clip_segment_poly_2d, closest_on_segment_2d, lerp, Vec3};
-use crate::query::graph::{decode, first_edge_neighbour, poly_passes, poly_verts, PolyVerts};
+use crate::query::graph::first_edge_neighbour;
+use crate::query::poly::{decode, decode_passing, poly_verts, PolyVerts};
 use crate::query::NavMeshQuery;
 
 /// Parameter tolerance for "the segment leaves the polygon through several edges at once"
@@ -62,10 +63,7 @@ impl NavMeshQuery {
         check_point("start_pos", start_pos)?;
         check_point("end_pos", end_pos)?;
         visited.clear();
-        let (t0, p0) = decode(mesh, start_ref)?;
-        if !poly_passes(t0, p0, filter) {
-            return Err(QueryError::FilteredOut(start_ref));
-        }
+        decode_passing(mesh, start_ref, filter)?;
         let mut cur = start_ref;
         let mut verts = PolyVerts::new();
         let len = {

@@ -7,8 +7,9 @@ use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{check_point, cross_2d, dist_sqr_2d, intersect_segments_2d, lerp, Vec3};
-use crate::query::graph::{crossing_between, decode, poly_verts, Crossing, PolyVerts};
+use crate::query::graph::{crossing_between, Crossing};
 use crate::query::nearest::closest_point;
+use crate::query::poly::{decode, poly_verts, PolyVerts};
 use crate::query::NavMeshQuery;
 
 /// What a straight-path point marks (a set of bits).

@@ -1,18 +1,23 @@
-//! Derived per-tile data the path search reads on every expansion, and the dense node
-//! index of the search. Neither is ever serialized, and neither can change an answer: the
-//! cache holds exactly the values [`PathGraph`](crate::query::PathGraph) computes (same
-//! functions, same operation order), and the index maps a reference to the same node a
-//! hash map would.
+//! Derived per-tile data the path search reads on every expansion (polygon centres, edge
+//! midpoints, the cost model's distances through them and through portal crossings), and
+//! [`DerivedWalk`], the search's edges read from it. Never serialized, and it cannot change
+//! an answer: it holds exactly the values [`PathGraph`] computes (the same primitives of
+//! `poly.rs`, the same operation order).
 
 use std::sync::Arc;
+
+use smallvec::SmallVec;
 
 use onepath_format::{PolyRef, TileGeometry};
 
 use crate::mesh::MeshTile;
+use crate::query::error::QueryError;
 use crate::query::geom::{dist, Vec3};
-use crate::query::graph::{midpoint, poly_centre, poly_verts, portal_segment, PolyVerts};
-use crate::query::path::PathNode;
-use crate::query::NodeIndex;
+use crate::query::graph::{crossing_cost, off_mesh_crossing, PathGraph, PolygonGraph, NO_ROW};
+use crate::query::poly::{
+    decode, midpoint, poly_centre, poly_passes, poly_verts, portal_segment, PolyVerts,
+};
+use crate::{Link, LinkKind};
 
 /// The derived data of one tile: polygon centres and in-tile edge midpoints, in world
 /// space.
@@ -61,7 +66,7 @@ pub(crate) struct EdgeCost {
 /// [`EdgeCost::q`] of an edge the expansion skips.
 pub(crate) const NO_EDGE: u32 = u32::MAX;
 
-/// A cached portal crossing as the expansion uses it (see [`TileCache::portal`]).
+/// A cached portal crossing as the expansion uses it (see [`DerivedTiles::portal`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct PortalCost {
     /// `dist(centre(p), m)`, `m` the crossing's midpoint.
@@ -195,13 +200,13 @@ fn same_bits(a: Vec3, b: Vec3) -> bool {
 /// keeps the `Arc` alive) at the same origin, and rebuilt otherwise: the rule of the
 /// per-tile trees.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct TileCache {
+pub(crate) struct DerivedTiles {
     slots: Vec<Option<TileDerived>>,
     /// The serial of the last entry built.
     last_serial: u64,
 }
 
-impl TileCache {
+impl DerivedTiles {
     /// The derived data of `tile`, built on first use.
     pub(crate) fn get(&mut self, tile: &MeshTile) -> &TileDerived {
         let i = tile.slot() as usize;
@@ -307,69 +312,162 @@ impl TileCache {
     }
 }
 
-/// PolyRef → node index of the current search, dense by (slot, polygon) with a
-/// generation stamp per entry, so that starting a search clears nothing. A reference whose
-/// (slot, polygon) entry already holds another salt (a tile replaced during a sliced
-/// search) goes to a small hash map, so the index answers exactly as a map keyed by the
-/// whole reference.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct DenseIndex {
-    stamp: u32,
-    /// Per slot, per polygon: (stamp, node). An entry counts only with the current stamp.
-    slots: Vec<Vec<(u32, u32)>>,
-    overflow: NodeIndex,
+/// The path search's edges read from the derived per-tile data: the edges of
+/// [`PathGraph::for_each_edge`] in the same order with the same bits, reading polygon
+/// centres, edge midpoints and the distances through them from `tiles` instead of
+/// recomputing them. The departing position is the one [`PathGraph::node_pos`] gives.
+///
+/// A cached distance is used only where the uncached form measures between the very same
+/// points (a polygon centre and a crossing midpoint), so `ca·out + cb·into` has the bits of
+/// `ca·dist(pos(a), m) + cb·dist(m, pos(b))`; the search's ends, whose positions are not
+/// centres, measure afresh.
+pub(crate) struct DerivedWalk<'a, 'm> {
+    /// The graph searched (mesh, filter, ends).
+    pub(crate) graph: PathGraph<'m>,
+    /// The derived data, built on first use of a tile.
+    pub(crate) tiles: &'a mut DerivedTiles,
 }
 
-impl DenseIndex {
-    /// Forgets every entry (in O(1) but for the rare stamp wrap-around).
-    pub(crate) fn clear(&mut self) {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            for s in &mut self.slots {
-                s.fill((0, 0));
-            }
-            self.stamp = 1;
-        }
-        self.overflow.clear();
+impl PolygonGraph for DerivedWalk<'_, '_> {
+    const PREFETCH: bool = true;
+
+    #[inline]
+    fn prefetch(&self, r: PolyRef) {
+        std::hint::black_box(self.tiles.touch(r));
     }
 
-    /// The node of `r`, if the current search has one. Never allocates; any reference is
-    /// accepted.
-    pub(crate) fn get(&self, r: PolyRef, nodes: &[PathNode]) -> Option<u32> {
-        let entry = self
-            .slots
-            .get(r.slot() as usize)
-            .and_then(|s| s.get(r.poly() as usize));
-        match entry {
-            Some(&(stamp, i)) if stamp == self.stamp => {
-                if nodes[i as usize].poly == r {
-                    Some(i)
-                } else {
-                    self.overflow.get(&r).copied()
+    #[inline]
+    fn edges_from(
+        &mut self,
+        from: PolyRef,
+        mut f: impl FnMut(PolyRef, Vec3, f64, usize),
+    ) -> Result<(), QueryError> {
+        let graph = &self.graph;
+        let mesh = graph.mesh();
+        let (t, p) = decode(mesh, from)?;
+        let filter = graph.filter();
+        let ends = graph.ends();
+        let areas = t.tile().areas();
+        let flags = t.tile().flags();
+        let ca = filter.area_cost(areas[p]);
+        let links = t.poly_links(p);
+        let mut seen: SmallVec<[PolyRef; 16]> = SmallVec::new();
+        let own = self.tiles.get(t);
+        // `from_pos` is the centre unless `from` is one of the ends.
+        let from_end = from == ends.start_ref || from == ends.end_ref;
+        let from_pos = graph.node_pos_with(from, own.centres[p]);
+        for (k, &e) in own.poly_edges(p).iter().enumerate() {
+            if e.q == NO_EDGE {
+                continue;
+            }
+            let q = e.q as usize;
+            if !filter.passes_flags(flags[q]) {
+                continue;
+            }
+            let Some(target) = t.poly_ref(e.q) else {
+                continue;
+            };
+            if !links.is_empty() {
+                seen.push(target);
+            }
+            let cb = filter.area_cost(areas[q]);
+            let to_end = target == ends.start_ref || target == ends.end_ref;
+            if !(from_end || to_end) {
+                f(target, own.centres[q], ca * e.out + cb * e.into, NO_ROW);
+            } else {
+                let m = own.edge_mids[t.tile().poly_corners(p).start + k];
+                let to_pos = graph.node_pos_with(target, own.centres[q]);
+                let a = if from_end { dist(from_pos, m) } else { e.out };
+                let b = if to_end { dist(m, to_pos) } else { e.into };
+                f(target, to_pos, ca * a + cb * b, NO_ROW);
+            }
+        }
+        if links.is_empty() {
+            return Ok(());
+        }
+        // Index of the polygon's first link in the tile's link array (`poly_links` is a
+        // subslice of it).
+        let first_link = (links.as_ptr() as usize)
+            .wrapping_sub(t.links().all_links().as_ptr() as usize)
+            / std::mem::size_of::<Link>();
+        for (j, link) in links.iter().enumerate() {
+            if seen.contains(&link.target) {
+                continue;
+            }
+            // The steps of the tile walk's link crossing, with the portal crossing from the
+            // derived data.
+            let Ok((tt, tp)) = mesh.poly(link.target) else {
+                continue;
+            };
+            if !poly_passes(tt, tp, filter) {
+                continue;
+            }
+            let to_end = link.target == ends.start_ref || link.target == ends.end_ref;
+            let cb = filter.area_cost(tt.tile().areas()[tp]);
+            match link.kind {
+                LinkKind::Portal {
+                    side,
+                    edge,
+                    neighbour_edge,
+                    ..
+                } => {
+                    let Some(pc) =
+                        self.tiles
+                            .portal(t, first_link + j, p, edge, side, tt, tp, neighbour_edge)
+                    else {
+                        continue;
+                    };
+                    seen.push(link.target);
+                    let to_pos = graph.node_pos_with(link.target, pc.centre);
+                    let cost = if from_end || to_end {
+                        // Measured afresh from / to an end, through the crossing's midpoint
+                        // (the cache has just given a crossing for these very arguments).
+                        let Some((l, r)) = portal_segment(t, p, edge, side, tt, tp, neighbour_edge)
+                        else {
+                            continue;
+                        };
+                        let m = midpoint(l, r);
+                        let a = if from_end { dist(from_pos, m) } else { pc.out };
+                        let b = if to_end { dist(m, to_pos) } else { pc.into };
+                        ca * a + cb * b
+                    } else {
+                        ca * pc.out + cb * pc.into
+                    };
+                    f(link.target, to_pos, cost, NO_ROW);
+                }
+                LinkKind::OffMesh { .. } | LinkKind::OffMeshReverse { .. } => {
+                    // The link's crossing, from the tile that owns its slot.
+                    let crossing = match link.kind {
+                        LinkKind::OffMeshReverse {
+                            owner_slot,
+                            link: l,
+                        } => mesh
+                            .tile_at_slot(owner_slot)
+                            .and_then(|owner| off_mesh_crossing(owner, l, filter, true)),
+                        LinkKind::OffMesh { link: l } => off_mesh_crossing(t, l, filter, false),
+                        LinkKind::Portal { .. } => None,
+                    };
+                    let Some(crossing) = crossing else {
+                        continue;
+                    };
+                    seen.push(link.target);
+                    let to_pos = if link.target == ends.start_ref {
+                        ends.start_pos
+                    } else if link.target == ends.end_ref {
+                        ends.end_pos
+                    } else {
+                        self.tiles.get(tt).centres[tp]
+                    };
+                    f(
+                        link.target,
+                        to_pos,
+                        crossing_cost(filter, ca, from_pos, crossing, cb, to_pos),
+                        NO_ROW,
+                    );
                 }
             }
-            _ => None,
         }
-    }
-
-    /// Records node `i` for `r`, which [`DenseIndex::get`] did not find. `r` is a valid
-    /// reference of the mesh searched, so the entry grows the index by at most the mesh's
-    /// own size.
-    pub(crate) fn insert(&mut self, r: PolyRef, i: u32, nodes: &[PathNode]) {
-        let (slot, poly) = (r.slot() as usize, r.poly() as usize);
-        if self.slots.len() <= slot {
-            self.slots.resize_with(slot + 1, Vec::new);
-        }
-        let s = &mut self.slots[slot];
-        if s.len() <= poly {
-            s.resize(poly + 1, (0, 0));
-        }
-        let e = &mut s[poly];
-        if e.0 == self.stamp && nodes[e.1 as usize].poly != r {
-            self.overflow.insert(r, i);
-        } else {
-            *e = (self.stamp, i);
-        }
+        Ok(())
     }
 }
 
@@ -377,7 +475,7 @@ impl DenseIndex {
 mod tests {
     use super::*;
     use crate::fixtures::bridge_and_building;
-    use crate::query::graph::{PathEnds, PathGraph};
+    use crate::query::graph::PathEnds;
     use crate::query::{generated_grid_mesh, QueryFilter, GENERATED_SWAMP_AREA};
     use crate::TiledNavMesh;
 
@@ -399,7 +497,7 @@ mod tests {
             end_pos: [3.5, 0.25, 1.5],
         };
         let graph = PathGraph::new(mesh, filter, ends).unwrap();
-        let mut cache = TileCache::default();
+        let mut cache = DerivedTiles::default();
         let mut edges = 0;
         // Twice: the second pass reads the portal crossings the first one cached.
         for &r in refs.iter().chain(&refs) {
@@ -412,11 +510,15 @@ mod tests {
                 })
                 .unwrap();
             let mut got = Vec::new();
-            graph
-                .for_each_edge_cached(&mut cache, r, |target, pos, cost| {
-                    got.push((target, bits(pos, cost)))
-                })
-                .unwrap();
+            DerivedWalk {
+                graph,
+                tiles: &mut cache,
+            }
+            .edges_from(r, |target, pos, cost, row| {
+                assert_eq!(row, NO_ROW);
+                got.push((target, bits(pos, cost)))
+            })
+            .unwrap();
             assert_eq!(got, expected, "edges of {r:?}");
             edges += got.len();
         }
@@ -438,7 +540,7 @@ mod tests {
         let a = bridge_and_building();
         let b = generated_grid_mesh(1, 1, 4, 3).mesh;
         let (ta, tb) = (a.tile_at_slot(0).unwrap(), b.tile_at_slot(0).unwrap());
-        let mut cache = TileCache::default();
+        let mut cache = DerivedTiles::default();
         assert_eq!(cache.get(ta).centres, TileDerived::build(ta).centres);
         assert_eq!(cache.get(tb).centres, TileDerived::build(tb).centres);
         assert_eq!(cache.get(tb).edge_mids, TileDerived::build(tb).edge_mids);
@@ -446,38 +548,5 @@ mod tests {
             TileDerived::build(ta).centres,
             TileDerived::build(tb).centres
         );
-    }
-
-    fn node(poly: PolyRef) -> PathNode {
-        PathNode {
-            poly,
-            g: 0.0,
-            d: 0.0,
-            parent: 0,
-            closed: false,
-        }
-    }
-
-    #[test]
-    fn a_reference_with_another_salt_gets_its_own_node() {
-        let old = PolyRef::new(1, 5, 9).unwrap();
-        let new = PolyRef::new(2, 5, 9).unwrap();
-        let other = PolyRef::new(1, 5, 10).unwrap();
-        let nodes = vec![node(old), node(new), node(other)];
-        let mut index = DenseIndex::default();
-        index.clear();
-        assert_eq!(index.get(old, &nodes), None);
-        index.insert(old, 0, &nodes);
-        assert_eq!(index.get(new, &nodes), None);
-        index.insert(new, 1, &nodes);
-        index.insert(other, 2, &nodes);
-        assert_eq!(
-            [old, new, other].map(|r| index.get(r, &nodes)),
-            [Some(0), Some(1), Some(2)]
-        );
-        // Past the index's extent, and after clearing: nothing.
-        assert_eq!(index.get(PolyRef::new(1, 900, 9).unwrap(), &nodes), None);
-        index.clear();
-        assert_eq!([old, new].map(|r| index.get(r, &nodes)), [None, None]);
     }
 }
