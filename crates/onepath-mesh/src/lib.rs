@@ -72,6 +72,7 @@ pub mod error;
 #[cfg(feature = "fixtures")]
 pub mod fixtures;
 pub mod mesh;
+pub mod normative;
 pub mod query;
 pub mod serializer;
 pub mod slot_table;

@@ -83,6 +83,7 @@
 
 pub mod layout;
 pub mod library;
+pub mod normative;
 mod reader;
 mod writer;
 
