@@ -9,8 +9,8 @@
 //! [`BuildConfig::default`] holds; the tile grid starts at the level's minimum corner, as the
 //! demo places it.
 
-use onepath_build3d::{BuildConfig, BuiltMesh, Mesh3DPipeline, PartitionType, TriangleSoup};
-use onepath_format::{NavTileData, PolyRef, TileRef};
+use onepath_build3d::{BuildConfig, BuiltMesh, Mesh3DPipeline, TriangleSoup};
+use onepath_format::{NavTileData, Partition, PolyRef, TileRef};
 use onepath_mesh::query::{
     CompiledGraph, NavMeshQuery, NearestPoly, PathStatus, QueryError, QueryFilter, RaycastHit,
     StraightPathOptions, StraightPathPoint,
@@ -73,7 +73,7 @@ pub fn build_config(level: &Level, settings: &RecastSettings) -> Result<BuildCon
         max_verts_per_poly: settings.verts_per_poly as u16,
         detail_sample_dist: decimal(settings.detail_sample_dist),
         detail_sample_max_error: decimal(settings.detail_sample_max_error),
-        partition: PartitionType::Watershed,
+        partition: Partition::Watershed,
         area: 63,
         flags: 1,
         off_mesh_links: Vec::new(),

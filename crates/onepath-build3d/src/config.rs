@@ -4,32 +4,6 @@ use onepath_format::{NavMeshParams, NavSettings, OffMeshLinkDefinition, Partitio
 
 use crate::error::BuildError;
 
-/// How walkable spans are grouped into regions (`docs/build3d-regions.md`).
-///
-/// The numeric values are those of the settings digest (`Partition` i32).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum PartitionType {
-    /// Distance field + watershed (value 0).
-    #[default]
-    Watershed,
-    /// Monotone sweep regions (value 1).
-    Monotone,
-    /// Height layers, then monotone regions on each layer (value 2).
-    Layers,
-}
-
-impl PartitionType {
-    /// The value the settings digest records.
-    pub fn value(self) -> i32 {
-        match self {
-            PartitionType::Watershed => 0,
-            PartitionType::Monotone => 1,
-            PartitionType::Layers => 2,
-        }
-    }
-}
-
 /// Every setting of a 3D build, in world units (the Recast demo's meaning).
 ///
 /// [`BuildConfig::default`] is the Recast demo's configuration: cell 0.3 / 0.2, agent height
@@ -68,7 +42,7 @@ pub struct BuildConfig {
     /// Largest height error of the detail mesh, in cell heights.
     pub detail_sample_max_error: f64,
     /// Region partition.
-    pub partition: PartitionType,
+    pub partition: Partition,
     /// Area id of input triangles without their own area (1..=63).
     pub area: u8,
     /// Flags of every built polygon.
@@ -98,7 +72,7 @@ impl Default for BuildConfig {
             max_verts_per_poly: 6,
             detail_sample_dist: 6.0,
             detail_sample_max_error: 1.0,
-            partition: PartitionType::Watershed,
+            partition: Partition::Watershed,
             area: 63,
             flags: 1,
             off_mesh_links: Vec::new(),
@@ -141,7 +115,7 @@ pub struct VoxelConfig {
     /// Detail height error in world units.
     pub detail_max_error: f64,
     /// Partition.
-    pub partition: PartitionType,
+    pub partition: Partition,
 }
 
 /// Spans taller than this (in cells) cannot be represented.
@@ -186,11 +160,7 @@ impl BuildConfig {
             max_verts_per_poly: s.max_verts_per_poly(),
             detail_sample_dist: s.detail_sample_distance(),
             detail_sample_max_error: s.detail_max_error(),
-            partition: match s.partition() {
-                Partition::Monotone => PartitionType::Monotone,
-                Partition::Layers => PartitionType::Layers,
-                _ => PartitionType::Watershed,
-            },
+            partition: s.partition(),
             area: if s.area() == 0 { 63 } else { s.area() },
             flags: s.flags(),
             off_mesh_links: s.off_mesh_links().to_vec(),

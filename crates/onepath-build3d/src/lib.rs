@@ -76,7 +76,7 @@ pub mod region;
 
 pub use chunky::ChunkyTriMesh;
 pub use compact::{CompactHeightfield, ConvexVolume};
-pub use config::{BuildConfig, PartitionType, VoxelConfig};
+pub use config::{BuildConfig, VoxelConfig};
 pub use error::BuildError;
 pub use input::{HeightGrid, TriangleSoup};
 pub use matrix::hash_matrix_builds;

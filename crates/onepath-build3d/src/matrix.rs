@@ -1,7 +1,9 @@
 //! The generated levels of the hash matrix (`build3d/build`): every level built with every
 //! partition, tile bytes in tile order.
 
-use crate::config::{BuildConfig, PartitionType};
+use onepath_format::Partition;
+
+use crate::config::BuildConfig;
 use crate::error::BuildError;
 use crate::generators::{building_with_bridge, city, rolling_terrain, CityParams, TerrainParams};
 use crate::input::TriangleSoup;
@@ -33,9 +35,9 @@ pub fn hash_matrix_builds() -> Result<Vec<MatrixBuild>, BuildError> {
     let mut out = Vec::new();
     for (name, soup) in generated_levels()? {
         for (pname, partition) in [
-            ("watershed", PartitionType::Watershed),
-            ("monotone", PartitionType::Monotone),
-            ("layers", PartitionType::Layers),
+            ("watershed", Partition::Watershed),
+            ("monotone", Partition::Monotone),
+            ("layers", Partition::Layers),
         ] {
             let cfg = BuildConfig {
                 partition,

@@ -3,13 +3,13 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use onepath_format::{NavMeshParams, NavSettings, NavTile, NavTileData};
+use onepath_format::{NavMeshParams, NavSettings, NavTile, NavTileData, Partition};
 use onepath_mesh::TiledNavMesh;
 use rayon::prelude::*;
 
 use crate::chunky::ChunkyTriMesh;
 use crate::compact::{CompactHeightfield, ConvexVolume};
-use crate::config::{BuildConfig, PartitionType, VoxelConfig, MAX_HEIGHT_CELLS};
+use crate::config::{BuildConfig, VoxelConfig, MAX_HEIGHT_CELLS};
 use crate::contour::build_contours;
 use crate::error::BuildError;
 use crate::handover::{convex_in_f32, to_tile_data, TileFrame};
@@ -387,10 +387,8 @@ impl Mesh3DPipeline {
             tile_size_f32: params.tile_size_f32(),
         };
         let regions = match vc.partition {
-            PartitionType::Monotone => {
-                region::monotone(chf, vc.min_region_area, vc.merge_region_area)
-            }
-            PartitionType::Layers => {
+            Partition::Monotone => region::monotone(chf, vc.min_region_area, vc.merge_region_area),
+            Partition::Layers => {
                 let mut out = Vec::new();
                 for (layer, sub) in crate::layers::split_layers(chf).iter().enumerate() {
                     let regions = region::monotone(sub, vc.min_region_area, vc.merge_region_area);
@@ -413,7 +411,9 @@ impl Mesh3DPipeline {
                 }
                 return Ok(out);
             }
-            _ => region::watershed(chf, vc.min_region_area, vc.merge_region_area),
+            Partition::Watershed => {
+                region::watershed(chf, vc.min_region_area, vc.merge_region_area)
+            }
         };
         Ok(self
             .polygons_to_data(params, vc, &frame, tile_x, tile_z, 0, chf, &regions.ids)?

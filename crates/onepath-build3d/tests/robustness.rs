@@ -8,8 +8,8 @@
 use onepath_build3d::generators::{
     add_floor, building_with_bridge, city, rolling_terrain, CityParams, TerrainParams,
 };
-use onepath_build3d::{BuildConfig, Mesh3DPipeline, PartitionType, TriangleSoup};
-use onepath_format::NavTile;
+use onepath_build3d::{BuildConfig, Mesh3DPipeline, TriangleSoup};
+use onepath_format::{NavTile, Partition};
 use proptest::prelude::*;
 
 fn env_u32(name: &str) -> Option<u32> {
@@ -88,11 +88,8 @@ fn random_geometry_never_panics_and_every_tile_is_valid() {
     let result = runner.run(&(soup_strategy(), 0..3u8), |(mut soup, partition)| {
         // A floor under the random triangles so something is walkable.
         add_floor(&mut soup, 0.0, 0.0, 21.0, 21.0, 0.0);
-        let partition = [
-            PartitionType::Watershed,
-            PartitionType::Monotone,
-            PartitionType::Layers,
-        ][usize::from(partition)];
+        let partition =
+            [Partition::Watershed, Partition::Monotone, Partition::Layers][usize::from(partition)];
         let cfg = BuildConfig {
             partition,
             ..BuildConfig::default()
@@ -117,11 +114,7 @@ fn random_geometry_never_panics_and_every_tile_is_valid() {
 /// and checks that every tile is the one `NavTile::create` makes of its data.
 fn assert_every_tile_valid(mut soup: TriangleSoup) {
     add_floor(&mut soup, 0.0, 0.0, 21.0, 21.0, 0.0);
-    for partition in [
-        PartitionType::Watershed,
-        PartitionType::Monotone,
-        PartitionType::Layers,
-    ] {
+    for partition in [Partition::Watershed, Partition::Monotone, Partition::Layers] {
         let cfg = BuildConfig {
             partition,
             ..BuildConfig::default()
@@ -219,7 +212,7 @@ fn a_tile_with_one_layer_is_the_same_with_the_layer_partition() {
             .map(NavTile::to_bytes)
             .collect::<Vec<_>>()
     };
-    assert_eq!(build(PartitionType::Layers), build(PartitionType::Monotone));
+    assert_eq!(build(Partition::Layers), build(Partition::Monotone));
 }
 
 #[test]
