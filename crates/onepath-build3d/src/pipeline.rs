@@ -433,7 +433,7 @@ impl Mesh3DPipeline {
         chf: &CompactHeightfield,
         regions: &[u16],
     ) -> Result<Option<NavTileData>, BuildError> {
-        let contours = build_contours(chf, regions, vc.max_error, vc.max_edge_len);
+        let contours = build_contours(chf, regions, vc.contour_max_error, vc.max_edge_length);
         let convex_ok = |verts: &[[i32; 3]], poly: &[u32]| convex_in_f32(frame, verts, poly);
         let mesh = build_poly_mesh(&contours, vc.nvp, &convex_ok);
         let detail = crate::detail::build_detail(&mesh, chf, regions, frame, vc);

@@ -223,14 +223,14 @@ proptest! {
         let cfg = BuildConfig {
             cell_size: cs,
             cell_height: ch,
-            tile_cells,
+            tile_size: BuildConfig::tile_size_of_cells(tile_cells, cs),
             agent_height: height,
             agent_radius: radius,
-            agent_max_climb: climb,
+            walkable_climb: climb,
             agent_max_slope: slope * 30.0,
             max_verts_per_poly: nvp,
-            max_edge_len: edge,
-            detail_sample_dist: sample,
+            max_edge_length: edge,
+            detail_sample_distance: sample,
             area,
             ..BuildConfig::default()
         };
