@@ -81,7 +81,7 @@ pub mod region;
 pub use chunky::ChunkyTriMesh;
 pub use compact::{CompactHeightfield, ConvexVolume};
 pub use config::{BuildConfig, VoxelConfig};
-pub use error::BuildError;
+pub use error::{BuildError, IoCause};
 pub use input::{HeightGrid, TriangleSoup};
 pub use obj::load_obj;
 pub use obstacle::Obstacle;

@@ -424,7 +424,22 @@ fn obj_faces_load_as_fans_in_file_order() {
     let missing = dir.join("absent.obj");
     let e = onepath_build3d::load_obj(&missing).unwrap_err();
     assert!(
-        matches!(e, BuildError::InvalidInput { ref what, .. } if what == &missing.display().to_string()),
+        matches!(
+            e,
+            BuildError::Io { ref path, ref source }
+                if path == &missing && source.get().kind() == std::io::ErrorKind::NotFound
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains(&missing.display().to_string()),
+        "{e}"
+    );
+    let garbled = dir.join("garbled.obj");
+    std::fs::write(&garbled, "v 0 zero 0\n").unwrap();
+    let e = onepath_build3d::load_obj(&garbled).unwrap_err();
+    assert!(
+        matches!(e, BuildError::InvalidInput { ref what, .. } if what == &garbled.display().to_string()),
         "{e}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
