@@ -1,5 +1,5 @@
-//! Baking authored off-mesh links into the tiles that hold their starts ("Authoring" in
-//! navmesh-format.txt).
+//! Baking authored off-mesh links into the tiles that hold their starts
+//! (`docs/build3d-polys.md` §5).
 
 use onepath_format::{
     CoordinateError, NavMeshParams, NavTileData, OffMeshLinkDefinition, OffMeshLinkSlot,

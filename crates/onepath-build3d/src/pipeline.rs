@@ -52,7 +52,7 @@ pub struct Mesh3DPipeline {
     /// Build-time convex area volumes, applied after erosion in list order (later wins).
     pub volumes: Vec<ConvexVolume>,
     /// Obstacles applied to every tile after erosion and the volumes, in list order
-    /// (`build3d-runtime.txt`, "Obstacles").
+    /// (`docs/build3d-spans.md` §6).
     pub obstacles: Vec<Obstacle>,
 }
 

@@ -1,5 +1,6 @@
-//! Off-mesh links: attaching each end of a link slot to a polygon ("Stitching (links)",
-//! "Off-mesh links").
+//! Off-mesh links: attaching each end of a link slot to a polygon
+//! (`docs/navmesh-stitching.md` §3.2). The 3D builder bakes authored links by the same score
+//! ([`best_poly_in_data`], on tile data before it is a tile).
 
 use std::ops::Range;
 
