@@ -335,17 +335,15 @@ mod tests {
             agent_radius: 1e9,
             ..BuildConfig::default()
         };
-        let e = cfg.validate().unwrap_err();
-        assert!(
-            matches!(
-                e,
-                BuildError::InvalidSetting {
-                    what: "agent_radius",
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        assert_eq!(rejected_setting(&cfg), "agent_radius");
+    }
+
+    /// The setting [`BuildConfig::validate`] names; fails the test on any other outcome.
+    fn rejected_setting(cfg: &BuildConfig) -> &'static str {
+        match cfg.validate() {
+            Err(BuildError::InvalidSetting { what, .. }) => what,
+            other => panic!("expected InvalidSetting, got {other:?}"),
+        }
     }
 
     #[test]
@@ -383,17 +381,7 @@ mod tests {
                 tile_size,
                 ..exact.clone()
             };
-            let e = cfg.validate().unwrap_err();
-            assert!(
-                matches!(
-                    e,
-                    BuildError::InvalidSetting {
-                        what: "tile_size",
-                        ..
-                    }
-                ),
-                "{tile_size}: {e}"
-            );
+            assert_eq!(rejected_setting(&cfg), "tile_size", "{tile_size}");
         }
     }
 }
