@@ -9,8 +9,8 @@
 //! [`BuildConfig::default`] holds; the tile grid starts at the level's minimum corner, as the
 //! demo places it.
 
-use onepath_build3d::{BuildConfig, BuiltMesh, Mesh3DPipeline, PartitionType, TriangleSoup};
-use onepath_format::{NavTileData, PolyRef, TileRef};
+use onepath_build3d::{BuildConfig, BuiltMesh, Mesh3DPipeline, TriangleSoup};
+use onepath_format::{NavTileData, Partition, PolyRef, TileRef};
 use onepath_mesh::query::{
     CompiledGraph, NavMeshQuery, NearestPoly, PathStatus, QueryError, QueryFilter, RaycastHit,
     StraightPathOptions, StraightPathPoint,
@@ -61,19 +61,22 @@ pub fn build_config(level: &Level, settings: &RecastSettings) -> Result<BuildCon
         origin: [f64::from(bmin[0]), f64::from(bmin[1]), f64::from(bmin[2])],
         cell_size: decimal(settings.cell_size),
         cell_height: decimal(settings.cell_height),
-        tile_cells: settings.tile_size as u32,
+        tile_size: BuildConfig::tile_size_of_cells(
+            settings.tile_size as u32,
+            decimal(settings.cell_size),
+        ),
         agent_height: settings.agent_height,
         agent_radius: settings.agent_radius,
-        agent_max_climb: settings.agent_max_climb,
+        walkable_climb: settings.agent_max_climb,
         agent_max_slope: settings.agent_max_slope,
         min_region_area: area(settings.region_min_size),
         merge_region_area: area(settings.region_merge_size),
-        max_edge_len: decimal(settings.edge_max_len),
-        max_simplification_error: settings.edge_max_error,
+        max_edge_length: decimal(settings.edge_max_len),
+        contour_max_error: settings.edge_max_error,
         max_verts_per_poly: settings.verts_per_poly as u16,
-        detail_sample_dist: decimal(settings.detail_sample_dist),
-        detail_sample_max_error: decimal(settings.detail_sample_max_error),
-        partition: PartitionType::Watershed,
+        detail_sample_distance: decimal(settings.detail_sample_dist),
+        detail_max_error: decimal(settings.detail_sample_max_error),
+        partition: Partition::Watershed,
         area: 63,
         flags: 1,
         off_mesh_links: Vec::new(),

@@ -36,9 +36,11 @@ fn the_recast_demo_settings_map_onto_onepaths_demo_configuration() {
     let level = Level::from_obj_str("v -3 1 -5\nv 7 1 -5\nv 7 1 5\nf 1 3 2\n").unwrap();
     let cfg = build_config(&level, &RecastSettings::default()).unwrap();
     // OnePath's BuildConfig::default is the Recast demo; only the origin differs (the level's
-    // minimum corner, where the demo puts its tile grid).
+    // minimum corner, where the demo puts its tile grid), and the peer's configuration is
+    // hand-made (settings digest 0, where the default carries the default settings' digest).
     let expected = onepath_build3d::BuildConfig {
         origin: [-3.0, 1.0, -5.0],
+        settings_digest: 0,
         ..onepath_build3d::BuildConfig::default()
     };
     assert_eq!(cfg, expected);

@@ -10,6 +10,7 @@
 mod hash_matrix;
 mod layers;
 mod scenarios;
+mod scenarios_build3d;
 mod scenarios_mesh;
 mod scenarios_snapshot;
 

@@ -50,26 +50,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "build3d/build",
         parallel: true,
-        run: build3d_build,
+        run: crate::scenarios_build3d::build3d_build,
     },
 ];
-
-/// The generated levels (city, terrain, building with bridge), each built with the three
-/// partitions; every tile's ONPT bytes. Tiles are built in parallel, so this runs on 1, 2
-/// and several threads.
-fn build3d_build(rec: &mut Recorder) -> Result<(), String> {
-    let builds = onepath_build3d::matrix::hash_matrix_builds().map_err(|e| e.to_string())?;
-    for (name, tiles) in builds {
-        let mut all = Vec::new();
-        for (i, t) in tiles.iter().enumerate() {
-            rec.record(format!("{name}/tile-{i}"), t);
-            all.extend_from_slice(&(t.len() as u64).to_le_bytes());
-            all.extend_from_slice(t);
-        }
-        rec.record(format!("{name}/all-{}", tiles.len()), &all);
-    }
-    Ok(())
-}
 
 /// Parameter blocks and build fingerprints of a spread of parameter sets.
 fn format_params(rec: &mut Recorder) -> Result<(), String> {

@@ -4,37 +4,14 @@ use onepath_format::{NavMeshParams, NavSettings, OffMeshLinkDefinition, Partitio
 
 use crate::error::BuildError;
 
-/// How walkable spans are grouped into regions (`docs/build3d-regions.md`).
+/// Every setting of a 3D build, in world units, named as in [`NavSettings`] (the settings a
+/// user writes; [`BuildConfig::from_settings`] derives this from them).
 ///
-/// The numeric values are those of the settings digest (`Partition` i32).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum PartitionType {
-    /// Distance field + watershed (value 0).
-    #[default]
-    Watershed,
-    /// Monotone sweep regions (value 1).
-    Monotone,
-    /// Height layers, then monotone regions on each layer (value 2).
-    Layers,
-}
-
-impl PartitionType {
-    /// The value the settings digest records.
-    pub fn value(self) -> i32 {
-        match self {
-            PartitionType::Watershed => 0,
-            PartitionType::Monotone => 1,
-            PartitionType::Layers => 2,
-        }
-    }
-}
-
-/// Every setting of a 3D build, in world units (the Recast demo's meaning).
-///
-/// [`BuildConfig::default`] is the Recast demo's configuration: cell 0.3 / 0.2, agent height
-/// 2.0, radius 0.6, climb 0.9, slope 45°, regions 8 / 20 cells wide (areas 64 / 400 spans),
-/// edges 12 long with error 1.3, 6 vertices per polygon, detail 6 / 1, tiles of 32 cells.
+/// [`BuildConfig::default`] is [`BuildConfig::from_settings`] of [`NavSettings::default`],
+/// the Recast demo's configuration: cell 0.3 / 0.2, agent height 2.0, radius 0.6, climb 0.9,
+/// slope 45°, regions 8 / 20 cells wide (areas 64 / 400 spans), edges 12 long with error
+/// 1.3, 6 vertices per polygon, detail 6 / 1, tiles of 32 cells (9.6), area 63, flags 1,
+/// and the settings digest of those settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuildConfig {
     /// World origin of the tile grid (tile (0, 0)'s corner; Y is the mesh origin Y).
@@ -43,14 +20,15 @@ pub struct BuildConfig {
     pub cell_size: f64,
     /// Vertical cell size.
     pub cell_height: f64,
-    /// Tile edge in cells; the tile size is `(float)(tile_cells · cell_size)`.
-    pub tile_cells: u32,
+    /// Tile edge in world units: a whole number (4..=8192) of cells, exactly
+    /// `(float)(cells · cell_size)` ([`BuildConfig::tile_size_of_cells`]).
+    pub tile_size: f64,
     /// Agent height (world).
     pub agent_height: f32,
     /// Agent radius (world).
     pub agent_radius: f32,
     /// Largest step the agent climbs (world).
-    pub agent_max_climb: f32,
+    pub walkable_climb: f32,
     /// Steepest walkable slope in degrees.
     pub agent_max_slope: f32,
     /// Smallest isolated region kept, in spans.
@@ -58,17 +36,17 @@ pub struct BuildConfig {
     /// Regions smaller than this many spans are merged into a neighbour when possible.
     pub merge_region_area: u32,
     /// Longest contour edge along a wall (world; 0 = no limit).
-    pub max_edge_len: f64,
+    pub max_edge_length: f64,
     /// Largest distance a simplified contour strays from the raw one, in cells.
-    pub max_simplification_error: f32,
+    pub contour_max_error: f32,
     /// Largest polygon size (3..=16).
     pub max_verts_per_poly: u16,
     /// Detail sample spacing in cells (below 0.9: no interior sampling).
-    pub detail_sample_dist: f64,
+    pub detail_sample_distance: f64,
     /// Largest height error of the detail mesh, in cell heights.
-    pub detail_sample_max_error: f64,
+    pub detail_max_error: f64,
     /// Region partition.
-    pub partition: PartitionType,
+    pub partition: Partition,
     /// Area id of input triangles without their own area (1..=63).
     pub area: u8,
     /// Flags of every built polygon.
@@ -82,29 +60,29 @@ pub struct BuildConfig {
 
 impl Default for BuildConfig {
     fn default() -> Self {
-        BuildConfig {
-            origin: [0.0, 0.0, 0.0],
-            cell_size: 0.3,
-            cell_height: 0.2,
-            tile_cells: 32,
-            agent_height: 2.0,
-            agent_radius: 0.6,
-            agent_max_climb: 0.9,
-            agent_max_slope: 45.0,
-            min_region_area: 64,
-            merge_region_area: 400,
-            max_edge_len: 12.0,
-            max_simplification_error: 1.3,
-            max_verts_per_poly: 6,
-            detail_sample_dist: 6.0,
-            detail_sample_max_error: 1.0,
-            partition: PartitionType::Watershed,
-            area: 63,
-            flags: 1,
-            off_mesh_links: Vec::new(),
-            settings_digest: 0,
-        }
+        // The default settings are valid (tested in `default_is_the_default_settings`).
+        BuildConfig::from_settings(&NavSettings::default())
+            .expect("the default settings are a valid 3D build configuration")
     }
+}
+
+/// Whole cells of `cell_size` in `tile_size` (4..=8192), when `tile_size` is exactly
+/// `(float)(cells · cell_size)`; else why not.
+fn whole_tile_cells(tile_size: f64, cell_size: f64) -> Result<u32, String> {
+    let cells = tile_size / cell_size;
+    let rounded = cells.round();
+    if !((rounded - cells).abs() <= 1e-4 && (4.0..=8192.0).contains(&rounded)) {
+        return Err(format!(
+            "{tile_size} is not a whole number (4..=8192) of cells of {cell_size}"
+        ));
+    }
+    let exact = BuildConfig::tile_size_of_cells(rounded as u32, cell_size);
+    if exact.to_bits() != tile_size.to_bits() {
+        return Err(format!(
+            "{tile_size} differs from (float)(cells · CellSize) = {exact}"
+        ));
+    }
+    Ok(rounded as u32)
 }
 
 /// The settings in cells, as every stage uses them.
@@ -120,16 +98,17 @@ pub struct VoxelConfig {
     pub border: i32,
     /// `ceil(agent_height / ch)` (float32 division).
     pub walkable_height: i32,
-    /// `floor(agent_max_climb / ch)` (float32 division).
+    /// `floor(walkable_climb / ch)` (float32 division; the world value is the
+    /// [`BuildConfig::walkable_climb`]).
     pub walkable_climb: i32,
     /// `ceil(agent_radius / cs)` (float32 division).
     pub walkable_radius: i32,
     /// `cos(slope)` (libm, f64): a triangle is walkable when its unit normal's Y exceeds it.
     pub walkable_slope_cos: f64,
-    /// `trunc(max_edge_len / cs)` in cells.
-    pub max_edge_len: i32,
-    /// Simplification error in cells.
-    pub max_error: f32,
+    /// `trunc(max_edge_length / cs)` in cells.
+    pub max_edge_length: i32,
+    /// Contour simplification error in cells.
+    pub contour_max_error: f32,
     /// Minimum region area in spans.
     pub min_region_area: u32,
     /// Merge region area in spans.
@@ -137,36 +116,27 @@ pub struct VoxelConfig {
     /// Largest polygon size.
     pub nvp: usize,
     /// Detail sample distance in world units (0 = no interior sampling).
-    pub detail_sample_dist: f64,
+    pub detail_sample_distance: f64,
     /// Detail height error in world units.
     pub detail_max_error: f64,
     /// Partition.
-    pub partition: PartitionType,
+    pub partition: Partition,
 }
 
 /// Spans taller than this (in cells) cannot be represented.
 pub const MAX_HEIGHT_CELLS: i32 = 0xFFFF;
 
 impl BuildConfig {
-    /// The configuration of a [`NavSettings`]. `MinRegionArea` and `MergeRegionArea` are in
-    /// spans (as `build3d-runtime.txt` counts them); `ContourMaxError` is in cells;
-    /// `DetailSampleDistance` in cells and `DetailMaxError` in cell heights (Recast's units);
-    /// `Area` 0 means the 3D default 63 (area 0 is "not walkable" inside the voxel stages).
-    /// The tile size must be a whole number of cells (within 10^-4 of one).
+    /// The configuration of a [`NavSettings`], field by field. `MinRegionArea` and
+    /// `MergeRegionArea` are in spans (`docs/build3d-spans.md` §0); `ContourMaxError` is in
+    /// cells; `DetailSampleDistance` in cells and `DetailMaxError` in cell heights (Recast's
+    /// units); `Area` 0 means the 3D default 63 (area 0 is "not walkable" inside the voxel
+    /// stages). The tile size must be a whole number of cells, exactly
+    /// `(float)(cells · CellSize)`.
     pub fn from_settings(s: &NavSettings) -> Result<BuildConfig, BuildError> {
         let params = s.to_params()?;
-        let cells = s.tile_size() / s.cell_size();
-        let tile_cells = cells.round();
-        if !((tile_cells - cells).abs() <= 1e-4 && (4.0..=8192.0).contains(&tile_cells)) {
-            return Err(BuildError::setting(
-                "TileSize",
-                format!(
-                    "{} is not a whole number (4..=8192) of cells of {}",
-                    s.tile_size(),
-                    s.cell_size()
-                ),
-            ));
-        }
+        whole_tile_cells(s.tile_size(), s.cell_size())
+            .map_err(|reason| BuildError::setting("TileSize", reason))?;
         let non_neg = |what: &'static str, v: i32| {
             u32::try_from(v).map_err(|_| BuildError::setting(what, format!("{v} is negative")))
         };
@@ -174,40 +144,32 @@ impl BuildConfig {
             origin: s.origin(),
             cell_size: s.cell_size(),
             cell_height: s.cell_height(),
-            tile_cells: tile_cells as u32,
+            tile_size: s.tile_size(),
             agent_height: s.agent_height(),
             agent_radius: s.agent_radius(),
-            agent_max_climb: s.walkable_climb(),
+            walkable_climb: s.walkable_climb(),
             agent_max_slope: s.agent_max_slope(),
             min_region_area: non_neg("MinRegionArea", s.min_region_area())?,
             merge_region_area: non_neg("MergeRegionArea", s.merge_region_area())?,
-            max_edge_len: s.max_edge_length(),
-            max_simplification_error: s.contour_max_error(),
+            max_edge_length: s.max_edge_length(),
+            contour_max_error: s.contour_max_error(),
             max_verts_per_poly: s.max_verts_per_poly(),
-            detail_sample_dist: s.detail_sample_distance(),
-            detail_sample_max_error: s.detail_max_error(),
-            partition: match s.partition() {
-                Partition::Monotone => PartitionType::Monotone,
-                Partition::Layers => PartitionType::Layers,
-                _ => PartitionType::Watershed,
-            },
+            detail_sample_distance: s.detail_sample_distance(),
+            detail_max_error: s.detail_max_error(),
+            partition: s.partition(),
             area: if s.area() == 0 { 63 } else { s.area() },
             flags: s.flags(),
             off_mesh_links: s.off_mesh_links().to_vec(),
             settings_digest: params.settings_digest,
         };
-        if !cfg.params().bitwise_eq(&params) {
-            return Err(BuildError::setting(
-                "TileSize",
-                format!(
-                    "{} differs from (float)(cells · CellSize) = {}",
-                    s.tile_size(),
-                    cfg.tile_size()
-                ),
-            ));
-        }
         cfg.validate()?;
         Ok(cfg)
+    }
+
+    /// The tile size of `cells` cells of `cell_size`: `(float)(cells · cell_size)` as f64,
+    /// the one value [`BuildConfig::tile_size`] may take for that many cells.
+    pub fn tile_size_of_cells(cells: u32, cell_size: f64) -> f64 {
+        f64::from((f64::from(cells) * cell_size) as f32)
     }
 
     /// Checks every setting; the error names it.
@@ -232,16 +194,12 @@ impl BuildConfig {
                 "must be positive and finite",
             ));
         }
-        if !(4..=8192).contains(&self.tile_cells) {
-            return Err(BuildError::setting(
-                "tile_cells",
-                format!("{} is not in 4..=8192", self.tile_cells),
-            ));
-        }
+        whole_tile_cells(self.tile_size, self.cell_size)
+            .map_err(|reason| BuildError::setting("tile_size", reason))?;
         for (name, v) in [
             ("agent_height", self.agent_height),
             ("agent_radius", self.agent_radius),
-            ("agent_max_climb", self.agent_max_climb),
+            ("walkable_climb", self.walkable_climb),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(BuildError::setting(
@@ -256,15 +214,15 @@ impl BuildConfig {
                 "must be in 0..=90 degrees",
             ));
         }
-        if !(self.max_edge_len.is_finite() && self.max_edge_len >= 0.0) {
+        if !(self.max_edge_length.is_finite() && self.max_edge_length >= 0.0) {
             return Err(BuildError::setting(
-                "max_edge_len",
+                "max_edge_length",
                 "must be finite and non-negative",
             ));
         }
-        if !(self.max_simplification_error.is_finite() && self.max_simplification_error >= 0.0) {
+        if !(self.contour_max_error.is_finite() && self.contour_max_error >= 0.0) {
             return Err(BuildError::setting(
-                "max_simplification_error",
+                "contour_max_error",
                 "must be finite and non-negative",
             ));
         }
@@ -274,15 +232,15 @@ impl BuildConfig {
                 "must be in 3..=16",
             ));
         }
-        if !(self.detail_sample_dist.is_finite() && self.detail_sample_dist >= 0.0) {
+        if !(self.detail_sample_distance.is_finite() && self.detail_sample_distance >= 0.0) {
             return Err(BuildError::setting(
-                "detail_sample_dist",
+                "detail_sample_distance",
                 "must be finite and non-negative",
             ));
         }
-        if !(self.detail_sample_max_error.is_finite() && self.detail_sample_max_error >= 0.0) {
+        if !(self.detail_max_error.is_finite() && self.detail_max_error >= 0.0) {
             return Err(BuildError::setting(
-                "detail_sample_max_error",
+                "detail_max_error",
                 "must be finite and non-negative",
             ));
         }
@@ -295,7 +253,7 @@ impl BuildConfig {
         let v = self.voxel();
         for (name, cells) in [
             ("agent_height", v.walkable_height),
-            ("agent_max_climb", v.walkable_climb),
+            ("walkable_climb", v.walkable_climb),
             ("agent_radius", v.walkable_radius),
         ] {
             if cells > 255 {
@@ -312,21 +270,16 @@ impl BuildConfig {
         Ok(())
     }
 
-    /// The tile size in world units, `(float)(tile_cells · cell_size)` as f64.
-    pub fn tile_size(&self) -> f64 {
-        f64::from((f64::from(self.tile_cells) * self.cell_size) as f32)
-    }
-
     /// The mesh parameters of this build.
     pub fn params(&self) -> NavMeshParams {
         NavMeshParams {
             origin_x: self.origin[0],
             origin_y: self.origin[1],
             origin_z: self.origin[2],
-            tile_size: self.tile_size(),
+            tile_size: self.tile_size,
             cell_size: self.cell_size,
             max_verts_per_poly: self.max_verts_per_poly,
-            walkable_climb: self.agent_max_climb,
+            walkable_climb: self.walkable_climb,
             agent_radius: self.agent_radius,
             agent_height: self.agent_height,
             agent_max_slope: self.agent_max_slope,
@@ -342,29 +295,30 @@ impl BuildConfig {
         // 2.0000000795 from the float32 radius in double).
         let (cs32, ch32) = (cs as f32, ch as f32);
         let walkable_height = (self.agent_height / ch32).ceil() as i32;
-        let walkable_climb = (self.agent_max_climb / ch32).floor() as i32;
+        let walkable_climb = (self.walkable_climb / ch32).floor() as i32;
         let walkable_radius = (self.agent_radius / cs32).ceil() as i32;
         let slope = f64::from(self.agent_max_slope) / 180.0 * std::f64::consts::PI;
         VoxelConfig {
             cs,
             ch,
-            tile_cells: self.tile_cells as i32,
+            // Whole after `validate`; `as` saturates on a configuration that is not.
+            tile_cells: (self.tile_size / cs).round() as i32,
             border: walkable_radius.saturating_add(3),
             walkable_height,
             walkable_climb,
             walkable_radius,
             walkable_slope_cos: libm::cos(slope),
-            max_edge_len: (self.max_edge_len / cs) as i32,
-            max_error: self.max_simplification_error,
+            max_edge_length: (self.max_edge_length / cs) as i32,
+            contour_max_error: self.contour_max_error,
             min_region_area: self.min_region_area,
             merge_region_area: self.merge_region_area,
             nvp: usize::from(self.max_verts_per_poly),
-            detail_sample_dist: if self.detail_sample_dist < 0.9 {
+            detail_sample_distance: if self.detail_sample_distance < 0.9 {
                 0.0
             } else {
-                cs * self.detail_sample_dist
+                cs * self.detail_sample_distance
             },
-            detail_max_error: ch * self.detail_sample_max_error,
+            detail_max_error: ch * self.detail_max_error,
             partition: self.partition,
         }
     }
@@ -381,17 +335,15 @@ mod tests {
             agent_radius: 1e9,
             ..BuildConfig::default()
         };
-        let e = cfg.validate().unwrap_err();
-        assert!(
-            matches!(
-                e,
-                BuildError::InvalidSetting {
-                    what: "agent_radius",
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        assert_eq!(rejected_setting(&cfg), "agent_radius");
+    }
+
+    /// The setting [`BuildConfig::validate`] names; fails the test on any other outcome.
+    fn rejected_setting(cfg: &BuildConfig) -> &'static str {
+        match cfg.validate() {
+            Err(BuildError::InvalidSetting { what, .. }) => what,
+            other => panic!("expected InvalidSetting, got {other:?}"),
+        }
     }
 
     #[test]
@@ -406,6 +358,30 @@ mod tests {
             ),
             (10, 4, 2, 5)
         );
-        assert_eq!((v.max_edge_len, v.tile_cells), (40, 32));
+        assert_eq!((v.max_edge_length, v.tile_cells), (40, 32));
+        assert_eq!((v.min_region_area, v.merge_region_area), (64, 400));
+    }
+
+    #[test]
+    fn default_is_the_default_settings() {
+        let s = NavSettings::default();
+        let cfg = BuildConfig::default();
+        assert_eq!(cfg, BuildConfig::from_settings(&s).unwrap());
+        assert!(cfg.params().bitwise_eq(&s.to_params().unwrap()));
+        assert_eq!(cfg.settings_digest, s.settings_digest());
+        assert_eq!(cfg.tile_size, BuildConfig::tile_size_of_cells(32, 0.3));
+        assert_eq!((cfg.area, cfg.flags), (63, 1));
+    }
+
+    #[test]
+    fn a_tile_size_that_is_not_exactly_whole_cells_is_rejected_naming_it() {
+        let exact = BuildConfig::default();
+        for tile_size in [10.0, 9.6, 0.3 * 3.0, 0.3 * 9000.0] {
+            let cfg = BuildConfig {
+                tile_size,
+                ..exact.clone()
+            };
+            assert_eq!(rejected_setting(&cfg), "tile_size", "{tile_size}");
+        }
     }
 }

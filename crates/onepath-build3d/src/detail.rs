@@ -516,7 +516,7 @@ fn inside_distance(poly: &[[f64; 3]], area2: f64, x: f64, z: f64) -> f64 {
 }
 
 /// The detail mesh of every polygon (one entry per polygon of `mesh`): polygon edges
-/// sampled every `detail_sample_dist` and simplified to `detail_max_error`, the hull
+/// sampled every `detail_sample_distance` and simplified to `detail_max_error`, the hull
 /// triangulated, then interior samples added where the surface is off by more than
 /// `detail_max_error` (largest error first, ties to the lowest sample). With a sample
 /// distance of 0 the polygon is only triangulated.
@@ -551,7 +551,7 @@ pub fn build_detail(
                 &verts,
                 mesh.regs[p],
                 &hs,
-                vc.detail_sample_dist,
+                vc.detail_sample_distance,
                 vc.detail_max_error,
             )
         })

@@ -1,5 +1,8 @@
 //! The builder's error type.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use onepath_format::{CoordinateError, FormatError};
 use onepath_mesh::MeshError;
 
@@ -14,6 +17,15 @@ pub enum BuildError {
         what: &'static str,
         /// What is wrong with it.
         reason: String,
+    },
+    /// An input file could not be read: its path and the I/O error.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: IoCause,
     },
     /// The input geometry breaks a rule (`what` names the array, triangle or vertex).
     #[error("invalid input {what}: {reason}")]
@@ -44,6 +56,42 @@ pub enum BuildError {
     /// Adding a built tile to the mesh failed (a builder bug; reported, never hidden).
     #[error(transparent)]
     Mesh(#[from] MeshError),
+}
+
+/// The I/O error of [`BuildError::Io`], shared so that the error stays `Clone`. Two are equal
+/// when their kind and message are.
+#[derive(Debug, Clone)]
+pub struct IoCause(Arc<std::io::Error>);
+
+impl IoCause {
+    /// The error itself.
+    pub fn get(&self) -> &std::io::Error {
+        &self.0
+    }
+}
+
+impl From<std::io::Error> for IoCause {
+    fn from(e: std::io::Error) -> Self {
+        IoCause(Arc::new(e))
+    }
+}
+
+impl PartialEq for IoCause {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl std::fmt::Display for IoCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for IoCause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
 }
 
 impl BuildError {

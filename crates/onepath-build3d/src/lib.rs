@@ -14,8 +14,9 @@
 //! | polygons, detail mesh, tile data, authored links | [`polymesh`], [`detail`], [`handover`], [`offmesh`] | `docs/build3d-polys.md` |
 //! | tiles in parallel, merged in tile order, mesh | [`pipeline`] ([`Mesh3DPipeline`]) | `build3d-polys.md` §6 |
 //!
-//! Seeded level generators ([`generators`]) and the hash-matrix builds ([`matrix`]) serve
-//! tests and benchmarks. A future tile cache keeps stage 3 per tile
+//! Seeded level generators (`generators`, behind the `fixtures` cargo feature) serve tests,
+//! benchmarks and the hash matrix (`build3d/build`, scripted in xtask); a game's build does
+//! not carry them. A future tile cache keeps stage 3 per tile
 //! ([`Mesh3DPipeline::eroded_tiles_soup`] → [`ErodedTile`]) and rebuilds from it
 //! ([`Mesh3DPipeline::build_from_eroded`], equal to the plain build), with
 //! [`layers::layer_of_spans`] and the span graph of [`CompactHeightfield`].
@@ -35,12 +36,15 @@
 //!
 //! ## Example
 //! ```
-//! use onepath_build3d::{generators::add_floor, Mesh3DPipeline, TriangleSoup};
+//! use onepath_build3d::{Mesh3DPipeline, TriangleSoup};
 //! use onepath_format::NavSettings;
 //!
 //! // A flat 25 x 25 floor (two triangles facing up), built with the Recast demo settings.
-//! let mut soup = TriangleSoup::default();
-//! add_floor(&mut soup, 0.0, 0.0, 25.0, 25.0, 0.0);
+//! let soup = TriangleSoup {
+//!     vertices: vec![[0.0, 0.0, 0.0], [0.0, 0.0, 25.0], [25.0, 0.0, 25.0], [25.0, 0.0, 0.0]],
+//!     triangles: vec![[0, 1, 2], [0, 2, 3]],
+//!     areas: None,
+//! };
 //! let built = Mesh3DPipeline::from_settings(&NavSettings::default())
 //!     .unwrap()
 //!     .build_soup(&soup)
@@ -61,12 +65,12 @@ pub mod config;
 pub mod contour;
 pub mod detail;
 mod error;
+#[cfg(feature = "fixtures")]
 pub mod generators;
 pub mod handover;
 pub mod heightfield;
 pub mod input;
 pub mod layers;
-pub mod matrix;
 pub mod obj;
 pub mod obstacle;
 pub mod offmesh;
@@ -76,10 +80,9 @@ pub mod region;
 
 pub use chunky::ChunkyTriMesh;
 pub use compact::{CompactHeightfield, ConvexVolume};
-pub use config::{BuildConfig, PartitionType, VoxelConfig};
-pub use error::BuildError;
+pub use config::{BuildConfig, VoxelConfig};
+pub use error::{BuildError, IoCause};
 pub use input::{HeightGrid, TriangleSoup};
-pub use matrix::hash_matrix_builds;
 pub use obj::load_obj;
 pub use obstacle::Obstacle;
 pub use pipeline::{BuiltMesh, ErodedTile, Mesh3DPipeline, Progress, VerticalGrid};

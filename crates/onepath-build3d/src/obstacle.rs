@@ -1,4 +1,4 @@
-//! Obstacles (`build3d-runtime.txt`, "Obstacles"): shapes with a height range that take
+//! Obstacles (`docs/build3d-spans.md` §6): shapes with a height range that take
 //! walkability away after erosion, grown by the agent radius instead of eroded.
 
 use onepath_format::COORD_BOUND;

@@ -3,13 +3,13 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use onepath_format::{NavMeshParams, NavSettings, NavTile, NavTileData};
+use onepath_format::{NavMeshParams, NavSettings, NavTile, NavTileData, Partition};
 use onepath_mesh::TiledNavMesh;
 use rayon::prelude::*;
 
 use crate::chunky::ChunkyTriMesh;
 use crate::compact::{CompactHeightfield, ConvexVolume};
-use crate::config::{BuildConfig, PartitionType, VoxelConfig, MAX_HEIGHT_CELLS};
+use crate::config::{BuildConfig, VoxelConfig, MAX_HEIGHT_CELLS};
 use crate::contour::build_contours;
 use crate::error::BuildError;
 use crate::handover::{convex_in_f32, to_tile_data, TileFrame};
@@ -52,7 +52,7 @@ pub struct Mesh3DPipeline {
     /// Build-time convex area volumes, applied after erosion in list order (later wins).
     pub volumes: Vec<ConvexVolume>,
     /// Obstacles applied to every tile after erosion and the volumes, in list order
-    /// (`build3d-runtime.txt`, "Obstacles").
+    /// (`docs/build3d-spans.md` §6).
     pub obstacles: Vec<Obstacle>,
 }
 
@@ -387,10 +387,8 @@ impl Mesh3DPipeline {
             tile_size_f32: params.tile_size_f32(),
         };
         let regions = match vc.partition {
-            PartitionType::Monotone => {
-                region::monotone(chf, vc.min_region_area, vc.merge_region_area)
-            }
-            PartitionType::Layers => {
+            Partition::Monotone => region::monotone(chf, vc.min_region_area, vc.merge_region_area),
+            Partition::Layers => {
                 let mut out = Vec::new();
                 for (layer, sub) in crate::layers::split_layers(chf).iter().enumerate() {
                     let regions = region::monotone(sub, vc.min_region_area, vc.merge_region_area);
@@ -413,7 +411,9 @@ impl Mesh3DPipeline {
                 }
                 return Ok(out);
             }
-            _ => region::watershed(chf, vc.min_region_area, vc.merge_region_area),
+            Partition::Watershed => {
+                region::watershed(chf, vc.min_region_area, vc.merge_region_area)
+            }
         };
         Ok(self
             .polygons_to_data(params, vc, &frame, tile_x, tile_z, 0, chf, &regions.ids)?
@@ -433,7 +433,7 @@ impl Mesh3DPipeline {
         chf: &CompactHeightfield,
         regions: &[u16],
     ) -> Result<Option<NavTileData>, BuildError> {
-        let contours = build_contours(chf, regions, vc.max_error, vc.max_edge_len);
+        let contours = build_contours(chf, regions, vc.contour_max_error, vc.max_edge_length);
         let convex_ok = |verts: &[[i32; 3]], poly: &[u32]| convex_in_f32(frame, verts, poly);
         let mesh = build_poly_mesh(&contours, vc.nvp, &convex_ok);
         let detail = crate::detail::build_detail(&mesh, chf, regions, frame, vc);

@@ -3,10 +3,9 @@
 
 use onepath_build3d::generators::{add_box, add_floor, rolling_terrain, TerrainParams};
 use onepath_build3d::{
-    BuildConfig, BuildError, BuiltMesh, ConvexVolume, Mesh3DPipeline, Obstacle, PartitionType,
-    TriangleSoup,
+    BuildConfig, BuildError, BuiltMesh, ConvexVolume, Mesh3DPipeline, Obstacle, TriangleSoup,
 };
-use onepath_format::{NavSettings, NavTile, OffMeshLinkDefinition};
+use onepath_format::{NavSettings, NavTile, OffMeshLinkDefinition, Partition};
 
 fn floor(x0: f64, z0: f64, x1: f64, z1: f64, y: f64) -> TriangleSoup {
     let mut s = TriangleSoup::default();
@@ -247,7 +246,7 @@ fn authored_link_goes_to_the_layer_nearest_its_start() {
     let mut soup = floor(0.0, 0.0, 9.0, 9.0, 0.0);
     add_box(&mut soup, [0.5, 3.8, 0.5], [8.5, 4.0, 8.5]);
     let cfg = BuildConfig {
-        partition: PartitionType::Layers,
+        partition: Partition::Layers,
         off_mesh_links: vec![OffMeshLinkDefinition {
             start: [4.5, 4.0, 4.5],
             end: [4.5, 0.0, 4.5],
@@ -425,7 +424,22 @@ fn obj_faces_load_as_fans_in_file_order() {
     let missing = dir.join("absent.obj");
     let e = onepath_build3d::load_obj(&missing).unwrap_err();
     assert!(
-        matches!(e, BuildError::InvalidInput { ref what, .. } if what == &missing.display().to_string()),
+        matches!(
+            e,
+            BuildError::Io { ref path, ref source }
+                if path == &missing && source.get().kind() == std::io::ErrorKind::NotFound
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains(&missing.display().to_string()),
+        "{e}"
+    );
+    let garbled = dir.join("garbled.obj");
+    std::fs::write(&garbled, "v 0 zero 0\n").unwrap();
+    let e = onepath_build3d::load_obj(&garbled).unwrap_err();
+    assert!(
+        matches!(e, BuildError::InvalidInput { ref what, .. } if what == &garbled.display().to_string()),
         "{e}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -434,7 +448,7 @@ fn obj_faces_load_as_fans_in_file_order() {
 #[test]
 fn tiles_come_in_tile_order_and_tile_i_is_in_slot_i() {
     let b = Mesh3DPipeline::new(BuildConfig {
-        partition: PartitionType::Layers,
+        partition: Partition::Layers,
         ..BuildConfig::default()
     })
     .build_soup(&onepath_build3d::generators::building_with_bridge(3))

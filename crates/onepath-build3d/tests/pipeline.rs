@@ -5,9 +5,9 @@ use onepath_build3d::generators::{
     add_box, add_floor, building_with_bridge, city, rolling_terrain, CityParams, TerrainParams,
 };
 use onepath_build3d::{
-    BuildConfig, BuildError, BuiltMesh, ChunkyTriMesh, Mesh3DPipeline, PartitionType, TriangleSoup,
+    BuildConfig, BuildError, BuiltMesh, ChunkyTriMesh, Mesh3DPipeline, TriangleSoup,
 };
-use onepath_format::NavTile;
+use onepath_format::{NavTile, Partition};
 use onepath_stitch::LinkKind;
 
 fn floor(x0: f64, z0: f64, x1: f64, z1: f64, y: f64) -> TriangleSoup {
@@ -65,11 +65,7 @@ fn small_city() -> TriangleSoup {
 #[test]
 fn same_build_at_1_2_and_4_threads_gives_identical_tile_bytes() {
     let soup = small_city();
-    for partition in [
-        PartitionType::Watershed,
-        PartitionType::Monotone,
-        PartitionType::Layers,
-    ] {
+    for partition in [Partition::Watershed, Partition::Monotone, Partition::Layers] {
         let cfg = BuildConfig {
             partition,
             ..BuildConfig::default()
@@ -89,11 +85,7 @@ fn every_produced_tile_passes_nav_tile_create_and_round_trips_its_bytes() {
         .to_soup()
         .unwrap();
     for soup in [small_city(), building_with_bridge(3), terrain] {
-        for partition in [
-            PartitionType::Watershed,
-            PartitionType::Monotone,
-            PartitionType::Layers,
-        ] {
+        for partition in [Partition::Watershed, Partition::Monotone, Partition::Layers] {
             let cfg = BuildConfig {
                 partition,
                 ..BuildConfig::default()
@@ -173,7 +165,7 @@ fn tiles_stitch_across_borders_with_no_gap_on_rolling_terrain() {
     let soup = rolling_terrain(&TerrainParams::default())
         .to_soup()
         .unwrap();
-    for partition in [PartitionType::Watershed, PartitionType::Layers] {
+    for partition in [Partition::Watershed, Partition::Layers] {
         let cfg = BuildConfig {
             partition,
             ..BuildConfig::default()
@@ -339,7 +331,7 @@ fn ramps_within_the_slope_connect_floor_and_terrace() {
 fn bridge_over_a_road_gives_several_layers_with_the_layer_partition() {
     let soup = building_with_bridge(3);
     let cfg = BuildConfig {
-        partition: PartitionType::Layers,
+        partition: Partition::Layers,
         ..BuildConfig::default()
     };
     let b = build(cfg, &soup);

@@ -50,7 +50,8 @@ impl Partition {
 
 /// An authored off-mesh link: world-space start and end, attachment radius, direction,
 /// area, flags and the caller's id. Builders bake it into the slots of the tile that holds
-/// its start (see "Authoring" in navmesh-format.txt).
+/// its start (`docs/navmesh-format.md`, "Authored off-mesh links"; the 3D builder's baking:
+/// `docs/build3d-polys.md` §5).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OffMeshLinkDefinition {
     /// World start point (coordinate rule: finite, strictly within ±2^21).
@@ -107,12 +108,13 @@ impl OffMeshLinkDefinition {
 }
 
 /// The settings a mesh is built with: the parameter-block fields plus every builder
-/// setting that changes tile content ("Settings digest" in navmesh-format.txt).
+/// setting that changes tile content (`docs/navmesh-format.md`, "Settings digest").
 ///
 /// Fields are private; every setter validates. [`NavSettings::default`] gives the Recast
 /// demo's values (cell 0.3, cell height 0.2, agent height 2.0, radius 0.6, climb 0.9,
-/// slope 45°, region min 8, merge 20, max edge length 12, contour max error 1.3, 6
-/// vertices per polygon, detail sample distance 6, detail max error 1) and a tile size of
+/// slope 45°, regions 8 / 20 cells wide, that is min region area 64 and merge region area
+/// 400 spans, max edge length 12, contour max error 1.3, 6 vertices per polygon, detail
+/// sample distance 6, detail max error 1) and a tile size of
 /// `9.6f32` as f64 (= 9.600000381469727, 32 cells, exactly representable as f32 as the
 /// coordinate rule requires).
 ///
@@ -164,8 +166,8 @@ impl Default for NavSettings {
             cell_height: 0.2,
             snap_bits: -1,
             partition: Partition::Watershed,
-            min_region_area: 8,
-            merge_region_area: 20,
+            min_region_area: 64,
+            merge_region_area: 400,
             contour_max_error: 1.3,
             max_edge_length: 12.0,
             detail_sample_distance: 6.0,
@@ -270,11 +272,11 @@ impl NavSettings {
         partition: Partition
     );
     getter!(
-        /// Smallest region kept (cells), ≥ 0.
+        /// Smallest region kept, in spans, ≥ 0.
         min_region_area: i32
     );
     getter!(
-        /// Regions smaller than this merge into neighbours (cells), ≥ 0.
+        /// Regions smaller than this many spans merge into neighbours, ≥ 0.
         merge_region_area: i32
     );
     getter!(
@@ -662,8 +664,8 @@ mod tests {
         b.extend_from_slice(&0.2f64.to_le_bytes());
         b.extend_from_slice(&(-1i32).to_le_bytes());
         b.extend_from_slice(&0i32.to_le_bytes());
-        b.extend_from_slice(&8i32.to_le_bytes());
-        b.extend_from_slice(&20i32.to_le_bytes());
+        b.extend_from_slice(&64i32.to_le_bytes());
+        b.extend_from_slice(&400i32.to_le_bytes());
         b.extend_from_slice(&1.3f32.to_le_bytes());
         for v in [12.0f64, 6.0, 1.0, 0.0] {
             b.extend_from_slice(&v.to_le_bytes());

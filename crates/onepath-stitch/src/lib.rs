@@ -58,7 +58,7 @@ pub mod stitch;
 pub mod tiles;
 
 pub use links::{Link, LinkKind, OffMeshConnection, TileLinks};
-pub use off_mesh::{attach_links, attach_score, best_poly};
+pub use off_mesh::{attach_links, attach_score, best_poly, best_poly_in_data, polygon_score};
 pub use portals::{
     boundary_axis, edge_at, neighbour_column, portal_edges, portal_overlap, PortalEdge,
     PortalOverlap,

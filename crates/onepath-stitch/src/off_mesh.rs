@@ -1,7 +1,10 @@
-//! Off-mesh links: attaching each end of a link slot to a polygon ("Stitching (links)",
-//! "Off-mesh links").
+//! Off-mesh links: attaching each end of a link slot to a polygon
+//! (`docs/navmesh-stitching.md` §3.2). The 3D builder bakes authored links by the same score
+//! ([`best_poly_in_data`], on tile data before it is a tile).
 
-use onepath_format::{NavTile, OffMeshLinkSlot, PolyRef};
+use std::ops::Range;
+
+use onepath_format::{NavTile, NavTileData, OffMeshLinkSlot, PolyRef};
 
 use crate::links::OffMeshConnection;
 use crate::tiles::TileSet;
@@ -19,8 +22,20 @@ pub fn attach_score(
     radius: f64,
     climb: f64,
 ) -> Option<f64> {
-    let d = tile.data();
-    let corners = tile.poly_corners(poly);
+    polygon_score(tile.data(), tile.poly_corners(poly), p, radius, climb)
+}
+
+/// [`attach_score`] for the polygon whose corners are `d.corners[corners]`, on tile data that
+/// need not be a created tile yet (a builder baking authored links uses the stitching rule
+/// before [`NavTile::create`]). Panics if a corner or vertex index is out of range, which a
+/// created tile's data and a builder's output never have.
+pub fn polygon_score(
+    d: &NavTileData,
+    corners: Range<usize>,
+    p: [f64; 3],
+    radius: f64,
+    climb: f64,
+) -> Option<f64> {
     let n = corners.len();
     let mut inside = true;
     let mut best_d2 = f64::INFINITY;
@@ -69,9 +84,30 @@ pub fn attach_score(
 /// The polygon of `tile` with the smallest score for `p` (ties: lower polygon index), with
 /// its score.
 pub fn best_poly(tile: &NavTile, p: [f64; 3], radius: f64, climb: f64) -> Option<(u32, f64)> {
+    lowest_score((0..tile.poly_count()).map(|poly| attach_score(tile, poly, p, radius, climb)))
+}
+
+/// [`best_poly`] on tile data that need not be a created tile yet (polygons in the order of
+/// `poly_sizes`); the index rule of [`polygon_score`] applies.
+pub fn best_poly_in_data(
+    d: &NavTileData,
+    p: [f64; 3],
+    radius: f64,
+    climb: f64,
+) -> Option<(u32, f64)> {
+    let mut first = 0usize;
+    lowest_score(d.poly_sizes.iter().map(|&size| {
+        let corners = first..first + usize::from(size);
+        first = corners.end;
+        polygon_score(d, corners, p, radius, climb)
+    }))
+}
+
+/// The index and value of the smallest score; equal scores keep the lower index.
+fn lowest_score(scores: impl Iterator<Item = Option<f64>>) -> Option<(u32, f64)> {
     let mut best: Option<(u32, f64)> = None;
-    for poly in 0..tile.poly_count() {
-        if let Some(s) = attach_score(tile, poly, p, radius, climb) {
+    for (poly, score) in scores.enumerate() {
+        if let Some(s) = score {
             // Strictly smaller only: equal scores keep the lower polygon index.
             if best.map_or(true, |(_, b)| s < b) {
                 best = Some((poly as u32, s));

@@ -66,12 +66,43 @@ fn onpt_layout_of_two_quads_with_detail_and_link_is_locked() {
     insta::assert_snapshot!(hex_dump(&t.to_bytes()));
 }
 
+/// The defaults the settings encoding was first locked with: today's defaults but region
+/// areas of 8 and 20 spans (issue 13 made them the Recast demo's 64 and 400 spans). ONNM
+/// files written with the old defaults carry these bytes and this digest.
+fn first_defaults() -> NavSettings {
+    let mut s = NavSettings::default();
+    s.set_min_region_area(8)
+        .unwrap()
+        .set_merge_region_area(20)
+        .unwrap();
+    s
+}
+
+/// Locks the layout and the digest on [`first_defaults`] (the snapshots are the landed ones);
+/// `the_defaults_are_the_locked_encoding_with_the_demo_region_areas` ties today's defaults
+/// to the same bytes.
 #[test]
 fn settings_encoding_of_the_defaults_is_locked() {
-    let s = NavSettings::default();
+    let s = first_defaults();
     insta::assert_snapshot!(hex_dump(&encode_settings(&s)));
     insta::assert_snapshot!(
         "default_settings_digest",
         format!("{:016x}", s.settings_digest())
     );
+}
+
+#[test]
+fn the_defaults_are_the_locked_encoding_with_the_demo_region_areas() {
+    let mut want = encode_settings(&first_defaults());
+    // MinRegionArea at 74, MergeRegionArea at 78 (docs/navmesh-format.md, settings encoding).
+    want[74..78].copy_from_slice(&64i32.to_le_bytes());
+    want[78..82].copy_from_slice(&400i32.to_le_bytes());
+    let s = NavSettings::default();
+    assert_eq!(encode_settings(&s), want);
+    assert_eq!(
+        (s.min_region_area(), s.merge_region_area()),
+        (64, 400),
+        "the Recast demo's regions of 8 / 20 cells wide, in spans"
+    );
+    assert_eq!(format!("{:016x}", s.settings_digest()), "3a0b4955c21fc1ba");
 }
