@@ -73,6 +73,7 @@ pub mod input;
 pub mod layers;
 pub mod obj;
 pub mod obstacle;
+pub mod normative;
 pub mod offmesh;
 pub mod pipeline;
 pub mod polymesh;

@@ -37,6 +37,7 @@ fn poly_count(b: &BuiltMesh) -> usize {
 }
 
 #[test]
+#[cfg_attr(no_levels, ignore = "needs ONEPATH_DATA (levels/nav_test.obj)")]
 fn nav_test_obj_built_with_the_default_settings_gives_the_demo_figures() {
     let Some(soup) = nav_test_soup() else {
         return;
@@ -62,6 +63,7 @@ fn nav_test_obj_built_with_the_default_settings_gives_the_demo_figures() {
 }
 
 #[test]
+#[cfg_attr(no_levels, ignore = "needs ONEPATH_DATA (levels/nav_test.obj)")]
 fn nav_test_obj_builds_with_the_recast_demo_settings() {
     let Some(soup) = nav_test_soup() else {
         return;
