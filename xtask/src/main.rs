@@ -9,6 +9,7 @@
 mod hash_matrix;
 mod layers;
 mod scenarios;
+mod scenarios_grid;
 mod scenarios_mesh;
 mod scenarios_snapshot;
 

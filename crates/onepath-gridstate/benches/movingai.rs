@@ -13,7 +13,8 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use onepath_gridstate::{
-    Grid, GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar, ThetaStar,
+    Grid, GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar,
+    SlicedSearch, ThetaStar,
 };
 
 /// (start, goal, listed optimal length).
@@ -26,7 +27,7 @@ struct Problem {
 
 fn load(map: &str, sample: usize) -> Option<Problem> {
     let dir = PathBuf::from(std::env::var_os("ONEPATH_DATA")?).join("movingai");
-    let grid = Grid::from_movingai(&std::fs::read_to_string(dir.join(map)).ok()?).ok()?;
+    let grid = Grid::from_movingai_path(dir.join(map)).ok()?;
     let scen = std::fs::read_to_string(dir.join(format!("{map}.scen"))).ok()?;
     let mut all = Vec::new();
     for line in scen.lines().skip(1) {

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use onepath_gridstate::{
     Grid, GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar,
-    JumpSearch, ThetaStar,
+    JumpSearch, SlicedSearch, ThetaStar,
 };
 
 /// (start, goal).
@@ -19,7 +19,7 @@ type Query = ((u32, u32), (u32, u32));
 
 fn load(map: &str, sample: usize) -> Option<(Grid, Vec<Query>)> {
     let dir = PathBuf::from(std::env::var_os("ONEPATH_DATA")?).join("movingai");
-    let grid = Grid::from_movingai(&std::fs::read_to_string(dir.join(map)).ok()?).ok()?;
+    let grid = Grid::from_movingai_path(dir.join(map)).ok()?;
     let scen = std::fs::read_to_string(dir.join(format!("{map}.scen"))).ok()?;
     let mut all = Vec::new();
     for line in scen.lines().skip(1) {
@@ -92,7 +92,7 @@ fn run(map: &str, sample: usize, rounds: usize) {
     let mut bi = GridBidirectional::new(opts.clone()).expect("options");
     let mut theta = ThetaStar::new(opts.clone()).expect("options");
     let mut hpa = HpaStar::new(g, 16, opts.clone()).expect("options");
-    let cost = |r: Result<onepath_gridstate::PathResult, onepath_gridstate::GridError>| {
+    let cost = |r: Result<onepath_gridstate::GridPath, onepath_gridstate::GridError>| {
         r.map_or(0.0, |r| r.cost)
     };
     let mut engines: Vec<Engine<'_>> = vec![

@@ -11,7 +11,8 @@ use crate::grid::Grid;
 use crate::grid_view::{GridCache, GridView};
 use crate::heap::OpenSet;
 use crate::options::GridOptions;
-use crate::result::{PathResult, PathStatus, SearchStatus};
+use crate::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::sliced::{Began, SlicedSearch};
 
 /// A graph the generic engines can search: nodes `0..node_count`, weighted successors and
 /// an admissible, consistent estimate of the remaining cost.
@@ -135,20 +136,20 @@ impl AStarCore {
     }
 
     /// The result so far (a path only when found).
-    pub fn result(&self) -> PathResult {
+    pub fn result(&self) -> GridPath {
         let status = match self.status {
-            SearchStatus::Found => PathStatus::Found,
-            SearchStatus::NoPath => PathStatus::NoPath,
-            _ => PathStatus::BudgetExhausted,
+            SearchStatus::Found => GridPathStatus::Found,
+            SearchStatus::NoPath => GridPathStatus::NoPath,
+            _ => GridPathStatus::BudgetExhausted,
         };
-        PathResult {
+        GridPath {
             status,
-            nodes: if status == PathStatus::Found {
+            nodes: if status == GridPathStatus::Found {
                 self.buffers.path_to(self.goal)
             } else {
                 Vec::new()
             },
-            cost: if status == PathStatus::Found {
+            cost: if status == GridPathStatus::Found {
                 self.path_cost
             } else {
                 0.0
@@ -162,26 +163,6 @@ impl AStarCore {
             },
         }
     }
-
-    /// The buffers (visited/closed/g/parent).
-    pub fn buffers(&self) -> &SearchBuffers {
-        &self.buffers
-    }
-    /// The open set in heap order.
-    pub fn open_set(&self) -> &OpenSet {
-        &self.open
-    }
-}
-
-/// Runs a one-shot query with a tier-1 budget (0 = unlimited).
-pub(crate) fn run_budgeted<G: SearchGraph>(
-    core: &mut AStarCore,
-    graph: &G,
-    budget: u64,
-) -> PathResult {
-    let max = if budget == 0 { u64::MAX } else { budget };
-    core.step(graph, max);
-    core.result()
 }
 
 /// A* on a [`Grid`] with any [`GridOptions`] (f64 costs: step length × the entered cell's
@@ -191,7 +172,7 @@ pub struct GridAStar {
     options: GridOptions,
     core: AStarCore,
     cache: GridCache,
-    began: Option<(u64, u32)>,
+    began: Began,
 }
 
 impl GridAStar {
@@ -202,7 +183,7 @@ impl GridAStar {
             options,
             core: AStarCore::default(),
             cache: GridCache::default(),
-            began: None,
+            began: Began::not_begun(),
         })
     }
 
@@ -211,65 +192,40 @@ impl GridAStar {
         &self.options
     }
 
-    /// One-shot path from `start` to `goal` (cells as (x, y)).
-    pub fn find_path(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<PathResult, GridError> {
-        self.begin(grid, start, goal)?;
-        let view = GridView::new(grid, &self.options, &mut self.cache);
-        Ok(run_budgeted(
-            &mut self.core,
-            &view,
-            self.options.iteration_budget,
-        ))
+    /// The engine state (buffers, open set, counters).
+    pub fn core(&self) -> &AStarCore {
+        &self.core
     }
+}
 
-    /// Begins a sliced search.
-    pub fn begin(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<(), GridError> {
+/// Sliced A* on a grid; cells as (x, y).
+impl SlicedSearch<Grid> for GridAStar {
+    type Point = (u32, u32);
+
+    fn begin(&mut self, grid: &Grid, start: (u32, u32), goal: (u32, u32)) -> Result<(), GridError> {
         let s = grid.index(start.0, start.1)?;
         let g = grid.index(goal.0, goal.1)?;
         let view = GridView::new(grid, &self.options, &mut self.cache);
         let w = view.heuristic_weight();
         self.core
             .begin(&view, s, g, w, self.options.record_expansions);
-        self.began = Some(grid.cache_key());
+        self.began = Began::on(grid.space_key());
         Ok(())
     }
 
-    /// Runs at most `max_iterations` iterations.
-    pub fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
-        let Some(key) = self.began else {
-            return Err(GridError::NotBegun);
-        };
-        if key != grid.cache_key() {
-            return Err(GridError::Stale {
-                began: u64::from(key.1),
-                now: u64::from(grid.version()),
-            });
-        }
+    fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.began.check(grid.space_key())?;
         let view = GridView::new(grid, &self.options, &mut self.cache);
         Ok(self.core.step(&view, max_iterations))
     }
 
-    /// The result so far (`BudgetExhausted` while in progress).
-    pub fn result(&self) -> Result<PathResult, GridError> {
-        if self.began.is_none() {
-            return Err(GridError::NotBegun);
-        }
+    fn result(&self) -> Result<GridPath, GridError> {
+        self.began.begun()?;
         Ok(self.core.result())
     }
 
-    /// The engine state (buffers, open set, counters).
-    pub fn core(&self) -> &AStarCore {
-        &self.core
+    fn one_shot_budget(&self) -> u64 {
+        self.options.step_budget()
     }
 }
 
@@ -339,7 +295,7 @@ impl GridAStar {
 
     /// Restores a saved state in place. `grid` must be the (restored) grid the search
     /// runs on; the node count and heuristic weight must match
-    /// ([`onepath_format::FormatError::GridState`] names the mismatch). Checked before
+    /// ([`onepath_format::FormatError::State`] names the mismatch). Checked before
     /// anything changes. Afterwards `step` continues exactly where the saved search was.
     pub fn restore_state(
         &mut self,
@@ -360,10 +316,6 @@ impl GridAStar {
         let started = st.status != SearchStatus::NotStarted;
         self.core
             .install(st, grid.cell_count(), self.options.record_expansions);
-        self.began = if started {
-            Some(grid.cache_key())
-        } else {
-            None
-        };
+        self.began = Began::restored(started, grid.space_key());
     }
 }

@@ -10,15 +10,20 @@
 use crate::astar::SearchGraph;
 use crate::buffers::{SearchBuffers, NO_NODE};
 use crate::error::{out_of_range, GridError};
+use crate::graph_astar::{graph_key, GraphOptions};
 use crate::grid::Grid;
 use crate::grid_view::{GridCache, GridView};
 use crate::heap::OpenSet;
 use crate::options::GridOptions;
-use crate::result::{PathResult, PathStatus, SearchStatus};
+use crate::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::sliced::{Began, SlicedSearch};
 
-/// The bidirectional engine over any [`SearchGraph`].
+/// Bidirectional A* over any [`SearchGraph`] (sliced through [`SlicedSearch`]; the
+/// options' heuristic weight is not used: the search is always optimal).
 #[derive(Debug, Clone, Default)]
 pub struct BidirectionalAStar {
+    options: GraphOptions,
+    began: Began,
     fwd: SearchBuffers,
     bwd: SearchBuffers,
     fopen: OpenSet,
@@ -37,8 +42,24 @@ pub struct BidirectionalAStar {
 }
 
 impl BidirectionalAStar {
-    /// Begins a search (`record`: keep the expanded nodes of both sides in pop order).
-    pub fn begin<G: SearchGraph>(
+    /// A search with these options (`record_expansions` keeps the expanded nodes of both
+    /// sides in pop order).
+    pub fn new(options: GraphOptions) -> Self {
+        BidirectionalAStar {
+            options,
+            ..BidirectionalAStar::default()
+        }
+    }
+
+    /// The result so far (`BudgetExhausted` while in progress). The same as
+    /// [`SlicedSearch::result`], callable without naming the graph type.
+    pub fn result(&self) -> Result<GridPath, GridError> {
+        self.began.begun()?;
+        Ok(self.outcome())
+    }
+
+    /// Begins a search on `graph` (no guard: the callers keep theirs).
+    fn start_search<G: SearchGraph>(
         &mut self,
         graph: &G,
         start: u32,
@@ -82,7 +103,7 @@ impl BidirectionalAStar {
     }
 
     /// Runs at most `max_iterations` iterations.
-    pub fn step<G: SearchGraph>(&mut self, graph: &G, max_iterations: u64) -> SearchStatus {
+    fn advance<G: SearchGraph>(&mut self, graph: &G, max_iterations: u64) -> SearchStatus {
         let mut done = 0u64;
         while self.status == SearchStatus::InProgress {
             let (Some(f), Some(b)) = (self.fopen.peek(), self.bopen.peek()) else {
@@ -146,15 +167,15 @@ impl BidirectionalAStar {
         self.status
     }
 
-    /// The result so far.
-    pub fn result(&self) -> PathResult {
+    /// The result so far (no guard).
+    fn outcome(&self) -> GridPath {
         let status = match self.status {
-            SearchStatus::Found => PathStatus::Found,
-            SearchStatus::NoPath => PathStatus::NoPath,
-            _ => PathStatus::BudgetExhausted,
+            SearchStatus::Found => GridPathStatus::Found,
+            SearchStatus::NoPath => GridPathStatus::NoPath,
+            _ => GridPathStatus::BudgetExhausted,
         };
         let mut nodes = Vec::new();
-        if status == PathStatus::Found {
+        if status == GridPathStatus::Found {
             nodes = self.fwd.path_to(self.meet);
             let mut cur = self.bwd.parent(self.meet);
             while let Some(n) = cur {
@@ -165,10 +186,10 @@ impl BidirectionalAStar {
                 cur = self.bwd.parent(n);
             }
         }
-        PathResult {
+        GridPath {
             status,
             nodes,
-            cost: if status == PathStatus::Found {
+            cost: if status == GridPathStatus::Found {
                 self.best
             } else {
                 0.0
@@ -182,19 +203,30 @@ impl BidirectionalAStar {
             },
         }
     }
+}
 
-    /// One-shot with a tier-1 budget (0 = unlimited).
-    pub fn find_path<G: SearchGraph>(
-        &mut self,
-        graph: &G,
-        start: u32,
-        goal: u32,
-        budget: u64,
-        record: bool,
-    ) -> Result<PathResult, GridError> {
-        self.begin(graph, start, goal, record)?;
-        self.step(graph, if budget == 0 { u64::MAX } else { budget });
-        Ok(self.result())
+/// Sliced bidirectional A* on any graph; nodes by index (the graph must be the one begun
+/// on).
+impl<G: SearchGraph> SlicedSearch<G> for BidirectionalAStar {
+    type Point = u32;
+
+    fn one_shot_budget(&self) -> u64 {
+        crate::sliced::one_shot_cap(self.options.iteration_budget)
+    }
+
+    fn begin(&mut self, graph: &G, start: u32, goal: u32) -> Result<(), GridError> {
+        self.start_search(graph, start, goal, self.options.record_expansions)?;
+        self.began = Began::on(graph_key(graph));
+        Ok(())
+    }
+
+    fn step(&mut self, graph: &G, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.began.check(graph_key(graph))?;
+        Ok(self.advance(graph, max_iterations))
+    }
+
+    fn result(&self) -> Result<GridPath, GridError> {
+        BidirectionalAStar::result(self)
     }
 }
 
@@ -205,7 +237,7 @@ pub struct GridBidirectional {
     options: GridOptions,
     engine: BidirectionalAStar,
     cache: GridCache,
-    began: Option<(u64, u32)>,
+    began: Began,
 }
 
 impl GridBidirectional {
@@ -216,58 +248,40 @@ impl GridBidirectional {
             options,
             engine: BidirectionalAStar::default(),
             cache: GridCache::default(),
-            began: None,
+            began: Began::not_begun(),
         })
     }
+}
 
-    /// One-shot path (cells as (x, y)).
-    pub fn find_path(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<PathResult, GridError> {
-        self.begin(grid, start, goal)?;
-        self.step(grid, self.options.step_budget())?;
-        self.result()
+/// Sliced bidirectional A* on a grid; cells as (x, y).
+impl SlicedSearch<Grid> for GridBidirectional {
+    type Point = (u32, u32);
+
+    fn one_shot_budget(&self) -> u64 {
+        self.options.step_budget()
     }
 
     /// Begins a sliced search.
-    pub fn begin(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<(), GridError> {
+    fn begin(&mut self, grid: &Grid, start: (u32, u32), goal: (u32, u32)) -> Result<(), GridError> {
         let s = grid.index(start.0, start.1)?;
         let g = grid.index(goal.0, goal.1)?;
         let view = GridView::new(grid, &self.options, &mut self.cache);
         self.engine
-            .begin(&view, s, g, self.options.record_expansions)?;
-        self.began = Some(grid.cache_key());
+            .start_search(&view, s, g, self.options.record_expansions)?;
+        self.began = Began::on(grid.space_key());
         Ok(())
     }
 
     /// Runs at most `max_iterations` iterations on the unchanged grid.
-    pub fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
-        let Some(key) = self.began else {
-            return Err(GridError::NotBegun);
-        };
-        if key != grid.cache_key() {
-            return Err(GridError::Stale {
-                began: u64::from(key.1),
-                now: u64::from(grid.version()),
-            });
-        }
+    fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.began.check(grid.space_key())?;
         let view = GridView::new(grid, &self.options, &mut self.cache);
-        Ok(self.engine.step(&view, max_iterations))
+        Ok(self.engine.advance(&view, max_iterations))
     }
 
     /// The result so far.
-    pub fn result(&self) -> Result<PathResult, GridError> {
-        if self.began.is_none() {
-            return Err(GridError::NotBegun);
-        }
-        Ok(self.engine.result())
+    fn result(&self) -> Result<GridPath, GridError> {
+        self.began.begun()?;
+        Ok(self.engine.outcome())
     }
 }

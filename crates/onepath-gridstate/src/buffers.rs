@@ -33,20 +33,18 @@ impl SearchBuffers {
         self.epoch += 1;
     }
 
-    /// Number of nodes.
-    pub fn node_count(&self) -> usize {
-        self.stamp.len()
-    }
     /// True when the current search has seen `node`.
     #[inline]
     pub fn is_visited(&self, node: u32) -> bool {
         self.stamp.get(node as usize) == Some(&self.epoch)
     }
+
     /// True when `node` is visited and closed.
     #[inline]
     pub fn is_closed(&self, node: u32) -> bool {
         self.is_visited(node) && self.closed[node as usize]
     }
+
     /// The cost so far of `node` (+∞ when not visited).
     #[inline]
     pub fn g(&self, node: u32) -> f64 {
@@ -56,6 +54,7 @@ impl SearchBuffers {
             f64::INFINITY
         }
     }
+
     /// The parent of `node`, if visited and not the start.
     #[inline]
     pub fn parent(&self, node: u32) -> Option<u32> {
@@ -65,6 +64,7 @@ impl SearchBuffers {
             None
         }
     }
+
     /// Records (or improves) `node` with cost `g` and `parent` (NO_NODE for the start).
     #[inline]
     pub fn visit(&mut self, node: u32, g: f64, parent: u32) {
@@ -79,6 +79,7 @@ impl SearchBuffers {
         self.g[i] = g;
         self.parent[i] = parent;
     }
+
     /// Marks a visited node closed.
     #[inline]
     pub fn close(&mut self, node: u32) {
@@ -86,6 +87,7 @@ impl SearchBuffers {
             self.closed[node as usize] = true;
         }
     }
+
     /// The visited nodes in increasing index (the order the state format writes them).
     pub fn visited_nodes(&self) -> impl Iterator<Item = u32> + '_ {
         let e = self.epoch;
@@ -95,6 +97,7 @@ impl SearchBuffers {
             .filter(move |(_, &s)| s == e)
             .map(|(i, _)| i as u32)
     }
+
     /// Starts a new search over `node_count` nodes and marks exactly `visited`
     /// (node, closed, g, parent) as seen; the caller has range-checked every node.
     pub(crate) fn restore(&mut self, node_count: usize, visited: &[(u32, bool, f64, u32)]) {

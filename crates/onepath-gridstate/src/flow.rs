@@ -19,7 +19,7 @@ use crate::grid::Grid;
 use crate::grid_view::{GridCache, GridView};
 use crate::heap::OpenSet;
 use crate::options::GridOptions;
-use crate::result::{PathResult, PathStatus};
+use crate::result::{GridPath, GridPathStatus};
 
 /// Progress of a flow field computation (saved as the status byte).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -190,6 +190,7 @@ impl FlowCore {
             .copied()
             .unwrap_or(f64::INFINITY)
     }
+
     /// The next node toward the nearest goal.
     pub fn next(&self, node: u32) -> Option<u32> {
         self.next
@@ -197,10 +198,12 @@ impl FlowCore {
             .copied()
             .filter(|&n| n != NO_NODE)
     }
+
     /// The goals (sorted).
     pub fn goals(&self) -> &[u32] {
         &self.goals
     }
+
     /// The status.
     pub fn status(&self) -> FlowStatus {
         self.status
@@ -251,6 +254,7 @@ impl GridFlowField {
     pub fn goals(&self) -> &[u32] {
         &self.goals_given
     }
+
     /// The search state.
     pub fn core(&self) -> &FlowCore {
         &self.core
@@ -345,7 +349,7 @@ impl GridFlowField {
     }
 
     /// Follows the next steps from (x, y) to a goal.
-    pub fn path_from(&self, x: u32, y: u32) -> Result<PathResult, GridError> {
+    pub fn path_from(&self, x: u32, y: u32) -> Result<GridPath, GridError> {
         if self.core.status != FlowStatus::Complete {
             return Err(invalid("flow field", "not complete"));
         }
@@ -360,8 +364,8 @@ impl GridFlowField {
         let mut cur = y * self.width + x;
         let cost = self.core.cost(cur);
         if !cost.is_finite() {
-            return Ok(PathResult {
-                status: PathStatus::NoPath,
+            return Ok(GridPath {
+                status: GridPathStatus::NoPath,
                 nodes: Vec::new(),
                 cost: 0.0,
                 expanded: 0,
@@ -380,8 +384,8 @@ impl GridFlowField {
             cur = n;
             nodes.push(cur);
         }
-        Ok(PathResult {
-            status: PathStatus::Found,
+        Ok(GridPath {
+            status: GridPathStatus::Found,
             nodes,
             cost,
             expanded: 0,

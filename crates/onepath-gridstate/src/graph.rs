@@ -68,10 +68,12 @@ impl Graph {
     pub fn node_count(&self) -> u32 {
         self.node_count
     }
+
     /// Number of edges ever added (dead ones included).
     pub fn edge_count(&self) -> u32 {
         self.from.len() as u32
     }
+
     /// The version: +1 per change (wraps to 0 after `i32::MAX`).
     pub fn version(&self) -> u32 {
         self.version
@@ -240,7 +242,7 @@ impl Adjacency {
 
 /// An immutable compiled graph: forward and reverse adjacency in compressed sparse rows.
 /// As a [`SearchGraph`] its estimate is 0 (Dijkstra order); wrap it in a [`PointGraph`] or
-/// use [`crate::CompiledGraph`] for an informed estimate.
+/// use [`crate::LandmarkTable`] for an informed estimate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CsrGraph {
     node_count: u32,
@@ -253,16 +255,19 @@ impl CsrGraph {
     pub fn node_count(&self) -> u32 {
         self.node_count
     }
+
     /// Number of (live) edges.
     pub fn edge_count(&self) -> usize {
         self.forward.nodes.len()
     }
+
     /// The outgoing edges of `node` as (head, weight, edge id), in id order.
     pub fn out_edges(&self, node: u32) -> impl Iterator<Item = (u32, f64, EdgeId)> + '_ {
         let f = &self.forward;
         f.range(node)
             .map(move |k| (f.nodes[k], f.weights[k], EdgeId(f.ids[k])))
     }
+
     /// The incoming edges of `node` as (tail, weight, edge id), in id order.
     pub fn in_edges(&self, node: u32) -> impl Iterator<Item = (u32, f64, EdgeId)> + '_ {
         let r = &self.reverse;
@@ -275,21 +280,25 @@ impl SearchGraph for CsrGraph {
     fn node_count(&self) -> usize {
         self.node_count as usize
     }
+
     fn is_passable(&self, node: u32) -> bool {
         node < self.node_count
     }
+
     fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         let f = &self.forward;
         for k in f.range(node) {
             out.push((f.nodes[k], f.weights[k]));
         }
     }
+
     fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         let r = &self.reverse;
         for k in r.range(node) {
             out.push((r.nodes[k], r.weights[k]));
         }
     }
+
     fn estimate(&self, _from: u32, _to: u32) -> f64 {
         0.0
     }
@@ -380,15 +389,19 @@ impl SearchGraph for PointGraph {
     fn node_count(&self) -> usize {
         self.csr.node_count as usize
     }
+
     fn is_passable(&self, node: u32) -> bool {
         node < self.csr.node_count
     }
+
     fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.csr.successors(node, out)
     }
+
     fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.csr.predecessors(node, out)
     }
+
     fn estimate(&self, from: u32, to: u32) -> f64 {
         // The rounded distance can exceed the rounded edge sum by an ulp; shave a
         // relative 1e-12 so the estimate stays a lower bound.

@@ -1,10 +1,11 @@
 //! [`GraphAStar`]: A* over any [`SearchGraph`] (compiled graphs, point graphs, landmark
 //! graphs), one-shot or sliced. One iteration = one node popped (see [`AStarCore`]).
 
-use crate::astar::{run_budgeted, AStarCore, SearchGraph};
+use crate::astar::{AStarCore, SearchGraph};
 use crate::error::{out_of_range, GridError};
 use crate::options::check_weight;
-use crate::result::{PathResult, SearchStatus};
+use crate::result::{GridPath, SearchStatus};
+use crate::sliced::{Began, SlicedSearch, SpaceKey};
 
 /// Options of a graph query.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,8 +33,15 @@ impl Default for GraphOptions {
 pub struct GraphAStar {
     options: GraphOptions,
     core: AStarCore,
-    began: bool,
-    node_count: usize,
+    began: Began,
+}
+
+/// A graph search's stale check: the node count (graphs have no version a search sees).
+pub(crate) fn graph_key<G: SearchGraph>(graph: &G) -> SpaceKey {
+    SpaceKey {
+        identity: 0,
+        version: graph.node_count() as u64,
+    }
 }
 
 fn check(what: &'static str, node: u32, n: usize) -> Result<(), GridError> {
@@ -54,28 +62,29 @@ impl GraphAStar {
         })
     }
 
-    /// One-shot path.
-    pub fn find_path<G: SearchGraph>(
-        &mut self,
-        graph: &G,
-        start: u32,
-        goal: u32,
-    ) -> Result<PathResult, GridError> {
-        self.begin(graph, start, goal)?;
-        Ok(run_budgeted(
-            &mut self.core,
-            graph,
-            self.options.iteration_budget,
-        ))
+    /// The result so far (`BudgetExhausted` while in progress). The same as
+    /// [`SlicedSearch::result`], callable without naming the graph type.
+    pub fn result(&self) -> Result<GridPath, GridError> {
+        self.began.begun()?;
+        Ok(self.core.result())
+    }
+
+    /// The engine state.
+    pub fn core(&self) -> &AStarCore {
+        &self.core
+    }
+}
+
+/// Sliced A* on any graph; nodes by index (the graph must be the one begun on).
+impl<G: SearchGraph> SlicedSearch<G> for GraphAStar {
+    type Point = u32;
+
+    fn one_shot_budget(&self) -> u64 {
+        crate::sliced::one_shot_cap(self.options.iteration_budget)
     }
 
     /// Begins a sliced search.
-    pub fn begin<G: SearchGraph>(
-        &mut self,
-        graph: &G,
-        start: u32,
-        goal: u32,
-    ) -> Result<(), GridError> {
+    fn begin(&mut self, graph: &G, start: u32, goal: u32) -> Result<(), GridError> {
         let n = graph.node_count();
         check("start", start, n)?;
         check("goal", goal, n)?;
@@ -86,45 +95,23 @@ impl GraphAStar {
             self.options.heuristic_weight,
             self.options.record_expansions,
         );
-        self.began = true;
-        self.node_count = n;
+        self.began = Began::on(graph_key(graph));
         Ok(())
     }
 
     /// Runs at most `max_iterations` iterations (the graph must be the one begun on).
-    pub fn step<G: SearchGraph>(
-        &mut self,
-        graph: &G,
-        max_iterations: u64,
-    ) -> Result<SearchStatus, GridError> {
-        if !self.began {
-            return Err(GridError::NotBegun);
-        }
-        if graph.node_count() != self.node_count {
-            return Err(GridError::Stale {
-                began: self.node_count as u64,
-                now: graph.node_count() as u64,
-            });
-        }
+    fn step(&mut self, graph: &G, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.began.check(graph_key(graph))?;
         Ok(self.core.step(graph, max_iterations))
     }
 
-    /// The result so far.
-    pub fn result(&self) -> Result<PathResult, GridError> {
-        if !self.began {
-            return Err(GridError::NotBegun);
-        }
-        Ok(self.core.result())
-    }
-
-    /// The engine state.
-    pub fn core(&self) -> &AStarCore {
-        &self.core
+    fn result(&self) -> Result<GridPath, GridError> {
+        GraphAStar::result(self)
     }
 }
 
 /// Save and restore (OPGS kind 11, `docs/grid-state.md`; errors are
-/// [`onepath_format::FormatError::GraphState`]).
+/// [`onepath_format::FormatError::State`] of format `"graph"`).
 impl GraphAStar {
     /// The search's state (kind 11), laid out as kind 8. `graph` is the graph searched (it
     /// gives the node count). The saved weight is the options' heuristic weight (1.0 by
@@ -150,8 +137,7 @@ impl GraphAStar {
         let n = graph.node_count();
         let st = read_search(&mut r, Family::Graph, n, self.options.heuristic_weight)?;
         expect_end(&r)?;
-        self.began = st.status != SearchStatus::NotStarted;
-        self.node_count = n;
+        self.began = Began::restored(st.status != SearchStatus::NotStarted, graph_key(graph));
         self.core.install(st, n, self.options.record_expansions);
         Ok(())
     }

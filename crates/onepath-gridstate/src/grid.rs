@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::area::{next_version, AreaCosts, WALL};
 use crate::error::{invalid, out_of_range, GridError};
+use crate::hex::HexLayout;
 use crate::space::GridSpace;
 
 /// The largest number of cells a grid may hold (the state format counts them in an i32).
@@ -126,6 +127,31 @@ impl Grid {
         })
     }
 
+    /// Reads a Moving AI `.map` file from `path` (the format of [`Grid::from_movingai`]);
+    /// a file that cannot be read is [`GridError::Unreadable`].
+    pub fn from_movingai_path(path: impl AsRef<std::path::Path>) -> Result<Self, GridError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| GridError::Unreadable {
+            what: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Self::from_movingai(&text)
+    }
+
+    /// Reads a Moving AI `.map` file from `reader` to its end (the format of
+    /// [`Grid::from_movingai`]); a read that fails, or text that is not UTF-8, is
+    /// [`GridError::Unreadable`].
+    pub fn from_movingai_reader(mut reader: impl std::io::Read) -> Result<Self, GridError> {
+        let mut text = String::new();
+        reader
+            .read_to_string(&mut text)
+            .map_err(|e| GridError::Unreadable {
+                what: "reader".to_string(),
+                reason: e.to_string(),
+            })?;
+        Self::from_movingai(&text)
+    }
+
     /// Reads a Moving AI `.map` file (`type octile`, `height`, `width`, `map`, rows).
     /// `.`, `G` and `S` are walkable (area 0); every other character is a wall.
     pub fn from_movingai(text: &str) -> Result<Self, GridError> {
@@ -206,43 +232,78 @@ impl Grid {
     pub fn width(&self) -> u32 {
         self.width
     }
+
     /// Height in cells.
     pub fn height(&self) -> u32 {
         self.height
     }
+
     /// `width * height`.
     pub fn cell_count(&self) -> usize {
         self.cells.len()
     }
+
     /// The cell edit version: 0 at creation, +1 per changing edit (wraps to 0 after
     /// `i32::MAX`).
     pub fn version(&self) -> u32 {
         self.version
     }
+
     /// The area multipliers.
     pub fn areas(&self) -> &AreaCosts {
         &self.areas
     }
+
     /// Sets the multiplier of one area (see [`AreaCosts::set`]).
     pub fn set_area_cost(&mut self, area: u8, multiplier: f64) -> Result<(), GridError> {
         self.areas.set(area, multiplier)
     }
+
     /// The world placement.
     pub fn space(&self) -> GridSpace {
         self.space
     }
+
     /// Replaces the world placement.
     pub fn set_space(&mut self, space: GridSpace) {
         self.space = space;
     }
+
     /// All cells, row-major.
     pub fn cells(&self) -> &[u8] {
         &self.cells
     }
+
     /// A key that changes whenever cells may have changed (identity and version); derived
     /// caches compare it.
     pub(crate) fn cache_key(&self) -> (u64, u32) {
         (self.uid, self.version)
+    }
+
+    /// The key a sliced search checks at each step (identity and version).
+    pub(crate) fn space_key(&self) -> crate::sliced::SpaceKey {
+        crate::sliced::SpaceKey {
+            identity: self.uid,
+            version: u64::from(self.version),
+        }
+    }
+
+    /// The cells of `path` as (x, y), start to goal (for a path found on this grid, or on
+    /// the [`HexGrid`](crate::HexGrid) whose grid this is, as (column, row)).
+    ///
+    /// ```
+    /// use onepath_gridstate::{Grid, GridOptions, GridAStar, SlicedSearch};
+    ///
+    /// let grid = Grid::from_ascii(&["....", ".##."]).unwrap();
+    /// let path = GridAStar::new(GridOptions::default())
+    ///     .unwrap()
+    ///     .find_path(&grid, (1, 0), (3, 0))
+    ///     .unwrap();
+    /// assert_eq!(path.nodes, vec![1, 2, 3]);
+    /// assert_eq!(grid.path_xy(&path), vec![(1, 0), (2, 0), (3, 0)]);
+    /// ```
+    pub fn path_xy(&self, path: &crate::result::GridPath) -> Vec<(u32, u32)> {
+        path.nodes.iter().map(|&c| self.xy(c)).collect()
     }
 
     /// The index of (x, y), checked.
@@ -353,27 +414,26 @@ impl Grid {
     /// The grid's state: i32 width, height, version, Space, Areas, the cells row-major.
     /// Saving twice without a change gives the same bytes.
     pub fn save_state(&self) -> Vec<u8> {
-        self.save_with_layout(-1)
+        self.save_as(GridKind::Square)
     }
 
-    /// Kind 1 (`layout` < 0) or kind 2 with this layout.
-    pub(crate) fn save_with_layout(&self, layout: i32) -> Vec<u8> {
+    /// The state as kind 1 (square) or kind 2 (hex, with its layout).
+    pub(crate) fn save_as(&self, kind: GridKind) -> Vec<u8> {
         use crate::state::*;
         let mut w = onepath_format::bytes::ByteWriter::with_capacity(
             8 + 16 + 24 + 4 + 2040 + self.cells.len(),
         );
         write_header(
             &mut w,
-            if layout < 0 {
-                kind::GRID
-            } else {
-                kind::HEX_GRID
+            match kind {
+                GridKind::Square => kind::GRID,
+                GridKind::Hex(_) => kind::HEX_GRID,
             },
         );
         write_u32_as_i32(&mut w, self.width);
         write_u32_as_i32(&mut w, self.height);
-        if layout >= 0 {
-            w.i32(layout);
+        if let GridKind::Hex(layout) = kind {
+            w.i32(layout as i32);
         }
         write_u32_as_i32(&mut w, self.version);
         write_space(&mut w, &self.space);
@@ -384,15 +444,16 @@ impl Grid {
 
     /// A new grid from a saved state (no listeners, empty edit journal).
     pub fn from_state(bytes: &[u8]) -> Result<Grid, onepath_format::FormatError> {
-        Ok(Self::from_state_with_layout(bytes, Some(-1))?.0)
+        Ok(Self::from_state_as(bytes, ReadKind::Exactly(GridKind::Square))?.0)
     }
 
-    /// Reads kind 1 (`layout` Some(-1)) or kind 2 (any layout when None, else that one).
-    pub(crate) fn from_state_with_layout(
+    /// A new grid from a kind 1 or kind 2 state, and the layout it names (the default for
+    /// kind 1).
+    pub(crate) fn from_state_as(
         bytes: &[u8],
-        layout: Option<i32>,
-    ) -> Result<(Grid, crate::hex::HexLayout), onepath_format::FormatError> {
-        let s = SavedGrid::read(bytes, None, layout)?;
+        kind: ReadKind,
+    ) -> Result<(Grid, HexLayout), onepath_format::FormatError> {
+        let s = SavedGrid::read(bytes, None, kind)?;
         let grid = Grid {
             width: s.width,
             height: s.height,
@@ -417,15 +478,20 @@ impl Grid {
     /// `Stale`), and the edit journal is emptied: versions can repeat after a rollback, so
     /// nothing derived is trusted across a restore.
     pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), onepath_format::FormatError> {
-        self.restore_with_layout(bytes, -1)
+        self.restore_as(bytes, GridKind::Square)
     }
 
-    pub(crate) fn restore_with_layout(
+    /// Restores a state of exactly this kind (for kind 2: this layout).
+    pub(crate) fn restore_as(
         &mut self,
         bytes: &[u8],
-        layout: i32,
+        kind: GridKind,
     ) -> Result<(), onepath_format::FormatError> {
-        let s = SavedGrid::read(bytes, Some((self.width, self.height)), Some(layout))?;
+        let s = SavedGrid::read(
+            bytes,
+            Some((self.width, self.height)),
+            ReadKind::Exactly(kind),
+        )?;
         for (i, (&new, old)) in s.cells.iter().zip(self.cells.iter_mut()).enumerate() {
             if *old != new {
                 let edit = CellEdit {
@@ -448,6 +514,24 @@ impl Grid {
     }
 }
 
+/// The OPGS kind a grid's state is written or read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GridKind {
+    /// Kind 1, a square grid.
+    Square,
+    /// Kind 2, a hex grid with this layout.
+    Hex(HexLayout),
+}
+
+/// What a grid state read accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReadKind {
+    /// Exactly this kind (for a hex grid: this layout).
+    Exactly(GridKind),
+    /// Kind 2 with either layout (a new hex grid takes the layout the state names).
+    AnyHex,
+}
+
 struct SavedGrid<'a> {
     width: u32,
     height: u32,
@@ -455,29 +539,30 @@ struct SavedGrid<'a> {
     space: GridSpace,
     areas: AreaCosts,
     cells: &'a [u8],
-    layout: crate::hex::HexLayout,
+    layout: HexLayout,
 }
 
 impl<'a> SavedGrid<'a> {
     fn read(
         bytes: &'a [u8],
         expect: Option<(u32, u32)>,
-        layout: Option<i32>,
+        read_kind: ReadKind,
     ) -> Result<Self, onepath_format::FormatError> {
         use crate::state::*;
         let fam = Family::Grid;
         let mut r = onepath_format::bytes::ByteReader::new(bytes);
-        let hex = layout != Some(-1);
+        let hex = read_kind != ReadKind::Exactly(GridKind::Square);
         read_header(&mut r, if hex { kind::HEX_GRID } else { kind::GRID }, fam)?;
         let width = r.i32("width")?;
         let height = r.i32("height")?;
-        let mut saved_layout = crate::hex::HexLayout::default();
+        let mut saved_layout = HexLayout::default();
         if hex {
             let l = r.i32("layout")?;
             saved_layout = crate::hex::layout_from_i32(l)
                 .ok_or_else(|| fam.err(format!("layout {l} is undefined")))?;
-            if let Some(want) = layout {
-                if l != want {
+            if let ReadKind::Exactly(GridKind::Hex(want)) = read_kind {
+                if saved_layout != want {
+                    let want = want as i32;
                     return Err(fam.err(format!("layout {l} does not match the hex grid's {want}")));
                 }
             }

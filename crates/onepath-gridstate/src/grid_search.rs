@@ -15,7 +15,8 @@ use crate::move_mask::MoveMasks;
 use crate::octile::StepPair;
 use crate::options::{Connectivity, DiagonalRule, GridOptions};
 use crate::pair_astar::PairAStar;
-use crate::result::{PathResult, PathStatus, SearchStatus};
+use crate::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::sliced::{Began, SlicedSearch};
 
 /// The algorithm a [`GridSearch`] is asked to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -69,7 +70,7 @@ pub struct GridSearch {
     masks: MoveMasks,
     bits: BitGrid,
     tables: JumpTables,
-    began: Option<(u64, u32)>,
+    began: Began,
 }
 
 impl GridSearch {
@@ -87,7 +88,7 @@ impl GridSearch {
             masks: MoveMasks::default(),
             bits: BitGrid::default(),
             tables: JumpTables::default(),
-            began: None,
+            began: Began::not_begun(),
         })
     }
 
@@ -95,10 +96,12 @@ impl GridSearch {
     pub fn algorithm(&self) -> GridAlgorithm {
         self.algorithm
     }
+
     /// The options.
     pub fn options(&self) -> &GridOptions {
         &self.options
     }
+
     /// The engine picked by the last `begin`.
     pub fn engine(&self) -> GridEngine {
         self.engine
@@ -133,25 +136,44 @@ impl GridSearch {
         self.generic_jump.as_mut().ok_or(GridError::NotBegun)
     }
 
-    /// One-shot path (cells as (x, y)), honouring `iteration_budget`.
-    pub fn find_path(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<PathResult, GridError> {
-        self.begin(grid, start, goal)?;
-        self.step(grid, self.options.step_budget())?;
-        self.result()
+    /// The status of the current search.
+    pub fn status(&self) -> SearchStatus {
+        match self.engine {
+            GridEngine::NotBegun => SearchStatus::NotStarted,
+            GridEngine::Generic => self.generic.core().status(),
+            GridEngine::GenericJump => self
+                .generic_jump
+                .as_ref()
+                .map_or(SearchStatus::NotStarted, JumpSearch::status),
+            GridEngine::SpecialisedAStar => self.pair.status,
+            GridEngine::SpecialisedJump(_) => self.jump.status,
+        }
+    }
+
+    /// The exact cost of the found path as a step pair (specialised engines only).
+    pub fn path_pair(&self) -> Option<StepPair> {
+        match (self.engine, self.status()) {
+            (GridEngine::SpecialisedAStar, SearchStatus::Found) => {
+                Some(StepPair::new(self.pair.path_a, self.pair.path_b))
+            }
+            (GridEngine::SpecialisedJump(_), SearchStatus::Found) => {
+                Some(StepPair::new(self.jump.path_a, self.jump.path_b))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Sliced search on a grid by the engine the algorithm and options select; cells as (x, y).
+impl SlicedSearch<Grid> for GridSearch {
+    type Point = (u32, u32);
+
+    fn one_shot_budget(&self) -> u64 {
+        self.options.step_budget()
     }
 
     /// Begins a sliced search.
-    pub fn begin(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<(), GridError> {
+    fn begin(&mut self, grid: &Grid, start: (u32, u32), goal: (u32, u32)) -> Result<(), GridError> {
         let s = grid.index(start.0, start.1)?;
         let g = grid.index(goal.0, goal.1)?;
         let engine = self.engine_for(grid);
@@ -186,21 +208,13 @@ impl GridSearch {
             }
         }
         self.engine = engine;
-        self.began = Some(grid.cache_key());
+        self.began = Began::on(grid.space_key());
         Ok(())
     }
 
     /// Runs at most `max_iterations` iterations on the same (unchanged) grid.
-    pub fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
-        let Some(key) = self.began else {
-            return Err(GridError::NotBegun);
-        };
-        if key != grid.cache_key() {
-            return Err(GridError::Stale {
-                began: u64::from(key.1),
-                now: u64::from(grid.version()),
-            });
-        }
+    fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.began.check(grid.space_key())?;
         Ok(match self.engine {
             GridEngine::Generic | GridEngine::NotBegun => {
                 self.generic.step(grid, max_iterations)?
@@ -218,38 +232,9 @@ impl GridSearch {
         })
     }
 
-    /// The status of the current search.
-    pub fn status(&self) -> SearchStatus {
-        match self.engine {
-            GridEngine::NotBegun => SearchStatus::NotStarted,
-            GridEngine::Generic => self.generic.core().status(),
-            GridEngine::GenericJump => self
-                .generic_jump
-                .as_ref()
-                .map_or(SearchStatus::NotStarted, JumpSearch::status),
-            GridEngine::SpecialisedAStar => self.pair.status,
-            GridEngine::SpecialisedJump(_) => self.jump.status,
-        }
-    }
-
-    /// The exact cost of the found path as a step pair (specialised engines only).
-    pub fn path_pair(&self) -> Option<StepPair> {
-        match (self.engine, self.status()) {
-            (GridEngine::SpecialisedAStar, SearchStatus::Found) => {
-                Some(StepPair::new(self.pair.path_a, self.pair.path_b))
-            }
-            (GridEngine::SpecialisedJump(_), SearchStatus::Found) => {
-                Some(StepPair::new(self.jump.path_a, self.jump.path_b))
-            }
-            _ => None,
-        }
-    }
-
     /// The result so far (`BudgetExhausted` while in progress).
-    pub fn result(&self) -> Result<PathResult, GridError> {
-        if self.began.is_none() {
-            return Err(GridError::NotBegun);
-        }
+    fn result(&self) -> Result<GridPath, GridError> {
+        self.began.begun()?;
         let (status, expanded, iterations, record, expansions) = match self.engine {
             GridEngine::Generic | GridEngine::NotBegun => return self.generic.result(),
             GridEngine::GenericJump => {
@@ -268,11 +253,11 @@ impl GridSearch {
             }
         };
         let status = match status {
-            SearchStatus::Found => PathStatus::Found,
-            SearchStatus::NoPath => PathStatus::NoPath,
-            _ => PathStatus::BudgetExhausted,
+            SearchStatus::Found => GridPathStatus::Found,
+            SearchStatus::NoPath => GridPathStatus::NoPath,
+            _ => GridPathStatus::BudgetExhausted,
         };
-        let (nodes, cost) = if status == PathStatus::Found {
+        let (nodes, cost) = if status == GridPathStatus::Found {
             let nodes = match self.engine {
                 GridEngine::SpecialisedAStar => self.pair.path(),
                 _ => self.jump.path(),
@@ -281,7 +266,7 @@ impl GridSearch {
         } else {
             (Vec::new(), 0.0)
         };
-        Ok(PathResult {
+        Ok(GridPath {
             status,
             nodes,
             cost,
@@ -412,7 +397,7 @@ impl GridSearch {
     /// Restores a saved state in place. `grid` is the (restored) grid; its size must match
     /// and the search must pick the saved engine (mode, and for mode 3 the finder) from its
     /// options and that grid; the zero-estimate flag must match the heuristic weight.
-    /// Checked before anything changes ([`onepath_format::FormatError::GridState`] names
+    /// Checked before anything changes ([`onepath_format::FormatError::State`] names
     /// the mismatch or the broken rule).
     pub fn restore_state(
         &mut self,
@@ -455,7 +440,7 @@ impl GridSearch {
             0 => {
                 expect_end(&r)?;
                 self.engine = GridEngine::NotBegun;
-                self.began = None;
+                self.began = Began::not_begun();
             }
             1 => {
                 let (scalars, entries) = read_mode1(&mut r, grid, zero)?;
@@ -475,7 +460,7 @@ impl GridSearch {
                     &entries,
                 );
                 self.engine = engine;
-                self.began = Some(grid.cache_key());
+                self.began = Began::on(grid.space_key());
             }
             2 => {
                 let w = grid.width();
@@ -525,7 +510,7 @@ impl GridSearch {
                     self.generic.install_state(grid, st);
                 }
                 self.engine = engine;
-                self.began = Some(grid.cache_key());
+                self.began = Began::on(grid.space_key());
             }
             _ => {
                 let GridEngine::SpecialisedJump(finder) = engine else {
@@ -544,7 +529,7 @@ impl GridSearch {
                     self.options.record_expansions,
                 );
                 self.engine = engine;
-                self.began = Some(grid.cache_key());
+                self.began = Began::on(grid.space_key());
             }
         }
         Ok(())

@@ -169,15 +169,19 @@ impl SearchGraph for GridView<'_> {
     fn node_count(&self) -> usize {
         self.grid.cell_count()
     }
+
     fn is_passable(&self, node: u32) -> bool {
         self.passable_index(node)
     }
+
     fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.moves(node, true, out);
     }
+
     fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.moves(node, false, out);
     }
+
     fn adjacent(&self, node: u32, out: &mut Vec<u32>) {
         // Every cell of the 3 × 3 block: a cell's passability also decides the diagonal
         // moves between its neighbours, whose ends are both in this block.
@@ -190,6 +194,7 @@ impl SearchGraph for GridView<'_> {
             }
         }
     }
+
     fn estimate(&self, from: u32, to: u32) -> f64 {
         if self.options.cost_hook.is_some() {
             return 0.0;

@@ -63,18 +63,17 @@ impl OpenSet {
     pub fn len(&self) -> usize {
         self.slots.len()
     }
+
     /// True when empty.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
     }
+
     /// The slots in heap (array) order.
     pub fn slots(&self) -> &[OpenSlot] {
         &self.slots
     }
-    /// True when `node` is in the set.
-    pub fn contains(&self, node: u32) -> bool {
-        self.pos.get(node as usize).is_some_and(|&p| p != ABSENT)
-    }
+
     /// The smallest slot.
     pub fn peek(&self) -> Option<&OpenSlot> {
         self.slots.first()
@@ -237,25 +236,20 @@ impl ReplanOpenSet {
         self.pos.clear();
         self.pos.resize(node_count, ABSENT);
     }
+
     /// Number of slots.
     pub fn len(&self) -> usize {
         self.slots.len()
     }
-    /// True when empty.
-    pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
-    }
+
     /// The slots in heap order.
     pub fn slots(&self) -> &[ReplanSlot] {
         &self.slots
     }
+
     /// The smallest slot.
     pub fn peek(&self) -> Option<&ReplanSlot> {
         self.slots.first()
-    }
-    /// True when `node` is listed.
-    pub fn contains(&self, node: u32) -> bool {
-        self.pos.get(node as usize).is_some_and(|&p| p != ABSENT)
     }
 
     /// Empties the set and lays `slots` out exactly as given (heap order as saved); the

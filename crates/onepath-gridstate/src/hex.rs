@@ -11,12 +11,13 @@
 //! listeners): a [`HexGrid`] wraps one.
 
 use crate::area::WALL;
-use crate::astar::{run_budgeted, AStarCore, SearchGraph};
+use crate::astar::{AStarCore, SearchGraph};
 use crate::error::{invalid, GridError};
-use crate::grid::Grid;
+use crate::grid::{Grid, GridKind, ReadKind};
 use crate::options::GridOptions;
 use crate::replan::{ReplanAlgorithm, ReplanCore};
-use crate::result::{PathResult, SearchStatus};
+use crate::result::{GridPath, SearchStatus};
+use crate::sliced::{version_key, Began, SlicedSearch};
 
 /// The offset layout of a [`HexGrid`] (saved as i32: 0 odd rows, 1 even rows).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -43,18 +44,22 @@ impl HexGrid {
             layout,
         })
     }
+
     /// The layout.
     pub fn layout(&self) -> HexLayout {
         self.layout
     }
+
     /// The underlying cells, areas, version, journal and listeners.
     pub fn grid(&self) -> &Grid {
         &self.grid
     }
+
     /// Mutable access for edits (`set_area`, `set_area_cost`, listeners).
     pub fn grid_mut(&mut self) -> &mut Grid {
         &mut self.grid
     }
+
     /// The six neighbours of (x, y) that lie inside the grid, in the documented order.
     pub fn neighbours(&self, x: u32, y: u32) -> Vec<(u32, u32)> {
         let mut out = Vec::with_capacity(6);
@@ -156,15 +161,19 @@ impl SearchGraph for HexView<'_> {
     fn node_count(&self) -> usize {
         self.hex.grid.cell_count()
     }
+
     fn is_passable(&self, node: u32) -> bool {
         self.passable(node)
     }
+
     fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.moves(node, true, out)
     }
+
     fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.moves(node, false, out)
     }
+
     fn adjacent(&self, node: u32, out: &mut Vec<u32>) {
         let (x, y) = self.hex.grid.xy(node);
         let w = self.hex.grid.width();
@@ -175,6 +184,7 @@ impl SearchGraph for HexView<'_> {
                 .map(|(nx, ny)| ny * w + nx),
         );
     }
+
     fn estimate(&self, from: u32, to: u32) -> f64 {
         if self.options.cost_hook.is_some() {
             return 0.0;
@@ -200,7 +210,7 @@ fn check_hex_options(o: &GridOptions) -> Result<(), GridError> {
 pub struct HexAStar {
     options: GridOptions,
     core: AStarCore,
-    began: Option<(u32, u32)>,
+    began: Began,
 }
 
 impl HexAStar {
@@ -210,26 +220,21 @@ impl HexAStar {
         Ok(HexAStar {
             options,
             core: AStarCore::default(),
-            began: None,
+            began: Began::not_begun(),
         })
     }
-    /// One-shot path.
-    pub fn find_path(
-        &mut self,
-        hex: &HexGrid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<PathResult, GridError> {
-        self.begin(hex, start, goal)?;
-        let view = HexView::new(hex, &self.options);
-        Ok(run_budgeted(
-            &mut self.core,
-            &view,
-            self.options.iteration_budget,
-        ))
+}
+
+/// Sliced A* on a hex grid; cells as (column, row).
+impl SlicedSearch<HexGrid> for HexAStar {
+    type Point = (u32, u32);
+
+    fn one_shot_budget(&self) -> u64 {
+        self.options.step_budget()
     }
+
     /// Begins a sliced search.
-    pub fn begin(
+    fn begin(
         &mut self,
         hex: &HexGrid,
         start: (u32, u32),
@@ -245,28 +250,20 @@ impl HexAStar {
             self.options.heuristic_weight,
             self.options.record_expansions,
         );
-        self.began = Some((hex.grid.version(), hex.grid.width()));
+        self.began = Began::on(version_key(hex.grid.version()));
         Ok(())
     }
+
     /// Runs at most `max_iterations` iterations.
-    pub fn step(&mut self, hex: &HexGrid, max_iterations: u64) -> Result<SearchStatus, GridError> {
-        let Some((v, _)) = self.began else {
-            return Err(GridError::NotBegun);
-        };
-        if v != hex.grid.version() {
-            return Err(GridError::Stale {
-                began: u64::from(v),
-                now: u64::from(hex.grid.version()),
-            });
-        }
+    fn step(&mut self, hex: &HexGrid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.began.check(version_key(hex.grid.version()))?;
         let view = HexView::new(hex, &self.options);
         Ok(self.core.step(&view, max_iterations))
     }
+
     /// The result so far.
-    pub fn result(&self) -> Result<PathResult, GridError> {
-        if self.began.is_none() {
-            return Err(GridError::NotBegun);
-        }
+    fn result(&self) -> Result<GridPath, GridError> {
+        self.began.begun()?;
         Ok(self.core.result())
     }
 }
@@ -339,12 +336,14 @@ impl HexReplanner {
         self.core.set_start(&view, s);
         Ok(())
     }
+
     /// Sets the goal.
     pub fn set_goal(&mut self, hex: &HexGrid, goal: (u32, u32)) -> Result<(), GridError> {
         let g = hex.grid.index(goal.0, goal.1)?;
         self.core.set_goal(g);
         Ok(())
     }
+
     /// Runs at most `max_iterations` iterations of the replan.
     pub fn step(&mut self, hex: &HexGrid, max_iterations: u64) -> Result<SearchStatus, GridError> {
         self.sync(hex)?;
@@ -352,16 +351,19 @@ impl HexReplanner {
         self.status = self.core.step(&view, max_iterations);
         Ok(self.status)
     }
+
     /// Replans to completion and returns the path.
-    pub fn replan(&mut self, hex: &HexGrid) -> Result<PathResult, GridError> {
+    pub fn replan(&mut self, hex: &HexGrid) -> Result<GridPath, GridError> {
         self.step(hex, self.options.step_budget())?;
         self.result(hex)
     }
+
     /// The result of the last replan.
-    pub fn result(&self, hex: &HexGrid) -> Result<PathResult, GridError> {
+    pub fn result(&self, hex: &HexGrid) -> Result<GridPath, GridError> {
         let view = HexView::new(hex, &self.options);
         self.core.result(&view, self.status)
     }
+
     /// The search state.
     pub fn core(&self) -> &ReplanCore {
         &self.core
@@ -413,19 +415,19 @@ impl HexGrid {
     /// The hex grid's state (kind 2): i32 width, height, layout, version, Space, Areas,
     /// cells.
     pub fn save_state(&self) -> Vec<u8> {
-        self.grid.save_with_layout(self.layout as i32)
+        self.grid.save_as(GridKind::Hex(self.layout))
     }
 
     /// A new hex grid from a saved state.
     pub fn from_state(bytes: &[u8]) -> Result<HexGrid, onepath_format::FormatError> {
-        let (grid, layout) = Grid::from_state_with_layout(bytes, None)?;
+        let (grid, layout) = Grid::from_state_as(bytes, ReadKind::AnyHex)?;
         Ok(HexGrid { grid, layout })
     }
 
     /// Restores a saved state in place (same width, height and layout); listeners are told
     /// each differing cell as for [`Grid::restore_state`]. Checked before anything changes.
     pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), onepath_format::FormatError> {
-        self.grid.restore_with_layout(bytes, self.layout as i32)
+        self.grid.restore_as(bytes, GridKind::Hex(self.layout))
     }
 }
 

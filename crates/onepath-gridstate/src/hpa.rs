@@ -37,7 +37,8 @@ use crate::grid::Grid;
 use crate::grid_view::{GridCache, GridView};
 use crate::heap::OpenSet;
 use crate::options::{Connectivity, DiagonalRule, GridOptions};
-use crate::result::{PathResult, PathStatus, SearchStatus};
+use crate::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::sliced::{Began, SlicedSearch};
 
 #[derive(Debug, Clone, Copy)]
 struct Bounds {
@@ -52,14 +53,17 @@ impl Bounds {
         let (x, y) = (cell % w, cell / w);
         x >= self.x0 && x < self.x1 && y >= self.y0 && y < self.y1
     }
+
     fn local(&self, w: u32, cell: u32) -> usize {
         let (x, y) = (cell % w, cell / w);
         ((y - self.y0) * (self.x1 - self.x0) + (x - self.x0)) as usize
     }
+
     fn global(&self, w: u32, i: usize) -> u32 {
         let cw = self.x1 - self.x0;
         (self.y0 + i as u32 / cw) * w + self.x0 + i as u32 % cw
     }
+
     fn size(&self) -> usize {
         ((self.x1 - self.x0) * (self.y1 - self.y0)) as usize
     }
@@ -218,15 +222,19 @@ impl SearchGraph for Abstract {
     fn node_count(&self) -> usize {
         self.cells.len()
     }
+
     fn is_passable(&self, node: u32) -> bool {
         (node as usize) < self.cells.len()
     }
+
     fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         out.extend_from_slice(&self.fwd[node as usize]);
     }
+
     fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         out.extend_from_slice(&self.bwd[node as usize]);
     }
+
     fn estimate(&self, from: u32, to: u32) -> f64 {
         self.estimate_cells(self.cells[from as usize], self.cells[to as usize])
     }
@@ -286,9 +294,11 @@ impl SearchGraph for QueryGraph<'_> {
     fn node_count(&self) -> usize {
         self.base.cells.len() + self.q.cells.len()
     }
+
     fn is_passable(&self, node: u32) -> bool {
         (node as usize) < self.node_count()
     }
+
     fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         if let Some(f) = self.base.fwd.get(node as usize) {
             out.extend_from_slice(f);
@@ -302,6 +312,7 @@ impl SearchGraph for QueryGraph<'_> {
             }
         }
     }
+
     fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         if let Some(b) = self.base.bwd.get(node as usize) {
             out.extend_from_slice(b);
@@ -315,6 +326,7 @@ impl SearchGraph for QueryGraph<'_> {
             out.extend_from_slice(&self.q.to_goal);
         }
     }
+
     fn estimate(&self, from: u32, to: u32) -> f64 {
         self.base.estimate_cells(self.cell(from), self.cell(to))
     }
@@ -349,6 +361,7 @@ pub struct HpaStar {
     core: AStarCore,
     rebuilt_clusters: u64,
     query: Option<HpaQuery>,
+    began: Began,
 }
 
 impl HpaStar {
@@ -387,6 +400,7 @@ impl HpaStar {
             core: AStarCore::default(),
             rebuilt_clusters: 0,
             query: None,
+            began: Began::not_begun(),
         };
         h.rebuild_all(grid);
         Ok(h)
@@ -586,60 +600,6 @@ impl HpaStar {
         Ok(())
     }
 
-    /// A path from `start` to `goal` (cells as (x, y)); repairs the hierarchy first if the
-    /// grid was edited. Honours the options' iteration budget (abstract iterations).
-    pub fn find_path(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<PathResult, GridError> {
-        self.begin(grid, start, goal)?;
-        self.step(grid, self.options.step_budget())?;
-        self.result(grid)
-    }
-
-    /// Begins a sliced query: repairs the hierarchy if the grid was edited, links start
-    /// and goal into the abstract graph and starts the abstract search.
-    pub fn begin(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<(), GridError> {
-        self.sync(grid)?;
-        let s = grid.index(start.0, start.1)?;
-        let t = grid.index(goal.0, goal.1)?;
-        let mut cache = std::mem::take(&mut self.cache);
-        let options = self.options.clone();
-        let view = GridView::new(grid, &options, &mut cache);
-        if self.base.is_none() {
-            self.base = Some(self.build_base(grid, &view));
-        }
-        let abs = match &self.base {
-            Some(base) => self.query_nodes(&view, base, s, t),
-            None => None,
-        };
-        let direct = if abs.is_some() {
-            self.direct_path(&view, s, t)
-        } else {
-            None
-        };
-        self.cache = cache;
-        if let (Some(q), Some((base, _))) = (&abs, &self.base) {
-            let g = QueryGraph { base, q };
-            self.core
-                .begin(&g, q.start, q.goal, 1.0, self.options.record_expansions);
-        }
-        self.query = Some(HpaQuery {
-            key: grid.cache_key(),
-            start: s,
-            abs,
-            direct,
-        });
-        Ok(())
-    }
-
     /// The exact path inside the rectangle of the start's and goal's clusters when they
     /// are the same or neighbours (8-neighbourhood): short paths would otherwise detour
     /// through transitions. Computed at `begin`; not counted as iterations.
@@ -674,37 +634,6 @@ impl HpaStar {
         }
         nodes.reverse();
         Some((d, nodes))
-    }
-
-    /// Runs at most `max_iterations` iterations of the abstract search.
-    pub fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
-        let Some(q) = &self.query else {
-            return Err(GridError::NotBegun);
-        };
-        if q.key != grid.cache_key() {
-            return Err(GridError::Stale {
-                began: u64::from(q.key.1),
-                now: u64::from(grid.version()),
-            });
-        }
-        Ok(match (&q.abs, &self.base) {
-            (Some(q), Some((base, _))) => self.core.step(&QueryGraph { base, q }, max_iterations),
-            _ => SearchStatus::NoPath,
-        })
-    }
-
-    /// The result so far; a found abstract path is refined into cells.
-    pub fn result(&mut self, grid: &Grid) -> Result<PathResult, GridError> {
-        let Some(q) = self.query.take() else {
-            return Err(GridError::NotBegun);
-        };
-        let mut cache = std::mem::take(&mut self.cache);
-        let options = self.options.clone();
-        let view = GridView::new(grid, &options, &mut cache);
-        let r = self.refine(&view, &q);
-        self.cache = cache;
-        self.query = Some(q);
-        Ok(r)
     }
 
     /// The abstract graph of the transitions: every transition cell a node (numbered in
@@ -833,12 +762,21 @@ impl HpaStar {
         })
     }
 
-    fn refine(&self, view: &GridView<'_>, q: &HpaQuery) -> PathResult {
-        let w = self.width;
-        let s = q.start;
-        let mut buf = Vec::new();
-        let mut none = PathResult {
-            status: PathStatus::NoPath,
+    fn refine_on(&mut self, grid: &Grid, q: &HpaQuery) -> GridPath {
+        let mut cache = std::mem::take(&mut self.cache);
+        let options = self.options.clone();
+        let view = GridView::new(grid, &options, &mut cache);
+        let r = self.refine(&view, q);
+        self.cache = cache;
+        r
+    }
+
+    /// The result of the query without refining: the abstract search's counters and
+    /// status (the direct path when the abstract search found none), and the abstract
+    /// result when it found a path, which [`HpaStar::refine`] turns into cells.
+    fn unfinished(&self, q: &HpaQuery) -> (GridPath, Option<GridPath>) {
+        let mut none = GridPath {
+            status: GridPathStatus::NoPath,
             nodes: Vec::new(),
             cost: 0.0,
             expanded: 0,
@@ -846,7 +784,7 @@ impl HpaStar {
             expansions: self.options.record_expansions.then(Vec::new),
         };
         let (Some(qn), Some((base, _))) = (&q.abs, &self.base) else {
-            return none;
+            return (none, None);
         };
         let abs = QueryGraph { base, q: qn };
         let ar = self.core.result();
@@ -854,18 +792,33 @@ impl HpaStar {
         none.iterations = ar.iterations;
         none.expansions = ar
             .expansions
+            .as_ref()
             .map(|e| e.iter().map(|&i| abs.cell(i)).collect());
-        if ar.status != PathStatus::Found {
+        if ar.status != GridPathStatus::Found {
             none.status = ar.status;
-            if ar.status == PathStatus::NoPath {
+            if ar.status == GridPathStatus::NoPath {
                 if let Some((c, n)) = &q.direct {
-                    none.status = PathStatus::Found;
+                    none.status = GridPathStatus::Found;
                     none.cost = *c;
                     none.nodes = n.clone();
                 }
             }
-            return none;
+            return (none, None);
         }
+        // Found: the caller refines; `none` keeps the counters for a failed refinement.
+        none.status = GridPathStatus::NoPath;
+        (none, Some(ar))
+    }
+
+    fn refine(&self, view: &GridView<'_>, q: &HpaQuery) -> GridPath {
+        let w = self.width;
+        let s = q.start;
+        let mut buf = Vec::new();
+        let (none, found) = self.unfinished(q);
+        let (Some(ar), Some(qn), Some((base, _))) = (found, &q.abs, &self.base) else {
+            return none;
+        };
+        let abs = QueryGraph { base, q: qn };
         // Refine: each abstract hop inside one cluster (or across one transition).
         let mut nodes = vec![s];
         let mut cost = 0.0;
@@ -925,8 +878,8 @@ impl HpaStar {
                 cost = *c;
             }
         }
-        PathResult {
-            status: PathStatus::Found,
+        GridPath {
+            status: GridPathStatus::Found,
             nodes,
             cost,
             expanded: none.expanded,
@@ -936,14 +889,97 @@ impl HpaStar {
     }
 }
 
+/// Sliced HPA* on a grid; cells as (x, y).
+impl SlicedSearch<Grid> for HpaStar {
+    type Point = (u32, u32);
+
+    fn one_shot_budget(&self) -> u64 {
+        self.options.step_budget()
+    }
+
+    /// Begins a sliced query: repairs the hierarchy if the grid was edited, links start
+    /// and goal into the abstract graph and starts the abstract search.
+    fn begin(&mut self, grid: &Grid, start: (u32, u32), goal: (u32, u32)) -> Result<(), GridError> {
+        self.sync(grid)?;
+        let s = grid.index(start.0, start.1)?;
+        let t = grid.index(goal.0, goal.1)?;
+        let mut cache = std::mem::take(&mut self.cache);
+        let options = self.options.clone();
+        let view = GridView::new(grid, &options, &mut cache);
+        if self.base.is_none() {
+            self.base = Some(self.build_base(grid, &view));
+        }
+        let abs = match &self.base {
+            Some(base) => self.query_nodes(&view, base, s, t),
+            None => None,
+        };
+        let direct = if abs.is_some() {
+            self.direct_path(&view, s, t)
+        } else {
+            None
+        };
+        self.cache = cache;
+        if let (Some(q), Some((base, _))) = (&abs, &self.base) {
+            let g = QueryGraph { base, q };
+            self.core
+                .begin(&g, q.start, q.goal, 1.0, self.options.record_expansions);
+        }
+        let mut q = HpaQuery {
+            start: s,
+            abs,
+            direct,
+            finished: None,
+        };
+        if q.abs.is_none() {
+            // No abstract search to run: the answer is known now.
+            q.finished = Some(self.refine_on(grid, &q));
+        }
+        self.query = Some(q);
+        self.began = Began::on(grid.space_key());
+        Ok(())
+    }
+
+    /// Runs at most `max_iterations` iterations of the abstract search; a finished search
+    /// is refined into cells here, while the grid is at hand.
+    fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.began.check(grid.space_key())?;
+        let Some(mut q) = self.query.take() else {
+            return Err(GridError::NotBegun);
+        };
+        let status = match (&q.abs, &self.base) {
+            (Some(q), Some((base, _))) => self.core.step(&QueryGraph { base, q }, max_iterations),
+            _ => SearchStatus::NoPath,
+        };
+        if status != SearchStatus::InProgress && q.finished.is_none() {
+            q.finished = Some(self.refine_on(grid, &q));
+        }
+        self.query = Some(q);
+        Ok(status)
+    }
+
+    /// The result so far: the refined path once the search finished, else the abstract
+    /// search's counters (`BudgetExhausted`).
+    fn result(&self) -> Result<GridPath, GridError> {
+        self.began.begun()?;
+        let Some(q) = &self.query else {
+            return Err(GridError::NotBegun);
+        };
+        Ok(match &q.finished {
+            Some(r) => r.clone(),
+            None => self.unfinished(q).0,
+        })
+    }
+}
+
 /// The state of one HPA* query.
 #[derive(Debug, Clone)]
 struct HpaQuery {
-    key: (u64, u32),
     start: u32,
     /// Start and goal in the abstract graph (`None` when either is impassable).
     abs: Option<QueryNodes>,
     /// For start and goal in the same or neighbouring clusters: the exact path inside the
     /// rectangle of their clusters (cost, cells), found at `begin`.
     direct: Option<(f64, Vec<u32>)>,
+    /// The result, once the search finished (refined when `step` finished it).
+    finished: Option<GridPath>,
 }

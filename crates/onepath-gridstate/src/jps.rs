@@ -52,7 +52,7 @@ pub enum JumpFinder {
 
 const CLOSED: u8 = 1;
 
-/// A checked mode-3 state (see `grid-state.txt`, GridSearch mode 3).
+/// A checked mode-3 state (see `docs/grid-state.md`, "Kind 12: GridSearch", mode 3).
 #[derive(Debug, Clone)]
 pub(crate) struct JumpState {
     pub finder: JumpFinder,

@@ -33,7 +33,8 @@ use crate::error::{invalid, GridError};
 use crate::grid::Grid;
 use crate::grid_view::{GridCache, GridView, MOVES};
 use crate::options::{Connectivity, DiagonalRule, GridOptions};
-use crate::result::{PathResult, SearchStatus};
+use crate::result::{GridPath, SearchStatus};
+use crate::sliced::{Began, SlicedSearch};
 
 /// Generic jump point search on a [`Grid`] (module docs: the options it serves, pruning,
 /// what one iteration is). One-shot [`JumpSearch::find_path`] or sliced
@@ -41,7 +42,7 @@ use crate::result::{PathResult, SearchStatus};
 /// OPGS kind 9.
 ///
 /// ```
-/// use onepath_gridstate::{Grid, GridOptions, JumpSearch, PathStatus};
+/// use onepath_gridstate::{Grid, GridOptions, GridPathStatus, JumpSearch, SlicedSearch};
 ///
 /// let rows = [".......", ".......", ".####..", ".......", "......."];
 /// let mut grid = Grid::from_ascii(&rows).unwrap();
@@ -53,7 +54,7 @@ use crate::result::{PathResult, SearchStatus};
 /// // A 2 × 2 agent (cell = its north-west corner) passes the wall row on the right only,
 /// // in straight steps (a diagonal would touch the wall): 1 east, 3 south, 1 west.
 /// let r = search.find_path(&grid, (4, 0), (4, 3)).unwrap();
-/// assert_eq!(r.status, PathStatus::Found);
+/// assert_eq!(r.status, GridPathStatus::Found);
 /// assert_eq!(r.cost, 2.0 * 5.0);
 /// assert_eq!(r.nodes, vec![4, 5, 12, 19, 26, 25]);
 /// ```
@@ -62,7 +63,7 @@ pub struct JumpSearch {
     options: GridOptions,
     core: AStarCore,
     cache: GridCache,
-    began: Option<(u64, u32)>,
+    began: Began,
     width: u32,
     scratch: Vec<(u32, f64)>,
 }
@@ -117,7 +118,7 @@ impl JumpSearch {
             options,
             core: AStarCore::default(),
             cache: GridCache::default(),
-            began: None,
+            began: Began::not_begun(),
             width: 1,
             scratch: Vec::new(),
         })
@@ -136,27 +137,32 @@ impl JumpSearch {
         &self.options
     }
 
-    /// One-shot path from `start` to `goal` (cells as (x, y)), honouring
-    /// `iteration_budget`.
-    pub fn find_path(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<PathResult, GridError> {
-        self.begin(grid, start, goal)?;
-        self.step(grid, self.options.step_budget())?;
-        self.result()
+    /// The status of the current search.
+    pub fn status(&self) -> SearchStatus {
+        self.core.status()
+    }
+
+    /// The engine state (buffers, open set, counters).
+    pub fn core(&self) -> &AStarCore {
+        &self.core
+    }
+
+    pub(crate) fn start_goal(&self) -> (u32, u32) {
+        (self.core.start, self.core.goal)
+    }
+}
+
+/// Sliced generic jump point search on a grid; cells as (x, y).
+impl SlicedSearch<Grid> for JumpSearch {
+    type Point = (u32, u32);
+
+    fn one_shot_budget(&self) -> u64 {
+        self.options.step_budget()
     }
 
     /// Begins a sliced search. [`GridError::Invalid`] when the grid's area multipliers are
     /// not all equal.
-    pub fn begin(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<(), GridError> {
+    fn begin(&mut self, grid: &Grid, start: (u32, u32), goal: (u32, u32)) -> Result<(), GridError> {
         let s = grid.index(start.0, start.1)?;
         let g = grid.index(goal.0, goal.1)?;
         if uniform_multiplier(grid).is_none() {
@@ -168,22 +174,14 @@ impl JumpSearch {
         let view = GridView::new(grid, &self.options, &mut self.cache);
         self.core
             .begin(&view, s, g, 1.0, self.options.record_expansions);
-        self.began = Some(grid.cache_key());
+        self.began = Began::on(grid.space_key());
         self.width = grid.width().max(1);
         Ok(())
     }
 
     /// Runs at most `max_iterations` iterations on the same (unchanged) grid.
-    pub fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
-        let Some(key) = self.began else {
-            return Err(GridError::NotBegun);
-        };
-        if key != grid.cache_key() {
-            return Err(GridError::Stale {
-                began: u64::from(key.1),
-                now: u64::from(grid.version()),
-            });
-        }
+    fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.began.check(grid.space_key())?;
         // Begun on this grid version, so the multipliers are uniform (a restore checks too).
         let m = uniform_multiplier(grid).unwrap_or(1.0);
         let view = GridView::new(grid, &self.options, &mut self.cache);
@@ -202,30 +200,14 @@ impl JumpSearch {
         Ok(status)
     }
 
-    /// The status of the current search.
-    pub fn status(&self) -> SearchStatus {
-        self.core.status()
-    }
-
     /// The result so far (`BudgetExhausted` while in progress). The path lists every cell
     /// (each hop between jump points filled in: straight or diagonal steps); the expanded
     /// list names the jump points expanded.
-    pub fn result(&self) -> Result<PathResult, GridError> {
-        if self.began.is_none() {
-            return Err(GridError::NotBegun);
-        }
+    fn result(&self) -> Result<GridPath, GridError> {
+        self.began.begun()?;
         let mut r = self.core.result();
         r.nodes = fill_hops(&r.nodes, self.width);
         Ok(r)
-    }
-
-    /// The engine state (buffers, open set, counters).
-    pub fn core(&self) -> &AStarCore {
-        &self.core
-    }
-
-    pub(crate) fn start_goal(&self) -> (u32, u32) {
-        (self.core.start, self.core.goal)
     }
 }
 
@@ -434,7 +416,7 @@ impl JumpSearch {
     /// Restores a saved state in place. `grid` must be the (restored) grid the search runs
     /// on: the node count must match, the weight must be 1.0 and, for a begun search, the
     /// grid's area multipliers must all be equal
-    /// ([`onepath_format::FormatError::GridState`] names the mismatch). Checked before
+    /// ([`onepath_format::FormatError::State`] names the mismatch). Checked before
     /// anything changes. Afterwards `step` continues exactly where the saved search was.
     pub fn restore_state(
         &mut self,
@@ -468,10 +450,6 @@ impl JumpSearch {
         self.width = grid.width().max(1);
         self.core
             .install(st, grid.cell_count(), self.options.record_expansions);
-        self.began = if started {
-            Some(grid.cache_key())
-        } else {
-            None
-        };
+        self.began = Began::restored(started, grid.space_key());
     }
 }

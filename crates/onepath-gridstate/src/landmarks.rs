@@ -8,7 +8,7 @@ use crate::heap::OpenSet;
 
 /// Landmark distance tables over one compiled graph (immutable).
 #[derive(Debug, Clone, PartialEq)]
-pub struct CompiledGraph {
+pub struct LandmarkTable {
     nodes: Vec<u32>,
     node_count: usize,
     /// `from[k * n + v]` = d(landmark k, v).
@@ -50,7 +50,7 @@ pub(crate) fn distances(csr: &CsrGraph, source: u32, reverse: bool) -> Vec<f64> 
     dist
 }
 
-impl CompiledGraph {
+impl LandmarkTable {
     /// Tables for the given landmark nodes (at least one, each a node of `csr`).
     pub fn new(csr: &CsrGraph, landmarks: &[u32]) -> Result<Self, GridError> {
         if landmarks.is_empty() {
@@ -68,7 +68,7 @@ impl CompiledGraph {
             from.extend(distances(csr, l, false));
             to.extend(distances(csr, l, true));
         }
-        Ok(CompiledGraph {
+        Ok(LandmarkTable {
             nodes: landmarks.to_vec(),
             node_count: n,
             from,
@@ -109,7 +109,7 @@ impl CompiledGraph {
                 }
             }
         }
-        CompiledGraph::new(csr, &chosen)
+        LandmarkTable::new(csr, &chosen)
     }
 
     /// The landmark nodes.
@@ -142,26 +142,30 @@ impl CompiledGraph {
 
 /// A compiled graph searched with the landmark estimate.
 #[derive(Debug, Clone, Copy)]
-pub struct LandmarkGraph<'a> {
+pub struct LandmarkGuidedGraph<'a> {
     /// The graph.
     pub csr: &'a CsrGraph,
     /// Its landmarks (built on the same graph).
-    pub landmarks: &'a CompiledGraph,
+    pub landmarks: &'a LandmarkTable,
 }
 
-impl SearchGraph for LandmarkGraph<'_> {
+impl SearchGraph for LandmarkGuidedGraph<'_> {
     fn node_count(&self) -> usize {
         self.csr.node_count() as usize
     }
+
     fn is_passable(&self, node: u32) -> bool {
         node < self.csr.node_count()
     }
+
     fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.csr.successors(node, out)
     }
+
     fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.csr.predecessors(node, out)
     }
+
     fn estimate(&self, from: u32, to: u32) -> f64 {
         self.landmarks.estimate(from, to)
     }

@@ -18,16 +18,19 @@ impl StepPair {
     pub const fn new(straight: u32, diagonal: u32) -> Self {
         StepPair { straight, diagonal }
     }
+
     /// The cost as f64: `straight + diagonal × √2` (one rounding of each operation).
     #[inline]
     pub fn to_f64(self) -> f64 {
         pair_f64(self.straight, self.diagonal)
     }
+
     /// Exact comparison of the two real numbers.
     #[inline]
     pub fn cmp_exact(self, other: StepPair) -> Ordering {
         cmp_pairs(self.straight, self.diagonal, other.straight, other.diagonal)
     }
+
     /// The octile distance between two cells `(dx, dy)` apart under 8-connectivity.
     #[inline]
     pub fn octile(dx: u32, dy: u32) -> Self {
@@ -37,6 +40,7 @@ impl StepPair {
             diagonal: lo,
         }
     }
+
     /// Saturating sum.
     #[inline]
     pub fn saturating_add(self, o: StepPair) -> Self {

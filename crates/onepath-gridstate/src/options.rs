@@ -72,7 +72,7 @@ pub struct GridOptions {
     /// Optional passability hook.
     pub passable_hook: Option<PassableHook>,
     /// Tier-1 iteration cap: 0 = unlimited; otherwise a query that has not finished after
-    /// this many iterations returns `PathStatus::BudgetExhausted` (not resumable; use the
+    /// this many iterations returns `GridPathStatus::BudgetExhausted` (not resumable; use the
     /// sliced form to resume).
     pub iteration_budget: u64,
     /// Record the expanded nodes in order (the list's length equals the expanded count).
@@ -113,11 +113,7 @@ impl GridOptions {
     /// The iteration cap a one-shot search passes to its single step: the budget, or no
     /// cap when it is 0.
     pub(crate) fn step_budget(&self) -> u64 {
-        if self.iteration_budget == 0 {
-            u64::MAX
-        } else {
-            self.iteration_budget
-        }
+        crate::sliced::one_shot_cap(self.iteration_budget)
     }
 
     /// Checks the option values.

@@ -22,7 +22,7 @@ use crate::grid::Grid;
 use crate::grid_view::{GridCache, GridView};
 use crate::heap::ReplanOpenSet;
 use crate::options::GridOptions;
-use crate::result::{PathResult, PathStatus, SearchStatus};
+use crate::result::{GridPath, GridPathStatus, SearchStatus};
 
 /// Pending entries above this count set the overflow flag (a full restart is cheaper).
 pub const MAX_PENDING: usize = 4096;
@@ -404,12 +404,12 @@ impl ReplanCore {
         &self,
         graph: &G,
         status: SearchStatus,
-    ) -> Result<PathResult, GridError> {
-        let mut r = PathResult {
+    ) -> Result<GridPath, GridError> {
+        let mut r = GridPath {
             status: match status {
-                SearchStatus::Found => PathStatus::Found,
-                SearchStatus::NoPath => PathStatus::NoPath,
-                _ => PathStatus::BudgetExhausted,
+                SearchStatus::Found => GridPathStatus::Found,
+                SearchStatus::NoPath => GridPathStatus::NoPath,
+                _ => GridPathStatus::BudgetExhausted,
             },
             nodes: Vec::new(),
             cost: 0.0,
@@ -433,6 +433,7 @@ impl ReplanCore {
     pub fn g(&self, node: u32) -> f64 {
         self.g.get(node as usize).copied().unwrap_or(f64::INFINITY)
     }
+
     /// rhs of a node (+∞ when unknown).
     pub fn rhs(&self, node: u32) -> f64 {
         self.rhs
@@ -440,10 +441,7 @@ impl ReplanCore {
             .copied()
             .unwrap_or(f64::INFINITY)
     }
-    /// The open set.
-    pub fn open_set(&self) -> &ReplanOpenSet {
-        &self.open
-    }
+
     /// The pending edits.
     pub fn pending(&self) -> &[PendingEntry] {
         &self.pending
@@ -493,6 +491,7 @@ impl GridReplanner {
     pub fn algorithm(&self) -> ReplanAlgorithm {
         self.core.mode
     }
+
     /// The search state.
     pub fn core(&self) -> &ReplanCore {
         &self.core
@@ -585,13 +584,13 @@ impl GridReplanner {
     }
 
     /// Replans to completion (or the options' iteration budget) and returns the path.
-    pub fn replan(&mut self, grid: &Grid) -> Result<PathResult, GridError> {
+    pub fn replan(&mut self, grid: &Grid) -> Result<GridPath, GridError> {
         self.step(grid, self.options.step_budget())?;
         self.result(grid)
     }
 
     /// The result of the last replan (`BudgetExhausted` while a sliced replan is running).
-    pub fn result(&mut self, grid: &Grid) -> Result<PathResult, GridError> {
+    pub fn result(&mut self, grid: &Grid) -> Result<GridPath, GridError> {
         self.check_grid(grid)?;
         let view = GridView::new(grid, &self.options, &mut self.cache);
         self.core.result(&view, self.status)

@@ -16,7 +16,7 @@ pub enum SearchStatus {
 
 /// The outcome of a one-shot query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PathStatus {
+pub enum GridPathStatus {
     /// A path was found.
     Found,
     /// No path exists under the options.
@@ -27,9 +27,9 @@ pub enum PathStatus {
 
 /// A path result. For grids a node is the cell index `y * width + x`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PathResult {
+pub struct GridPath {
     /// Outcome.
-    pub status: PathStatus,
+    pub status: GridPathStatus,
     /// The nodes from start to goal, both included (empty unless found).
     pub nodes: Vec<u32>,
     /// The path cost (0 unless found).

@@ -45,14 +45,17 @@ impl GridSpace {
     pub fn origin_x(&self) -> f64 {
         self.origin_x
     }
+
     /// Origin y.
     pub fn origin_y(&self) -> f64 {
         self.origin_y
     }
+
     /// The stored cell size (0 when unassigned).
     pub fn cell_size(&self) -> f64 {
         self.cell_size
     }
+
     /// The cell size in effect (1 when unassigned).
     pub fn effective_cell_size(&self) -> f64 {
         if self.cell_size == 0.0 {
@@ -61,6 +64,7 @@ impl GridSpace {
             self.cell_size
         }
     }
+
     /// The world position of the centre of cell (x, y).
     pub fn cell_center(&self, x: u32, y: u32) -> (f64, f64) {
         let c = self.effective_cell_size();
@@ -69,6 +73,7 @@ impl GridSpace {
             self.origin_y + (f64::from(y) + 0.5) * c,
         )
     }
+
     /// The cell containing world point (wx, wy), if the coordinates are finite (the result
     /// may lie outside a grid; check it against the grid's size).
     pub fn cell_at(&self, wx: f64, wy: f64) -> Option<(i64, i64)> {

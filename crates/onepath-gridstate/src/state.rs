@@ -1,11 +1,11 @@
-//! The OPGS state format (`grid-state.txt`, "Byte format (version 1)"): the header and the
+//! The OPGS state format (`docs/grid-state.md`, "Encoding"): the header and the
 //! shared pieces (Space, Areas, the OpenSet heap, search buffers) plus the saved state of
 //! the generic searches (kinds 8, 10 and 11).
 //!
 //! Every read names its field; every count is an i32 that must be ≥ 0, bounded by the
 //! object's size and by the bytes left before anything is allocated. Structural checks fail
-//! with [`FormatError::GridState`] (grid kinds) or [`FormatError::GraphState`] (graph
-//! kinds); short input fails with [`FormatError::Malformed`], an unknown version with
+//! with [`FormatError::State`] whose `format` is [`GRID_STATE_FORMAT`] (grid kinds) or
+//! [`GRAPH_STATE_FORMAT`] (graph kinds); short input fails with [`FormatError::Malformed`], an unknown version with
 //! [`FormatError::Version`].
 
 use onepath_format::bytes::{ByteReader, ByteWriter};
@@ -21,6 +21,12 @@ use crate::space::GridSpace;
 pub const STATE_MAGIC: [u8; 4] = *b"OPGS";
 /// The OPGS format version this crate reads and writes.
 pub const STATE_VERSION: u16 = 1;
+
+/// The `format` of a [`FormatError::State`] from a grid-family OPGS state (kinds 1-3 and
+/// 5-10, 12).
+pub const GRID_STATE_FORMAT: &str = "grid";
+/// The `format` of a [`FormatError::State`] from a graph-family OPGS state (kinds 4, 11).
+pub const GRAPH_STATE_FORMAT: &str = "graph";
 
 /// Object kinds of the OPGS header.
 pub(crate) mod kind {
@@ -48,10 +54,12 @@ pub(crate) enum Family {
 impl Family {
     pub(crate) fn err(self, message: impl Into<String>) -> FormatError {
         match self {
-            Family::Grid => FormatError::GridState {
+            Family::Grid => FormatError::State {
+                format: GRID_STATE_FORMAT,
                 message: message.into(),
             },
-            Family::Graph => FormatError::GraphState {
+            Family::Graph => FormatError::State {
+                format: GRAPH_STATE_FORMAT,
                 message: message.into(),
             },
         }

@@ -21,7 +21,8 @@ use crate::grid::Grid;
 use crate::grid_view::{GridCache, GridView};
 use crate::heap::OpenSet;
 use crate::options::GridOptions;
-use crate::result::{PathResult, PathStatus, SearchStatus};
+use crate::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::sliced::{Began, SlicedSearch};
 
 /// Exact line of sight between the centres of two cells, given a passability test.
 pub fn line_of_sight(a: (i64, i64), b: (i64, i64), passable: impl Fn(i64, i64) -> bool) -> bool {
@@ -83,7 +84,7 @@ pub struct ThetaStar {
     iterations: u32,
     path_cost: f64,
     expansions: Vec<u32>,
-    began: Option<(u64, u32)>,
+    began: Began,
     width: u32,
     scratch: Vec<(u32, f64)>,
 }
@@ -111,31 +112,23 @@ impl ThetaStar {
             iterations: 0,
             path_cost: 0.0,
             expansions: Vec::new(),
-            began: None,
+            began: Began::not_begun(),
             width: 1,
             scratch: Vec::new(),
         })
     }
+}
 
-    /// One-shot path (the nodes are the path's turning cells, start and goal included).
-    pub fn find_path(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<PathResult, GridError> {
-        self.begin(grid, start, goal)?;
-        self.step(grid, self.options.step_budget())?;
-        self.result()
+/// Sliced Theta* on a grid; cells as (x, y).
+impl SlicedSearch<Grid> for ThetaStar {
+    type Point = (u32, u32);
+
+    fn one_shot_budget(&self) -> u64 {
+        self.options.step_budget()
     }
 
     /// Begins a sliced search.
-    pub fn begin(
-        &mut self,
-        grid: &Grid,
-        start: (u32, u32),
-        goal: (u32, u32),
-    ) -> Result<(), GridError> {
+    fn begin(&mut self, grid: &Grid, start: (u32, u32), goal: (u32, u32)) -> Result<(), GridError> {
         let s = grid.index(start.0, start.1)?;
         let g = grid.index(goal.0, goal.1)?;
         let n = grid.cell_count();
@@ -149,7 +142,7 @@ impl ThetaStar {
         self.path_cost = 0.0;
         self.expansions.clear();
         self.status = SearchStatus::InProgress;
-        self.began = Some(grid.cache_key());
+        self.began = Began::on(grid.space_key());
         let view = GridView::new(grid, &self.options, &mut self.cache);
         if !view.is_passable(s) || !view.is_passable(g) {
             self.status = SearchStatus::NoPath;
@@ -162,16 +155,8 @@ impl ThetaStar {
     }
 
     /// Runs at most `max_iterations` iterations.
-    pub fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
-        let Some(key) = self.began else {
-            return Err(GridError::NotBegun);
-        };
-        if key != grid.cache_key() {
-            return Err(GridError::Stale {
-                began: u64::from(key.1),
-                now: u64::from(grid.version()),
-            });
-        }
+    fn step(&mut self, grid: &Grid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.began.check(grid.space_key())?;
         let w = self.width;
         let weight = self.options.heuristic_weight;
         let view = GridView::new(grid, &self.options, &mut self.cache);
@@ -231,23 +216,21 @@ impl ThetaStar {
     }
 
     /// The result so far.
-    pub fn result(&self) -> Result<PathResult, GridError> {
-        if self.began.is_none() {
-            return Err(GridError::NotBegun);
-        }
+    fn result(&self) -> Result<GridPath, GridError> {
+        self.began.begun()?;
         let status = match self.status {
-            SearchStatus::Found => PathStatus::Found,
-            SearchStatus::NoPath => PathStatus::NoPath,
-            _ => PathStatus::BudgetExhausted,
+            SearchStatus::Found => GridPathStatus::Found,
+            SearchStatus::NoPath => GridPathStatus::NoPath,
+            _ => GridPathStatus::BudgetExhausted,
         };
-        Ok(PathResult {
+        Ok(GridPath {
             status,
-            nodes: if status == PathStatus::Found {
+            nodes: if status == GridPathStatus::Found {
                 self.buffers.path_to(self.goal)
             } else {
                 Vec::new()
             },
-            cost: if status == PathStatus::Found {
+            cost: if status == GridPathStatus::Found {
                 self.path_cost
             } else {
                 0.0
@@ -304,11 +287,7 @@ impl ThetaStar {
         let st = read_search(&mut r, Family::Grid, n, self.options.heuristic_weight)?;
         expect_end(&r)?;
         st.install(n, &mut self.buffers, &mut self.open);
-        self.began = if st.status != SearchStatus::NotStarted {
-            Some(grid.cache_key())
-        } else {
-            None
-        };
+        self.began = Began::restored(st.status != SearchStatus::NotStarted, grid.space_key());
         self.status = st.status;
         self.start = st.start;
         self.goal = st.goal;

@@ -5,10 +5,11 @@
 use std::f64::consts::SQRT_2;
 
 use crate::area::{next_version, AreaCosts, WALL};
-use crate::astar::{run_budgeted, AStarCore, SearchGraph};
+use crate::astar::{AStarCore, SearchGraph};
 use crate::error::{invalid, out_of_range, GridError};
 use crate::options::{check_weight, DiagonalRule};
-use crate::result::{PathResult, SearchStatus};
+use crate::result::{GridPath, SearchStatus};
+use crate::sliced::{version_key, Began, SlicedSearch};
 use crate::space::SPACE_LIMIT;
 
 /// Chunk edge length.
@@ -46,10 +47,12 @@ impl VoxelSpace {
         }
         Ok(VoxelSpace { origin, cell_size })
     }
+
     /// The origin.
     pub fn origin(&self) -> [f64; 3] {
         self.origin
     }
+
     /// The stored cell size (0 when unassigned).
     pub fn cell_size(&self) -> f64 {
         self.cell_size
@@ -127,38 +130,47 @@ impl VoxelGrid {
     pub fn size(&self) -> [u32; 3] {
         self.size
     }
+
     /// The default area of unallocated chunks.
     pub fn default_area(&self) -> u8 {
         self.default_area
     }
+
     /// Version: +1 per changing write.
     pub fn version(&self) -> u32 {
         self.version
     }
+
     /// Area multipliers.
     pub fn areas(&self) -> &AreaCosts {
         &self.areas
     }
+
     /// Sets one area multiplier.
     pub fn set_area_cost(&mut self, area: u8, m: f64) -> Result<(), GridError> {
         self.areas.set(area, m)
     }
+
     /// World placement.
     pub fn space(&self) -> VoxelSpace {
         self.space
     }
+
     /// Replaces the world placement.
     pub fn set_space(&mut self, s: VoxelSpace) {
         self.space = s;
     }
+
     /// Number of voxels.
     pub fn node_count(&self) -> usize {
         (u64::from(self.size[0]) * u64::from(self.size[1]) * u64::from(self.size[2])) as usize
     }
+
     /// Number of allocated chunks.
     pub fn allocated_chunks(&self) -> usize {
         self.chunks.iter().filter(|c| c.is_some()).count()
     }
+
     /// Registers a listener told every voxel edit.
     pub fn add_listener(&mut self, f: impl FnMut(&VoxelEdit) + Send + 'static) {
         self.listeners.push(Box::new(f));
@@ -376,6 +388,7 @@ impl SearchGraph for VoxelView<'_> {
     fn node_count(&self) -> usize {
         self.grid.node_count()
     }
+
     fn is_passable(&self, node: u32) -> bool {
         let (x, y, z) = self.grid.xyz(node);
         (node as usize) < self.grid.node_count()
@@ -383,12 +396,15 @@ impl SearchGraph for VoxelView<'_> {
                 .grid
                 .is_walkable(i64::from(x), i64::from(y), i64::from(z))
     }
+
     fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.moves(node, true, out)
     }
+
     fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
         self.moves(node, false, out)
     }
+
     fn estimate(&self, from: u32, to: u32) -> f64 {
         let (a, b) = (self.grid.xyz(from), self.grid.xyz(to));
         let mut d = [a.0.abs_diff(b.0), a.1.abs_diff(b.1), a.2.abs_diff(b.2)];
@@ -408,7 +424,7 @@ impl SearchGraph for VoxelView<'_> {
 pub struct VoxelAStar {
     options: VoxelOptions,
     core: AStarCore,
-    began: Option<u32>,
+    began: Began,
 }
 
 impl VoxelAStar {
@@ -418,26 +434,21 @@ impl VoxelAStar {
         Ok(VoxelAStar {
             options,
             core: AStarCore::default(),
-            began: None,
+            began: Began::not_begun(),
         })
     }
-    /// One-shot path.
-    pub fn find_path(
-        &mut self,
-        grid: &VoxelGrid,
-        start: (u32, u32, u32),
-        goal: (u32, u32, u32),
-    ) -> Result<PathResult, GridError> {
-        self.begin(grid, start, goal)?;
-        let view = VoxelView::new(grid, &self.options);
-        Ok(run_budgeted(
-            &mut self.core,
-            &view,
-            self.options.iteration_budget,
-        ))
+}
+
+/// Sliced A* on a voxel grid; cells as (x, y, z).
+impl SlicedSearch<VoxelGrid> for VoxelAStar {
+    type Point = (u32, u32, u32);
+
+    fn one_shot_budget(&self) -> u64 {
+        crate::sliced::one_shot_cap(self.options.iteration_budget)
     }
+
     /// Begins a sliced search.
-    pub fn begin(
+    fn begin(
         &mut self,
         grid: &VoxelGrid,
         start: (u32, u32, u32),
@@ -453,32 +464,20 @@ impl VoxelAStar {
             self.options.heuristic_weight,
             self.options.record_expansions,
         );
-        self.began = Some(grid.version());
+        self.began = Began::on(version_key(grid.version()));
         Ok(())
     }
+
     /// Runs at most `max_iterations` iterations.
-    pub fn step(
-        &mut self,
-        grid: &VoxelGrid,
-        max_iterations: u64,
-    ) -> Result<SearchStatus, GridError> {
-        let Some(v) = self.began else {
-            return Err(GridError::NotBegun);
-        };
-        if v != grid.version() {
-            return Err(GridError::Stale {
-                began: u64::from(v),
-                now: u64::from(grid.version()),
-            });
-        }
+    fn step(&mut self, grid: &VoxelGrid, max_iterations: u64) -> Result<SearchStatus, GridError> {
+        self.began.check(version_key(grid.version()))?;
         let view = VoxelView::new(grid, &self.options);
         Ok(self.core.step(&view, max_iterations))
     }
+
     /// The result so far.
-    pub fn result(&self) -> Result<PathResult, GridError> {
-        if self.began.is_none() {
-            return Err(GridError::NotBegun);
-        }
+    fn result(&self) -> Result<GridPath, GridError> {
+        self.began.begun()?;
         Ok(self.core.result())
     }
 }

@@ -5,7 +5,7 @@ mod common;
 use common::{cases, close, dijkstra, grid_moves, path_cost};
 use onepath_gridstate::{
     Connectivity, DiagonalRule, Grid, GridAStar, GridAlgorithm, GridBidirectional, GridEngine,
-    GridOptions, GridSearch, PathStatus, SearchStatus, WALL,
+    GridOptions, GridPathStatus, GridSearch, SearchStatus, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
 
@@ -79,11 +79,11 @@ fn check(
     opts: &GridOptions,
     s: (u32, u32),
     t: (u32, u32),
-    r: &onepath_gridstate::PathResult,
+    r: &onepath_gridstate::GridPath,
 ) -> Result<(), TestCaseError> {
     let want = reference(grid, opts, s, t);
     if want.is_finite() {
-        prop_assert_eq!(r.status, PathStatus::Found);
+        prop_assert_eq!(r.status, GridPathStatus::Found);
         prop_assert!(close(r.cost, want), "cost {} vs dijkstra {}", r.cost, want);
         prop_assert_eq!(
             r.nodes.first().copied(),
@@ -93,7 +93,7 @@ fn check(
         let walked = path_cost(grid, opts, &r.nodes).map_err(TestCaseError::fail)?;
         prop_assert!(close(walked, want), "walked {} vs {}", walked, want);
     } else {
-        prop_assert_eq!(r.status, PathStatus::NoPath);
+        prop_assert_eq!(r.status, GridPathStatus::NoPath);
         prop_assert!(r.nodes.is_empty());
     }
     Ok(())
@@ -150,12 +150,12 @@ proptest! {
         let mut a = GridAStar::new(GridOptions { heuristic_weight: w, ..opts.clone() }).unwrap();
         let r = a.find_path(&grid, s, t).unwrap();
         if want.is_finite() {
-            prop_assert_eq!(r.status, PathStatus::Found);
+            prop_assert_eq!(r.status, GridPathStatus::Found);
             prop_assert!(r.cost <= w * want + 1e-9, "cost {} > {} x {}", r.cost, w, want);
             let walked = path_cost(&grid, &opts, &r.nodes).map_err(TestCaseError::fail)?;
             prop_assert!(close(walked, r.cost));
         } else {
-            prop_assert_eq!(r.status, PathStatus::NoPath);
+            prop_assert_eq!(r.status, GridPathStatus::NoPath);
         }
     }
 
@@ -210,7 +210,7 @@ proptest! {
         if u64::from(want.iterations) <= budget {
             prop_assert_eq!(got, want);
         } else {
-            prop_assert_eq!(got.status, PathStatus::BudgetExhausted);
+            prop_assert_eq!(got.status, GridPathStatus::BudgetExhausted);
             prop_assert_eq!(u64::from(got.iterations), budget);
         }
     }

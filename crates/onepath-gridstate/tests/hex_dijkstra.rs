@@ -5,8 +5,8 @@ mod common;
 
 use common::{cases, close, dijkstra};
 use onepath_gridstate::{
-    GridOptions, HexAStar, HexGrid, HexLayout, HexReplanner, PathStatus, ReplanAlgorithm,
-    SearchStatus, WALL,
+    GridOptions, GridPathStatus, HexAStar, HexGrid, HexLayout, HexReplanner, ReplanAlgorithm,
+    SearchStatus, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
 
@@ -108,10 +108,10 @@ proptest! {
             let r = rp.replan(&hex).unwrap();
             for (what, res) in [("A*", &a), ("replanner", &r)] {
                 if want.is_finite() {
-                    prop_assert_eq!(res.status, PathStatus::Found, "{}", what);
+                    prop_assert_eq!(res.status, GridPathStatus::Found, "{}", what);
                     prop_assert!(close(res.cost, want), "{}: {} vs {}", what, res.cost, want);
                 } else {
-                    prop_assert_eq!(res.status, PathStatus::NoPath, "{}", what);
+                    prop_assert_eq!(res.status, GridPathStatus::NoPath, "{}", what);
                 }
             }
         }

@@ -10,7 +10,7 @@ use common::{cases, close, dijkstra, grid_moves, path_cost};
 use onepath_format::FormatError;
 use onepath_gridstate::{
     Connectivity, DiagonalRule, Grid, GridAlgorithm, GridEngine, GridError, GridOptions,
-    GridSearch, JumpSearch, PathStatus, SearchStatus, WALL,
+    GridPathStatus, GridSearch, JumpSearch, SearchStatus, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
 
@@ -131,7 +131,7 @@ proptest! {
         }
         let mut search = JumpSearch::new(opts.clone()).unwrap();
         let r = search.find_path(&grid, s, t).unwrap();
-        if r.status == PathStatus::Found {
+        if r.status == GridPathStatus::Found {
             prop_assert!(close(r.cost, dist[ti]), "cost {} vs dijkstra {}", r.cost, dist[ti]);
             prop_assert_eq!(r.nodes.first().copied(), Some(si as u32));
             prop_assert_eq!(r.nodes.last().copied(), Some(ti as u32));
@@ -139,7 +139,7 @@ proptest! {
             prop_assert!(close(walked, r.cost), "walked {} vs cost {}", walked, r.cost);
             prop_assert_eq!(r.expansions.as_ref().map(Vec::len), Some(r.expanded as usize));
         } else {
-            prop_assert_eq!(r.status, PathStatus::NoPath);
+            prop_assert_eq!(r.status, GridPathStatus::NoPath);
             prop_assert!(dist[ti].is_infinite(), "no path but dijkstra reaches the goal at {}", dist[ti]);
         }
     }
@@ -342,7 +342,7 @@ fn one_iteration_pops_one_node_and_the_expanded_list_names_jump_points() {
     })
     .unwrap();
     let r = s.find_path(&grid, (0, 0), (9, 5)).unwrap();
-    assert_eq!(r.status, PathStatus::Found);
+    assert_eq!(r.status, GridPathStatus::Found);
     assert_eq!(r.iterations, r.expanded + 1);
     let mut sliced = JumpSearch::new(s.options().clone()).unwrap();
     sliced.begin(&grid, (0, 0), (9, 5)).unwrap();
@@ -366,8 +366,11 @@ fn jump_state(steps: u64) -> (Grid, Vec<u8>) {
 
 fn grid_state_err(r: Result<(), FormatError>) -> String {
     match r {
-        Err(FormatError::GridState { message }) => message,
-        other => panic!("expected GridState, got {other:?}"),
+        Err(FormatError::State {
+            format: "grid",
+            message,
+        }) => message,
+        other => panic!("expected a grid state error, got {other:?}"),
     }
 }
 

@@ -5,7 +5,7 @@ mod common;
 
 use common::{cases, close, dijkstra, grid_moves, passable, path_cost};
 use onepath_gridstate::{
-    Connectivity, DiagonalRule, Grid, GridOptions, GridReplanner, PathStatus, ReplanAlgorithm,
+    Connectivity, DiagonalRule, Grid, GridOptions, GridPathStatus, GridReplanner, ReplanAlgorithm,
     SearchStatus, WALL,
 };
 use proptest::prelude::*;
@@ -121,14 +121,14 @@ proptest! {
             let r = rp.replan(&grid).unwrap();
             let want = reference(&grid, &opts, s, t);
             if want.is_finite() {
-                prop_assert_eq!(r.status, PathStatus::Found);
+                prop_assert_eq!(r.status, GridPathStatus::Found);
                 prop_assert!(close(r.cost, want), "{:?}: cost {} vs dijkstra {}", alg, r.cost, want);
                 let walked = path_cost(&grid, &opts, &r.nodes).map_err(TestCaseError::fail)?;
                 prop_assert!(close(walked, want));
                 prop_assert_eq!(r.nodes.first().copied(), Some(grid.index(s.0, s.1).unwrap()));
                 prop_assert_eq!(r.nodes.last().copied(), Some(grid.index(t.0, t.1).unwrap()));
             } else {
-                prop_assert_eq!(r.status, PathStatus::NoPath);
+                prop_assert_eq!(r.status, GridPathStatus::NoPath);
             }
         }
     }
@@ -167,7 +167,7 @@ fn d_star_lite_moves_the_start_and_repairs_locally() {
     )
     .unwrap();
     let first = rp.replan(&grid).unwrap();
-    assert_eq!(first.status, PathStatus::Found);
+    assert_eq!(first.status, GridPathStatus::Found);
     // Step along the path, then wall off a far corner the plan never looked at.
     let next = grid.xy(first.nodes[1]);
     rp.set_start(&grid, next).unwrap();

@@ -5,8 +5,8 @@
 use onepath_format::bytes::ByteWriter;
 use onepath_format::FormatError;
 use onepath_gridstate::{
-    FlowStatus, Grid, GridFlowField, GridOptions, GridReplanner, HexGrid, HexLayout, HexReplanner,
-    PathResult, ReplanAlgorithm, SearchStatus, WALL,
+    FlowStatus, Grid, GridFlowField, GridOptions, GridPath, GridReplanner, HexGrid, HexLayout,
+    HexReplanner, ReplanAlgorithm, SearchStatus, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
 
@@ -19,7 +19,8 @@ fn cases(default: u32) -> u32 {
 }
 
 fn grid_err(msg: &str) -> FormatError {
-    FormatError::GridState {
+    FormatError::State {
+        format: "grid",
         message: msg.to_string(),
     }
 }
@@ -48,8 +49,8 @@ fn alg(b: bool) -> ReplanAlgorithm {
 }
 
 fn path_only(
-    r: Result<PathResult, onepath_gridstate::GridError>,
-) -> Result<(onepath_gridstate::PathStatus, Vec<u32>, u64), onepath_gridstate::GridError> {
+    r: Result<GridPath, onepath_gridstate::GridError>,
+) -> Result<(onepath_gridstate::GridPathStatus, Vec<u32>, u64), onepath_gridstate::GridError> {
     r.map(|r| (r.status, r.nodes, r.cost.to_bits()))
 }
 
@@ -269,7 +270,7 @@ fn replanner_rules_each_have_their_error_and_leave_it_unchanged() {
     let mut b = base.clone();
     b[e0..e0 + 4].copy_from_slice(&19i32.to_le_bytes());
     assert!(
-        matches!(r.restore_state(&g, &b), Err(FormatError::GridState { ref message }) if message.contains("increasing order"))
+        matches!(r.restore_state(&g, &b), Err(FormatError::State { format: "grid", ref message }) if message.contains("increasing order"))
     );
     let mut b = base.clone();
     b[e0 + 4..e0 + 12].copy_from_slice(&f64::NAN.to_le_bytes());
@@ -281,7 +282,7 @@ fn replanner_rules_each_have_their_error_and_leave_it_unchanged() {
     b[e0 + 4..e0 + 12].copy_from_slice(&f64::INFINITY.to_le_bytes());
     b[e0 + 12..e0 + 20].copy_from_slice(&f64::INFINITY.to_le_bytes());
     assert!(
-        matches!(r.restore_state(&g, &b), Err(FormatError::GridState { ref message }) if message.ends_with("are not >= 0 with one finite"))
+        matches!(r.restore_state(&g, &b), Err(FormatError::State { format: "grid", ref message }) if message.ends_with("are not >= 0 with one finite"))
     );
     let open_at = e0 + 20 * planned;
     let oc = i32::from_le_bytes(base[open_at..open_at + 4].try_into().unwrap());
@@ -290,7 +291,7 @@ fn replanner_rules_each_have_their_error_and_leave_it_unchanged() {
     let first: [u8; 4] = b[open_at + 4..open_at + 8].try_into().unwrap();
     b[open_at + 24..open_at + 28].copy_from_slice(&first);
     assert!(
-        matches!(r.restore_state(&g, &b), Err(FormatError::GridState { ref message }) if message.ends_with("is listed twice"))
+        matches!(r.restore_state(&g, &b), Err(FormatError::State { format: "grid", ref message }) if message.ends_with("is listed twice"))
     );
     let mut b = base.clone();
     b[open_at + 8..open_at + 16].copy_from_slice(&f64::NAN.to_le_bytes());
@@ -569,7 +570,7 @@ fn hex_replanner_restored_mid_way_answers_as_if_never_interrupted() {
         .unwrap();
         assert!(matches!(
             wrong.restore_state(&h2, &rb),
-            Err(FormatError::GridState { ref message }) if message.starts_with("algorithm")
+            Err(FormatError::State { format: "grid", ref message }) if message.starts_with("algorithm")
         ));
     }
 }

@@ -5,7 +5,9 @@
 mod common;
 
 use common::{cases, close, dijkstra, grid_moves};
-use onepath_gridstate::{Grid, GridOptions, PathStatus, SearchStatus, ThetaStar, WALL};
+use onepath_gridstate::{
+    Grid, GridOptions, GridPathStatus, SearchStatus, SlicedSearch, ThetaStar, WALL,
+};
 use proptest::prelude::*;
 
 /// Whether the closed segment between two cell centres meets the closed square of cell c
@@ -66,13 +68,13 @@ proptest! {
         };
         let r = ThetaStar::new(opts).unwrap().find_path(&grid, s, t).unwrap();
         if !want.is_finite() {
-            prop_assert_eq!(r.status, PathStatus::NoPath);
+            prop_assert_eq!(r.status, GridPathStatus::NoPath);
             return Ok(());
         }
         let rows: Vec<String> = (0..grid.height())
             .map(|y| (0..grid.width()).map(|x| if grid.is_walkable(i64::from(x), i64::from(y)) { '.' } else { '#' }).collect())
             .collect();
-        prop_assert_eq!(r.status, PathStatus::Found, "grid {:?} s {:?} t {:?}", rows, s, t);
+        prop_assert_eq!(r.status, GridPathStatus::Found, "grid {:?} s {:?} t {:?}", rows, s, t);
         prop_assert!(r.cost <= want + 1e-9, "theta {} > grid optimum {}", r.cost, want);
         let (dx, dy) = (f64::from(s.0) - f64::from(t.0), f64::from(s.1) - f64::from(t.1));
         prop_assert!(r.cost >= (dx * dx + dy * dy).sqrt() - 1e-9);

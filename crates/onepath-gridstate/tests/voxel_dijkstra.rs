@@ -5,8 +5,8 @@ mod common;
 
 use common::{cases, close, dijkstra};
 use onepath_gridstate::{
-    DiagonalRule, PathStatus, SearchStatus, VoxelAStar, VoxelConnectivity, VoxelGrid, VoxelOptions,
-    WALL,
+    DiagonalRule, GridPathStatus, SearchStatus, SlicedSearch, VoxelAStar, VoxelConnectivity,
+    VoxelGrid, VoxelOptions, WALL,
 };
 use proptest::prelude::*;
 
@@ -126,10 +126,10 @@ proptest! {
         let want = if walk(s) && walk(t) { dijkstra(g.node_count(), si, |u| ref_moves(&g, &o, u))[ti] } else { f64::INFINITY };
         let r = VoxelAStar::new(o).unwrap().find_path(&g, s, t).unwrap();
         if want.is_finite() {
-            prop_assert_eq!(r.status, PathStatus::Found);
+            prop_assert_eq!(r.status, GridPathStatus::Found);
             prop_assert!(close(r.cost, want), "{} vs {}", r.cost, want);
         } else {
-            prop_assert_eq!(r.status, PathStatus::NoPath);
+            prop_assert_eq!(r.status, GridPathStatus::NoPath);
         }
     }
 

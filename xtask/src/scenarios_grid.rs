@@ -2,13 +2,12 @@
 //! save state, with every state saved at each step. `cargo xtask hash-matrix` hashes the
 //! bytes; the same history must give the same bytes on every platform.
 
-use crate::astar::GridAStar;
-use crate::graph::Graph;
-use crate::graph_astar::{GraphAStar, GraphOptions};
-use crate::grid::Grid;
-use crate::grid_search::{GridAlgorithm, GridSearch};
-use crate::options::GridOptions;
-use crate::theta::ThetaStar;
+use onepath_gridstate::{
+    CsrGraph, Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridAlgorithm, GridError,
+    GridOptions, GridSearch, GridSpace, SlicedSearch, ThetaStar,
+};
+
+use crate::hash_matrix::Recorder;
 
 const ROWS: [&str; 12] = [
     "................",
@@ -25,6 +24,15 @@ const ROWS: [&str; 12] = [
     "................",
 ];
 
+/// A grid, replanners, a flow field, hex and voxel grids and sliced searches of every kind
+/// over a scripted edit history; every saved OPGS state.
+pub(crate) fn grid_state_bytes(rec: &mut Recorder) -> Result<(), String> {
+    for (step, bytes) in hash_matrix_states() {
+        rec.record(step.replace(char::is_whitespace, "_"), &bytes);
+    }
+    Ok(())
+}
+
 /// Runs the scripted history of the `grid/state-bytes` scenario and returns, in order,
 /// `(step name, state bytes)` for every saved state.
 ///
@@ -38,17 +46,12 @@ const ROWS: [&str; 12] = [
 /// (which make them begin again), a grid rollback, and graph edits. Every object's state
 /// is saved after every step, so any change to a byte of the format shows up in the hash.
 ///
-/// ```
-/// let states = onepath_gridstate::matrix::hash_matrix_states();
-/// assert!(!states.is_empty());
-/// assert_eq!(&states[0].1[..4], b"OPGS");
-/// ```
-pub fn hash_matrix_states() -> Vec<(String, Vec<u8>)> {
+pub(crate) fn hash_matrix_states() -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     let Ok(mut grid) = Grid::from_ascii(&ROWS) else {
         return out;
     };
-    let space = crate::space::GridSpace::new(-8.0, 4.0, 0.5);
+    let space = GridSpace::new(-8.0, 4.0, 0.5);
     if let Ok(s) = space {
         grid.set_space(s);
     }
@@ -153,7 +156,7 @@ pub fn hash_matrix_states() -> Vec<(String, Vec<u8>)> {
                     theta: &ThetaStar,
                     graph: &Graph,
                     gsearch: &GraphAStar,
-                    compiled: &crate::graph::CsrGraph| {
+                    compiled: &CsrGraph| {
         out.push((format!("{label}: grid"), grid.save_state()));
         out.push((format!("{label}: grid A*"), astar.save_state(grid)));
         out.push((format!("{label}: theta*"), theta.save_state(grid)));
@@ -295,7 +298,7 @@ pub fn hash_matrix_states() -> Vec<(String, Vec<u8>)> {
 /// stepped, restored into a fresh object and finished; then a [`GridSearch`] whose options
 /// select it (mode 2 embedding kind 9), stepped, restored and finished.
 fn jump_steps(out: &mut Vec<(String, Vec<u8>)>) {
-    use crate::jump_search::JumpSearch;
+    use onepath_gridstate::JumpSearch;
     let Ok(mut grid) = Grid::from_ascii(&ROWS) else {
         return;
     };
@@ -348,10 +351,9 @@ fn jump_steps(out: &mut Vec<(String, Vec<u8>)>) {
 /// A replanner of each algorithm and a flow field over one grid through an edit history
 /// with a save/restore in the middle; a hex grid with a replanner; a voxel grid.
 fn dependents(out: &mut Vec<(String, Vec<u8>)>) {
-    use crate::flow::GridFlowField;
-    use crate::hex::{HexGrid, HexLayout, HexReplanner};
-    use crate::replan::{GridReplanner, ReplanAlgorithm};
-    use crate::voxel::VoxelGrid;
+    use onepath_gridstate::{
+        GridFlowField, GridReplanner, HexGrid, HexLayout, HexReplanner, ReplanAlgorithm, VoxelGrid,
+    };
     let Ok(mut grid) = Grid::from_ascii(&ROWS) else {
         return;
     };
@@ -462,7 +464,7 @@ fn dependents(out: &mut Vec<(String, Vec<u8>)>) {
 }
 
 /// An 8 × 8 lattice with weights that vary by position (4-neighbour, undirected).
-fn lattice_graph() -> Result<Graph, crate::error::GridError> {
+fn lattice_graph() -> Result<Graph, GridError> {
     let mut g = Graph::new(64)?;
     for y in 0..8u32 {
         for x in 0..8u32 {
@@ -477,4 +479,95 @@ fn lattice_graph() -> Result<Graph, crate::error::GridError> {
         }
     }
     Ok(g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hash_matrix_states;
+
+    #[test]
+    fn hash_matrix_states_are_repeatable_and_restorable() {
+        let a = hash_matrix_states();
+        let b = hash_matrix_states();
+        assert_eq!(a, b);
+        for (name, bytes) in &a {
+            assert_eq!(&bytes[..4], b"OPGS", "{name}");
+        }
+        // Every kind the crate saves appears.
+        let mut kinds: Vec<u16> = a
+            .iter()
+            .map(|(_, b)| u16::from_le_bytes([b[6], b[7]]))
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(kinds, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        // GridSearch appears in every mode.
+        let mut modes: Vec<u8> = a
+            .iter()
+            .filter(|(_, b)| b[6] == 12)
+            .map(|(_, b)| b[8])
+            .collect();
+        modes.sort_unstable();
+        modes.dedup();
+        assert_eq!(modes, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn hash_matrix_bytes_are_pinned() {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        let states = hash_matrix_states();
+        for (name, bytes) in &states {
+            h.update(name.as_bytes());
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        }
+        let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        println!("{} states, sha256 {hex}", states.len());
+        assert_eq!(hex, PINNED_MATRIX_SHA256);
+    }
+
+    /// "do not change existing steps' bytes": the steps that existed before the jump point
+    /// search steps were appended hash as before.
+    #[test]
+    fn hash_matrix_steps_before_the_jump_steps_keep_their_bytes() {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        let states = hash_matrix_states();
+        let first_jump = states
+            .iter()
+            .position(|(name, _)| name.starts_with("j0: "))
+            .expect("the jump steps are present");
+        assert!(states[first_jump..]
+            .iter()
+            .all(|(name, _)| name.starts_with('j')));
+        for (name, bytes) in &states[..first_jump] {
+            h.update(name.as_bytes());
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        }
+        let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(first_jump, PRE_JUMP_STATES);
+        assert_eq!(hex, PRE_JUMP_MATRIX_SHA256);
+        // The appended GridSearch is in mode 2 with an embedded kind 9 that found its path,
+        // as is the standalone kind 9 search.
+        let (_, gs) = states.last().expect("states");
+        assert_eq!((gs[6], gs[8]), (12, 2));
+        let at = 8 + 1 + 8 + 16 + 4;
+        assert_eq!(u16::from_le_bytes([gs[at + 6], gs[at + 7]]), 9);
+        assert_eq!(gs[at + 12], 2, "embedded status found");
+        let (_, js) = &states[states.len() - 2];
+        assert_eq!((js[6], js[12]), (9, 2));
+    }
+
+    /// The history before the jump point steps: its state count and SHA-256 (the pin of
+    /// commit 9e3a7d0, before kind 9 existed).
+    const PRE_JUMP_STATES: usize = 144;
+    const PRE_JUMP_MATRIX_SHA256: &str =
+        "9211b92b2c27d0079365bf9854a05c474b829d05c15e206880ba7f14d022b2e3";
+
+    /// The SHA-256 of the `grid/state-bytes` history (names, lengths and bytes), pinned so any
+    /// change to the format or to a search's order shows up.
+    const PINNED_MATRIX_SHA256: &str =
+        "87fe1de2f909dbca382761bf2d52f4696bb13543c50e011f6d5f2662554dedd8";
 }
