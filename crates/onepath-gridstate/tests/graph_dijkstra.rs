@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{cases, close, dijkstra};
+use common::{cases, close, dijkstra, xorshift};
 use onepath_gridstate::{
     BidirectionalAStar, CsrGraph, EdgeId, Graph, GraphAStar, GraphOptions, GridError, GridPath,
     GridPathStatus, LandmarkGuidedGraph, LandmarkTable, PointGraph, SearchGraph, SearchStatus,
@@ -21,13 +21,7 @@ struct Case {
 
 fn arb_case() -> impl Strategy<Value = Case> {
     (1u32..40, 0usize..160, any::<u64>()).prop_map(|(n, m, seed)| {
-        let mut rng = seed | 1;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(seed | 1);
         let points: Vec<[f64; 3]> = (0..n)
             .map(|_| {
                 [

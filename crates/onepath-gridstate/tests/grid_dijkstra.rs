@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{cases, close, dijkstra, grid_moves, path_cost};
+use common::{cases, close, dijkstra, grid_moves, path_cost, random_cell, random_grid, xorshift};
 use onepath_gridstate::{
     Connectivity, DiagonalRule, Grid, GridAStar, GridAlgorithm, GridBidirectional, GridEngine,
     GridOptions, GridPathStatus, GridSearch, SearchStatus, SlicedSearch, WALL,
@@ -11,41 +11,24 @@ use proptest::prelude::*;
 
 fn arb_grid(uniform: bool) -> impl Strategy<Value = (Grid, (u32, u32), (u32, u32))> {
     (1u32..32, 1u32..32, 0u32..45, any::<u64>()).prop_map(move |(w, h, wall_pct, seed)| {
-        let mut rng = seed;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        let mut g = Grid::new(w, h).unwrap();
-        for y in 0..h {
-            for x in 0..w {
-                let r = next();
-                let area = if r % 100 < u64::from(wall_pct) {
-                    WALL
-                } else if uniform {
-                    0
-                } else {
-                    (r >> 8) as u8 % 4
-                };
-                g.set_area(x, y, area).unwrap();
+        let mut next = xorshift(seed);
+        let mut g = random_grid(w, h, &mut next, |r| {
+            if r % 100 < u64::from(wall_pct) {
+                WALL
+            } else if uniform {
+                0
+            } else {
+                (r >> 8) as u8 % 4
             }
-        }
+        });
         if !uniform {
             for a in 0..4u8 {
                 let m = 0.5 + (next() % 8) as f64 * 0.375;
                 g.set_area_cost(a, m).unwrap();
             }
         }
-        let s = (
-            (next() % u64::from(w)) as u32,
-            (next() % u64::from(h)) as u32,
-        );
-        let t = (
-            (next() % u64::from(w)) as u32,
-            (next() % u64::from(h)) as u32,
-        );
+        let s = random_cell(&mut next, w, h);
+        let t = random_cell(&mut next, w, h);
         (g, s, t)
     })
 }

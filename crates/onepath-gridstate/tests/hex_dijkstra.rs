@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{cases, close, dijkstra};
+use common::{cases, close, dijkstra, xorshift};
 use onepath_gridstate::{
     GridOptions, GridPathStatus, HexAStar, HexGrid, HexLayout, HexReplanner, ReplanAlgorithm,
     SearchStatus, SlicedSearch, WALL,
@@ -45,13 +45,7 @@ fn ref_moves(hex: &HexGrid, u: usize) -> Vec<(usize, f64)> {
 #[allow(clippy::type_complexity)]
 fn arb_hex() -> impl Strategy<Value = (HexGrid, (u32, u32), (u32, u32), Vec<(u32, u32, u8)>)> {
     (1u32..16, 1u32..16, any::<bool>(), any::<u64>()).prop_map(|(w, h, odd, seed)| {
-        let mut rng = seed | 1;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(seed | 1);
         let layout = if odd {
             HexLayout::OddRowsRight
         } else {

@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{cases, close, dijkstra, grid_moves, passable, path_cost};
+use common::{
+    cases, close, dijkstra, grid_moves, passable, path_cost, random_cell, random_grid, xorshift,
+};
 use onepath_gridstate::{
     Connectivity, DiagonalRule, Grid, GridOptions, GridPathStatus, HpaStar, SearchStatus,
     SlicedSearch, WALL,
@@ -31,28 +33,17 @@ fn arb_case() -> impl Strategy<
         1u32..3,
     )
         .prop_map(|(w, h, seed, cs, c, both, size)| {
-            let mut rng = seed | 1;
-            let mut next = move || {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                rng
-            };
-            let mut g = Grid::new(w, h).unwrap();
-            for y in 0..h {
-                for x in 0..w {
-                    let v = next() % 10;
-                    g.set_area(x, y, if v < 3 { WALL } else { (v % 2) as u8 })
-                        .unwrap();
+            let mut next = xorshift(seed | 1);
+            let mut g = random_grid(w, h, &mut next, |r| {
+                let v = r % 10;
+                if v < 3 {
+                    WALL
+                } else {
+                    (v % 2) as u8
                 }
-            }
+            });
             g.set_area_cost(1, 1.5).unwrap();
-            let mut pt = || {
-                (
-                    (next() % u64::from(w)) as u32,
-                    (next() % u64::from(h)) as u32,
-                )
-            };
+            let mut pt = || random_cell(&mut next, w, h);
             let queries = (0..4).map(|_| (pt(), pt())).collect();
             let edits = (0..5)
                 .map(|_| {

@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{cases, close, dijkstra, grid_moves, path_cost};
+use common::{cases, close, dijkstra, grid_moves, path_cost, random_cell, random_grid, xorshift};
 use onepath_format::FormatError;
 use onepath_gridstate::{
     Connectivity, DiagonalRule, Grid, GridAlgorithm, GridEngine, GridError, GridOptions,
@@ -28,37 +28,20 @@ fn arb_case() -> impl Strategy<Value = (Grid, (u32, u32), (u32, u32), u32, bool)
         any::<bool>(),
     )
         .prop_map(|(w, h, wall_pct, seed, mi, size, hook)| {
-            let mut rng = seed | 1;
-            let mut next = move || {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                rng
-            };
-            let mut g = Grid::new(w, h).unwrap();
-            for y in 0..h {
-                for x in 0..w {
-                    let r = next();
-                    let area = if r % 100 < u64::from(wall_pct) {
-                        WALL
-                    } else {
-                        (r >> 8) as u8 % 3
-                    };
-                    g.set_area(x, y, area).unwrap();
+            let mut next = xorshift(seed | 1);
+            let mut g = random_grid(w, h, &mut next, |r| {
+                if r % 100 < u64::from(wall_pct) {
+                    WALL
+                } else {
+                    (r >> 8) as u8 % 3
                 }
-            }
+            });
             let m = [1.0, 2.5, 0.75][mi];
             for a in 0..=254u8 {
                 g.set_area_cost(a, m).unwrap();
             }
-            let s = (
-                (next() % u64::from(w)) as u32,
-                (next() % u64::from(h)) as u32,
-            );
-            let t = (
-                (next() % u64::from(w)) as u32,
-                (next() % u64::from(h)) as u32,
-            );
+            let s = random_cell(&mut next, w, h);
+            let t = random_cell(&mut next, w, h);
             (g, s, t, size, hook)
         })
 }

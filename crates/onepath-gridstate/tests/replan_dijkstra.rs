@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{cases, close, dijkstra, grid_moves, passable, path_cost};
+use common::{
+    cases, close, dijkstra, grid_moves, passable, path_cost, random_cell, random_grid, xorshift,
+};
 use onepath_gridstate::{
     Connectivity, DiagonalRule, Grid, GridOptions, GridPathStatus, GridReplanner, ReplanAlgorithm,
     SearchStatus, WALL,
@@ -38,29 +40,18 @@ fn arb_case() -> impl Strategy<
         any::<bool>(),
     )
         .prop_map(|(w, h, seed, c, r, size, lpa)| {
-            let mut rng = seed | 1;
-            let mut next = move || {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                rng
-            };
-            let mut grid = Grid::new(w, h).unwrap();
-            for y in 0..h {
-                for x in 0..w {
-                    let v = next() % 10;
-                    grid.set_area(x, y, if v < 3 { WALL } else { (v % 3) as u8 })
-                        .unwrap();
+            let mut next = xorshift(seed | 1);
+            let mut grid = random_grid(w, h, &mut next, |r| {
+                let v = r % 10;
+                if v < 3 {
+                    WALL
+                } else {
+                    (v % 3) as u8
                 }
-            }
+            });
             grid.set_area_cost(1, 2.5).unwrap();
             grid.set_area_cost(2, 0.75).unwrap();
-            let mut pt = || {
-                (
-                    (next() % u64::from(w)) as u32,
-                    (next() % u64::from(h)) as u32,
-                )
-            };
+            let mut pt = || random_cell(&mut next, w, h);
             let (s, t) = (pt(), pt());
             let mut ops = Vec::new();
             for _ in 0..12 {

@@ -1,5 +1,9 @@
 //! OPGS save/restore (`docs/grid-state.md`, "The contract" and "Encoding") for Grid (1), Graph (4), A* (8), Theta* (10) and graph A* (11).
 
+mod common;
+
+use common::{cases, graph_err, grid_err, grid_from_bytes};
+
 use std::sync::{Arc, Mutex};
 
 use onepath_format::bytes::ByteWriter;
@@ -9,27 +13,6 @@ use onepath_gridstate::{
     GridSpace, SearchStatus, SlicedSearch, ThetaStar, WALL,
 };
 use proptest::prelude::*;
-
-/// The case count: `PROPTEST_CASES` when set (CI raises it), else `default`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn grid_err(msg: &str) -> FormatError {
-    FormatError::State {
-        format: "grid",
-        message: msg.to_string(),
-    }
-}
-fn graph_err(msg: &str) -> FormatError {
-    FormatError::State {
-        format: "graph",
-        message: msg.to_string(),
-    }
-}
 
 fn sample_grid() -> Grid {
     let mut g = Grid::from_ascii(&[
@@ -777,16 +760,11 @@ fn a_search_that_never_began_saves_and_restores_as_not_started() {
 // ------------------------------------------------------------------ property tests
 
 fn random_grid(w: u32, h: u32, cells: &[u8]) -> Grid {
-    let mut g = Grid::new(w, h).unwrap();
-    for (i, &c) in cells.iter().enumerate().take((w * h) as usize) {
-        let i = i as u32;
-        let area = match c % 8 {
-            0 | 1 => WALL,
-            2 => 1,
-            _ => 0,
-        };
-        g.set_area(i % w, i / w, area).unwrap();
-    }
+    let mut g = grid_from_bytes(w, h, cells, |c| match c % 8 {
+        0 | 1 => WALL,
+        2 => 1,
+        _ => 0,
+    });
     g.set_area_cost(1, 1.75).unwrap();
     g
 }

@@ -2,6 +2,10 @@
 //! round trips, restored mid-way = never interrupted (through later edits too), the
 //! listener/rebuild order, and hostile bytes.
 
+mod common;
+
+use common::{cases, grid_err, grid_from_bytes};
+
 use onepath_format::bytes::ByteWriter;
 use onepath_format::FormatError;
 use onepath_gridstate::{
@@ -10,32 +14,12 @@ use onepath_gridstate::{
 };
 use proptest::prelude::*;
 
-/// The case count: `PROPTEST_CASES` when set (CI raises it), else `default`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn grid_err(msg: &str) -> FormatError {
-    FormatError::State {
-        format: "grid",
-        message: msg.to_string(),
-    }
-}
-
 fn random_grid(w: u32, h: u32, cells: &[u8]) -> Grid {
-    let mut g = Grid::new(w, h).unwrap();
-    for (i, &c) in cells.iter().enumerate().take((w * h) as usize) {
-        let i = i as u32;
-        let area = match c % 6 {
-            0 => WALL,
-            1 => 1,
-            _ => 0,
-        };
-        g.set_area(i % w, i / w, area).unwrap();
-    }
+    let mut g = grid_from_bytes(w, h, cells, |c| match c % 6 {
+        0 => WALL,
+        1 => 1,
+        _ => 0,
+    });
     g.set_area_cost(1, 2.0).unwrap();
     g
 }

@@ -1,6 +1,10 @@
 //! OPGS kind 12 (GridSearch): modes 0 to 3, round trips, sliced = uninterrupted across a
 //! save/restore, and every structural rule of modes 1 and 3 with hostile bytes.
 
+mod common;
+
+use common::{cases, grid_err, grid_from_bytes};
+
 use onepath_format::bytes::{ByteReader, ByteWriter};
 use onepath_format::FormatError;
 use onepath_gridstate::{
@@ -8,21 +12,6 @@ use onepath_gridstate::{
     SearchStatus, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
-
-/// The case count: `PROPTEST_CASES` when set (CI raises it), else `default`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn grid_err(msg: &str) -> FormatError {
-    FormatError::State {
-        format: "grid",
-        message: msg.to_string(),
-    }
-}
 
 fn maze() -> Grid {
     Grid::from_ascii(&[
@@ -189,13 +178,7 @@ fn no_expansions(mut r: GridPath) -> GridPath {
 }
 
 fn random_grid(w: u32, h: u32, cells: &[u8], weighted: bool) -> Grid {
-    let mut g = Grid::new(w, h).unwrap();
-    for (i, &c) in cells.iter().enumerate().take((w * h) as usize) {
-        let i = i as u32;
-        if c % 4 == 0 {
-            g.set_area(i % w, i / w, WALL).unwrap();
-        }
-    }
+    let mut g = grid_from_bytes(w, h, cells, |c| if c % 4 == 0 { WALL } else { 0 });
     if weighted {
         g.set_area_cost(0, 1.25).unwrap();
     }

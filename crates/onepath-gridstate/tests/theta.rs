@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{cases, close, dijkstra, grid_moves};
+use common::{cases, close, dijkstra, grid_moves, random_cell, random_grid, xorshift};
 use onepath_gridstate::{
     Grid, GridOptions, GridPathStatus, SearchStatus, SlicedSearch, ThetaStar, WALL,
 };
@@ -25,29 +25,16 @@ fn touches(a: (i64, i64), b: (i64, i64), c: (i64, i64)) -> bool {
 
 fn arb_grid() -> impl Strategy<Value = (Grid, (u32, u32), (u32, u32))> {
     (1u32..24, 1u32..24, 0u32..40, any::<u64>()).prop_map(|(w, h, pct, seed)| {
-        let mut rng = seed | 1;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        let mut g = Grid::new(w, h).unwrap();
-        for y in 0..h {
-            for x in 0..w {
-                if next() % 100 < u64::from(pct) {
-                    g.set_area(x, y, WALL).unwrap();
-                }
+        let mut next = xorshift(seed | 1);
+        let g = random_grid(w, h, &mut next, |r| {
+            if r % 100 < u64::from(pct) {
+                WALL
+            } else {
+                0
             }
-        }
-        let s = (
-            (next() % u64::from(w)) as u32,
-            (next() % u64::from(h)) as u32,
-        );
-        let t = (
-            (next() % u64::from(w)) as u32,
-            (next() % u64::from(h)) as u32,
-        );
+        });
+        let s = random_cell(&mut next, w, h);
+        let t = random_cell(&mut next, w, h);
         (g, s, t)
     })
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{cases, close, dijkstra};
+use common::{cases, close, dijkstra, xorshift};
 use onepath_gridstate::{
     DiagonalRule, GridPathStatus, SearchStatus, SlicedSearch, VoxelAStar, VoxelConnectivity,
     VoxelGrid, VoxelOptions, WALL,
@@ -72,13 +72,7 @@ fn arb_case() -> impl Strategy<Value = (VoxelGrid, (u32, u32, u32), (u32, u32, u
         0usize..3,
     )
         .prop_map(|(a, b, c, seed, k, r)| {
-            let mut rng = seed | 1;
-            let mut next = move || {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                rng
-            };
+            let mut next = xorshift(seed | 1);
             let mut g = VoxelGrid::new(a, b, c, 0).unwrap();
             for z in 0..c {
                 for y in 0..b {
