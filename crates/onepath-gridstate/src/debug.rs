@@ -1,7 +1,7 @@
 //! Debug descriptions: a result copied into plain immutable data for drawing or logging.
 
-use crate::grid::Grid;
-use crate::result::{GridPath, GridPathStatus};
+use crate::searches::result::{GridPath, GridPathStatus};
+use crate::spaces::grid::Grid;
 
 /// A grid result as plain data: cells as (x, y), the cost, and the expanded cells when the
 /// query recorded them (`record_expansions`; the list's length equals `expanded_count`).

@@ -30,6 +30,15 @@
 //! Options, movement rules, tie-breaks and what one iteration is for each engine:
 //! `docs/grid-search.md`.
 //!
+//! ## Layout of the source
+//! - `spaces/`: what is searched (grid, hex and voxel grids, graphs, area costs, the world
+//!   placement) and the views and derived caches the searches read it through;
+//! - `searches/`: the [`SlicedSearch`] contract and its guard, the engines, their options
+//!   and results;
+//! - `open_lists/`: the heaps, the bucket ring and the per-node buffers (crate-private);
+//! - `state/`: the OPGS header, the pieces several kinds share and the generic searches'
+//!   state (each object's own save / restore sits beside the object).
+//!
 //! ## Invariants
 //! - **Deterministic**: only IEEE-exact arithmetic (+ − × ÷ √) reaches a result; every
 //!   priority queue has a documented total tie-break; no hash-map order reaches an output.
@@ -76,62 +85,36 @@
 //! ```
 #![forbid(unsafe_code)]
 
-mod area;
-mod astar;
-mod bidirectional;
-mod bitgrid;
-mod buffers;
 mod debug;
 mod error;
-mod flow;
-mod graph;
-mod graph_astar;
-mod grid;
-mod grid_search;
-mod grid_view;
-mod heap;
-mod hex;
-mod hpa;
-mod jps;
-mod jps_plus;
-mod jump_search;
-mod landmarks;
-mod move_mask;
-mod octile;
-mod options;
-mod pair_astar;
-mod replan;
-mod result;
-mod ring;
-mod sliced;
-mod space;
+mod open_lists;
+mod searches;
+mod spaces;
 mod state;
-mod theta;
-mod voxel;
 
-pub use area::{AreaCosts, WALL};
-pub use astar::{AStarCore, GridAStar, SearchGraph};
-pub use bidirectional::{BidirectionalAStar, GridBidirectional};
 pub use debug::{GridDebug, GridDebugInfo};
 pub use error::GridError;
-pub use flow::{FlowCore, FlowStatus, GridFlowField};
-pub use graph::{CsrGraph, Edge, EdgeId, Graph, PointGraph, MAX_GRAPH_NODES};
-pub use graph_astar::{GraphAStar, GraphOptions};
-pub use grid::{CellEdit, Grid, ListenerId, EDIT_JOURNAL_LEN, MAX_CELLS};
-pub use grid_search::{GridAlgorithm, GridEngine, GridSearch};
-pub use hex::{HexAStar, HexGrid, HexLayout, HexReplanner};
-pub use hpa::HpaStar;
-pub use jps::JumpFinder;
-pub use jump_search::JumpSearch;
-pub use landmarks::{LandmarkGuidedGraph, LandmarkTable};
-pub use octile::StepPair;
-pub use options::{Connectivity, CostHook, DiagonalRule, GridOptions, PassableHook};
-pub use replan::{GridReplanner, PendingEntry, ReplanAlgorithm, ReplanCore, MAX_PENDING};
-pub use result::{GridPath, GridPathStatus, SearchStatus};
-pub use sliced::SlicedSearch;
-pub use space::{GridSpace, SPACE_LIMIT};
+pub use searches::astar::{AStarCore, GridAStar, SearchGraph};
+pub use searches::bidirectional::{BidirectionalAStar, GridBidirectional};
+pub use searches::flow::{FlowCore, FlowStatus, GridFlowField};
+pub use searches::graph_astar::{GraphAStar, GraphOptions};
+pub use searches::grid_search::{GridAlgorithm, GridEngine, GridSearch};
+pub use searches::hex_search::{HexAStar, HexReplanner};
+pub use searches::hpa::HpaStar;
+pub use searches::jps::JumpFinder;
+pub use searches::jump_search::JumpSearch;
+pub use searches::landmarks::{LandmarkGuidedGraph, LandmarkTable};
+pub use searches::octile::StepPair;
+pub use searches::options::{Connectivity, CostHook, DiagonalRule, GridOptions, PassableHook};
+pub use searches::replan::{GridReplanner, PendingEntry, ReplanAlgorithm, ReplanCore, MAX_PENDING};
+pub use searches::result::{GridPath, GridPathStatus, SearchStatus};
+pub use searches::sliced::SlicedSearch;
+pub use searches::theta::{line_of_sight, ThetaStar};
+pub use searches::voxel_astar::{VoxelAStar, VoxelConnectivity, VoxelOptions};
+pub use spaces::area::{AreaCosts, WALL};
+pub use spaces::graph::{CsrGraph, Edge, EdgeId, Graph, PointGraph, MAX_GRAPH_NODES};
+pub use spaces::grid::{CellEdit, Grid, ListenerId, EDIT_JOURNAL_LEN, MAX_CELLS};
+pub use spaces::hex::{HexGrid, HexLayout};
+pub use spaces::space::{GridSpace, SPACE_LIMIT};
+pub use spaces::voxel::{VoxelEdit, VoxelGrid, VoxelSpace, CHUNK};
 pub use state::{GRAPH_STATE_FORMAT, GRID_STATE_FORMAT, STATE_MAGIC, STATE_VERSION};
-pub use theta::{line_of_sight, ThetaStar};
-pub use voxel::{
-    VoxelAStar, VoxelConnectivity, VoxelEdit, VoxelGrid, VoxelOptions, VoxelSpace, CHUNK,
-};

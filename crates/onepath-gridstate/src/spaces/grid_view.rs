@@ -3,10 +3,10 @@
 
 use std::f64::consts::SQRT_2;
 
-use crate::area::WALL;
-use crate::astar::SearchGraph;
-use crate::grid::Grid;
-use crate::options::{Connectivity, GridOptions};
+use crate::searches::astar::SearchGraph;
+use crate::searches::options::{Connectivity, GridOptions};
+use crate::spaces::area::WALL;
+use crate::spaces::grid::Grid;
 
 /// The eight moves in the order the generic engines try them: N, E, S, W, NE, SE, SW, NW
 /// (y grows south).

@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use crate::area::next_version;
-use crate::astar::SearchGraph;
 use crate::error::{invalid, out_of_range, GridError};
+use crate::searches::astar::SearchGraph;
+use crate::spaces::area::next_version;
 
 /// The largest node count a graph may have (2^26, as in the state format).
 pub const MAX_GRAPH_NODES: u32 = 1 << 26;

@@ -34,10 +34,10 @@
 
 use std::cmp::Ordering;
 
-use crate::move_mask::PAIR_DIRS;
-use crate::octile::{cmp_pairs, cmp_pairs_fast, pair_f64};
-use crate::result::SearchStatus;
-use crate::ring::BucketRing;
+use crate::open_lists::ring::BucketRing;
+use crate::searches::octile::{cmp_pairs, cmp_pairs_fast, pair_f64};
+use crate::searches::result::SearchStatus;
+use crate::spaces::move_mask::PAIR_DIRS;
 
 /// Grids up to this many cells compare f64 keys directly (see the module docs).
 const FAST_EXACT_CELLS: usize = 1 << 22;
@@ -775,10 +775,10 @@ impl PairAStar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grid::Grid;
-    use crate::move_mask::MoveMasks;
-    use crate::octile::cmp_pairs;
-    use crate::options::{Connectivity, DiagonalRule};
+    use crate::searches::octile::cmp_pairs;
+    use crate::searches::options::{Connectivity, DiagonalRule};
+    use crate::spaces::grid::Grid;
+    use crate::spaces::move_mask::MoveMasks;
     use proptest::prelude::*;
 
     /// Which open list a test search runs on.
@@ -856,7 +856,7 @@ mod tests {
         outcome(&p)
     }
 
-    const WALL_AREA: u8 = crate::area::WALL;
+    const WALL_AREA: u8 = crate::spaces::area::WALL;
 
     fn random_grid(w: u32, h: u32, seed: u64, density: u64) -> Grid {
         let mut g = Grid::new(w, h).unwrap();

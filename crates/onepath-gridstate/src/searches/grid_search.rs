@@ -4,19 +4,19 @@
 //! block scans or JPS+ tables (mode 3) — and otherwise falls back to the generic
 //! [`GridAStar`] (mode 2).
 
-use crate::astar::GridAStar;
-use crate::bitgrid::BitGrid;
 use crate::error::GridError;
-use crate::grid::Grid;
-use crate::jps::{JumpEngine, JumpFinder};
-use crate::jps_plus::JumpTables;
-use crate::jump_search::JumpSearch;
-use crate::move_mask::MoveMasks;
-use crate::octile::StepPair;
-use crate::options::{Connectivity, DiagonalRule, GridOptions};
-use crate::pair_astar::PairAStar;
-use crate::result::{GridPath, GridPathStatus, SearchStatus};
-use crate::sliced::{Began, SlicedSearch};
+use crate::searches::astar::GridAStar;
+use crate::searches::jps::{JumpEngine, JumpFinder};
+use crate::searches::jps_plus::JumpTables;
+use crate::searches::jump_search::JumpSearch;
+use crate::searches::octile::StepPair;
+use crate::searches::options::{Connectivity, DiagonalRule, GridOptions};
+use crate::searches::pair_astar::PairAStar;
+use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::searches::sliced::{Began, SlicedSearch};
+use crate::spaces::bitgrid::BitGrid;
+use crate::spaces::grid::Grid;
+use crate::spaces::move_mask::MoveMasks;
 
 /// The algorithm a [`GridSearch`] is asked to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -191,7 +191,7 @@ impl SlicedSearch<Grid> for GridSearch {
                     grid.width(),
                     grid.height(),
                     &self.masks.masks,
-                    |c| cells[c as usize] != crate::area::WALL,
+                    |c| cells[c as usize] != crate::spaces::area::WALL,
                     s,
                     g,
                     zero,
@@ -372,7 +372,7 @@ impl GridSearch {
                     write_u32_as_i32(&mut w, c);
                     write_u32_as_i32(&mut w, a);
                     write_u32_as_i32(&mut w, b);
-                    if p == crate::buffers::NO_NODE {
+                    if p == crate::open_lists::buffers::NO_NODE {
                         w.i32(-1);
                     } else {
                         write_u32_as_i32(&mut w, p);
@@ -447,7 +447,7 @@ impl GridSearch {
                 expect_end(&r)?;
                 self.masks
                     .ensure(grid, self.options.connectivity, self.options.diagonal_rule);
-                let scalars = crate::pair_astar::PairScalars {
+                let scalars = crate::searches::pair_astar::PairScalars {
                     four: self.options.connectivity == Connectivity::Four,
                     ..scalars
                 };
@@ -491,7 +491,7 @@ impl GridSearch {
                     read_search(&mut ir, fam, n, weight).map_err(|e| e.within("embedded state"))?;
                 expect_end(&ir)?;
                 let (s, g) = (xy[1] * w + xy[0], xy[3] * w + xy[2]);
-                if st.status == crate::result::SearchStatus::NotStarted
+                if st.status == crate::searches::result::SearchStatus::NotStarted
                     || st.start != s
                     || st.goal != g
                 {
@@ -541,7 +541,7 @@ fn read_fixed(
     r: &mut onepath_format::bytes::ByteReader<'_>,
     n: usize,
     zero: bool,
-) -> Result<crate::pair_astar::PairScalars, onepath_format::FormatError> {
+) -> Result<crate::searches::pair_astar::PairScalars, onepath_format::FormatError> {
     use crate::state::*;
     let fam = Family::Grid;
     let status = read_status(r, fam)?;
@@ -565,7 +565,7 @@ fn read_fixed(
             "expanded {expanded} exceeds iterations {iterations}"
         )));
     }
-    Ok(crate::pair_astar::PairScalars {
+    Ok(crate::searches::pair_astar::PairScalars {
         status,
         zero_estimate: z,
         four: false,
@@ -584,8 +584,8 @@ fn read_mode1(
     r: &mut onepath_format::bytes::ByteReader<'_>,
     grid: &Grid,
     zero: bool,
-) -> Result<(crate::pair_astar::PairScalars, Mode1Entries), onepath_format::FormatError> {
-    use crate::move_mask::PAIR_DIRS;
+) -> Result<(crate::searches::pair_astar::PairScalars, Mode1Entries), onepath_format::FormatError> {
+    use crate::spaces::move_mask::PAIR_DIRS;
     use crate::state::*;
     let fam = Family::Grid;
     let n = grid.cell_count();
@@ -607,7 +607,7 @@ fn read_mode1(
         if f > 15 {
             return Err(fam.err(format!("cell {cell}: flags {f} use bits above 3")));
         }
-        if grid.cells()[cell as usize] == crate::area::WALL {
+        if grid.cells()[cell as usize] == crate::spaces::area::WALL {
             return Err(fam.err(format!("visited cell {cell} is a wall")));
         }
         entries.push((cell, a, b, f));
@@ -664,9 +664,9 @@ fn read_mode3(
     grid: &Grid,
     zero: bool,
     expected_finder: JumpFinder,
-) -> Result<crate::jps::JumpState, onepath_format::FormatError> {
-    use crate::buffers::NO_NODE;
-    use crate::jps::{jump_slot_before, JumpState, JUMP_DIRS};
+) -> Result<crate::searches::jps::JumpState, onepath_format::FormatError> {
+    use crate::open_lists::buffers::NO_NODE;
+    use crate::searches::jps::{jump_slot_before, JumpState, JUMP_DIRS};
     use crate::state::*;
     let fam = Family::Grid;
     let n = grid.cell_count();
@@ -707,7 +707,7 @@ fn read_mode3(
         if f > 15 {
             return Err(fam.err(format!("cell {cell}: flags {f} use bits above 3")));
         }
-        if grid.cells()[cell as usize] == crate::area::WALL {
+        if grid.cells()[cell as usize] == crate::spaces::area::WALL {
             return Err(fam.err(format!("visited cell {cell} is a wall")));
         }
         entries.push((cell, a, b, parent, f));

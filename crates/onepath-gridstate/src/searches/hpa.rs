@@ -31,14 +31,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::astar::{AStarCore, SearchGraph};
 use crate::error::{invalid, GridError};
-use crate::grid::Grid;
-use crate::grid_view::{GridCache, GridView};
-use crate::heap::OpenSet;
-use crate::options::{Connectivity, DiagonalRule, GridOptions};
-use crate::result::{GridPath, GridPathStatus, SearchStatus};
-use crate::sliced::{Began, SlicedSearch};
+use crate::open_lists::heap::OpenSet;
+use crate::searches::astar::{AStarCore, SearchGraph};
+use crate::searches::options::{Connectivity, DiagonalRule, GridOptions};
+use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::searches::sliced::{Began, SlicedSearch};
+use crate::spaces::grid::Grid;
+use crate::spaces::grid_view::{GridCache, GridView};
 
 #[derive(Debug, Clone, Copy)]
 struct Bounds {

@@ -7,16 +7,16 @@
 //! One iteration = one node popped and expanded on either side. Not saved by the state
 //! format (two buffer sets and a meeting node; cheap to restart).
 
-use crate::astar::SearchGraph;
-use crate::buffers::{SearchBuffers, NO_NODE};
 use crate::error::{out_of_range, GridError};
-use crate::graph_astar::{graph_key, GraphOptions};
-use crate::grid::Grid;
-use crate::grid_view::{GridCache, GridView};
-use crate::heap::OpenSet;
-use crate::options::GridOptions;
-use crate::result::{GridPath, GridPathStatus, SearchStatus};
-use crate::sliced::{Began, SlicedSearch};
+use crate::open_lists::buffers::{SearchBuffers, NO_NODE};
+use crate::open_lists::heap::OpenSet;
+use crate::searches::astar::SearchGraph;
+use crate::searches::graph_astar::{graph_key, GraphOptions};
+use crate::searches::options::GridOptions;
+use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::searches::sliced::{Began, SlicedSearch};
+use crate::spaces::grid::Grid;
+use crate::spaces::grid_view::{GridCache, GridView};
 
 /// Bidirectional A* over any [`SearchGraph`] (sliced through [`SlicedSearch`]; the
 /// options' heuristic weight is not used: the search is always optimal).
@@ -211,7 +211,7 @@ impl<G: SearchGraph> SlicedSearch<G> for BidirectionalAStar {
     type Point = u32;
 
     fn one_shot_budget(&self) -> u64 {
-        crate::sliced::one_shot_cap(self.options.iteration_budget)
+        crate::searches::sliced::one_shot_cap(self.options.iteration_budget)
     }
 
     fn begin(&mut self, graph: &G, start: u32, goal: u32) -> Result<(), GridError> {

@@ -27,14 +27,14 @@
 
 use std::f64::consts::SQRT_2;
 
-use crate::astar::{AStarCore, SearchGraph};
-use crate::buffers::NO_NODE;
 use crate::error::{invalid, GridError};
-use crate::grid::Grid;
-use crate::grid_view::{GridCache, GridView, MOVES};
-use crate::options::{Connectivity, DiagonalRule, GridOptions};
-use crate::result::{GridPath, SearchStatus};
-use crate::sliced::{Began, SlicedSearch};
+use crate::open_lists::buffers::NO_NODE;
+use crate::searches::astar::{AStarCore, SearchGraph};
+use crate::searches::options::{Connectivity, DiagonalRule, GridOptions};
+use crate::searches::result::{GridPath, SearchStatus};
+use crate::searches::sliced::{Began, SlicedSearch};
+use crate::spaces::grid::Grid;
+use crate::spaces::grid_view::{GridCache, GridView, MOVES};
 
 /// Generic jump point search on a [`Grid`] (module docs: the options it serves, pruning,
 /// what one iteration is). One-shot [`JumpSearch::find_path`] or sliced

@@ -2,10 +2,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::area::{next_version, AreaCosts, WALL};
 use crate::error::{invalid, out_of_range, GridError};
-use crate::hex::HexLayout;
-use crate::space::GridSpace;
+use crate::spaces::area::{next_version, AreaCosts, WALL};
+use crate::spaces::hex::HexLayout;
+use crate::spaces::space::GridSpace;
 
 /// The largest number of cells a grid may hold (the state format counts them in an i32).
 pub const MAX_CELLS: u64 = i32::MAX as u64;
@@ -281,8 +281,8 @@ impl Grid {
     }
 
     /// The key a sliced search checks at each step (identity and version).
-    pub(crate) fn space_key(&self) -> crate::sliced::SpaceKey {
-        crate::sliced::SpaceKey {
+    pub(crate) fn space_key(&self) -> crate::searches::sliced::SpaceKey {
+        crate::searches::sliced::SpaceKey {
             identity: self.uid,
             version: u64::from(self.version),
         }
@@ -302,7 +302,7 @@ impl Grid {
     /// assert_eq!(path.nodes, vec![1, 2, 3]);
     /// assert_eq!(grid.path_xy(&path), vec![(1, 0), (2, 0), (3, 0)]);
     /// ```
-    pub fn path_xy(&self, path: &crate::result::GridPath) -> Vec<(u32, u32)> {
+    pub fn path_xy(&self, path: &crate::searches::result::GridPath) -> Vec<(u32, u32)> {
         path.nodes.iter().map(|&c| self.xy(c)).collect()
     }
 
@@ -558,7 +558,7 @@ impl<'a> SavedGrid<'a> {
         let mut saved_layout = HexLayout::default();
         if hex {
             let l = r.i32("layout")?;
-            saved_layout = crate::hex::layout_from_i32(l)
+            saved_layout = crate::spaces::hex::layout_from_i32(l)
                 .ok_or_else(|| fam.err(format!("layout {l} is undefined")))?;
             if let ReadKind::Exactly(GridKind::Hex(want)) = read_kind {
                 if saved_layout != want {

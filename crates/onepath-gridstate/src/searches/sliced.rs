@@ -3,7 +3,7 @@
 //! changed since (`Stale`).
 
 use crate::error::GridError;
-use crate::result::{GridPath, SearchStatus};
+use crate::searches::result::{GridPath, SearchStatus};
 
 /// A search that runs in slices: [`begin`](SlicedSearch::begin) once, then
 /// [`step`](SlicedSearch::step) with any iteration budgets until the status is no longer

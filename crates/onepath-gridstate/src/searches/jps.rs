@@ -19,11 +19,11 @@
 
 use std::cmp::Ordering;
 
-use crate::bitgrid::BitGrid;
-use crate::buffers::NO_NODE;
-use crate::jps_plus::{dir_index, JumpTables};
-use crate::octile::{cmp_pairs, pair_f64};
-use crate::result::SearchStatus;
+use crate::open_lists::buffers::NO_NODE;
+use crate::searches::jps_plus::{dir_index, JumpTables};
+use crate::searches::octile::{cmp_pairs, pair_f64};
+use crate::searches::result::SearchStatus;
+use crate::spaces::bitgrid::BitGrid;
 
 /// Directions of the jump point engines, in the order of their saved "last move"
 /// direction: 0 north, 1 east, 2 south, 3 west, 4 north-east, 5 south-east, 6 south-west,

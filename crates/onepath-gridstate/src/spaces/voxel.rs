@@ -1,16 +1,16 @@
 //! Voxel grids: `size_x × size_y × size_z` area bytes stored in 16³ chunks that are
 //! allocated on the first write that changes a voxel (unallocated chunks read as the
-//! default area), with A* over 6, 18 or 26 neighbours.
+//! default area), and the view A* reads them through (6, 18 or 26 neighbours; the search
+//! and its options: `searches/voxel_astar.rs`).
 
 use std::f64::consts::SQRT_2;
 
-use crate::area::{next_version, AreaCosts, WALL};
-use crate::astar::{AStarCore, SearchGraph};
 use crate::error::{invalid, out_of_range, GridError};
-use crate::options::{check_weight, DiagonalRule};
-use crate::result::{GridPath, SearchStatus};
-use crate::sliced::{version_key, Began, SlicedSearch};
-use crate::space::SPACE_LIMIT;
+use crate::searches::astar::SearchGraph;
+use crate::searches::options::DiagonalRule;
+use crate::searches::voxel_astar::{VoxelConnectivity, VoxelOptions};
+use crate::spaces::area::{next_version, AreaCosts, WALL};
+use crate::spaces::space::SPACE_LIMIT;
 
 /// Chunk edge length.
 pub const CHUNK: u32 = 16;
@@ -257,48 +257,6 @@ impl VoxelGrid {
     }
 }
 
-/// Neighbourhood of a voxel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum VoxelConnectivity {
-    /// Faces (cost 1).
-    Six,
-    /// Faces and edges (cost √2 for an edge move).
-    Eighteen,
-    /// Faces, edges and corners (cost √3 for a corner move).
-    #[default]
-    TwentySix,
-}
-
-/// Options of a voxel query. The diagonal rule applies to multi-axis moves: the
-/// *orthogonal neighbours* of a move are the cells reached by each strict, non-empty
-/// subset of its axis steps; `Always` ignores them, `NoCornerCutting` needs at least one
-/// passable, `BothOrthogonalFree` needs all passable.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct VoxelOptions {
-    /// 6, 18 or 26 neighbours.
-    pub connectivity: VoxelConnectivity,
-    /// Multi-axis move rule.
-    pub diagonal_rule: DiagonalRule,
-    /// Heuristic weight (finite, ≥ 0).
-    pub heuristic_weight: f64,
-    /// Tier-1 iteration cap (0 = unlimited).
-    pub iteration_budget: u64,
-    /// Record expanded voxels.
-    pub record_expansions: bool,
-}
-
-impl Default for VoxelOptions {
-    fn default() -> Self {
-        VoxelOptions {
-            connectivity: VoxelConnectivity::TwentySix,
-            diagonal_rule: DiagonalRule::BothOrthogonalFree,
-            heuristic_weight: 1.0,
-            iteration_budget: 0,
-            record_expansions: false,
-        }
-    }
-}
-
 pub(crate) struct VoxelView<'a> {
     grid: &'a VoxelGrid,
     options: &'a VoxelOptions,
@@ -416,69 +374,6 @@ impl SearchGraph for VoxelView<'_> {
             VoxelConnectivity::TwentySix => lo * self.sqrt3 + (mid - lo) * SQRT_2 + (hi - mid),
         };
         base * self.min_mult
-    }
-}
-
-/// A* on a [`VoxelGrid`].
-#[derive(Debug, Clone)]
-pub struct VoxelAStar {
-    options: VoxelOptions,
-    core: AStarCore,
-    began: Began,
-}
-
-impl VoxelAStar {
-    /// A search with these options.
-    pub fn new(options: VoxelOptions) -> Result<Self, GridError> {
-        check_weight(options.heuristic_weight)?;
-        Ok(VoxelAStar {
-            options,
-            core: AStarCore::default(),
-            began: Began::not_begun(),
-        })
-    }
-}
-
-/// Sliced A* on a voxel grid; cells as (x, y, z).
-impl SlicedSearch<VoxelGrid> for VoxelAStar {
-    type Point = (u32, u32, u32);
-
-    fn one_shot_budget(&self) -> u64 {
-        crate::sliced::one_shot_cap(self.options.iteration_budget)
-    }
-
-    /// Begins a sliced search.
-    fn begin(
-        &mut self,
-        grid: &VoxelGrid,
-        start: (u32, u32, u32),
-        goal: (u32, u32, u32),
-    ) -> Result<(), GridError> {
-        let s = grid.index(start.0, start.1, start.2)?;
-        let g = grid.index(goal.0, goal.1, goal.2)?;
-        let view = VoxelView::new(grid, &self.options);
-        self.core.begin(
-            &view,
-            s,
-            g,
-            self.options.heuristic_weight,
-            self.options.record_expansions,
-        );
-        self.began = Began::on(version_key(grid.version()));
-        Ok(())
-    }
-
-    /// Runs at most `max_iterations` iterations.
-    fn step(&mut self, grid: &VoxelGrid, max_iterations: u64) -> Result<SearchStatus, GridError> {
-        self.began.check(version_key(grid.version()))?;
-        let view = VoxelView::new(grid, &self.options);
-        Ok(self.core.step(&view, max_iterations))
-    }
-
-    /// The result so far.
-    fn result(&self) -> Result<GridPath, GridError> {
-        self.began.begun()?;
-        Ok(self.core.result())
     }
 }
 

@@ -113,7 +113,7 @@ impl GridOptions {
     /// The iteration cap a one-shot search passes to its single step: the budget, or no
     /// cap when it is 0.
     pub(crate) fn step_budget(&self) -> u64 {
-        crate::sliced::one_shot_cap(self.iteration_budget)
+        crate::searches::sliced::one_shot_cap(self.iteration_budget)
     }
 
     /// Checks the option values.

@@ -1,11 +1,11 @@
 //! [`GraphAStar`]: A* over any [`SearchGraph`] (compiled graphs, point graphs, landmark
 //! graphs), one-shot or sliced. One iteration = one node popped (see [`AStarCore`]).
 
-use crate::astar::{AStarCore, SearchGraph};
 use crate::error::{out_of_range, GridError};
-use crate::options::check_weight;
-use crate::result::{GridPath, SearchStatus};
-use crate::sliced::{Began, SlicedSearch, SpaceKey};
+use crate::searches::astar::{AStarCore, SearchGraph};
+use crate::searches::options::check_weight;
+use crate::searches::result::{GridPath, SearchStatus};
+use crate::searches::sliced::{Began, SlicedSearch, SpaceKey};
 
 /// Options of a graph query.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,7 +80,7 @@ impl<G: SearchGraph> SlicedSearch<G> for GraphAStar {
     type Point = u32;
 
     fn one_shot_budget(&self) -> u64 {
-        crate::sliced::one_shot_cap(self.options.iteration_budget)
+        crate::searches::sliced::one_shot_cap(self.options.iteration_budget)
     }
 
     /// Begins a sliced search.

@@ -1,9 +1,9 @@
 //! Per-cell masks of the allowed moves for the specialised A* engine, derived from a grid
 //! and rebuilt when its identity or version changes.
 
-use crate::area::WALL;
-use crate::grid::Grid;
-use crate::options::{Connectivity, DiagonalRule};
+use crate::searches::options::{Connectivity, DiagonalRule};
+use crate::spaces::area::WALL;
+use crate::spaces::grid::Grid;
 
 /// Move directions of the specialised A* in the order of its saved parent directions:
 /// 0 south, 1 west, 2 north, 3 east, 4 south-west, 5 north-west, 6 north-east,

@@ -3,9 +3,9 @@
 //! identity or version changes. Queries then jump in O(1) per direction, with the goal
 //! handled at query time ("target jump points").
 
-use crate::bitgrid::BitGrid;
-use crate::grid::Grid;
-use crate::jps::JUMP_DIRS;
+use crate::searches::jps::JUMP_DIRS;
+use crate::spaces::bitgrid::BitGrid;
+use crate::spaces::grid::Grid;
 
 /// The jump tables of one grid (8 i32 per cell, in [`JUMP_DIRS`] order).
 #[derive(Debug, Clone, Default)]

@@ -14,15 +14,15 @@
 //! shortest any-angle path. Open set tie-break as [`OpenSet`](crate::OpenSet). One
 //! iteration = one cell popped.
 
-use crate::astar::SearchGraph;
-use crate::buffers::{SearchBuffers, NO_NODE};
 use crate::error::GridError;
-use crate::grid::Grid;
-use crate::grid_view::{GridCache, GridView};
-use crate::heap::OpenSet;
-use crate::options::GridOptions;
-use crate::result::{GridPath, GridPathStatus, SearchStatus};
-use crate::sliced::{Began, SlicedSearch};
+use crate::open_lists::buffers::{SearchBuffers, NO_NODE};
+use crate::open_lists::heap::OpenSet;
+use crate::searches::astar::SearchGraph;
+use crate::searches::options::GridOptions;
+use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::searches::sliced::{Began, SlicedSearch};
+use crate::spaces::grid::Grid;
+use crate::spaces::grid_view::{GridCache, GridView};
 
 /// Exact line of sight between the centres of two cells, given a passability test.
 pub fn line_of_sight(a: (i64, i64), b: (i64, i64), passable: impl Fn(i64, i64) -> bool) -> bool {

@@ -12,14 +12,14 @@
 //! since an untouched node's old cost is the cost of a path that still exists, the result
 //! equals a full recomputation (up to the rounding of equal-cost sums).
 
-use crate::astar::SearchGraph;
-use crate::buffers::NO_NODE;
 use crate::error::{invalid, GridError};
-use crate::grid::Grid;
-use crate::grid_view::{GridCache, GridView};
-use crate::heap::OpenSet;
-use crate::options::GridOptions;
-use crate::result::{GridPath, GridPathStatus};
+use crate::open_lists::buffers::NO_NODE;
+use crate::open_lists::heap::OpenSet;
+use crate::searches::astar::SearchGraph;
+use crate::searches::options::GridOptions;
+use crate::searches::result::{GridPath, GridPathStatus};
+use crate::spaces::grid::Grid;
+use crate::spaces::grid_view::{GridCache, GridView};
 
 /// Progress of a flow field computation (saved as the status byte).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -403,7 +403,7 @@ pub(crate) struct FlowSaved {
     repairing: bool,
     reached: Vec<(u32, f64)>,
     steps: Vec<(u32, u32)>,
-    open: Vec<crate::heap::OpenSlot>,
+    open: Vec<crate::open_lists::heap::OpenSlot>,
     touched: Vec<u32>,
 }
 

@@ -5,14 +5,14 @@
 //! or a node that is then expanded. An empty open set ends the search `NoPath` without
 //! using an iteration.
 
-use crate::buffers::{SearchBuffers, NO_NODE};
 use crate::error::GridError;
-use crate::grid::Grid;
-use crate::grid_view::{GridCache, GridView};
-use crate::heap::OpenSet;
-use crate::options::GridOptions;
-use crate::result::{GridPath, GridPathStatus, SearchStatus};
-use crate::sliced::{Began, SlicedSearch};
+use crate::open_lists::buffers::{SearchBuffers, NO_NODE};
+use crate::open_lists::heap::OpenSet;
+use crate::searches::options::GridOptions;
+use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::searches::sliced::{Began, SlicedSearch};
+use crate::spaces::grid::Grid;
+use crate::spaces::grid_view::{GridCache, GridView};
 
 /// A graph the generic engines can search: nodes `0..node_count`, weighted successors and
 /// an admissible, consistent estimate of the remaining cost.

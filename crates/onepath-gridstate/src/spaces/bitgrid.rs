@@ -1,8 +1,8 @@
 //! Walkability as bit rows (and bit columns) with a one-cell wall border, and the block
 //! scans of jump point search: a straight jump examines 64 cells per word operation.
 
-use crate::area::WALL;
-use crate::grid::Grid;
+use crate::spaces::area::WALL;
+use crate::spaces::grid::Grid;
 
 /// Padded bit rows and columns: bit `x + 1` of row `y + 1` is cell (x, y); the border
 /// (x = −1, x = width, y = −1, y = height) is blocked.

@@ -1,10 +1,10 @@
 //! ALT landmarks: exact shortest distances from and to a few landmark nodes, giving the
 //! triangle-inequality estimate `max(d(L,t) − d(L,v), d(v,L) − d(t,L))`.
 
-use crate::astar::SearchGraph;
 use crate::error::{invalid, out_of_range, GridError};
-use crate::graph::CsrGraph;
-use crate::heap::OpenSet;
+use crate::open_lists::heap::OpenSet;
+use crate::searches::astar::SearchGraph;
+use crate::spaces::graph::CsrGraph;
 
 /// Landmark distance tables over one compiled graph (immutable).
 #[derive(Debug, Clone, PartialEq)]

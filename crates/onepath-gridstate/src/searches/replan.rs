@@ -15,14 +15,14 @@
 //! (overconsistent: g ← rhs) or resets it (underconsistent: g ← ∞) is an expansion; a D*
 //! Lite pop whose key was outdated by km is re-queued and is not.
 
-use crate::astar::SearchGraph;
-use crate::buffers::NO_NODE;
 use crate::error::{invalid, GridError};
-use crate::grid::Grid;
-use crate::grid_view::{GridCache, GridView};
-use crate::heap::ReplanOpenSet;
-use crate::options::GridOptions;
-use crate::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::open_lists::buffers::NO_NODE;
+use crate::open_lists::heap::ReplanOpenSet;
+use crate::searches::astar::SearchGraph;
+use crate::searches::options::GridOptions;
+use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::spaces::grid::Grid;
+use crate::spaces::grid_view::{GridCache, GridView};
 
 /// Pending entries above this count set the overflow flag (a full restart is cheaper).
 pub const MAX_PENDING: usize = 4096;
@@ -611,7 +611,7 @@ pub(crate) struct ReplanSaved {
     overflow: bool,
     pending: Vec<PendingEntry>,
     planned: Vec<(u32, f64, f64)>,
-    open: Vec<crate::heap::ReplanSlot>,
+    open: Vec<crate::open_lists::heap::ReplanSlot>,
 }
 
 impl ReplanCore {
@@ -776,7 +776,7 @@ impl ReplanCore {
             }
             saved
                 .open
-                .push(crate::heap::ReplanSlot { node, key1, key2 });
+                .push(crate::open_lists::heap::ReplanSlot { node, key1, key2 });
         }
         Ok(saved)
     }
