@@ -137,11 +137,7 @@ impl AStarCore {
 
     /// The result so far (a path only when found).
     pub fn result(&self) -> GridPath {
-        let status = match self.status {
-            SearchStatus::Found => GridPathStatus::Found,
-            SearchStatus::NoPath => GridPathStatus::NoPath,
-            _ => GridPathStatus::BudgetExhausted,
-        };
+        let status = GridPathStatus::of(self.status);
         GridPath {
             status,
             nodes: if status == GridPathStatus::Found {
@@ -156,11 +152,7 @@ impl AStarCore {
             },
             expanded: self.expanded,
             iterations: self.iterations,
-            expansions: if self.record {
-                Some(self.expansions.clone())
-            } else {
-                None
-            },
+            expansions: self.record.then(|| self.expansions.clone()),
         }
     }
 }

@@ -169,11 +169,7 @@ impl BidirectionalAStar {
 
     /// The result so far (no guard).
     fn outcome(&self) -> GridPath {
-        let status = match self.status {
-            SearchStatus::Found => GridPathStatus::Found,
-            SearchStatus::NoPath => GridPathStatus::NoPath,
-            _ => GridPathStatus::BudgetExhausted,
-        };
+        let status = GridPathStatus::of(self.status);
         let mut nodes = Vec::new();
         if status == GridPathStatus::Found {
             nodes = self.fwd.path_to(self.meet);
@@ -196,11 +192,7 @@ impl BidirectionalAStar {
             },
             expanded: self.expanded,
             iterations: self.iterations,
-            expansions: if self.record {
-                Some(self.expansions.clone())
-            } else {
-                None
-            },
+            expansions: self.record.then(|| self.expansions.clone()),
         }
     }
 }

@@ -252,11 +252,7 @@ impl SlicedSearch<Grid> for GridSearch {
                 (j.status, j.expanded, j.iterations, j.record, &j.expansions)
             }
         };
-        let status = match status {
-            SearchStatus::Found => GridPathStatus::Found,
-            SearchStatus::NoPath => GridPathStatus::NoPath,
-            _ => GridPathStatus::BudgetExhausted,
-        };
+        let status = GridPathStatus::of(status);
         let (nodes, cost) = if status == GridPathStatus::Found {
             let nodes = match self.engine {
                 GridEngine::SpecialisedAStar => self.pair.path(),
@@ -272,11 +268,7 @@ impl SlicedSearch<Grid> for GridSearch {
             cost,
             expanded,
             iterations,
-            expansions: if record {
-                Some(expansions.clone())
-            } else {
-                None
-            },
+            expansions: record.then(|| expansions.clone()),
         })
     }
 }

@@ -406,20 +406,12 @@ impl ReplanCore {
         status: SearchStatus,
     ) -> Result<GridPath, GridError> {
         let mut r = GridPath {
-            status: match status {
-                SearchStatus::Found => GridPathStatus::Found,
-                SearchStatus::NoPath => GridPathStatus::NoPath,
-                _ => GridPathStatus::BudgetExhausted,
-            },
+            status: GridPathStatus::of(status),
             nodes: Vec::new(),
             cost: 0.0,
             expanded: self.expanded.min(u64::from(u32::MAX)) as u32,
             iterations: self.iterations.min(u64::from(u32::MAX)) as u32,
-            expansions: if self.record {
-                Some(self.expansions.clone())
-            } else {
-                None
-            },
+            expansions: self.record.then(|| self.expansions.clone()),
         };
         if status == SearchStatus::Found {
             let (nodes, cost) = self.path(graph)?;

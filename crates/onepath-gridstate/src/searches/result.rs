@@ -25,6 +25,17 @@ pub enum GridPathStatus {
     BudgetExhausted,
 }
 
+impl GridPathStatus {
+    /// The outcome of a search in state `status`: `BudgetExhausted` until it finished.
+    pub(crate) fn of(status: SearchStatus) -> Self {
+        match status {
+            SearchStatus::Found => GridPathStatus::Found,
+            SearchStatus::NoPath => GridPathStatus::NoPath,
+            SearchStatus::NotStarted | SearchStatus::InProgress => GridPathStatus::BudgetExhausted,
+        }
+    }
+}
+
 /// A path result. For grids a node is the cell index `y * width + x`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GridPath {

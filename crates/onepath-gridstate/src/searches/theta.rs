@@ -218,11 +218,7 @@ impl SlicedSearch<Grid> for ThetaStar {
     /// The result so far.
     fn result(&self) -> Result<GridPath, GridError> {
         self.began.begun()?;
-        let status = match self.status {
-            SearchStatus::Found => GridPathStatus::Found,
-            SearchStatus::NoPath => GridPathStatus::NoPath,
-            _ => GridPathStatus::BudgetExhausted,
-        };
+        let status = GridPathStatus::of(self.status);
         Ok(GridPath {
             status,
             nodes: if status == GridPathStatus::Found {
@@ -237,11 +233,10 @@ impl SlicedSearch<Grid> for ThetaStar {
             },
             expanded: self.expanded,
             iterations: self.iterations,
-            expansions: if self.options.record_expansions {
-                Some(self.expansions.clone())
-            } else {
-                None
-            },
+            expansions: self
+                .options
+                .record_expansions
+                .then(|| self.expansions.clone()),
         })
     }
 }
