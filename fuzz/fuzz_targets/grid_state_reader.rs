@@ -6,7 +6,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use onepath_gridstate::{Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridAlgorithm, GridFlowField, GridOptions, GridReplanner, GridSearch, HexGrid, HexLayout, HexReplanner, JumpSearch, ReplanAlgorithm, SlicedSearch, ThetaStar, VoxelGrid};
+use onepath_gridstate::{
+    Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridAlgorithm, GridFlowField, GridOptions,
+    GridReplanner, GridSearch, HexGrid, HexLayout, HexReplanner, JumpSearch, ReplanAlgorithm,
+    SlicedSearch, ThetaStar, VoxelGrid,
+};
 
 fn grid() -> Grid {
     let mut g = Grid::from_ascii(&["........", ".###.2..", "...#.2..", ".#...##.", ".#.1...."])
