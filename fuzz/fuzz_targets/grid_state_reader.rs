@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use onepath_gridstate::{
     Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridAlgorithm, GridFlowField, GridOptions,
     GridReplanner, GridSearch, HexGrid, HexLayout, HexReplanner, JumpSearch, ReplanAlgorithm,
-    ThetaStar, VoxelGrid,
+    SlicedSearch, ThetaStar, VoxelGrid,
 };
 
 fn grid() -> Grid {

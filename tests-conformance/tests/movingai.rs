@@ -14,7 +14,7 @@ use std::path::Path;
 
 use onepath_gridstate::{
     DiagonalRule, Grid, GridAStar, GridAlgorithm, GridBidirectional, GridEngine, GridOptions,
-    GridSearch, HpaStar, JumpSearch, PathResult, PathStatus, ThetaStar,
+    GridPath, GridPathStatus, GridSearch, HpaStar, JumpSearch, SlicedSearch, ThetaStar,
 };
 use tests_conformance::data_dir;
 
@@ -25,8 +25,7 @@ struct Scenario {
 }
 
 fn load(dir: &Path, map: &str) -> (Grid, Vec<Scenario>) {
-    let text = std::fs::read_to_string(dir.join(map)).expect("map readable");
-    let grid = Grid::from_movingai(&text).expect("map parses");
+    let grid = Grid::from_movingai_path(dir.join(map)).expect("map readable and parses");
     let scen = std::fs::read_to_string(dir.join(format!("{map}.scen"))).expect("scen readable");
     let mut out = Vec::new();
     for line in scen.lines().skip(1) {
@@ -53,11 +52,17 @@ fn stride(default: usize) -> usize {
         .unwrap_or(default)
 }
 
-fn check_found(r: &PathResult, s: &Scenario, what: &str, i: usize) {
+fn check_found(grid: &Grid, r: &GridPath, s: &Scenario, what: &str, i: usize) {
     assert_eq!(
         r.status,
-        PathStatus::Found,
+        GridPathStatus::Found,
         "{what}: scenario {i} not found"
+    );
+    let cells = grid.path_xy(r);
+    assert_eq!(
+        (cells.first(), cells.last()),
+        (Some(&s.start), Some(&s.goal)),
+        "{what}: scenario {i} path ends"
     );
     assert!(
         (r.cost - s.optimal).abs() <= 1e-4,
@@ -114,31 +119,33 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
     for (i, s) in scens.iter().enumerate() {
         for (name, e) in jump.iter_mut() {
             let r = e.find_path(&grid, s.start, s.goal).unwrap();
-            check_found(&r, s, name, i);
+            check_found(&grid, &r, s, name, i);
         }
         if i % k == 0 {
             slow += 1;
             check_found(
+                &grid,
                 &astar.find_path(&grid, s.start, s.goal).unwrap(),
                 s,
                 "GridSearch A*",
                 i,
             );
             check_found(
+                &grid,
                 &generic.find_path(&grid, s.start, s.goal).unwrap(),
                 s,
                 "generic A*",
                 i,
             );
             let r = generic_jump.find_path(&grid, s.start, s.goal).unwrap();
-            check_found(&r, s, "generic jump point search", i);
+            check_found(&grid, &r, s, "generic jump point search", i);
             let h = hooked_jump.find_path(&grid, s.start, s.goal).unwrap();
             assert_eq!(h, r, "GridSearch generic jump: scenario {i}");
             let r = bidirectional.find_path(&grid, s.start, s.goal).unwrap();
-            check_found(&r, s, "bidirectional A*", i);
+            check_found(&grid, &r, s, "bidirectional A*", i);
             // Theta* (any-angle) is never longer than the listed 8-connected optimum.
             let r = theta.find_path(&grid, s.start, s.goal).unwrap();
-            assert_eq!(r.status, PathStatus::Found, "Theta*: scenario {i}");
+            assert_eq!(r.status, GridPathStatus::Found, "Theta*: scenario {i}");
             assert!(
                 r.cost <= s.optimal + 1e-4,
                 "Theta*: scenario {i}: {} > listed {}",
@@ -150,7 +157,7 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
             }
             // HPA* (clusters of 16): found, never shorter, within the reported factor.
             let r = hpa.find_path(&grid, s.start, s.goal).unwrap();
-            assert_eq!(r.status, PathStatus::Found, "HPA*: scenario {i}");
+            assert_eq!(r.status, GridPathStatus::Found, "HPA*: scenario {i}");
             assert!(
                 r.cost >= s.optimal - 1e-4,
                 "HPA*: scenario {i}: {} < listed {}",

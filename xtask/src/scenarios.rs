@@ -45,7 +45,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "grid/state-bytes",
         parallel: false,
-        run: grid_state_bytes,
+        run: crate::scenarios_grid::grid_state_bytes,
     },
     Scenario {
         name: "build3d/build",
@@ -72,15 +72,6 @@ fn format_params(rec: &mut Recorder) -> Result<(), String> {
         p.validate().map_err(|e| e.to_string())?;
         rec.record(format!("params-{i}/block"), &p.to_block());
         rec.record(format!("params-{i}/fingerprint"), &p.fingerprint().0);
-    }
-    Ok(())
-}
-
-/// A grid, replanners, a flow field, hex and voxel grids and sliced searches of every kind
-/// over a scripted edit history; every saved OPGS state.
-fn grid_state_bytes(rec: &mut Recorder) -> Result<(), String> {
-    for (step, bytes) in onepath_gridstate::matrix::hash_matrix_states() {
-        rec.record(step.replace(char::is_whitespace, "_"), &bytes);
     }
     Ok(())
 }

@@ -47,17 +47,14 @@ pub enum FormatError {
         /// The fingerprint of the parameters it was checked against.
         expected: Fingerprint,
     },
-    /// A grid-family object's saved state does not fit the object it is restored into, or is
-    /// inconsistent (OPGS, `onepath-gridstate`).
-    #[error("grid state error: {message}")]
-    GridState {
-        /// Names the mismatch or the broken rule.
-        message: String,
-    },
-    /// A graph's saved state (or a graph search's) is inconsistent or does not fit
-    /// (OPGS, `onepath-gridstate`).
-    #[error("graph state error: {message}")]
-    GraphState {
+    /// An object's saved state is inconsistent, or does not fit the object it is restored
+    /// into. One variant serves every state format: `format` says which (the OPGS
+    /// families of `onepath-gridstate` are `"grid"` and `"graph"`), so a new state format
+    /// names itself here instead of adding a variant.
+    #[error("{format} state error: {message}")]
+    State {
+        /// The state format (and family) the bytes were read as, e.g. `"grid"`.
+        format: &'static str,
         /// Names the mismatch or the broken rule.
         message: String,
     },
@@ -83,10 +80,8 @@ pub enum FormatErrorKind {
     LibraryRequired,
     /// [`FormatError::Fingerprint`].
     Fingerprint,
-    /// [`FormatError::GridState`].
-    GridState,
-    /// [`FormatError::GraphState`].
-    GraphState,
+    /// [`FormatError::State`].
+    State,
 }
 
 impl FormatError {
@@ -105,8 +100,7 @@ impl FormatError {
             FormatError::Version { .. } => FormatErrorKind::Version,
             FormatError::LibraryRequired { .. } => FormatErrorKind::LibraryRequired,
             FormatError::Fingerprint { .. } => FormatErrorKind::Fingerprint,
-            FormatError::GridState { .. } => FormatErrorKind::GridState,
-            FormatError::GraphState { .. } => FormatErrorKind::GraphState,
+            FormatError::State { .. } => FormatErrorKind::State,
         }
     }
 
@@ -131,10 +125,8 @@ impl FormatError {
                 found,
                 expected,
             },
-            FormatError::GridState { message } => FormatError::GridState {
-                message: format!("{context}: {message}"),
-            },
-            FormatError::GraphState { message } => FormatError::GraphState {
+            FormatError::State { format, message } => FormatError::State {
+                format,
                 message: format!("{context}: {message}"),
             },
             other => other,
@@ -164,5 +156,30 @@ impl From<CoordinateError> for FormatError {
             &e.what,
             format!("{} is out of range (bound {})", e.value, e.bound),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_error_keeps_its_format_and_gains_the_context() {
+        let e = FormatError::State {
+            format: "graph",
+            message: "node count 3 does not match 4".to_string(),
+        };
+        assert_eq!(e.kind(), FormatErrorKind::State);
+        assert_eq!(
+            e.to_string(),
+            "graph state error: node count 3 does not match 4"
+        );
+        assert_eq!(
+            e.within("embedded search"),
+            FormatError::State {
+                format: "graph",
+                message: "embedded search: node count 3 does not match 4".to_string(),
+            }
+        );
     }
 }

@@ -9,87 +9,14 @@
 // criterion_group! generates an undocumented function.
 #![allow(missing_docs)]
 
-use std::path::PathBuf;
+mod common;
 
+use common::{load, pathfinding_astar};
 use criterion::{criterion_group, criterion_main, Criterion};
 use onepath_gridstate::{
-    Grid, GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar, ThetaStar,
+    GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar, SlicedSearch,
+    ThetaStar,
 };
-
-/// (start, goal, listed optimal length).
-type Query = ((u32, u32), (u32, u32), f64);
-
-struct Problem {
-    grid: Grid,
-    queries: Vec<Query>,
-}
-
-fn load(map: &str, sample: usize) -> Option<Problem> {
-    let dir = PathBuf::from(std::env::var_os("ONEPATH_DATA")?).join("movingai");
-    let grid = Grid::from_movingai(&std::fs::read_to_string(dir.join(map)).ok()?).ok()?;
-    let scen = std::fs::read_to_string(dir.join(format!("{map}.scen"))).ok()?;
-    let mut all = Vec::new();
-    for line in scen.lines().skip(1) {
-        let f: Vec<&str> = line.split('\t').collect();
-        if f.len() < 9 {
-            continue;
-        }
-        let n = |i: usize| f[i].trim().parse::<u32>().unwrap_or(0);
-        all.push((
-            (n(4), n(5)),
-            (n(6), n(7)),
-            f[8].trim().parse().unwrap_or(0.0),
-        ));
-    }
-    // An evenly spread sample over the scenario list (buckets grow in length).
-    let step = (all.len() / sample).max(1);
-    let queries = all.into_iter().step_by(step).take(sample).collect();
-    Some(Problem { grid, queries })
-}
-
-fn pathfinding_astar(grid: &Grid, s: (u32, u32), t: (u32, u32)) -> Option<u64> {
-    // Costs in thousandths of a step (1000 straight, 1414 diagonal), as integer weights.
-    let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
-    let free = |x: i64, y: i64| grid.is_walkable(x, y);
-    let goal = (i64::from(t.0), i64::from(t.1));
-    pathfinding::prelude::astar(
-        &(i64::from(s.0), i64::from(s.1)),
-        |&(x, y)| {
-            let mut v: Vec<((i64, i64), u64)> = Vec::with_capacity(8);
-            for (dx, dy) in [
-                (0i64, -1i64),
-                (1, 0),
-                (0, 1),
-                (-1, 0),
-                (1, -1),
-                (1, 1),
-                (-1, 1),
-                (-1, -1),
-            ] {
-                let (nx, ny) = (x + dx, y + dy);
-                if nx < 0 || ny < 0 || nx >= w || ny >= h || !free(nx, ny) {
-                    continue;
-                }
-                if dx != 0 && dy != 0 {
-                    if !(free(nx, y) && free(x, ny)) {
-                        continue;
-                    }
-                    v.push(((nx, ny), 1414));
-                } else {
-                    v.push(((nx, ny), 1000));
-                }
-            }
-            v
-        },
-        |&(x, y)| {
-            let (dx, dy) = ((x - goal.0).unsigned_abs(), (y - goal.1).unsigned_abs());
-            let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
-            (hi - lo) * 1000 + lo * 1414
-        },
-        |&p| p == goal,
-    )
-    .map(|(_, c)| c)
-}
 
 fn bench_map(c: &mut Criterion, map: &str, sample: usize) {
     let Some(p) = load(map, sample) else {

@@ -6,82 +6,28 @@
 //! `cargo bench -p onepath-gridstate --bench ratios` (needs `ONEPATH_DATA`; the number of
 //! rounds is `ONEPATH_BENCH_ROUNDS`, default 7).
 
-use std::path::PathBuf;
+mod common;
+
 use std::time::Instant;
 
+use common::{load, pathfinding_astar};
+
 use onepath_gridstate::{
-    Grid, GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar,
-    JumpSearch, ThetaStar,
+    GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar, JumpSearch,
+    SlicedSearch, ThetaStar,
 };
 
 /// (start, goal).
 type Query = ((u32, u32), (u32, u32));
 
-fn load(map: &str, sample: usize) -> Option<(Grid, Vec<Query>)> {
-    let dir = PathBuf::from(std::env::var_os("ONEPATH_DATA")?).join("movingai");
-    let grid = Grid::from_movingai(&std::fs::read_to_string(dir.join(map)).ok()?).ok()?;
-    let scen = std::fs::read_to_string(dir.join(format!("{map}.scen"))).ok()?;
-    let mut all = Vec::new();
-    for line in scen.lines().skip(1) {
-        let f: Vec<&str> = line.split('\t').collect();
-        if f.len() >= 9 {
-            let n = |i: usize| f[i].trim().parse::<u32>().unwrap_or(0);
-            all.push(((n(4), n(5)), (n(6), n(7))));
-        }
-    }
-    let step = (all.len() / sample).max(1);
-    Some((grid, all.into_iter().step_by(step).take(sample).collect()))
-}
-
-fn pathfinding_astar(grid: &Grid, s: (u32, u32), t: (u32, u32)) -> u64 {
-    let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
-    let free = |x: i64, y: i64| grid.is_walkable(x, y);
-    let goal = (i64::from(t.0), i64::from(t.1));
-    pathfinding::prelude::astar(
-        &(i64::from(s.0), i64::from(s.1)),
-        |&(x, y)| {
-            let mut v: Vec<((i64, i64), u64)> = Vec::with_capacity(8);
-            for (dx, dy) in [
-                (0i64, -1i64),
-                (1, 0),
-                (0, 1),
-                (-1, 0),
-                (1, -1),
-                (1, 1),
-                (-1, 1),
-                (-1, -1),
-            ] {
-                let (nx, ny) = (x + dx, y + dy);
-                if nx < 0 || ny < 0 || nx >= w || ny >= h || !free(nx, ny) {
-                    continue;
-                }
-                if dx != 0 && dy != 0 {
-                    if free(nx, y) && free(x, ny) {
-                        v.push(((nx, ny), 1414));
-                    }
-                } else {
-                    v.push(((nx, ny), 1000));
-                }
-            }
-            v
-        },
-        |&(x, y)| {
-            let (dx, dy) = ((x - goal.0).unsigned_abs(), (y - goal.1).unsigned_abs());
-            let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
-            (hi - lo) * 1000 + lo * 1414
-        },
-        |&p| p == goal,
-    )
-    .map_or(0, |(_, c)| c)
-}
-
 type Engine<'a> = (&'static str, Box<dyn FnMut(Query) -> f64 + 'a>);
 
 fn run(map: &str, sample: usize, rounds: usize) {
-    let Some((grid, queries)) = load(map, sample) else {
+    let Some(common::Problem { grid, queries }) = load(map, sample) else {
         println!("ratios {map}: skipped (ONEPATH_DATA/movingai not found)");
         return;
     };
+    let queries: Vec<Query> = queries.into_iter().map(|(s, t, _)| (s, t)).collect();
     let opts = GridOptions::default();
     let g = &grid;
     let mut gs = GridSearch::new(GridAlgorithm::AStar, opts.clone()).expect("options");
@@ -92,13 +38,13 @@ fn run(map: &str, sample: usize, rounds: usize) {
     let mut bi = GridBidirectional::new(opts.clone()).expect("options");
     let mut theta = ThetaStar::new(opts.clone()).expect("options");
     let mut hpa = HpaStar::new(g, 16, opts.clone()).expect("options");
-    let cost = |r: Result<onepath_gridstate::PathResult, onepath_gridstate::GridError>| {
+    let cost = |r: Result<onepath_gridstate::GridPath, onepath_gridstate::GridError>| {
         r.map_or(0.0, |r| r.cost)
     };
     let mut engines: Vec<Engine<'_>> = vec![
         (
             "pathfinding::astar",
-            Box::new(move |(s, t)| pathfinding_astar(g, s, t) as f64),
+            Box::new(move |(s, t)| pathfinding_astar(g, s, t).unwrap_or(0) as f64),
         ),
         (
             "GridSearch A*",

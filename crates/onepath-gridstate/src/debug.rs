@@ -1,14 +1,14 @@
 //! Debug descriptions: a result copied into plain immutable data for drawing or logging.
 
-use crate::grid::Grid;
-use crate::result::{PathResult, PathStatus};
+use crate::searches::result::{GridPath, GridPathStatus};
+use crate::spaces::grid::Grid;
 
 /// A grid result as plain data: cells as (x, y), the cost, and the expanded cells when the
 /// query recorded them (`record_expansions`; the list's length equals `expanded_count`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GridDebugInfo {
     /// Outcome.
-    pub status: PathStatus,
+    pub status: GridPathStatus,
     /// Path cells from start to goal.
     pub path: Vec<(u32, u32)>,
     /// Path cost.
@@ -27,7 +27,7 @@ pub struct GridDebug;
 
 impl GridDebug {
     /// Copies `result` (whose nodes are cells of `grid`) into plain data.
-    pub fn describe(grid: &Grid, result: &PathResult) -> GridDebugInfo {
+    pub fn describe(grid: &Grid, result: &GridPath) -> GridDebugInfo {
         let xy = |c: &u32| grid.xy(*c);
         GridDebugInfo {
             status: result.status,

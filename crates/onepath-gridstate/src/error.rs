@@ -34,6 +34,14 @@ pub enum GridError {
         /// The version seen now.
         now: u64,
     },
+    /// An input file or reader could not be read (the message says why).
+    #[error("cannot read {what}: {reason}")]
+    Unreadable {
+        /// The path read, or "reader".
+        what: String,
+        /// The I/O error.
+        reason: String,
+    },
     /// `step` or `result` was called before `begin`.
     #[error("no search has begun")]
     NotBegun,

@@ -1,29 +1,43 @@
 //! # onepath-gridstate
 //!
 //! Grids, graphs and the searches that run on them, one-shot (tier 1) or sliced
-//! (tier 2: `begin` / `step(n)` / `result`), designed so that the OPGS state format
-//! (`grid-state.txt`) can save and restore every search byte for byte.
+//! (tier 2: [`SlicedSearch`]'s `begin` / `step(n)` / `result`), designed so that the OPGS
+//! state format (`docs/grid-state.md`) can save and restore every search byte for byte.
 //!
 //! ## What is here
 //! - objects: [`Grid`] (area bytes, [`AreaCosts`], [`GridSpace`], version, listeners and
 //!   an edit journal), [`HexGrid`] (odd-r / even-r), [`VoxelGrid`] (16³ chunks allocated on
 //!   first write), [`Graph`] (edges with id and alive flag), [`CsrGraph`] and
-//!   [`PointGraph`] (immutable, compiled), [`CompiledGraph`] (ALT tables);
-//! - searches, each one-shot and sliced: [`GridSearch`] (specialised A*, jump point search
+//!   [`PointGraph`] (immutable, compiled), [`LandmarkTable`] (ALT tables);
+//! - searches, each one-shot and sliced through [`SlicedSearch`] (one guard refuses a
+//!   step before `begin` and a step on an object that changed since): [`GridSearch`] (specialised A*, jump point search
 //!   with block scans, JPS+, generic fallbacks), [`JumpSearch`] (generic jump point search:
 //!   agent size, passability hook, uniform non-unit multipliers), [`GridAStar`], [`ThetaStar`],
-//!   [`GraphAStar`], [`BidirectionalAStar`] / [`GridBidirectional`], [`HexAStar`],
-//!   [`VoxelAStar`], [`HpaStar`], the replanners [`GridReplanner`] / [`HexReplanner`]
+//!   [`GraphAStar`], [`GridBidirectional`], [`HexAStar`], [`VoxelAStar`], [`HpaStar`];
+//!   the replanners [`GridReplanner`] / [`HexReplanner`]
 //!   (LPA*, D* Lite) and [`GridFlowField`];
 //! - [`GridDebug::describe`]: a result as plain data;
 //! - the OPGS state format (`docs/grid-state.md`): `save_state` / `restore_state` on every
 //!   mutable object (grids, graph, replanners, flow field, A*, jump point search, Theta*, graph A*,
 //!   [`GridSearch`] in every mode), `from_state` on [`Grid`], [`HexGrid`], [`VoxelGrid`] and
-//!   [`Graph`]; [`matrix::hash_matrix_states`] runs the `grid/state-bytes` hash-matrix
-//!   scenario.
+//!   [`Graph`]; a failed restore is a `FormatError::State` whose format is
+//!   [`GRID_STATE_FORMAT`] or [`GRAPH_STATE_FORMAT`].
+//!
+//! Paths are [`GridPath`]s of cell indices (`y * width + x`); [`Grid::path_xy`] reads them
+//! back as (x, y). Moving AI maps load from text, a reader or a path
+//! ([`Grid::from_movingai`], [`Grid::from_movingai_reader`], [`Grid::from_movingai_path`]).
 //!
 //! Options, movement rules, tie-breaks and what one iteration is for each engine:
 //! `docs/grid-search.md`.
+//!
+//! ## Layout of the source
+//! - `spaces/`: what is searched (grid, hex and voxel grids, graphs, area costs, the world
+//!   placement) and the views and derived caches the searches read it through;
+//! - `searches/`: the [`SlicedSearch`] contract and its guard, the engines, their options
+//!   and results;
+//! - `open_lists/`: the heaps, the bucket ring and the per-node buffers (crate-private);
+//! - `state/`: the OPGS header, the pieces several kinds share and the generic searches'
+//!   state (each object's own save / restore sits beside the object).
 //!
 //! ## Invariants
 //! - **Deterministic**: only IEEE-exact arithmetic (+ − × ÷ √) reaches a result; every
@@ -42,7 +56,9 @@
 //!
 //! ## Example
 //! ```
-//! use onepath_gridstate::{Grid, GridAlgorithm, GridOptions, GridSearch, PathStatus};
+//! use onepath_gridstate::{
+//!     Grid, GridAlgorithm, GridOptions, GridPathStatus, GridSearch, SlicedSearch,
+//! };
 //!
 //! let grid = Grid::from_ascii(&[
 //!     ".....",
@@ -51,7 +67,7 @@
 //! ]).unwrap();
 //! let mut search = GridSearch::new(GridAlgorithm::JumpPoint, GridOptions::default()).unwrap();
 //! let result = search.find_path(&grid, (0, 0), (4, 2)).unwrap();
-//! assert_eq!(result.status, PathStatus::Found);
+//! assert_eq!(result.status, GridPathStatus::Found);
 //! // 4 straight steps and 1 diagonal step (no corner of a wall is touched): 4 + √2.
 //! assert_eq!(result.cost, 4.0 + std::f64::consts::SQRT_2);
 //! assert_eq!(result.nodes.first(), Some(&0));
@@ -69,63 +85,36 @@
 //! ```
 #![forbid(unsafe_code)]
 
-mod area;
-mod astar;
-mod bidirectional;
-mod bitgrid;
-mod buffers;
 mod debug;
 mod error;
-mod flow;
-mod graph;
-mod graph_astar;
-mod grid;
-mod grid_search;
-mod grid_view;
-mod heap;
-mod hex;
-mod hpa;
-mod jps;
-mod jps_plus;
-mod jump_search;
-mod landmarks;
-pub mod matrix;
-mod move_mask;
-mod octile;
-mod options;
-mod pair_astar;
-mod replan;
-mod result;
-mod ring;
-mod space;
+mod open_lists;
+mod searches;
+mod spaces;
 mod state;
-mod theta;
-mod voxel;
 
-pub use area::{AreaCosts, WALL};
-pub use astar::{AStarCore, GridAStar, SearchGraph};
-pub use bidirectional::{BidirectionalAStar, GridBidirectional};
-pub use buffers::{SearchBuffers, NO_NODE};
 pub use debug::{GridDebug, GridDebugInfo};
 pub use error::GridError;
-pub use flow::{FlowCore, FlowStatus, GridFlowField};
-pub use graph::{CsrGraph, Edge, EdgeId, Graph, PointGraph, MAX_GRAPH_NODES};
-pub use graph_astar::{GraphAStar, GraphOptions};
-pub use grid::{CellEdit, Grid, ListenerId, EDIT_JOURNAL_LEN, MAX_CELLS};
-pub use grid_search::{GridAlgorithm, GridEngine, GridSearch};
-pub use heap::{OpenSet, OpenSlot, ReplanOpenSet, ReplanSlot};
-pub use hex::{HexAStar, HexGrid, HexLayout, HexReplanner};
-pub use hpa::HpaStar;
-pub use jps::JumpFinder;
-pub use jump_search::JumpSearch;
-pub use landmarks::{CompiledGraph, LandmarkGraph};
-pub use octile::StepPair;
-pub use options::{Connectivity, CostHook, DiagonalRule, GridOptions, PassableHook};
-pub use replan::{GridReplanner, PendingEntry, ReplanAlgorithm, ReplanCore, MAX_PENDING};
-pub use result::{PathResult, PathStatus, SearchStatus};
-pub use space::{GridSpace, SPACE_LIMIT};
-pub use state::{STATE_MAGIC, STATE_VERSION};
-pub use theta::{line_of_sight, ThetaStar};
-pub use voxel::{
-    VoxelAStar, VoxelConnectivity, VoxelEdit, VoxelGrid, VoxelOptions, VoxelSpace, CHUNK,
-};
+pub use searches::astar::{AStarCore, GridAStar, SearchGraph};
+pub use searches::bidirectional::{BidirectionalAStar, GridBidirectional};
+pub use searches::flow::{FlowCore, FlowStatus, GridFlowField};
+pub use searches::graph_astar::{GraphAStar, GraphOptions};
+pub use searches::grid_search::{GridAlgorithm, GridEngine, GridSearch};
+pub use searches::hex_search::{HexAStar, HexReplanner};
+pub use searches::hpa::HpaStar;
+pub use searches::jps::JumpFinder;
+pub use searches::jump_search::JumpSearch;
+pub use searches::landmarks::{LandmarkGuidedGraph, LandmarkTable};
+pub use searches::octile::StepPair;
+pub use searches::options::{Connectivity, CostHook, DiagonalRule, GridOptions, PassableHook};
+pub use searches::replan::{GridReplanner, PendingEntry, ReplanAlgorithm, ReplanCore, MAX_PENDING};
+pub use searches::result::{GridPath, GridPathStatus, SearchStatus};
+pub use searches::sliced::SlicedSearch;
+pub use searches::theta::{line_of_sight, ThetaStar};
+pub use searches::voxel_astar::{VoxelAStar, VoxelConnectivity, VoxelOptions};
+pub use spaces::area::{AreaCosts, WALL};
+pub use spaces::graph::{CsrGraph, Edge, EdgeId, Graph, PointGraph, MAX_GRAPH_NODES};
+pub use spaces::grid::{CellEdit, Grid, ListenerId, EDIT_JOURNAL_LEN, MAX_CELLS};
+pub use spaces::hex::{HexGrid, HexLayout};
+pub use spaces::space::{GridSpace, SPACE_LIMIT};
+pub use spaces::voxel::{VoxelEdit, VoxelGrid, VoxelSpace, CHUNK};
+pub use state::{GRAPH_STATE_FORMAT, GRID_STATE_FORMAT, STATE_MAGIC, STATE_VERSION};

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{cases, close, dijkstra, grid_moves};
+use common::{cases, close, dijkstra, grid_moves, random_cell, random_grid, xorshift};
 use onepath_gridstate::{
     Connectivity, DiagonalRule, FlowStatus, Grid, GridFlowField, GridOptions, WALL,
 };
@@ -41,29 +41,18 @@ fn arb_case() -> impl Strategy<Value = (Grid, Vec<(u32, u32)>, Vec<(u32, u32, u8
         1u32..3,
     )
         .prop_map(|(w, h, seed, ng, c, r, size)| {
-            let mut rng = seed | 1;
-            let mut next = move || {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                rng
-            };
-            let mut grid = Grid::new(w, h).unwrap();
-            for y in 0..h {
-                for x in 0..w {
-                    let v = next() % 10;
-                    grid.set_area(x, y, if v < 3 { WALL } else { (v % 3) as u8 })
-                        .unwrap();
+            let mut next = xorshift(seed | 1);
+            let mut grid = random_grid(w, h, &mut next, |r| {
+                let v = r % 10;
+                if v < 3 {
+                    WALL
+                } else {
+                    (v % 3) as u8
                 }
-            }
+            });
             grid.set_area_cost(1, 3.0).unwrap();
             grid.set_area_cost(2, 0.5).unwrap();
-            let mut pt = || {
-                (
-                    (next() % u64::from(w)) as u32,
-                    (next() % u64::from(h)) as u32,
-                )
-            };
+            let mut pt = || random_cell(&mut next, w, h);
             let goals: Vec<(u32, u32)> = (0..ng).map(|_| pt()).collect();
             let edits = (0..10)
                 .map(|_| {

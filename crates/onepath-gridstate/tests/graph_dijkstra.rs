@@ -3,10 +3,11 @@
 
 mod common;
 
-use common::{cases, close, dijkstra};
+use common::{cases, close, dijkstra, xorshift};
 use onepath_gridstate::{
-    BidirectionalAStar, CompiledGraph, CsrGraph, EdgeId, Graph, GraphAStar, GraphOptions,
-    GridError, LandmarkGraph, PathResult, PathStatus, PointGraph, SearchGraph, SearchStatus,
+    BidirectionalAStar, CsrGraph, EdgeId, Graph, GraphAStar, GraphOptions, GridError, GridPath,
+    GridPathStatus, LandmarkGuidedGraph, LandmarkTable, PointGraph, SearchGraph, SearchStatus,
+    SlicedSearch,
 };
 use proptest::prelude::*;
 
@@ -20,13 +21,7 @@ struct Case {
 
 fn arb_case() -> impl Strategy<Value = Case> {
     (1u32..40, 0usize..160, any::<u64>()).prop_map(|(n, m, seed)| {
-        let mut rng = seed | 1;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(seed | 1);
         let points: Vec<[f64; 3]> = (0..n)
             .map(|_| {
                 [
@@ -85,11 +80,11 @@ fn check<G: SearchGraph>(
     g: &G,
     graph: &Graph,
     want: f64,
-    r: &PathResult,
+    r: &GridPath,
     what: &str,
 ) -> Result<(), TestCaseError> {
     if want.is_finite() {
-        prop_assert_eq!(r.status, PathStatus::Found, "{}", what);
+        prop_assert_eq!(r.status, GridPathStatus::Found, "{}", what);
         prop_assert!(
             close(r.cost, want),
             "{}: cost {} vs dijkstra {}",
@@ -114,7 +109,7 @@ fn check<G: SearchGraph>(
         prop_assert!(close(sum, want), "{}: walked {} vs {}", what, sum, want);
         let _ = graph;
     } else {
-        prop_assert_eq!(r.status, PathStatus::NoPath, "{}", what);
+        prop_assert_eq!(r.status, GridPathStatus::NoPath, "{}", what);
     }
     Ok(())
 }
@@ -127,16 +122,16 @@ proptest! {
         let want = reference(&c.graph, c.start, c.goal);
         let csr: CsrGraph = c.graph.compile();
         let pg = PointGraph::new(&c.graph, &c.points).unwrap();
-        let lm = CompiledGraph::select(&csr, 3).unwrap();
-        let lg = LandmarkGraph { csr: &csr, landmarks: &lm };
+        let lm = LandmarkTable::select(&csr, 3).unwrap();
+        let lg = LandmarkGuidedGraph { csr: &csr, landmarks: &lm };
         let mut a = GraphAStar::new(GraphOptions::default()).unwrap();
         check(&csr, &c.graph, want, &a.find_path(&csr, c.start, c.goal).unwrap(), "zero estimate")?;
         check(&pg, &c.graph, want, &a.find_path(&pg, c.start, c.goal).unwrap(), "euclidean")?;
         check(&lg, &c.graph, want, &a.find_path(&lg, c.start, c.goal).unwrap(), "landmarks")?;
-        let mut b = BidirectionalAStar::default();
-        check(&csr, &c.graph, want, &b.find_path(&csr, c.start, c.goal, 0, false).unwrap(), "bidirectional")?;
-        check(&pg, &c.graph, want, &b.find_path(&pg, c.start, c.goal, 0, false).unwrap(), "bidirectional euclidean")?;
-        check(&lg, &c.graph, want, &b.find_path(&lg, c.start, c.goal, 0, false).unwrap(), "bidirectional landmarks")?;
+        let mut b = BidirectionalAStar::new(GraphOptions::default());
+        check(&csr, &c.graph, want, &b.find_path(&csr, c.start, c.goal).unwrap(), "bidirectional")?;
+        check(&pg, &c.graph, want, &b.find_path(&pg, c.start, c.goal).unwrap(), "bidirectional euclidean")?;
+        check(&lg, &c.graph, want, &b.find_path(&lg, c.start, c.goal).unwrap(), "bidirectional landmarks")?;
     }
 
     #[test]
@@ -151,11 +146,12 @@ proptest! {
         prop_assert_eq!(got.expansions.as_ref().map(Vec::len), Some(got.expanded as usize));
         prop_assert_eq!(got, want);
 
-        let want = BidirectionalAStar::default().find_path(&pg, c.start, c.goal, 0, true).unwrap();
-        let mut b = BidirectionalAStar::default();
-        b.begin(&pg, c.start, c.goal, true).unwrap();
-        while b.step(&pg, budget) == SearchStatus::InProgress {}
-        prop_assert_eq!(b.result(), want);
+        let want = BidirectionalAStar::new(opts).find_path(&pg, c.start, c.goal).unwrap();
+        let mut b = BidirectionalAStar::new(opts);
+        prop_assert_eq!(b.result(), Err(GridError::NotBegun));
+        b.begin(&pg, c.start, c.goal).unwrap();
+        while b.step(&pg, budget).unwrap() == SearchStatus::InProgress {}
+        prop_assert_eq!(b.result().unwrap(), want);
     }
 }
 

@@ -2,50 +2,33 @@
 
 mod common;
 
-use common::{cases, close, dijkstra, grid_moves, path_cost};
+use common::{cases, close, dijkstra, grid_moves, path_cost, random_cell, random_grid, xorshift};
 use onepath_gridstate::{
     Connectivity, DiagonalRule, Grid, GridAStar, GridAlgorithm, GridBidirectional, GridEngine,
-    GridOptions, GridSearch, PathStatus, SearchStatus, WALL,
+    GridOptions, GridPathStatus, GridSearch, SearchStatus, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
 
 fn arb_grid(uniform: bool) -> impl Strategy<Value = (Grid, (u32, u32), (u32, u32))> {
     (1u32..32, 1u32..32, 0u32..45, any::<u64>()).prop_map(move |(w, h, wall_pct, seed)| {
-        let mut rng = seed;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        let mut g = Grid::new(w, h).unwrap();
-        for y in 0..h {
-            for x in 0..w {
-                let r = next();
-                let area = if r % 100 < u64::from(wall_pct) {
-                    WALL
-                } else if uniform {
-                    0
-                } else {
-                    (r >> 8) as u8 % 4
-                };
-                g.set_area(x, y, area).unwrap();
+        let mut next = xorshift(seed);
+        let mut g = random_grid(w, h, &mut next, |r| {
+            if r % 100 < u64::from(wall_pct) {
+                WALL
+            } else if uniform {
+                0
+            } else {
+                (r >> 8) as u8 % 4
             }
-        }
+        });
         if !uniform {
             for a in 0..4u8 {
                 let m = 0.5 + (next() % 8) as f64 * 0.375;
                 g.set_area_cost(a, m).unwrap();
             }
         }
-        let s = (
-            (next() % u64::from(w)) as u32,
-            (next() % u64::from(h)) as u32,
-        );
-        let t = (
-            (next() % u64::from(w)) as u32,
-            (next() % u64::from(h)) as u32,
-        );
+        let s = random_cell(&mut next, w, h);
+        let t = random_cell(&mut next, w, h);
         (g, s, t)
     })
 }
@@ -79,11 +62,11 @@ fn check(
     opts: &GridOptions,
     s: (u32, u32),
     t: (u32, u32),
-    r: &onepath_gridstate::PathResult,
+    r: &onepath_gridstate::GridPath,
 ) -> Result<(), TestCaseError> {
     let want = reference(grid, opts, s, t);
     if want.is_finite() {
-        prop_assert_eq!(r.status, PathStatus::Found);
+        prop_assert_eq!(r.status, GridPathStatus::Found);
         prop_assert!(close(r.cost, want), "cost {} vs dijkstra {}", r.cost, want);
         prop_assert_eq!(
             r.nodes.first().copied(),
@@ -93,7 +76,7 @@ fn check(
         let walked = path_cost(grid, opts, &r.nodes).map_err(TestCaseError::fail)?;
         prop_assert!(close(walked, want), "walked {} vs {}", walked, want);
     } else {
-        prop_assert_eq!(r.status, PathStatus::NoPath);
+        prop_assert_eq!(r.status, GridPathStatus::NoPath);
         prop_assert!(r.nodes.is_empty());
     }
     Ok(())
@@ -150,12 +133,12 @@ proptest! {
         let mut a = GridAStar::new(GridOptions { heuristic_weight: w, ..opts.clone() }).unwrap();
         let r = a.find_path(&grid, s, t).unwrap();
         if want.is_finite() {
-            prop_assert_eq!(r.status, PathStatus::Found);
+            prop_assert_eq!(r.status, GridPathStatus::Found);
             prop_assert!(r.cost <= w * want + 1e-9, "cost {} > {} x {}", r.cost, w, want);
             let walked = path_cost(&grid, &opts, &r.nodes).map_err(TestCaseError::fail)?;
             prop_assert!(close(walked, r.cost));
         } else {
-            prop_assert_eq!(r.status, PathStatus::NoPath);
+            prop_assert_eq!(r.status, GridPathStatus::NoPath);
         }
     }
 
@@ -210,7 +193,7 @@ proptest! {
         if u64::from(want.iterations) <= budget {
             prop_assert_eq!(got, want);
         } else {
-            prop_assert_eq!(got.status, PathStatus::BudgetExhausted);
+            prop_assert_eq!(got.status, GridPathStatus::BudgetExhausted);
             prop_assert_eq!(u64::from(got.iterations), budget);
         }
     }

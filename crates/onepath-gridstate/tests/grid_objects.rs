@@ -4,8 +4,8 @@
 use std::sync::{Arc, Mutex};
 
 use onepath_gridstate::{
-    AreaCosts, CellEdit, Grid, GridAlgorithm, GridDebug, GridError, GridOptions, GridSearch,
-    GridSpace, PathStatus, EDIT_JOURNAL_LEN, WALL,
+    AreaCosts, CellEdit, Grid, GridAlgorithm, GridDebug, GridError, GridOptions, GridPathStatus,
+    GridSearch, GridSpace, SlicedSearch, EDIT_JOURNAL_LEN, WALL,
 };
 
 #[test]
@@ -142,6 +142,29 @@ fn moving_ai_maps_parse() {
 }
 
 #[test]
+fn a_moving_ai_map_reads_the_same_from_text_a_reader_and_a_path() {
+    let text = "type octile\nheight 2\nwidth 3\nmap\n.@T\nGS.\n";
+    let from_text = Grid::from_movingai(text).unwrap();
+    let from_reader = Grid::from_movingai_reader(text.as_bytes()).unwrap();
+    assert_eq!(from_reader.save_state(), from_text.save_state());
+    let path = std::env::temp_dir().join(format!("onepath-movingai-{}.map", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let from_path = Grid::from_movingai_path(&path);
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(from_path.unwrap().save_state(), from_text.save_state());
+    // What cannot be read names the source.
+    let missing = path.with_extension("absent");
+    match Grid::from_movingai_path(&missing) {
+        Err(GridError::Unreadable { what, .. }) => assert_eq!(what, missing.display().to_string()),
+        other => panic!("expected Unreadable, got {other:?}"),
+    }
+    assert!(matches!(
+        Grid::from_movingai_reader(&[0xFFu8, 0xFE][..]),
+        Err(GridError::Unreadable { ref what, .. }) if what == "reader"
+    ));
+}
+
+#[test]
 fn debug_description_lists_cells_and_recorded_expansions() {
     let grid = Grid::from_ascii(&["...", ".#.", "..."]).unwrap();
     let mut gs = GridSearch::new(
@@ -154,7 +177,7 @@ fn debug_description_lists_cells_and_recorded_expansions() {
     .unwrap();
     let r = gs.find_path(&grid, (0, 0), (2, 2)).unwrap();
     let d = GridDebug::describe(&grid, &r);
-    assert_eq!(d.status, PathStatus::Found);
+    assert_eq!(d.status, GridPathStatus::Found);
     assert_eq!(d.path.first(), Some(&(0, 0)));
     assert_eq!(d.path.last(), Some(&(2, 2)));
     assert_eq!(d.cost, 4.0);

@@ -3,10 +3,10 @@
 
 mod common;
 
-use common::{cases, close, dijkstra};
+use common::{cases, close, dijkstra, xorshift};
 use onepath_gridstate::{
-    GridOptions, HexAStar, HexGrid, HexLayout, HexReplanner, PathStatus, ReplanAlgorithm,
-    SearchStatus, WALL,
+    GridOptions, GridPathStatus, HexAStar, HexGrid, HexLayout, HexReplanner, ReplanAlgorithm,
+    SearchStatus, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
 
@@ -45,13 +45,7 @@ fn ref_moves(hex: &HexGrid, u: usize) -> Vec<(usize, f64)> {
 #[allow(clippy::type_complexity)]
 fn arb_hex() -> impl Strategy<Value = (HexGrid, (u32, u32), (u32, u32), Vec<(u32, u32, u8)>)> {
     (1u32..16, 1u32..16, any::<bool>(), any::<u64>()).prop_map(|(w, h, odd, seed)| {
-        let mut rng = seed | 1;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(seed | 1);
         let layout = if odd {
             HexLayout::OddRowsRight
         } else {
@@ -108,10 +102,10 @@ proptest! {
             let r = rp.replan(&hex).unwrap();
             for (what, res) in [("A*", &a), ("replanner", &r)] {
                 if want.is_finite() {
-                    prop_assert_eq!(res.status, PathStatus::Found, "{}", what);
+                    prop_assert_eq!(res.status, GridPathStatus::Found, "{}", what);
                     prop_assert!(close(res.cost, want), "{}: {} vs {}", what, res.cost, want);
                 } else {
-                    prop_assert_eq!(res.status, PathStatus::NoPath, "{}", what);
+                    prop_assert_eq!(res.status, GridPathStatus::NoPath, "{}", what);
                 }
             }
         }

@@ -4,9 +4,12 @@
 
 mod common;
 
-use common::{cases, close, dijkstra, grid_moves, passable, path_cost};
+use common::{
+    cases, close, dijkstra, grid_moves, passable, path_cost, random_cell, random_grid, xorshift,
+};
 use onepath_gridstate::{
-    Connectivity, DiagonalRule, Grid, GridOptions, HpaStar, PathStatus, SearchStatus, WALL,
+    Connectivity, DiagonalRule, Grid, GridOptions, GridPathStatus, HpaStar, SearchStatus,
+    SlicedSearch, WALL,
 };
 use proptest::prelude::*;
 
@@ -30,28 +33,17 @@ fn arb_case() -> impl Strategy<
         1u32..3,
     )
         .prop_map(|(w, h, seed, cs, c, both, size)| {
-            let mut rng = seed | 1;
-            let mut next = move || {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                rng
-            };
-            let mut g = Grid::new(w, h).unwrap();
-            for y in 0..h {
-                for x in 0..w {
-                    let v = next() % 10;
-                    g.set_area(x, y, if v < 3 { WALL } else { (v % 2) as u8 })
-                        .unwrap();
+            let mut next = xorshift(seed | 1);
+            let mut g = random_grid(w, h, &mut next, |r| {
+                let v = r % 10;
+                if v < 3 {
+                    WALL
+                } else {
+                    (v % 2) as u8
                 }
-            }
+            });
             g.set_area_cost(1, 1.5).unwrap();
-            let mut pt = || {
-                (
-                    (next() % u64::from(w)) as u32,
-                    (next() % u64::from(h)) as u32,
-                )
-            };
+            let mut pt = || random_cell(&mut next, w, h);
             let queries = (0..4).map(|_| (pt(), pt())).collect();
             let edits = (0..5)
                 .map(|_| {
@@ -93,14 +85,14 @@ proptest! {
                 let r = hpa.find_path(&grid, s, t).unwrap();
                 prop_assert_eq!(&r, &fresh.find_path(&grid, s, t).unwrap(), "incremental differs from fresh");
                 if want.is_finite() {
-                    prop_assert_eq!(r.status, PathStatus::Found);
+                    prop_assert_eq!(r.status, GridPathStatus::Found);
                     prop_assert!(r.cost >= want - 1e-9, "hpa {} < optimum {}", r.cost, want);
                     let walked = path_cost(&grid, &opts, &r.nodes).map_err(TestCaseError::fail)?;
                     prop_assert!(close(walked, r.cost), "walked {} vs reported {}", walked, r.cost);
                     prop_assert_eq!(r.nodes.first().copied(), Some(si as u32));
                     prop_assert_eq!(r.nodes.last().copied(), Some(ti as u32));
                 } else {
-                    prop_assert_eq!(r.status, PathStatus::NoPath);
+                    prop_assert_eq!(r.status, GridPathStatus::NoPath);
                 }
             }
         }
@@ -115,7 +107,7 @@ proptest! {
             let want = one.find_path(&grid, s, t).unwrap();
             sliced.begin(&grid, s, t).unwrap();
             while sliced.step(&grid, budget).unwrap() == SearchStatus::InProgress {}
-            let got = sliced.result(&grid).unwrap();
+            let got = sliced.result().unwrap();
             prop_assert_eq!(got.expansions.as_ref().map(Vec::len), Some(got.expanded as usize));
             prop_assert_eq!(got, want);
         }
@@ -130,7 +122,7 @@ fn an_edit_rebuilds_only_nearby_clusters() {
     assert_eq!(full, 64);
     grid.set_blocked(20, 20, true).unwrap();
     let r = hpa.find_path(&grid, (0, 0), (63, 63)).unwrap();
-    assert_eq!(r.status, PathStatus::Found);
+    assert_eq!(r.status, GridPathStatus::Found);
     let repaired = hpa.rebuilt_clusters() - full;
     assert!(repaired > 0 && repaired <= 9, "{repaired} clusters rebuilt");
 }

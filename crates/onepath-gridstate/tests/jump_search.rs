@@ -6,11 +6,11 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{cases, close, dijkstra, grid_moves, path_cost};
+use common::{cases, close, dijkstra, grid_moves, path_cost, random_cell, random_grid, xorshift};
 use onepath_format::FormatError;
 use onepath_gridstate::{
     Connectivity, DiagonalRule, Grid, GridAlgorithm, GridEngine, GridError, GridOptions,
-    GridSearch, JumpSearch, PathStatus, SearchStatus, WALL,
+    GridPathStatus, GridSearch, JumpSearch, SearchStatus, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
 
@@ -28,37 +28,20 @@ fn arb_case() -> impl Strategy<Value = (Grid, (u32, u32), (u32, u32), u32, bool)
         any::<bool>(),
     )
         .prop_map(|(w, h, wall_pct, seed, mi, size, hook)| {
-            let mut rng = seed | 1;
-            let mut next = move || {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                rng
-            };
-            let mut g = Grid::new(w, h).unwrap();
-            for y in 0..h {
-                for x in 0..w {
-                    let r = next();
-                    let area = if r % 100 < u64::from(wall_pct) {
-                        WALL
-                    } else {
-                        (r >> 8) as u8 % 3
-                    };
-                    g.set_area(x, y, area).unwrap();
+            let mut next = xorshift(seed | 1);
+            let mut g = random_grid(w, h, &mut next, |r| {
+                if r % 100 < u64::from(wall_pct) {
+                    WALL
+                } else {
+                    (r >> 8) as u8 % 3
                 }
-            }
+            });
             let m = [1.0, 2.5, 0.75][mi];
             for a in 0..=254u8 {
                 g.set_area_cost(a, m).unwrap();
             }
-            let s = (
-                (next() % u64::from(w)) as u32,
-                (next() % u64::from(h)) as u32,
-            );
-            let t = (
-                (next() % u64::from(w)) as u32,
-                (next() % u64::from(h)) as u32,
-            );
+            let s = random_cell(&mut next, w, h);
+            let t = random_cell(&mut next, w, h);
             (g, s, t, size, hook)
         })
 }
@@ -131,7 +114,7 @@ proptest! {
         }
         let mut search = JumpSearch::new(opts.clone()).unwrap();
         let r = search.find_path(&grid, s, t).unwrap();
-        if r.status == PathStatus::Found {
+        if r.status == GridPathStatus::Found {
             prop_assert!(close(r.cost, dist[ti]), "cost {} vs dijkstra {}", r.cost, dist[ti]);
             prop_assert_eq!(r.nodes.first().copied(), Some(si as u32));
             prop_assert_eq!(r.nodes.last().copied(), Some(ti as u32));
@@ -139,7 +122,7 @@ proptest! {
             prop_assert!(close(walked, r.cost), "walked {} vs cost {}", walked, r.cost);
             prop_assert_eq!(r.expansions.as_ref().map(Vec::len), Some(r.expanded as usize));
         } else {
-            prop_assert_eq!(r.status, PathStatus::NoPath);
+            prop_assert_eq!(r.status, GridPathStatus::NoPath);
             prop_assert!(dist[ti].is_infinite(), "no path but dijkstra reaches the goal at {}", dist[ti]);
         }
     }
@@ -342,7 +325,7 @@ fn one_iteration_pops_one_node_and_the_expanded_list_names_jump_points() {
     })
     .unwrap();
     let r = s.find_path(&grid, (0, 0), (9, 5)).unwrap();
-    assert_eq!(r.status, PathStatus::Found);
+    assert_eq!(r.status, GridPathStatus::Found);
     assert_eq!(r.iterations, r.expanded + 1);
     let mut sliced = JumpSearch::new(s.options().clone()).unwrap();
     sliced.begin(&grid, (0, 0), (9, 5)).unwrap();
@@ -366,8 +349,11 @@ fn jump_state(steps: u64) -> (Grid, Vec<u8>) {
 
 fn grid_state_err(r: Result<(), FormatError>) -> String {
     match r {
-        Err(FormatError::GridState { message }) => message,
-        other => panic!("expected GridState, got {other:?}"),
+        Err(FormatError::State {
+            format: "grid",
+            message,
+        }) => message,
+        other => panic!("expected a grid state error, got {other:?}"),
     }
 }
 

@@ -7,7 +7,7 @@ use common::cases;
 use onepath_gridstate::{
     BidirectionalAStar, Graph, GraphAStar, GraphOptions, Grid, GridAlgorithm, GridBidirectional,
     GridFlowField, GridOptions, GridReplanner, GridSearch, HexAStar, HexGrid, HexLayout, HpaStar,
-    ReplanAlgorithm, ThetaStar, VoxelAStar, VoxelGrid, VoxelOptions,
+    ReplanAlgorithm, SlicedSearch, ThetaStar, VoxelAStar, VoxelGrid, VoxelOptions,
 };
 use proptest::prelude::*;
 
@@ -69,7 +69,8 @@ proptest! {
             if let Ok(mut a) = GraphAStar::new(GraphOptions { heuristic_weight: weight, ..GraphOptions::default() }) {
                 let _ = a.find_path(&csr, xs[4], xs[5]);
             }
-            let _ = BidirectionalAStar::default().find_path(&csr, xs[6], xs[7], budget, true);
+            let options = GraphOptions { iteration_budget: budget, record_expansions: true, ..GraphOptions::default() };
+            let _ = BidirectionalAStar::new(options).find_path(&csr, xs[6], xs[7]);
         }
     }
 }

@@ -3,9 +3,11 @@
 
 mod common;
 
-use common::{cases, close, dijkstra, grid_moves, passable, path_cost};
+use common::{
+    cases, close, dijkstra, grid_moves, passable, path_cost, random_cell, random_grid, xorshift,
+};
 use onepath_gridstate::{
-    Connectivity, DiagonalRule, Grid, GridOptions, GridReplanner, PathStatus, ReplanAlgorithm,
+    Connectivity, DiagonalRule, Grid, GridOptions, GridPathStatus, GridReplanner, ReplanAlgorithm,
     SearchStatus, WALL,
 };
 use proptest::prelude::*;
@@ -38,29 +40,18 @@ fn arb_case() -> impl Strategy<
         any::<bool>(),
     )
         .prop_map(|(w, h, seed, c, r, size, lpa)| {
-            let mut rng = seed | 1;
-            let mut next = move || {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                rng
-            };
-            let mut grid = Grid::new(w, h).unwrap();
-            for y in 0..h {
-                for x in 0..w {
-                    let v = next() % 10;
-                    grid.set_area(x, y, if v < 3 { WALL } else { (v % 3) as u8 })
-                        .unwrap();
+            let mut next = xorshift(seed | 1);
+            let mut grid = random_grid(w, h, &mut next, |r| {
+                let v = r % 10;
+                if v < 3 {
+                    WALL
+                } else {
+                    (v % 3) as u8
                 }
-            }
+            });
             grid.set_area_cost(1, 2.5).unwrap();
             grid.set_area_cost(2, 0.75).unwrap();
-            let mut pt = || {
-                (
-                    (next() % u64::from(w)) as u32,
-                    (next() % u64::from(h)) as u32,
-                )
-            };
+            let mut pt = || random_cell(&mut next, w, h);
             let (s, t) = (pt(), pt());
             let mut ops = Vec::new();
             for _ in 0..12 {
@@ -121,14 +112,14 @@ proptest! {
             let r = rp.replan(&grid).unwrap();
             let want = reference(&grid, &opts, s, t);
             if want.is_finite() {
-                prop_assert_eq!(r.status, PathStatus::Found);
+                prop_assert_eq!(r.status, GridPathStatus::Found);
                 prop_assert!(close(r.cost, want), "{:?}: cost {} vs dijkstra {}", alg, r.cost, want);
                 let walked = path_cost(&grid, &opts, &r.nodes).map_err(TestCaseError::fail)?;
                 prop_assert!(close(walked, want));
                 prop_assert_eq!(r.nodes.first().copied(), Some(grid.index(s.0, s.1).unwrap()));
                 prop_assert_eq!(r.nodes.last().copied(), Some(grid.index(t.0, t.1).unwrap()));
             } else {
-                prop_assert_eq!(r.status, PathStatus::NoPath);
+                prop_assert_eq!(r.status, GridPathStatus::NoPath);
             }
         }
     }
@@ -167,7 +158,7 @@ fn d_star_lite_moves_the_start_and_repairs_locally() {
     )
     .unwrap();
     let first = rp.replan(&grid).unwrap();
-    assert_eq!(first.status, PathStatus::Found);
+    assert_eq!(first.status, GridPathStatus::Found);
     // Step along the path, then wall off a far corner the plan never looked at.
     let next = grid.xy(first.nodes[1]);
     rp.set_start(&grid, next).unwrap();

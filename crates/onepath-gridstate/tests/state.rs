@@ -1,34 +1,18 @@
-//! OPGS save/restore (`grid-state.txt`, "Restoring: the contract" and "Byte format
-//! (version 1)") for Grid (1), Graph (4), A* (8), Theta* (10) and graph A* (11).
+//! OPGS save/restore (`docs/grid-state.md`, "The contract" and "Encoding") for Grid (1), Graph (4), A* (8), Theta* (10) and graph A* (11).
+
+mod common;
+
+use common::{cases, graph_err, grid_err, grid_from_bytes};
 
 use std::sync::{Arc, Mutex};
 
 use onepath_format::bytes::ByteWriter;
 use onepath_format::FormatError;
 use onepath_gridstate::{
-    CellEdit, Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridError, GridOptions, GridSpace,
-    PathResult, SearchStatus, ThetaStar, WALL,
+    CellEdit, Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridError, GridOptions, GridPath,
+    GridSpace, SearchStatus, SlicedSearch, ThetaStar, WALL,
 };
 use proptest::prelude::*;
-
-/// The case count: `PROPTEST_CASES` when set (CI raises it), else `default`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn grid_err(msg: &str) -> FormatError {
-    FormatError::GridState {
-        message: msg.to_string(),
-    }
-}
-fn graph_err(msg: &str) -> FormatError {
-    FormatError::GraphState {
-        message: msg.to_string(),
-    }
-}
 
 fn sample_grid() -> Grid {
     let mut g = Grid::from_ascii(&[
@@ -776,21 +760,16 @@ fn a_search_that_never_began_saves_and_restores_as_not_started() {
 // ------------------------------------------------------------------ property tests
 
 fn random_grid(w: u32, h: u32, cells: &[u8]) -> Grid {
-    let mut g = Grid::new(w, h).unwrap();
-    for (i, &c) in cells.iter().enumerate().take((w * h) as usize) {
-        let i = i as u32;
-        let area = match c % 8 {
-            0 | 1 => WALL,
-            2 => 1,
-            _ => 0,
-        };
-        g.set_area(i % w, i / w, area).unwrap();
-    }
+    let mut g = grid_from_bytes(w, h, cells, |c| match c % 8 {
+        0 | 1 => WALL,
+        2 => 1,
+        _ => 0,
+    });
     g.set_area_cost(1, 1.75).unwrap();
     g
 }
 
-fn finish_grid_astar(grid: &Grid, start: (u32, u32), goal: (u32, u32), n: u64) -> PathResult {
+fn finish_grid_astar(grid: &Grid, start: (u32, u32), goal: (u32, u32), n: u64) -> GridPath {
     let mut s = GridAStar::new(recording()).unwrap();
     s.begin(grid, start, goal).unwrap();
     s.step(grid, n).unwrap();
@@ -805,7 +784,7 @@ fn finish_grid_astar(grid: &Grid, start: (u32, u32), goal: (u32, u32), n: u64) -
     t.result().unwrap()
 }
 
-fn finish_theta(grid: &Grid, start: (u32, u32), goal: (u32, u32), n: u64) -> PathResult {
+fn finish_theta(grid: &Grid, start: (u32, u32), goal: (u32, u32), n: u64) -> GridPath {
     let mut s = ThetaStar::new(recording()).unwrap();
     s.begin(grid, start, goal).unwrap();
     s.step(grid, n).unwrap();
@@ -881,89 +860,3 @@ proptest! {
         prop_assert_eq!(b.result().unwrap(), expected);
     }
 }
-
-#[test]
-fn hash_matrix_states_are_repeatable_and_restorable() {
-    let a = onepath_gridstate::matrix::hash_matrix_states();
-    let b = onepath_gridstate::matrix::hash_matrix_states();
-    assert_eq!(a, b);
-    for (name, bytes) in &a {
-        assert_eq!(&bytes[..4], b"OPGS", "{name}");
-    }
-    // Every kind the crate saves appears.
-    let mut kinds: Vec<u16> = a
-        .iter()
-        .map(|(_, b)| u16::from_le_bytes([b[6], b[7]]))
-        .collect();
-    kinds.sort_unstable();
-    kinds.dedup();
-    assert_eq!(kinds, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-    // GridSearch appears in every mode.
-    let mut modes: Vec<u8> = a
-        .iter()
-        .filter(|(_, b)| b[6] == 12)
-        .map(|(_, b)| b[8])
-        .collect();
-    modes.sort_unstable();
-    modes.dedup();
-    assert_eq!(modes, vec![0, 1, 2, 3]);
-}
-
-#[test]
-fn hash_matrix_bytes_are_pinned() {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    let states = onepath_gridstate::matrix::hash_matrix_states();
-    for (name, bytes) in &states {
-        h.update(name.as_bytes());
-        h.update((bytes.len() as u64).to_le_bytes());
-        h.update(bytes);
-    }
-    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    println!("{} states, sha256 {hex}", states.len());
-    assert_eq!(hex, PINNED_MATRIX_SHA256);
-}
-
-/// "do not change existing steps' bytes": the steps that existed before the jump point
-/// search steps were appended hash as before.
-#[test]
-fn hash_matrix_steps_before_the_jump_steps_keep_their_bytes() {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    let states = onepath_gridstate::matrix::hash_matrix_states();
-    let first_jump = states
-        .iter()
-        .position(|(name, _)| name.starts_with("j0: "))
-        .expect("the jump steps are present");
-    assert!(states[first_jump..]
-        .iter()
-        .all(|(name, _)| name.starts_with('j')));
-    for (name, bytes) in &states[..first_jump] {
-        h.update(name.as_bytes());
-        h.update((bytes.len() as u64).to_le_bytes());
-        h.update(bytes);
-    }
-    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    assert_eq!(first_jump, PRE_JUMP_STATES);
-    assert_eq!(hex, PRE_JUMP_MATRIX_SHA256);
-    // The appended GridSearch is in mode 2 with an embedded kind 9 that found its path,
-    // as is the standalone kind 9 search.
-    let (_, gs) = states.last().expect("states");
-    assert_eq!((gs[6], gs[8]), (12, 2));
-    let at = 8 + 1 + 8 + 16 + 4;
-    assert_eq!(u16::from_le_bytes([gs[at + 6], gs[at + 7]]), 9);
-    assert_eq!(gs[at + 12], 2, "embedded status found");
-    let (_, js) = &states[states.len() - 2];
-    assert_eq!((js[6], js[12]), (9, 2));
-}
-
-/// The history before the jump point steps: its state count and SHA-256 (the pin of
-/// commit 9e3a7d0, before kind 9 existed).
-const PRE_JUMP_STATES: usize = 144;
-const PRE_JUMP_MATRIX_SHA256: &str =
-    "9211b92b2c27d0079365bf9854a05c474b829d05c15e206880ba7f14d022b2e3";
-
-/// The SHA-256 of the `grid/state-bytes` history (names, lengths and bytes), pinned so any
-/// change to the format or to a search's order shows up.
-const PINNED_MATRIX_SHA256: &str =
-    "87fe1de2f909dbca382761bf2d52f4696bb13543c50e011f6d5f2662554dedd8";

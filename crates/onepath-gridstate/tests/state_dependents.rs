@@ -2,39 +2,24 @@
 //! round trips, restored mid-way = never interrupted (through later edits too), the
 //! listener/rebuild order, and hostile bytes.
 
+mod common;
+
+use common::{cases, grid_err, grid_from_bytes};
+
 use onepath_format::bytes::ByteWriter;
 use onepath_format::FormatError;
 use onepath_gridstate::{
-    FlowStatus, Grid, GridFlowField, GridOptions, GridReplanner, HexGrid, HexLayout, HexReplanner,
-    PathResult, ReplanAlgorithm, SearchStatus, WALL,
+    FlowStatus, Grid, GridFlowField, GridOptions, GridPath, GridReplanner, HexGrid, HexLayout,
+    HexReplanner, ReplanAlgorithm, SearchStatus, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
 
-/// The case count: `PROPTEST_CASES` when set (CI raises it), else `default`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn grid_err(msg: &str) -> FormatError {
-    FormatError::GridState {
-        message: msg.to_string(),
-    }
-}
-
 fn random_grid(w: u32, h: u32, cells: &[u8]) -> Grid {
-    let mut g = Grid::new(w, h).unwrap();
-    for (i, &c) in cells.iter().enumerate().take((w * h) as usize) {
-        let i = i as u32;
-        let area = match c % 6 {
-            0 => WALL,
-            1 => 1,
-            _ => 0,
-        };
-        g.set_area(i % w, i / w, area).unwrap();
-    }
+    let mut g = grid_from_bytes(w, h, cells, |c| match c % 6 {
+        0 => WALL,
+        1 => 1,
+        _ => 0,
+    });
     g.set_area_cost(1, 2.0).unwrap();
     g
 }
@@ -48,8 +33,8 @@ fn alg(b: bool) -> ReplanAlgorithm {
 }
 
 fn path_only(
-    r: Result<PathResult, onepath_gridstate::GridError>,
-) -> Result<(onepath_gridstate::PathStatus, Vec<u32>, u64), onepath_gridstate::GridError> {
+    r: Result<GridPath, onepath_gridstate::GridError>,
+) -> Result<(onepath_gridstate::GridPathStatus, Vec<u32>, u64), onepath_gridstate::GridError> {
     r.map(|r| (r.status, r.nodes, r.cost.to_bits()))
 }
 
@@ -269,7 +254,7 @@ fn replanner_rules_each_have_their_error_and_leave_it_unchanged() {
     let mut b = base.clone();
     b[e0..e0 + 4].copy_from_slice(&19i32.to_le_bytes());
     assert!(
-        matches!(r.restore_state(&g, &b), Err(FormatError::GridState { ref message }) if message.contains("increasing order"))
+        matches!(r.restore_state(&g, &b), Err(FormatError::State { format: "grid", ref message }) if message.contains("increasing order"))
     );
     let mut b = base.clone();
     b[e0 + 4..e0 + 12].copy_from_slice(&f64::NAN.to_le_bytes());
@@ -281,7 +266,7 @@ fn replanner_rules_each_have_their_error_and_leave_it_unchanged() {
     b[e0 + 4..e0 + 12].copy_from_slice(&f64::INFINITY.to_le_bytes());
     b[e0 + 12..e0 + 20].copy_from_slice(&f64::INFINITY.to_le_bytes());
     assert!(
-        matches!(r.restore_state(&g, &b), Err(FormatError::GridState { ref message }) if message.ends_with("are not >= 0 with one finite"))
+        matches!(r.restore_state(&g, &b), Err(FormatError::State { format: "grid", ref message }) if message.ends_with("are not >= 0 with one finite"))
     );
     let open_at = e0 + 20 * planned;
     let oc = i32::from_le_bytes(base[open_at..open_at + 4].try_into().unwrap());
@@ -290,7 +275,7 @@ fn replanner_rules_each_have_their_error_and_leave_it_unchanged() {
     let first: [u8; 4] = b[open_at + 4..open_at + 8].try_into().unwrap();
     b[open_at + 24..open_at + 28].copy_from_slice(&first);
     assert!(
-        matches!(r.restore_state(&g, &b), Err(FormatError::GridState { ref message }) if message.ends_with("is listed twice"))
+        matches!(r.restore_state(&g, &b), Err(FormatError::State { format: "grid", ref message }) if message.ends_with("is listed twice"))
     );
     let mut b = base.clone();
     b[open_at + 8..open_at + 16].copy_from_slice(&f64::NAN.to_le_bytes());
@@ -569,7 +554,7 @@ fn hex_replanner_restored_mid_way_answers_as_if_never_interrupted() {
         .unwrap();
         assert!(matches!(
             wrong.restore_state(&h2, &rb),
-            Err(FormatError::GridState { ref message }) if message.starts_with("algorithm")
+            Err(FormatError::State { format: "grid", ref message }) if message.starts_with("algorithm")
         ));
     }
 }

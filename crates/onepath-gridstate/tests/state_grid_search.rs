@@ -1,27 +1,17 @@
 //! OPGS kind 12 (GridSearch): modes 0 to 3, round trips, sliced = uninterrupted across a
 //! save/restore, and every structural rule of modes 1 and 3 with hostile bytes.
 
+mod common;
+
+use common::{cases, grid_err, grid_from_bytes};
+
 use onepath_format::bytes::{ByteReader, ByteWriter};
 use onepath_format::FormatError;
 use onepath_gridstate::{
-    Grid, GridAlgorithm, GridEngine, GridError, GridOptions, GridSearch, JumpFinder, PathResult,
-    SearchStatus, WALL,
+    Grid, GridAlgorithm, GridEngine, GridError, GridOptions, GridPath, GridSearch, JumpFinder,
+    SearchStatus, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
-
-/// The case count: `PROPTEST_CASES` when set (CI raises it), else `default`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn grid_err(msg: &str) -> FormatError {
-    FormatError::GridState {
-        message: msg.to_string(),
-    }
-}
 
 fn maze() -> Grid {
     Grid::from_ascii(&[
@@ -182,19 +172,13 @@ fn restoring_a_grid_and_then_a_search_needs_no_extra_step() {
 
 // ------------------------------------------------------------------ sliced = uninterrupted
 
-fn no_expansions(mut r: PathResult) -> PathResult {
+fn no_expansions(mut r: GridPath) -> GridPath {
     r.expansions = None;
     r
 }
 
 fn random_grid(w: u32, h: u32, cells: &[u8], weighted: bool) -> Grid {
-    let mut g = Grid::new(w, h).unwrap();
-    for (i, &c) in cells.iter().enumerate().take((w * h) as usize) {
-        let i = i as u32;
-        if c % 4 == 0 {
-            g.set_area(i % w, i / w, WALL).unwrap();
-        }
-    }
+    let mut g = grid_from_bytes(w, h, cells, |c| if c % 4 == 0 { WALL } else { 0 });
     if weighted {
         g.set_area_cost(0, 1.25).unwrap();
     }
@@ -334,7 +318,7 @@ fn mode_1_rules_each_have_their_error() {
     let mut m = base.clone();
     m.cells.swap(0, 1);
     assert!(
-        matches!(restore_mode1(&g, &m), Err(FormatError::GridState { ref message }) if message.contains("in increasing order"))
+        matches!(restore_mode1(&g, &m), Err(FormatError::State { format: "grid", ref message }) if message.contains("in increasing order"))
     );
     let mut m = base.clone();
     m.cells.push((72, 0, 0, 0));
@@ -378,7 +362,7 @@ fn mode_1_rules_each_have_their_error() {
     let mut m = base.clone();
     m.cells[i].3 |= 16;
     assert!(
-        matches!(restore_mode1(&g, &m), Err(FormatError::GridState { ref message }) if message.ends_with("use bits above 3"))
+        matches!(restore_mode1(&g, &m), Err(FormatError::State { format: "grid", ref message }) if message.ends_with("use bits above 3"))
     );
     // a found search has its goal closed with the reported pair
     let mut m = base.clone();
@@ -393,7 +377,7 @@ fn mode_1_rules_each_have_their_error() {
     let mut m = base.clone();
     m.ints[2] = m.ints[3] + 1;
     assert!(
-        matches!(restore_mode1(&g, &m), Err(FormatError::GridState { ref message }) if message.starts_with("expanded"))
+        matches!(restore_mode1(&g, &m), Err(FormatError::State { format: "grid", ref message }) if message.starts_with("expanded"))
     );
     let mut m = base.clone();
     m.ints[4] = -1;
@@ -547,7 +531,7 @@ fn mode_3_rules_each_have_their_error() {
     let mut m = base.clone();
     m.cells.push(m.cells[m.cells.len() - 1]);
     assert!(
-        matches!(restore_mode3(&g, &m), Err(FormatError::GridState { ref message }) if message.contains("in increasing order"))
+        matches!(restore_mode3(&g, &m), Err(FormatError::State { format: "grid", ref message }) if message.contains("in increasing order"))
     );
     // the start: cost 0, no parent, closed once something has popped
     let mut m = base.clone();
@@ -582,12 +566,12 @@ fn mode_3_rules_each_have_their_error() {
     let mut m = base.clone();
     m.cells[ci].1 += 1;
     assert!(
-        matches!(restore_mode3(&g, &m), Err(FormatError::GridState { ref message }) if message.contains("not a valid hop"))
+        matches!(restore_mode3(&g, &m), Err(FormatError::State { format: "grid", ref message }) if message.contains("not a valid hop"))
     );
     let mut m = base.clone();
     m.cells[ci].4 ^= 4 << 1; // another direction
     assert!(
-        matches!(restore_mode3(&g, &m), Err(FormatError::GridState { ref message }) if message.contains("not a valid hop"))
+        matches!(restore_mode3(&g, &m), Err(FormatError::State { format: "grid", ref message }) if message.contains("not a valid hop"))
     );
     // the goal closed exactly when found; counters equal the closed cells
     let mut m = base.clone();
@@ -602,12 +586,12 @@ fn mode_3_rules_each_have_their_error() {
     m.ints[3] += 1;
     m.ints[2] += 1;
     assert!(
-        matches!(restore_mode3(&g, &m), Err(FormatError::GridState { ref message }) if message.contains("closed cells"))
+        matches!(restore_mode3(&g, &m), Err(FormatError::State { format: "grid", ref message }) if message.contains("closed cells"))
     );
     let mut m = base.clone();
     m.ints[2] -= 1;
     assert!(
-        matches!(restore_mode3(&g, &m), Err(FormatError::GridState { ref message }) if message.starts_with("expanded"))
+        matches!(restore_mode3(&g, &m), Err(FormatError::State { format: "grid", ref message }) if message.starts_with("expanded"))
     );
     // the level
     let mut m = base.clone();
@@ -629,7 +613,7 @@ fn mode_3_rules_each_have_their_error() {
     let mut m = base.clone();
     m.heap.push((-1.0, m.heap[0].1));
     assert!(
-        matches!(restore_mode3(&g, &m), Err(FormatError::GridState { ref message }) if message.ends_with("comes before its parent slot"))
+        matches!(restore_mode3(&g, &m), Err(FormatError::State { format: "grid", ref message }) if message.ends_with("comes before its parent slot"))
     );
     let mut m = base.clone();
     let removed = m.heap.remove(0);

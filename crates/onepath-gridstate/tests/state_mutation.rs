@@ -5,7 +5,7 @@
 use onepath_gridstate::{
     CsrGraph, Graph, GraphAStar, GraphOptions, Grid, GridAStar, GridAlgorithm, GridFlowField,
     GridOptions, GridReplanner, GridSearch, HexGrid, HexLayout, HexReplanner, JumpSearch,
-    ReplanAlgorithm, ThetaStar, VoxelGrid,
+    ReplanAlgorithm, SlicedSearch, ThetaStar, VoxelGrid,
 };
 use proptest::prelude::*;
 

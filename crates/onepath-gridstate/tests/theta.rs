@@ -4,8 +4,10 @@
 
 mod common;
 
-use common::{cases, close, dijkstra, grid_moves};
-use onepath_gridstate::{Grid, GridOptions, PathStatus, SearchStatus, ThetaStar, WALL};
+use common::{cases, close, dijkstra, grid_moves, random_cell, random_grid, xorshift};
+use onepath_gridstate::{
+    Grid, GridOptions, GridPathStatus, SearchStatus, SlicedSearch, ThetaStar, WALL,
+};
 use proptest::prelude::*;
 
 /// Whether the closed segment between two cell centres meets the closed square of cell c
@@ -23,29 +25,16 @@ fn touches(a: (i64, i64), b: (i64, i64), c: (i64, i64)) -> bool {
 
 fn arb_grid() -> impl Strategy<Value = (Grid, (u32, u32), (u32, u32))> {
     (1u32..24, 1u32..24, 0u32..40, any::<u64>()).prop_map(|(w, h, pct, seed)| {
-        let mut rng = seed | 1;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        let mut g = Grid::new(w, h).unwrap();
-        for y in 0..h {
-            for x in 0..w {
-                if next() % 100 < u64::from(pct) {
-                    g.set_area(x, y, WALL).unwrap();
-                }
+        let mut next = xorshift(seed | 1);
+        let g = random_grid(w, h, &mut next, |r| {
+            if r % 100 < u64::from(pct) {
+                WALL
+            } else {
+                0
             }
-        }
-        let s = (
-            (next() % u64::from(w)) as u32,
-            (next() % u64::from(h)) as u32,
-        );
-        let t = (
-            (next() % u64::from(w)) as u32,
-            (next() % u64::from(h)) as u32,
-        );
+        });
+        let s = random_cell(&mut next, w, h);
+        let t = random_cell(&mut next, w, h);
         (g, s, t)
     })
 }
@@ -66,13 +55,13 @@ proptest! {
         };
         let r = ThetaStar::new(opts).unwrap().find_path(&grid, s, t).unwrap();
         if !want.is_finite() {
-            prop_assert_eq!(r.status, PathStatus::NoPath);
+            prop_assert_eq!(r.status, GridPathStatus::NoPath);
             return Ok(());
         }
         let rows: Vec<String> = (0..grid.height())
             .map(|y| (0..grid.width()).map(|x| if grid.is_walkable(i64::from(x), i64::from(y)) { '.' } else { '#' }).collect())
             .collect();
-        prop_assert_eq!(r.status, PathStatus::Found, "grid {:?} s {:?} t {:?}", rows, s, t);
+        prop_assert_eq!(r.status, GridPathStatus::Found, "grid {:?} s {:?} t {:?}", rows, s, t);
         prop_assert!(r.cost <= want + 1e-9, "theta {} > grid optimum {}", r.cost, want);
         let (dx, dy) = (f64::from(s.0) - f64::from(t.0), f64::from(s.1) - f64::from(t.1));
         prop_assert!(r.cost >= (dx * dx + dy * dy).sqrt() - 1e-9);

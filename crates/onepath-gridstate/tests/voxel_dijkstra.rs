@@ -3,10 +3,10 @@
 
 mod common;
 
-use common::{cases, close, dijkstra};
+use common::{cases, close, dijkstra, xorshift};
 use onepath_gridstate::{
-    DiagonalRule, PathStatus, SearchStatus, VoxelAStar, VoxelConnectivity, VoxelGrid, VoxelOptions,
-    WALL,
+    DiagonalRule, GridPathStatus, SearchStatus, SlicedSearch, VoxelAStar, VoxelConnectivity,
+    VoxelGrid, VoxelOptions, WALL,
 };
 use proptest::prelude::*;
 
@@ -72,13 +72,7 @@ fn arb_case() -> impl Strategy<Value = (VoxelGrid, (u32, u32, u32), (u32, u32, u
         0usize..3,
     )
         .prop_map(|(a, b, c, seed, k, r)| {
-            let mut rng = seed | 1;
-            let mut next = move || {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                rng
-            };
+            let mut next = xorshift(seed | 1);
             let mut g = VoxelGrid::new(a, b, c, 0).unwrap();
             for z in 0..c {
                 for y in 0..b {
@@ -126,10 +120,10 @@ proptest! {
         let want = if walk(s) && walk(t) { dijkstra(g.node_count(), si, |u| ref_moves(&g, &o, u))[ti] } else { f64::INFINITY };
         let r = VoxelAStar::new(o).unwrap().find_path(&g, s, t).unwrap();
         if want.is_finite() {
-            prop_assert_eq!(r.status, PathStatus::Found);
+            prop_assert_eq!(r.status, GridPathStatus::Found);
             prop_assert!(close(r.cost, want), "{} vs {}", r.cost, want);
         } else {
-            prop_assert_eq!(r.status, PathStatus::NoPath);
+            prop_assert_eq!(r.status, GridPathStatus::NoPath);
         }
     }
 

@@ -123,3 +123,65 @@ pub fn cases(default: u32) -> u32 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
+
+/// A xorshift64 generator from `seed` (a zero seed stays zero): the one source of the
+/// random grids, edits and queries of the property tests, so a case is its seed.
+pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut rng = seed;
+    move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    }
+}
+
+/// A `w` × `h` grid whose cells, row by row, take `area(next())`.
+pub fn random_grid(
+    w: u32,
+    h: u32,
+    next: &mut impl FnMut() -> u64,
+    mut area: impl FnMut(u64) -> u8,
+) -> Grid {
+    let mut grid = Grid::new(w, h).unwrap();
+    for y in 0..h {
+        for x in 0..w {
+            grid.set_area(x, y, area(next())).unwrap();
+        }
+    }
+    grid
+}
+
+/// A cell of a `w` × `h` grid drawn from `next` (x first, then y).
+pub fn random_cell(next: &mut impl FnMut() -> u64, w: u32, h: u32) -> (u32, u32) {
+    let x = (next() % u64::from(w)) as u32;
+    let y = (next() % u64::from(h)) as u32;
+    (x, y)
+}
+
+/// A `w` × `h` grid whose cells, row by row, take `area(byte)` from `cells` (cells past its
+/// end stay area 0).
+pub fn grid_from_bytes(w: u32, h: u32, cells: &[u8], area: impl Fn(u8) -> u8) -> Grid {
+    let mut grid = Grid::new(w, h).unwrap();
+    for (i, &c) in cells.iter().enumerate().take((w * h) as usize) {
+        let i = i as u32;
+        grid.set_area(i % w, i / w, area(c)).unwrap();
+    }
+    grid
+}
+
+/// The state error of a grid-family OPGS state with this message.
+pub fn grid_err(message: &str) -> onepath_format::FormatError {
+    onepath_format::FormatError::State {
+        format: onepath_gridstate::GRID_STATE_FORMAT,
+        message: message.to_string(),
+    }
+}
+
+/// The state error of a graph-family OPGS state with this message.
+pub fn graph_err(message: &str) -> onepath_format::FormatError {
+    onepath_format::FormatError::State {
+        format: onepath_gridstate::GRAPH_STATE_FORMAT,
+        message: message.to_string(),
+    }
+}

@@ -1,0 +1,5 @@
+//! The open lists and per-node buffers the searches share (crate-private).
+
+pub(crate) mod buffers;
+pub(crate) mod heap;
+pub(crate) mod ring;

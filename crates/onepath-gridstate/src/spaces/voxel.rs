@@ -1,0 +1,522 @@
+//! Voxel grids: `size_x × size_y × size_z` area bytes stored in 16³ chunks that are
+//! allocated on the first write that changes a voxel (unallocated chunks read as the
+//! default area), and the view A* reads them through (6, 18 or 26 neighbours; the search
+//! and its options: `searches/voxel_astar.rs`).
+
+use std::f64::consts::SQRT_2;
+
+use crate::error::{invalid, out_of_range, GridError};
+use crate::searches::astar::SearchGraph;
+use crate::searches::options::DiagonalRule;
+use crate::searches::voxel_astar::{VoxelConnectivity, VoxelOptions};
+use crate::spaces::area::{next_version, AreaCosts, WALL};
+use crate::spaces::space::SPACE_LIMIT;
+
+/// Chunk edge length.
+pub const CHUNK: u32 = 16;
+const CHUNK_VOXELS: usize = 4096;
+
+/// World placement of a voxel grid: origin x, y, z and cell size; all zero = unassigned
+/// (unit cells at the origin), otherwise |origin| ≤ 2^21 and 0 < cell size ≤ 2^21.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct VoxelSpace {
+    origin: [f64; 3],
+    cell_size: f64,
+}
+
+impl VoxelSpace {
+    /// A checked space.
+    pub fn new(origin: [f64; 3], cell_size: f64) -> Result<Self, GridError> {
+        if origin == [0.0; 3] && cell_size == 0.0 {
+            return Ok(VoxelSpace::default());
+        }
+        if origin
+            .iter()
+            .any(|v| !(v.is_finite() && v.abs() <= SPACE_LIMIT))
+        {
+            return Err(invalid(
+                "origin",
+                "every coordinate must be finite with |v| <= 2^21",
+            ));
+        }
+        if !(cell_size.is_finite() && cell_size > 0.0 && cell_size <= SPACE_LIMIT) {
+            return Err(invalid(
+                "cell size",
+                format!("{cell_size} is not in (0, 2^21]"),
+            ));
+        }
+        Ok(VoxelSpace { origin, cell_size })
+    }
+
+    /// The origin.
+    pub fn origin(&self) -> [f64; 3] {
+        self.origin
+    }
+
+    /// The stored cell size (0 when unassigned).
+    pub fn cell_size(&self) -> f64 {
+        self.cell_size
+    }
+}
+
+/// A voxel edit as told to listeners: node index `x + sx·(y + sy·z)`, old and new area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VoxelEdit {
+    /// The voxel's node index.
+    pub node: u32,
+    /// Area before.
+    pub old_area: u8,
+    /// Area after.
+    pub new_area: u8,
+}
+
+type VoxelListener = Box<dyn FnMut(&VoxelEdit) + Send>;
+
+/// A chunked voxel grid.
+pub struct VoxelGrid {
+    size: [u32; 3],
+    chunks_dim: [u32; 3],
+    chunks: Vec<Option<Box<[u8; CHUNK_VOXELS]>>>,
+    default_area: u8,
+    version: u32,
+    areas: AreaCosts,
+    space: VoxelSpace,
+    listeners: Vec<VoxelListener>,
+}
+
+impl std::fmt::Debug for VoxelGrid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VoxelGrid")
+            .field("size", &self.size)
+            .field("default_area", &self.default_area)
+            .field("version", &self.version)
+            .field("allocated_chunks", &self.allocated_chunks())
+            .finish_non_exhaustive()
+    }
+}
+
+impl VoxelGrid {
+    /// A grid of the given size (each ≥ 1, at most `i32::MAX` voxels) filled with
+    /// `default_area`; no chunk is allocated.
+    pub fn new(size_x: u32, size_y: u32, size_z: u32, default_area: u8) -> Result<Self, GridError> {
+        for (what, v) in [("size x", size_x), ("size y", size_y), ("size z", size_z)] {
+            if v == 0 {
+                return Err(out_of_range(what, 0, 1, i64::from(i32::MAX)));
+            }
+        }
+        let n = u64::from(size_x) * u64::from(size_y) * u64::from(size_z);
+        if n > i32::MAX as u64 {
+            return Err(invalid("size", format!("{n} voxels exceed i32::MAX")));
+        }
+        let dim = [
+            size_x.div_ceil(CHUNK),
+            size_y.div_ceil(CHUNK),
+            size_z.div_ceil(CHUNK),
+        ];
+        let count = (dim[0] * dim[1] * dim[2]) as usize;
+        Ok(VoxelGrid {
+            size: [size_x, size_y, size_z],
+            chunks_dim: dim,
+            chunks: (0..count).map(|_| None).collect(),
+            default_area,
+            version: 0,
+            areas: AreaCosts::new(),
+            space: VoxelSpace::default(),
+            listeners: Vec::new(),
+        })
+    }
+
+    /// The size.
+    pub fn size(&self) -> [u32; 3] {
+        self.size
+    }
+
+    /// The default area of unallocated chunks.
+    pub fn default_area(&self) -> u8 {
+        self.default_area
+    }
+
+    /// Version: +1 per changing write.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// Area multipliers.
+    pub fn areas(&self) -> &AreaCosts {
+        &self.areas
+    }
+
+    /// Sets one area multiplier.
+    pub fn set_area_cost(&mut self, area: u8, m: f64) -> Result<(), GridError> {
+        self.areas.set(area, m)
+    }
+
+    /// World placement.
+    pub fn space(&self) -> VoxelSpace {
+        self.space
+    }
+
+    /// Replaces the world placement.
+    pub fn set_space(&mut self, s: VoxelSpace) {
+        self.space = s;
+    }
+
+    /// Number of voxels.
+    pub fn node_count(&self) -> usize {
+        (u64::from(self.size[0]) * u64::from(self.size[1]) * u64::from(self.size[2])) as usize
+    }
+
+    /// Number of allocated chunks.
+    pub fn allocated_chunks(&self) -> usize {
+        self.chunks.iter().filter(|c| c.is_some()).count()
+    }
+
+    /// Registers a listener told every voxel edit.
+    pub fn add_listener(&mut self, f: impl FnMut(&VoxelEdit) + Send + 'static) {
+        self.listeners.push(Box::new(f));
+    }
+
+    /// The node index of (x, y, z), checked.
+    pub fn index(&self, x: u32, y: u32, z: u32) -> Result<u32, GridError> {
+        for (what, v, s) in [
+            ("x", x, self.size[0]),
+            ("y", y, self.size[1]),
+            ("z", z, self.size[2]),
+        ] {
+            if v >= s {
+                return Err(out_of_range(what, i64::from(v), 0, i64::from(s) - 1));
+            }
+        }
+        Ok(x + self.size[0] * (y + self.size[1] * z))
+    }
+
+    /// (x, y, z) of a node index.
+    pub fn xyz(&self, node: u32) -> (u32, u32, u32) {
+        let x = node % self.size[0];
+        let r = node / self.size[0];
+        (x, r % self.size[1], r / self.size[1])
+    }
+
+    #[inline]
+    fn slot(&self, x: u32, y: u32, z: u32) -> (usize, usize) {
+        let c = (x / CHUNK) + self.chunks_dim[0] * ((y / CHUNK) + self.chunks_dim[1] * (z / CHUNK));
+        let i = (x % CHUNK) | ((y % CHUNK) << 4) | ((z % CHUNK) << 8);
+        (c as usize, i as usize)
+    }
+
+    /// The area of (x, y, z).
+    pub fn area(&self, x: u32, y: u32, z: u32) -> Result<u8, GridError> {
+        self.index(x, y, z)?;
+        Ok(self.area_unchecked(x, y, z))
+    }
+
+    fn area_unchecked(&self, x: u32, y: u32, z: u32) -> u8 {
+        let (c, i) = self.slot(x, y, z);
+        match &self.chunks[c] {
+            Some(chunk) => chunk[i],
+            None => self.default_area,
+        }
+    }
+
+    /// True when (x, y, z) is inside and not a wall. Never fails.
+    pub fn is_walkable(&self, x: i64, y: i64, z: i64) -> bool {
+        if x < 0 || y < 0 || z < 0 {
+            return false;
+        }
+        if x >= i64::from(self.size[0])
+            || y >= i64::from(self.size[1])
+            || z >= i64::from(self.size[2])
+        {
+            return false;
+        }
+        self.area_unchecked(x as u32, y as u32, z as u32) != WALL
+    }
+
+    /// Sets the area of (x, y, z); a change allocates the chunk (filled with the default
+    /// area) if needed, bumps the version and tells the listeners.
+    pub fn set_area(&mut self, x: u32, y: u32, z: u32, area: u8) -> Result<(), GridError> {
+        let node = self.index(x, y, z)?;
+        let old = self.area_unchecked(x, y, z);
+        if old == area {
+            return Ok(());
+        }
+        let (c, i) = self.slot(x, y, z);
+        let d = self.default_area;
+        let chunk = self.chunks[c].get_or_insert_with(|| Box::new([d; CHUNK_VOXELS]));
+        chunk[i] = area;
+        self.version = next_version(self.version);
+        let e = VoxelEdit {
+            node,
+            old_area: old,
+            new_area: area,
+        };
+        for l in self.listeners.iter_mut() {
+            l(&e);
+        }
+        Ok(())
+    }
+}
+
+pub(crate) struct VoxelView<'a> {
+    grid: &'a VoxelGrid,
+    options: &'a VoxelOptions,
+    min_mult: f64,
+    sqrt3: f64,
+}
+
+impl<'a> VoxelView<'a> {
+    pub(crate) fn new(grid: &'a VoxelGrid, options: &'a VoxelOptions) -> Self {
+        VoxelView {
+            grid,
+            options,
+            min_mult: grid.areas.min_multiplier(),
+            sqrt3: 3.0f64.sqrt(),
+        }
+    }
+
+    fn moves(&self, node: u32, forward: bool, out: &mut Vec<(u32, f64)>) {
+        let (x, y, z) = self.grid.xyz(node);
+        let (x, y, z) = (i64::from(x), i64::from(y), i64::from(z));
+        if !self.grid.is_walkable(x, y, z) {
+            return;
+        }
+        let max_axes = match self.options.connectivity {
+            VoxelConnectivity::Six => 1,
+            VoxelConnectivity::Eighteen => 2,
+            VoxelConnectivity::TwentySix => 3,
+        };
+        for dz in -1i64..=1 {
+            for dy in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    let axes = (dx != 0) as u32 + (dy != 0) as u32 + (dz != 0) as u32;
+                    if axes == 0 || axes > max_axes {
+                        continue;
+                    }
+                    let (nx, ny, nz) = (x + dx, y + dy, z + dz);
+                    if !self.grid.is_walkable(nx, ny, nz) {
+                        continue;
+                    }
+                    if axes > 1 && self.options.diagonal_rule != DiagonalRule::Always {
+                        // Strict non-empty subsets of the axis steps.
+                        let (mut any, mut all) = (false, true);
+                        for mask in 1u32..7 {
+                            let (mx, my, mz) = (mask & 1 != 0, mask & 2 != 0, mask & 4 != 0);
+                            let sub = (
+                                if mx { dx } else { 0 },
+                                if my { dy } else { 0 },
+                                if mz { dz } else { 0 },
+                            );
+                            if sub == (0, 0, 0) || sub == (dx, dy, dz) {
+                                continue;
+                            }
+                            if (mx && dx == 0) || (my && dy == 0) || (mz && dz == 0) {
+                                continue;
+                            }
+                            let free = self.grid.is_walkable(x + sub.0, y + sub.1, z + sub.2);
+                            any |= free;
+                            all &= free;
+                        }
+                        // NoCornerCutting: any || all = any; BothOrthogonalFree: any && all = all.
+                        if !self.options.diagonal_rule.allows(any, all) {
+                            continue;
+                        }
+                    }
+                    let base = match axes {
+                        1 => 1.0,
+                        2 => SQRT_2,
+                        _ => self.sqrt3,
+                    };
+                    let m = self
+                        .grid
+                        .index(nx as u32, ny as u32, nz as u32)
+                        .unwrap_or(node);
+                    let to = if forward { m } else { node };
+                    let (tx, ty, tz) = self.grid.xyz(to);
+                    out.push((
+                        m,
+                        base * self.grid.areas.get(self.grid.area_unchecked(tx, ty, tz)),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+impl SearchGraph for VoxelView<'_> {
+    fn node_count(&self) -> usize {
+        self.grid.node_count()
+    }
+
+    fn is_passable(&self, node: u32) -> bool {
+        let (x, y, z) = self.grid.xyz(node);
+        (node as usize) < self.grid.node_count()
+            && self
+                .grid
+                .is_walkable(i64::from(x), i64::from(y), i64::from(z))
+    }
+
+    fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
+        self.moves(node, true, out)
+    }
+
+    fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
+        self.moves(node, false, out)
+    }
+
+    fn estimate(&self, from: u32, to: u32) -> f64 {
+        let (a, b) = (self.grid.xyz(from), self.grid.xyz(to));
+        let mut d = [a.0.abs_diff(b.0), a.1.abs_diff(b.1), a.2.abs_diff(b.2)];
+        d.sort_unstable();
+        let [lo, mid, hi] = d.map(f64::from);
+        let base = match self.options.connectivity {
+            VoxelConnectivity::Six => lo + mid + hi,
+            VoxelConnectivity::Eighteen => (lo * lo + mid * mid + hi * hi).sqrt(),
+            VoxelConnectivity::TwentySix => lo * self.sqrt3 + (mid - lo) * SQRT_2 + (hi - mid),
+        };
+        base * self.min_mult
+    }
+}
+
+/// Save and restore (OPGS kind 3, `docs/grid-state.md`).
+impl VoxelGrid {
+    /// The voxel grid's state (kind 3): i32 size x, y, z, u8 default area, i32 version,
+    /// VoxelSpace (origin x, y, z, cell size), Areas, then per chunk (x fastest, then y,
+    /// then z) u8 allocated flag and, when 1, its 4096 bytes (index x | y<<4 | z<<8,
+    /// padding past the grid edge included).
+    pub fn save_state(&self) -> Vec<u8> {
+        use crate::state::*;
+        let mut w = onepath_format::bytes::ByteWriter::new();
+        write_header(&mut w, kind::VOXEL_GRID);
+        for s in self.size {
+            write_u32_as_i32(&mut w, s);
+        }
+        w.u8(self.default_area);
+        write_u32_as_i32(&mut w, self.version);
+        for o in self.space.origin {
+            w.f64(o);
+        }
+        w.f64(self.space.cell_size);
+        write_areas(&mut w, &self.areas);
+        for c in &self.chunks {
+            match c {
+                Some(chunk) => {
+                    w.u8(1);
+                    w.bytes(&chunk[..]);
+                }
+                None => w.u8(0),
+            }
+        }
+        w.into_vec()
+    }
+
+    /// A new voxel grid from a saved state (no listeners).
+    pub fn from_state(bytes: &[u8]) -> Result<VoxelGrid, onepath_format::FormatError> {
+        read_voxel(bytes, None)
+    }
+
+    /// Restores a saved state in place (same size and default area). Listeners are told
+    /// each voxel that differs, in ascending node order. Checked before anything changes.
+    pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), onepath_format::FormatError> {
+        let mut v = read_voxel(bytes, Some((self.size, self.default_area)))?;
+        if !self.listeners.is_empty() {
+            let [sx, sy, sz] = self.size;
+            let mut node = 0u32;
+            for z in 0..sz {
+                for y in 0..sy {
+                    for x in 0..sx {
+                        let old = self.area_unchecked(x, y, z);
+                        let new = v.area_unchecked(x, y, z);
+                        if old != new {
+                            let e = VoxelEdit {
+                                node,
+                                old_area: old,
+                                new_area: new,
+                            };
+                            for l in self.listeners.iter_mut() {
+                                l(&e);
+                            }
+                        }
+                        node = node.wrapping_add(1);
+                    }
+                }
+            }
+        }
+        v.listeners = std::mem::take(&mut self.listeners);
+        *self = v;
+        Ok(())
+    }
+}
+
+fn read_voxel(
+    bytes: &[u8],
+    expect: Option<([u32; 3], u8)>,
+) -> Result<VoxelGrid, onepath_format::FormatError> {
+    use crate::state::*;
+    let fam = Family::Grid;
+    let mut r = onepath_format::bytes::ByteReader::new(bytes);
+    read_header(&mut r, kind::VOXEL_GRID, fam)?;
+    let sx = r.i32("size x")?;
+    let sy = r.i32("size y")?;
+    let sz = r.i32("size z")?;
+    let default_area = r.u8("default area")?;
+    if let Some((size, d)) = expect {
+        if [i64::from(sx), i64::from(sy), i64::from(sz)]
+            != [i64::from(size[0]), i64::from(size[1]), i64::from(size[2])]
+        {
+            return Err(fam.err(format!(
+                "size {sx} x {sy} x {sz} does not match the grid's {} x {} x {}",
+                size[0], size[1], size[2]
+            )));
+        }
+        if default_area != d {
+            return Err(fam.err(format!(
+                "default area {default_area} does not match the grid's {d}"
+            )));
+        }
+    }
+    if sx < 1 || sy < 1 || sz < 1 {
+        return Err(fam.err(format!("size {sx} x {sy} x {sz} is not at least 1 x 1 x 1")));
+    }
+    // Three sizes up to 2^31 each: the product can overflow u64 (fuzz finding).
+    let n = (sx as u64)
+        .checked_mul(sy as u64)
+        .and_then(|v| v.checked_mul(sz as u64))
+        .filter(|&n| n <= i32::MAX as u64);
+    if n.is_none() {
+        return Err(fam.err(format!(
+            "size {sx} x {sy} x {sz} holds more than i32::MAX voxels"
+        )));
+    }
+    // Every chunk costs at least its flag byte: check before allocating the chunk table.
+    let chunk_count = [sx, sy, sz]
+        .iter()
+        .map(|&s| u64::from((s as u32).div_ceil(CHUNK)))
+        .product::<u64>() as usize;
+    r.check_fits("chunks", chunk_count, 1)?;
+    let mut grid = VoxelGrid::new(sx as u32, sy as u32, sz as u32, default_area)
+        .map_err(|e| fam.err(e.to_string()))?;
+    let version = read_nonneg(&mut r, fam, "version")?;
+    let ox = r.f64("space origin x")?;
+    let oy = r.f64("space origin y")?;
+    let oz = r.f64("space origin z")?;
+    let c = r.f64("space cell size")?;
+    let space = VoxelSpace::new([ox, oy, oz], c).map_err(|e| fam.err(format!("space: {e}")))?;
+    let areas = read_areas(&mut r)?;
+    let mut chunks = Vec::with_capacity(chunk_count);
+    for i in 0..chunk_count {
+        if read_flag(&mut r, fam, "chunk flag").map_err(|e| e.within(format!("chunk {i}")))? {
+            let b = r.bytes(CHUNK_VOXELS, "chunk voxels")?;
+            let mut chunk = Box::new([0u8; CHUNK_VOXELS]);
+            chunk.copy_from_slice(b);
+            chunks.push(Some(chunk));
+        } else {
+            chunks.push(None);
+        }
+    }
+    expect_end(&r)?;
+    grid.chunks = chunks;
+    grid.version = version;
+    grid.space = space;
+    grid.areas = areas;
+    Ok(grid)
+}
