@@ -181,6 +181,7 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
 }
 
 #[test]
+#[cfg_attr(no_movingai, ignore = "needs ONEPATH_DATA (movingai/)")]
 fn arena_scenarios_are_reproduced_by_every_optimal_engine() {
     run_map(
         "arena.map",
@@ -190,6 +191,7 @@ fn arena_scenarios_are_reproduced_by_every_optimal_engine() {
 }
 
 #[test]
+#[cfg_attr(no_movingai, ignore = "needs ONEPATH_DATA (movingai/)")]
 fn maze512_scenarios_are_reproduced_by_every_optimal_engine() {
     run_map(
         "maze512-32-9.map",
@@ -199,6 +201,7 @@ fn maze512_scenarios_are_reproduced_by_every_optimal_engine() {
 }
 
 #[test]
+#[cfg_attr(no_movingai, ignore = "needs ONEPATH_DATA (movingai/)")]
 fn only_the_both_orthogonal_free_rule_reproduces_arena() {
     let test = "only_the_both_orthogonal_free_rule_reproduces_arena";
     let Some(dir) = data_dir("movingai", test) else {

@@ -87,6 +87,7 @@
 
 mod debug;
 mod error;
+pub mod normative;
 mod open_lists;
 mod searches;
 mod spaces;

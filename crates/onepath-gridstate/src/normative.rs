@@ -3,11 +3,18 @@
 
 /// `docs/grid-search.md`
 #[cfg_attr(not(doctest), doc = include_str!("../docs/grid-search.md"))]
-#[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls)]
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls
+)]
 pub mod grid_search {}
 
 /// `docs/grid-state.md`
 #[cfg_attr(not(doctest), doc = include_str!("../docs/grid-state.md"))]
-#[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls)]
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls
+)]
 pub mod grid_state {}
-

@@ -3,6 +3,9 @@
 
 /// `docs/navmesh-queries.md`
 #[cfg_attr(not(doctest), doc = include_str!("../docs/navmesh-queries.md"))]
-#[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls)]
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls
+)]
 pub mod navmesh_queries {}
-
