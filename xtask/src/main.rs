@@ -89,6 +89,7 @@ fn ci() -> Result<(), String> {
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
     step("package");
+    forget_packaged_sources()?;
     cargo(
         &[
             "package",
@@ -105,6 +106,39 @@ fn ci() -> Result<(), String> {
     hash_matrix::run(&[])?;
     step("tests");
     tests()
+}
+
+/// `cargo package --workspace` verifies each crate against the others through a local
+/// registry overlay, and cargo reuses an overlay's extracted sources of the same name and
+/// version (`$CARGO_HOME/registry/src/-<hash>/onepath-*-0.1.0`) from an earlier run: stale
+/// sources would be verified instead of today's. Removes those extractions (only our own
+/// crates, only in overlay folders, whose names start with `-`).
+fn forget_packaged_sources() -> Result<(), String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry").join("src")) else {
+        return Ok(());
+    };
+    let Ok(registries) = std::fs::read_dir(&src) else {
+        return Ok(());
+    };
+    for reg in registries.flatten() {
+        if !reg.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for krate in std::fs::read_dir(reg.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if krate.file_name().to_string_lossy().starts_with("onepath-") {
+                std::fs::remove_dir_all(krate.path())
+                    .map_err(|e| format!("cannot remove {}: {e}", krate.path().display()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn step(name: &str) {
