@@ -90,6 +90,14 @@ fn ci() -> Result<(), String> {
     )?;
     step("package");
     forget_packaged_sources()?;
+    // Cargo takes a registry crate of a known name and version as unchanged, so the verify
+    // build gets a target folder of its own, new each time.
+    let verify_target = workspace_root().join("target").join("package-verify");
+    if verify_target.exists() {
+        std::fs::remove_dir_all(&verify_target)
+            .map_err(|e| format!("cannot remove {}: {e}", verify_target.display()))?;
+    }
+    let verify_target = verify_target.to_string_lossy().into_owned();
     cargo(
         &[
             "package",
@@ -100,7 +108,7 @@ fn ci() -> Result<(), String> {
             "tests-conformance",
             "--allow-dirty",
         ],
-        &[],
+        &[("CARGO_TARGET_DIR", &verify_target)],
     )?;
     step("hash matrix");
     hash_matrix::run(&[])?;
@@ -111,7 +119,8 @@ fn ci() -> Result<(), String> {
 /// `cargo package --workspace` verifies each crate against the others through a local
 /// registry overlay, and cargo reuses an overlay's extracted sources of the same name and
 /// version (`$CARGO_HOME/registry/src/-<hash>/onepath-*-0.1.0`) from an earlier run: stale
-/// sources would be verified instead of today's. Removes those extractions (only our own
+/// sources would be verified instead of today's (and their compiled artifacts, hence the
+/// verify build's own target folder). Removes those extractions (only our own
 /// crates, only in overlay folders, whose names start with `-`).
 fn forget_packaged_sources() -> Result<(), String> {
     let home = std::env::var_os("CARGO_HOME")
