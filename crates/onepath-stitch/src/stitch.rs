@@ -2,11 +2,13 @@
 
 use std::collections::BTreeSet;
 
-use onepath_format::PolyRef;
+use onepath_format::{NavTile, PolyRef};
 
 use crate::links::{Link, LinkKind, OffMeshConnection, TileLinks};
-use crate::off_mesh::attach_links;
-use crate::portals::{neighbour_column, opposite_side, portal_edges, portal_overlap, PortalEdge};
+use crate::off_mesh::{attach_links_indexed, PolyIndexes};
+use crate::portals::{
+    neighbour_column, opposite_side, overlapping_pairs, portal_edges, portal_overlap, PortalEdge,
+};
 use crate::tiles::TileSet;
 
 /// Off-mesh attachments of every tile plus the reverse links they produce, computed once
@@ -20,12 +22,13 @@ struct OffMeshPass {
 }
 
 impl OffMeshPass {
-    fn new(set: &TileSet<'_>) -> OffMeshPass {
+    fn new(set: &TileSet<'_>, cost: &mut StitchCost) -> OffMeshPass {
         let mut attached = vec![Vec::new(); set.slot_len()];
         let mut reverse = Vec::new();
         if set.has_off_mesh_links() {
+            let indexes = PolyIndexes::new(set);
             for (slot, st) in set.occupied() {
-                let conns = attach_links(set, slot);
+                let conns = attach_links_indexed(set, slot, &indexes, &mut cost.polygons_scored);
                 for (i, (c, l)) in conns.iter().zip(&st.tile.data().off_mesh_links).enumerate() {
                     if let (true, Some(s), Some(e)) = (l.bidirectional, c.start_poly, c.end_poly) {
                         reverse.push((e.slot(), e.poly(), slot, i as u32, s));
@@ -54,11 +57,35 @@ pub fn stitch_all(set: &TileSet<'_>) -> Vec<Option<TileLinks>> {
 /// `(slot, links)` in the order given. The links of a tile are the same whichever other
 /// tiles are stitched with it.
 pub fn stitch_tiles(set: &TileSet<'_>, slots: &[u32]) -> Vec<(u32, TileLinks)> {
-    let pass = OffMeshPass::new(set);
-    slots
+    stitch_tiles_with_cost(set, slots).0
+}
+
+/// What a stitching pass did, counted in the steps whose number decides its cost (a
+/// function of the tiles, like the links: the same on every machine and every run).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StitchCost {
+    /// Pairs of facing portal edges put to the portal test ([`crate::portal_overlap`]).
+    pub portal_tests: u64,
+    /// Polygons scored while attaching off-mesh link ends ([`crate::polygon_score`]).
+    pub polygons_scored: u64,
+}
+
+/// [`stitch_tiles`], also returning what the pass cost. Portal edges are matched by a
+/// sweep over their sorted boundary intervals, so `portal_tests` grows with the edges and
+/// the overlapping pairs, not with their product; link ends are attached through a
+/// per-tile tree of polygon bounds, so `polygons_scored` grows with the polygons within
+/// reach of each end, not with the tile.
+pub fn stitch_tiles_with_cost(
+    set: &TileSet<'_>,
+    slots: &[u32],
+) -> (Vec<(u32, TileLinks)>, StitchCost) {
+    let mut cost = StitchCost::default();
+    let pass = OffMeshPass::new(set, &mut cost);
+    let links = slots
         .iter()
-        .filter_map(|&slot| stitch_one(set, &pass, slot).map(|l| (slot, l)))
-        .collect()
+        .filter_map(|&slot| stitch_one(set, &pass, slot, &mut cost).map(|l| (slot, l)))
+        .collect();
+    (links, cost)
 }
 
 /// The slots whose links can change when the tiles in `changed_columns` change: every
@@ -83,30 +110,152 @@ pub fn restitch_scope(
     slots.into_iter().collect()
 }
 
-fn stitch_one(set: &TileSet<'_>, pass: &OffMeshPass, slot: u32) -> Option<TileLinks> {
+/// Below this many pairs (own edges × facing edges of every layer) a side tests every pair:
+/// an ordinary tile side has a handful of portal edges, and sorting them would cost more
+/// than the tests it saves.
+const DIRECT_PAIRS: usize = 256;
+
+/// The portal edges of one side of a tile and of the facing side of every layer of the
+/// neighbouring column, with, for a side of many edges, the pairs worth testing.
+struct SidePortals {
+    /// The tile's own portal edges on the side, in portal order (polygon, then edge).
+    own: Vec<PortalEdge>,
+    /// The facing portal edges of every layer of the neighbouring column, with the slot of
+    /// their tile: layers ascending, each in portal order (the order links take).
+    facing: Vec<(u32, PortalEdge)>,
+    /// `None`: test every pair. Otherwise the pairs whose intervals overlap: own edge `i`
+    /// against the facing edges `facing[g]` for `g` in `by_own[first[i]..first[i + 1]]`,
+    /// ascending.
+    pairs: Option<(Vec<u32>, Vec<u32>)>,
+}
+
+impl SidePortals {
+    fn new(set: &TileSet<'_>, tile: &NavTile, side: u8) -> SidePortals {
+        let own = portal_edges(tile, side);
+        let d = tile.data();
+        let mut layers: Vec<Vec<PortalEdge>> = Vec::new();
+        let mut facing: Vec<(u32, PortalEdge)> = Vec::new();
+        if let (false, Some((nx, nz))) =
+            (own.is_empty(), neighbour_column(d.tile_x, d.tile_z, side))
+        {
+            for &(_, ns) in set.column(nx, nz) {
+                let Some(nt) = set.get(ns) else { continue };
+                let edges = portal_edges(nt.tile, opposite_side(side));
+                facing.extend(edges.iter().map(|&e| (ns, e)));
+                layers.push(edges);
+            }
+        }
+        let pairs = (own.len().saturating_mul(facing.len()) > DIRECT_PAIRS)
+            .then(|| overlapping_by_own(&own, &layers, facing.len()));
+        SidePortals { own, facing, pairs }
+    }
+
+    /// Appends the portal links of own edge `i`, by (neighbour layer, neighbour portal
+    /// order); counts the pairs tested in `tests`.
+    fn links_of(
+        &self,
+        set: &TileSet<'_>,
+        side: u8,
+        i: usize,
+        climb: f64,
+        tests: &mut u64,
+        out: &mut Vec<Link>,
+    ) {
+        let a = &self.own[i];
+        let mut test = |ns: u32, b: &PortalEdge| {
+            *tests += 1;
+            if let Some(o) = portal_overlap(a, b, climb) {
+                if let Some(target) = set.poly_ref(ns, b.poly) {
+                    out.push(Link {
+                        target,
+                        kind: LinkKind::Portal {
+                            side,
+                            edge: a.edge,
+                            neighbour_edge: b.edge,
+                            range_min: o.range_min,
+                            range_max: o.range_max,
+                        },
+                    });
+                }
+            }
+        };
+        match &self.pairs {
+            None => {
+                for (ns, b) in &self.facing {
+                    test(*ns, b);
+                }
+            }
+            Some((first, by_own)) => {
+                for &g in &by_own[first[i] as usize..first[i + 1] as usize] {
+                    let (ns, b) = &self.facing[g as usize];
+                    test(*ns, b);
+                }
+            }
+        }
+    }
+}
+
+/// The overlapping pairs of `own` against every layer of `layers` (`facing` edges in all),
+/// grouped by own edge and, within one, ascending by facing index `g` (layers in order, each
+/// in portal order): `(first, by_own)` with own edge `i`'s pairs at
+/// `by_own[first[i]..first[i + 1]]`. Two counting sorts, so no comparison sort: the sweep
+/// runs twice, first to count the pairs of each facing edge, then to place each pair's own
+/// index under its facing edge (the sweep visits the same pairs both times); reading those
+/// groups in facing order then places every `g` under its own edge already ascending.
+/// O((n + m) log(n + m) + pairs) time, four bytes per pair and per edge.
+fn overlapping_by_own(
+    own: &[PortalEdge],
+    layers: &[Vec<PortalEdge>],
+    facing: usize,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut by_facing_first = vec![0u32; facing + 1];
+    let mut base = 0usize;
+    for edges in layers {
+        overlapping_pairs(own, edges, |_, j| by_facing_first[base + j + 1] += 1);
+        base += edges.len();
+    }
+    for g in 0..facing {
+        by_facing_first[g + 1] += by_facing_first[g];
+    }
+    let pairs = by_facing_first[facing] as usize;
+    let mut fill = by_facing_first[..facing].to_vec();
+    let mut by_facing = vec![0u32; pairs];
+    let mut first = vec![0u32; own.len() + 1];
+    base = 0;
+    for edges in layers {
+        overlapping_pairs(own, edges, |i, j| {
+            let g = base + j;
+            by_facing[fill[g] as usize] = i as u32;
+            fill[g] += 1;
+            first[i + 1] += 1;
+        });
+        base += edges.len();
+    }
+    for i in 0..own.len() {
+        first[i + 1] += first[i];
+    }
+    let mut fill = first[..own.len()].to_vec();
+    let mut by_own = vec![0u32; pairs];
+    for g in 0..facing {
+        for &i in &by_facing[by_facing_first[g] as usize..by_facing_first[g + 1] as usize] {
+            by_own[fill[i as usize] as usize] = g as u32;
+            fill[i as usize] += 1;
+        }
+    }
+    (first, by_own)
+}
+
+fn stitch_one(
+    set: &TileSet<'_>,
+    pass: &OffMeshPass,
+    slot: u32,
+    cost: &mut StitchCost,
+) -> Option<TileLinks> {
     let st = set.get(slot)?;
     let tile = st.tile;
-    let d = tile.data();
     let climb = f64::from(set.params().walkable_climb);
 
-    // Own portal edges per side, and the facing portal edges of each neighbour layer.
-    let own: [Vec<PortalEdge>; 4] = std::array::from_fn(|s| portal_edges(tile, s as u8));
-    let facing: [Vec<(u32, Vec<PortalEdge>)>; 4] = std::array::from_fn(|s| {
-        let s = s as u8;
-        if own[usize::from(s)].is_empty() {
-            return Vec::new();
-        }
-        let Some((nx, nz)) = neighbour_column(d.tile_x, d.tile_z, s) else {
-            return Vec::new();
-        };
-        set.column(nx, nz)
-            .iter()
-            .filter_map(|&(_, ns)| {
-                let nt = set.get(ns)?;
-                Some((ns, portal_edges(nt.tile, opposite_side(s))))
-            })
-            .collect()
-    });
+    let sides: [SidePortals; 4] = std::array::from_fn(|s| SidePortals::new(set, tile, s as u8));
 
     let empty = Vec::new();
     let attached = pass.attached.get(slot as usize).unwrap_or(&empty);
@@ -118,29 +267,11 @@ fn stitch_one(set: &TileSet<'_>, pass: &OffMeshPass, slot: u32) -> Option<TileLi
         tile.poly_count(),
         |p, out| {
             // Portal links: (side, portal order, neighbour layer, neighbour portal order).
-            for side in 0..4u8 {
-                let edges = &own[usize::from(side)];
-                let lo = edges.partition_point(|e| (e.poly as usize) < p);
-                let hi = edges.partition_point(|e| (e.poly as usize) <= p);
-                for a in &edges[lo..hi] {
-                    for (ns, edges) in &facing[usize::from(side)] {
-                        for b in edges {
-                            if let Some(o) = portal_overlap(a, b, climb) {
-                                if let Some(target) = set.poly_ref(*ns, b.poly) {
-                                    out.push(Link {
-                                        target,
-                                        kind: LinkKind::Portal {
-                                            side,
-                                            edge: a.edge,
-                                            neighbour_edge: b.edge,
-                                            range_min: o.range_min,
-                                            range_max: o.range_max,
-                                        },
-                                    });
-                                }
-                            }
-                        }
-                    }
+            for (side, sp) in sides.iter().enumerate() {
+                let lo = sp.own.partition_point(|e| (e.poly as usize) < p);
+                let hi = sp.own.partition_point(|e| (e.poly as usize) <= p);
+                for i in lo..hi {
+                    sp.links_of(set, side as u8, i, climb, &mut cost.portal_tests, out);
                 }
             }
             // Forward off-mesh links in link order.
