@@ -3,10 +3,10 @@
 //! `cargo run --release -p onepath-stitch --example stitch_cost -- CASE [N]`, CASE one of
 //! `nested` (two tiles of N thin triangles whose portal edges all overlap), `staggered` (two
 //! tiles of N thin triangles whose edges split the boundary at offset points), `links` (one
-//! tile of N × N cells with N² off-mesh links between cell centres) and `grid` (32 × 32
-//! flat tiles of 4 × 4 cells, the shape of the mesh crate's generated mesh). Prints the ONPT
-//! bytes of the tiles, the best of five `stitch_all` times, the link count and the cost
-//! counters; run it under `/usr/bin/time -v` for the peak memory.
+//! tile of N × N cells with N² off-mesh links between cell centres) and `grid` (32 × 32 flat
+//! tiles of N × N cells, default 4: the shape of the mesh crate's generated mesh). Prints
+//! the ONPT bytes of the tiles, the link count and the best of five `stitch_all` times; run
+//! it under `/usr/bin/time -v` for the peak memory.
 
 use std::time::Instant;
 
@@ -19,7 +19,8 @@ mod crafted;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let case = args.get(1).map_or("grid", String::as_str);
-    let n: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(2400);
+    let default = if case == "grid" { 4 } else { 2400 };
+    let n: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(default);
     let p = crafted::params();
     let tiles: Vec<NavTile> = match case {
         "nested" => vec![
@@ -58,7 +59,7 @@ fn main() {
         "grid" => (0..32)
             .flat_map(|z| (0..32).map(move |x| (x, z)))
             .map(|(x, z)| {
-                let mut t = crafted::square_cells(&p, x, z, 0, 0.0, 4, Vec::new())
+                let mut t = crafted::square_cells(&p, x, z, 0, 0.0, n, Vec::new())
                     .data()
                     .clone();
                 // Every boundary edge a portal, as in the generated mesh.

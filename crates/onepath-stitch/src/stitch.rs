@@ -123,7 +123,8 @@ struct SidePortals {
     /// The facing portal edges of every layer of the neighbouring column, with the slot of
     /// their tile: layers ascending, each in portal order (the order links take).
     facing: Vec<(u32, PortalEdge)>,
-    /// `None`: test every pair. Otherwise the pairs whose intervals overlap: own edge `i`
+    /// `None`: test every pair (few edges, or most pairs overlap). Otherwise the pairs
+    /// whose intervals overlap: own edge `i`
     /// against the facing edges `facing[g]` for `g` in `by_own[first[i]..first[i + 1]]`,
     /// ascending.
     pairs: Option<(Vec<u32>, Vec<u32>)>,
@@ -145,8 +146,11 @@ impl SidePortals {
                 layers.push(edges);
             }
         }
-        let pairs = (own.len().saturating_mul(facing.len()) > DIRECT_PAIRS)
-            .then(|| overlapping_by_own(&own, &layers, facing.len()));
+        let pairs = if own.len().saturating_mul(facing.len()) > DIRECT_PAIRS {
+            overlapping_by_own(&own, &layers, facing.len())
+        } else {
+            None
+        };
         SidePortals { own, facing, pairs }
     }
 
@@ -203,11 +207,14 @@ impl SidePortals {
 /// index under its facing edge (the sweep visits the same pairs both times); reading those
 /// groups in facing order then places every `g` under its own edge already ascending.
 /// O((n + m) log(n + m) + pairs) time, four bytes per pair and per edge.
+///
+/// `None` when at least half of all pairs overlap: testing every pair then costs at most
+/// twice the overlapping pairs, with no memory, and is faster than placing them.
 fn overlapping_by_own(
     own: &[PortalEdge],
     layers: &[Vec<PortalEdge>],
     facing: usize,
-) -> (Vec<u32>, Vec<u32>) {
+) -> Option<(Vec<u32>, Vec<u32>)> {
     let mut by_facing_first = vec![0u32; facing + 1];
     let mut base = 0usize;
     for edges in layers {
@@ -218,6 +225,9 @@ fn overlapping_by_own(
         by_facing_first[g + 1] += by_facing_first[g];
     }
     let pairs = by_facing_first[facing] as usize;
+    if pairs.saturating_mul(2) >= own.len().saturating_mul(facing) {
+        return None;
+    }
     let mut fill = by_facing_first[..facing].to_vec();
     let mut by_facing = vec![0u32; pairs];
     let mut first = vec![0u32; own.len() + 1];
@@ -242,7 +252,7 @@ fn overlapping_by_own(
             fill[i as usize] += 1;
         }
     }
-    (first, by_own)
+    Some((first, by_own))
 }
 
 fn stitch_one(
