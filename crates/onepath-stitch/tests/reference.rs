@@ -165,18 +165,21 @@ fn quarter(lo: i32, hi: i32) -> impl Strategy<Value = f32> {
     (lo * 4..=hi * 4).prop_map(|v| v as f32 / 4.0)
 }
 
+/// A thin triangle whose edge starts on the quarter grid and is mostly short (so that both
+/// sparse sides, which place their overlapping pairs, and dense ones occur).
 fn thin() -> impl Strategy<Value = crafted::Thin> {
-    (quarter(0, 16), quarter(0, 16), 0u8..4, 1u8..16).prop_filter_map(
-        "an edge of positive length",
-        |(a, b, y, depth)| {
-            (a != b).then(|| crafted::Thin {
-                z0: a.min(b),
-                z1: a.max(b),
-                y: f32::from(y) * 0.25,
-                depth: f32::from(depth) * 0.5,
-            })
-        },
+    (
+        (0i32..64).prop_map(|v| v as f32 / 4.0),
+        prop_oneof![4 => 1i32..8, 1 => 1i32..64].prop_map(|v| v as f32 / 4.0),
+        0u8..4,
+        1u8..16,
     )
+        .prop_map(|(z0, len, y, depth)| crafted::Thin {
+            z0,
+            z1: (z0 + len).min(16.0),
+            y: f32::from(y) * 0.25,
+            depth: f32::from(depth) * 0.5,
+        })
 }
 
 fn link() -> impl Strategy<Value = OffMeshLinkSlot> {
