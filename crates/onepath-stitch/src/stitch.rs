@@ -120,38 +120,45 @@ const DIRECT_PAIRS: usize = 256;
 struct SidePortals {
     /// The tile's own portal edges on the side, in portal order (polygon, then edge).
     own: Vec<PortalEdge>,
-    /// The facing portal edges of every layer of the neighbouring column, with the slot of
-    /// their tile: layers ascending, each in portal order (the order links take).
-    facing: Vec<(u32, PortalEdge)>,
-    /// `None`: test every pair (few edges, or most pairs overlap). Otherwise the pairs
-    /// whose intervals overlap: own edge `i`
-    /// against the facing edges `facing[g]` for `g` in `by_own[first[i]..first[i + 1]]`,
-    /// ascending.
-    pairs: Option<(Vec<u32>, Vec<u32>)>,
+    /// Per layer of the neighbouring column, ascending: its slot and facing portal edges in
+    /// portal order. Facing index `g` counts through them in this order.
+    layers: Vec<(u32, Vec<PortalEdge>)>,
+    /// `None`: test every pair (few edges, or most pairs overlap). Otherwise the pairs whose
+    /// intervals overlap, placed by [`overlapping_by_own`].
+    pairs: Option<Placed>,
+}
+
+/// Overlapping pairs grouped by own edge: own edge `i` against facing indexes
+/// `by_own[first[i]..first[i + 1]]`, ascending; facing index `g` is edge
+/// `g − layer_start[l]` of the last layer `l` with `layer_start[l] ≤ g`.
+struct Placed {
+    first: Vec<u32>,
+    by_own: Vec<u32>,
+    layer_start: Vec<u32>,
 }
 
 impl SidePortals {
     fn new(set: &TileSet<'_>, tile: &NavTile, side: u8) -> SidePortals {
         let own = portal_edges(tile, side);
         let d = tile.data();
-        let mut layers: Vec<Vec<PortalEdge>> = Vec::new();
-        let mut facing: Vec<(u32, PortalEdge)> = Vec::new();
-        if let (false, Some((nx, nz))) =
-            (own.is_empty(), neighbour_column(d.tile_x, d.tile_z, side))
-        {
-            for &(_, ns) in set.column(nx, nz) {
-                let Some(nt) = set.get(ns) else { continue };
-                let edges = portal_edges(nt.tile, opposite_side(side));
-                facing.extend(edges.iter().map(|&e| (ns, e)));
-                layers.push(edges);
-            }
-        }
-        let pairs = if own.len().saturating_mul(facing.len()) > DIRECT_PAIRS {
-            overlapping_by_own(&own, &layers, facing.len())
+        let layers: Vec<(u32, Vec<PortalEdge>)> = match neighbour_column(d.tile_x, d.tile_z, side) {
+            Some((nx, nz)) if !own.is_empty() => set
+                .column(nx, nz)
+                .iter()
+                .filter_map(|&(_, ns)| {
+                    let nt = set.get(ns)?;
+                    Some((ns, portal_edges(nt.tile, opposite_side(side))))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let facing: usize = layers.iter().map(|(_, e)| e.len()).sum();
+        let pairs = if own.len().saturating_mul(facing) > DIRECT_PAIRS {
+            overlapping_by_own(&own, &layers, facing)
         } else {
             None
         };
-        SidePortals { own, facing, pairs }
+        SidePortals { own, layers, pairs }
     }
 
     /// Appends the portal links of own edge `i`, by (neighbour layer, neighbour portal
@@ -185,14 +192,21 @@ impl SidePortals {
         };
         match &self.pairs {
             None => {
-                for (ns, b) in &self.facing {
-                    test(*ns, b);
+                for (ns, edges) in &self.layers {
+                    for b in edges {
+                        test(*ns, b);
+                    }
                 }
             }
-            Some((first, by_own)) => {
-                for &g in &by_own[first[i] as usize..first[i + 1] as usize] {
-                    let (ns, b) = &self.facing[g as usize];
-                    test(*ns, b);
+            Some(placed) => {
+                let mut layer = 0;
+                for &g in &placed.by_own[placed.first[i] as usize..placed.first[i + 1] as usize] {
+                    // Ascending g: the layer only moves forward.
+                    while placed.layer_start.get(layer + 1).is_some_and(|&s| s <= g) {
+                        layer += 1;
+                    }
+                    let (ns, edges) = &self.layers[layer];
+                    test(*ns, &edges[(g - placed.layer_start[layer]) as usize]);
                 }
             }
         }
@@ -201,23 +215,24 @@ impl SidePortals {
 
 /// The overlapping pairs of `own` against every layer of `layers` (`facing` edges in all),
 /// grouped by own edge and, within one, ascending by facing index `g` (layers in order, each
-/// in portal order): `(first, by_own)` with own edge `i`'s pairs at
-/// `by_own[first[i]..first[i + 1]]`. Two counting sorts, so no comparison sort: the sweep
-/// runs twice, first to count the pairs of each facing edge, then to place each pair's own
-/// index under its facing edge (the sweep visits the same pairs both times); reading those
-/// groups in facing order then places every `g` under its own edge already ascending.
+/// in portal order). Two counting sorts, so no comparison sort: the sweep runs twice, first
+/// to count the pairs of each facing edge, then to place each pair's own index under its
+/// facing edge (the sweep visits the same pairs both times); reading those groups in
+/// facing order then places every `g` under its own edge already ascending.
 /// O((n + m) log(n + m) + pairs) time, four bytes per pair and per edge.
 ///
 /// `None` when at least half of all pairs overlap: testing every pair then costs at most
 /// twice the overlapping pairs, with no memory, and is faster than placing them.
 fn overlapping_by_own(
     own: &[PortalEdge],
-    layers: &[Vec<PortalEdge>],
+    layers: &[(u32, Vec<PortalEdge>)],
     facing: usize,
-) -> Option<(Vec<u32>, Vec<u32>)> {
+) -> Option<Placed> {
     let mut by_facing_first = vec![0u32; facing + 1];
+    let mut layer_start = Vec::with_capacity(layers.len());
     let mut base = 0usize;
-    for edges in layers {
+    for (_, edges) in layers {
+        layer_start.push(base as u32);
         overlapping_pairs(own, edges, |_, j| by_facing_first[base + j + 1] += 1);
         base += edges.len();
     }
@@ -232,7 +247,7 @@ fn overlapping_by_own(
     let mut by_facing = vec![0u32; pairs];
     let mut first = vec![0u32; own.len() + 1];
     base = 0;
-    for edges in layers {
+    for (_, edges) in layers {
         overlapping_pairs(own, edges, |i, j| {
             let g = base + j;
             by_facing[fill[g] as usize] = i as u32;
@@ -252,7 +267,11 @@ fn overlapping_by_own(
             fill[i as usize] += 1;
         }
     }
-    Some((first, by_own))
+    Some(Placed {
+        first,
+        by_own,
+        layer_start,
+    })
 }
 
 fn stitch_one(
