@@ -113,7 +113,7 @@ pub fn restitch_scope(
 /// Below this many pairs (own edges × facing edges of every layer) a side tests every pair:
 /// an ordinary tile side has a handful of portal edges, and sorting them would cost more
 /// than the tests it saves.
-const DIRECT_PAIRS: usize = 256;
+const DIRECT_PAIRS: usize = 1024;
 
 /// The portal edges of one side of a tile and of the facing side of every layer of the
 /// neighbouring column, with, for a side of many edges, the pairs worth testing.
@@ -291,6 +291,14 @@ fn stitch_one(
     let r_lo = pass.reverse.partition_point(|r| r.0 < slot);
     let r_hi = pass.reverse.partition_point(|r| r.0 <= slot);
     let reverse = &pass.reverse[r_lo..r_hi];
+    // Connected links as (start polygon, link index, end): sorted by start polygon, and
+    // within one by link index, so each polygon reads its own run instead of every link.
+    let mut forward: Vec<(u32, u32, PolyRef)> = attached
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| Some((c.start_poly?.poly(), i as u32, c.end_poly?)))
+        .collect();
+    forward.sort_unstable_by_key(|f| (f.0, f.1));
 
     let links = TileLinks::from_rows(
         tile.poly_count(),
@@ -304,15 +312,12 @@ fn stitch_one(
                 }
             }
             // Forward off-mesh links in link order.
-            for (i, c) in attached.iter().enumerate() {
-                if let (Some(s), Some(e)) = (c.start_poly, c.end_poly) {
-                    if s.poly() as usize == p {
-                        out.push(Link {
-                            target: e,
-                            kind: LinkKind::OffMesh { link: i as u32 },
-                        });
-                    }
-                }
+            let lo = forward.partition_point(|f| (f.0 as usize) < p);
+            for f in forward[lo..].iter().take_while(|f| f.0 as usize == p) {
+                out.push(Link {
+                    target: f.2,
+                    kind: LinkKind::OffMesh { link: f.1 },
+                });
             }
             // Reverse off-mesh links in (owner slot, link index) order.
             let lo = reverse.partition_point(|r| (r.1 as usize) < p);
