@@ -58,25 +58,8 @@ pub fn thin_triangles(
         corners.extend([base, base + 1, base + 2]);
         sides.extend([side, NO_PORTAL, NO_PORTAL]);
     }
-    let n = plus.len() + minus.len();
-    NavTile::create(
-        params,
-        NavTileData {
-            tile_x: x,
-            layer,
-            origin_y,
-            vertices,
-            poly_sizes: vec![3; n],
-            poly_areas: vec![0; n],
-            poly_flags: vec![1; n],
-            corners,
-            edge_neighbours: vec![0; 3 * n],
-            edge_portal_sides: sides,
-            off_mesh_links: links,
-            ..Default::default()
-        },
-    )
-    .expect("crafted thin triangles are a valid tile")
+    let position = (x, 0, layer, origin_y);
+    polygons(params, position, vertices, 3, corners, sides, links)
 }
 
 /// `n` thin triangles whose edges split the boundary `0..TileSize` into `n` equal parts,
@@ -142,7 +125,30 @@ pub fn square_cells(
             corners.extend([v(i, j), v(i + 1, j), v(i + 1, j + 1), v(i, j + 1)]);
         }
     }
-    let p = cells * cells;
+    let sides = vec![NO_PORTAL; corners.len()];
+    polygons(
+        params,
+        (x, z, layer, origin_y),
+        vertices,
+        4,
+        corners,
+        sides,
+        links,
+    )
+}
+
+/// The valid tile at (x, z, layer, OriginY) of polygons of `size` corners each, listed in
+/// `corners`, without in-tile adjacency, area 0 and flags 1.
+fn polygons(
+    params: &NavMeshParams,
+    (x, z, layer, origin_y): (i32, i32, u16, f64),
+    vertices: Vec<[f32; 3]>,
+    size: u8,
+    corners: Vec<u16>,
+    edge_portal_sides: Vec<u8>,
+    off_mesh_links: Vec<OffMeshLinkSlot>,
+) -> NavTile {
+    let n = corners.len() / usize::from(size);
     NavTile::create(
         params,
         NavTileData {
@@ -151,17 +157,17 @@ pub fn square_cells(
             layer,
             origin_y,
             vertices,
-            poly_sizes: vec![4; p],
-            poly_areas: vec![0; p],
-            poly_flags: vec![1; p],
+            poly_sizes: vec![size; n],
+            poly_areas: vec![0; n],
+            poly_flags: vec![1; n],
+            edge_neighbours: vec![0; corners.len()],
             corners,
-            edge_neighbours: vec![0; 4 * p],
-            edge_portal_sides: vec![NO_PORTAL; 4 * p],
-            off_mesh_links: links,
+            edge_portal_sides,
+            off_mesh_links,
             ..Default::default()
         },
     )
-    .expect("crafted square cells are a valid tile")
+    .expect("crafted polygons make a valid tile")
 }
 
 /// `count` off-mesh links between cell centres of a `cells × cells` tile (link `i` from cell
