@@ -228,6 +228,11 @@ fn overlapping_by_own(
     layers: &[(u32, Vec<PortalEdge>)],
     facing: usize,
 ) -> Option<Placed> {
+    // Indexes and counts are u32: a side too large for them (beyond anything a mesh can
+    // hold in memory) tests every pair instead.
+    if own.len() >= u32::MAX as usize || facing >= u32::MAX as usize {
+        return None;
+    }
     let mut by_facing_first = vec![0u32; facing + 1];
     let mut layer_start = Vec::with_capacity(layers.len());
     let mut base = 0usize;
@@ -236,8 +241,9 @@ fn overlapping_by_own(
         overlapping_pairs(own, edges, |_, j| by_facing_first[base + j + 1] += 1);
         base += edges.len();
     }
+    // A count per facing edge is at most `own.len()`; only the running total can overflow.
     for g in 0..facing {
-        by_facing_first[g + 1] += by_facing_first[g];
+        by_facing_first[g + 1] = by_facing_first[g + 1].checked_add(by_facing_first[g])?;
     }
     let pairs = by_facing_first[facing] as usize;
     if pairs.saturating_mul(2) >= own.len().saturating_mul(facing) {
