@@ -63,5 +63,5 @@ pub use portals::{
     boundary_axis, edge_at, neighbour_column, portal_edges, portal_overlap, PortalEdge,
     PortalOverlap,
 };
-pub use stitch::{restitch_scope, stitch_all, stitch_tiles};
+pub use stitch::{restitch_scope, stitch_all, stitch_tiles, stitch_tiles_with_cost, StitchCost};
 pub use tiles::{ColumnIndex, SlotTile, TileSet};

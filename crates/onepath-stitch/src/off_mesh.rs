@@ -2,6 +2,7 @@
 //! (`docs/navmesh-stitching.md` §3.2). The 3D builder bakes authored links by the same score
 //! ([`best_poly_in_data`], on tile data before it is a tile).
 
+use std::cell::OnceCell;
 use std::ops::Range;
 
 use onepath_format::{NavTile, NavTileData, OffMeshLinkSlot, PolyRef};
@@ -125,6 +126,17 @@ fn lowest_score(scores: impl Iterator<Item = Option<f64>>) -> Option<(u32, f64)>
 /// `OriginY(owner) + end.y`. Among every layer of that column the smallest score wins; ties
 /// go to the lower layer, then the lower polygon index.
 pub fn attach_links(set: &TileSet<'_>, slot: u32) -> Vec<OffMeshConnection> {
+    attach_links_indexed(set, slot, &PolyIndexes::new(set), &mut 0)
+}
+
+/// [`attach_links`] through the per-tile polygon indexes of a stitching pass; adds the
+/// number of polygons scored to `scored`.
+pub(crate) fn attach_links_indexed(
+    set: &TileSet<'_>,
+    slot: u32,
+    indexes: &PolyIndexes,
+    scored: &mut u64,
+) -> Vec<OffMeshConnection> {
     let Some(owner) = set.get(slot) else {
         return Vec::new();
     };
@@ -135,7 +147,7 @@ pub fn attach_links(set: &TileSet<'_>, slot: u32) -> Vec<OffMeshConnection> {
     let (ox, oz) = params.tile_origin(tx, tz);
     d.off_mesh_links
         .iter()
-        .map(|l| attach_link(set, slot, owner.tile, l, climb))
+        .map(|l| attach_link(set, indexes, slot, owner.tile, l, climb, scored))
         .map(|(start_poly, end_poly, link)| OffMeshConnection {
             start: [
                 ox + f64::from(link.start[0]),
@@ -155,10 +167,12 @@ pub fn attach_links(set: &TileSet<'_>, slot: u32) -> Vec<OffMeshConnection> {
 
 fn attach_link<'l>(
     set: &TileSet<'_>,
+    indexes: &PolyIndexes,
     slot: u32,
     owner: &NavTile,
     link: &'l OffMeshLinkSlot,
     climb: f64,
+    scored: &mut u64,
 ) -> (Option<PolyRef>, Option<PolyRef>, &'l OffMeshLinkSlot) {
     let d = owner.data();
     let radius = f64::from(link.radius);
@@ -167,8 +181,10 @@ fn attach_link<'l>(
         d.origin_y + f64::from(link.start[1]),
         f64::from(link.start[2]),
     ];
-    let start_poly =
-        best_poly(owner, start, radius, climb).and_then(|(p, _)| set.poly_ref(slot, p));
+    let start_poly = indexes
+        .get(slot, owner)
+        .best_poly(owner, start, radius, climb, scored)
+        .and_then(|(p, _)| set.poly_ref(slot, p));
 
     let ts = set.params().tile_size;
     let ex = f64::from(link.end[0]);
@@ -187,7 +203,8 @@ fn attach_link<'l>(
         // Layers ascend, so a strictly smaller score is needed to move to a higher layer.
         for &(_, s) in set.column(cx, cz) {
             let Some(t) = set.get(s) else { continue };
-            if let Some((p, score)) = best_poly(t.tile, local, radius, climb) {
+            let index = indexes.get(s, t.tile);
+            if let Some((p, score)) = index.best_poly(t.tile, local, radius, climb, scored) {
                 if best.map_or(true, |b| score < b) {
                     best = Some(score);
                     end_poly = set.poly_ref(s, p);
@@ -196,4 +213,170 @@ fn attach_link<'l>(
         }
     }
     (start_poly, end_poly, link)
+}
+
+/// The polygon indexes of a stitching pass, one per slot, each built the first time an
+/// attachment asks for it (only tiles an off-mesh link reaches pay for one).
+pub(crate) struct PolyIndexes {
+    slots: Vec<OnceCell<PolyIndex>>,
+}
+
+impl PolyIndexes {
+    /// No index built yet, room for every slot of `set`.
+    pub(crate) fn new(set: &TileSet<'_>) -> PolyIndexes {
+        PolyIndexes {
+            slots: (0..set.slot_len()).map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    fn get(&self, slot: u32, tile: &NavTile) -> &PolyIndex {
+        self.slots[slot as usize].get_or_init(|| PolyIndex::new(tile))
+    }
+}
+
+/// One node of a flattened bounding-volume tree over a tile's polygons, in depth-first
+/// order: a leaf holds a polygon; an inner node holds the index just past its subtree, so
+/// a query skips a subtree whose box misses in one step.
+#[derive(Debug, Clone, Copy)]
+struct BoundsNode {
+    /// Tile-local X, world Y, tile-local Z: exactly the values [`polygon_score`] reads.
+    min: [f64; 3],
+    max: [f64; 3],
+    /// Leaf: the polygon index. Inner: `u32::MAX`.
+    poly: u32,
+    /// Inner: index of the first node after the subtree.
+    escape: u32,
+}
+
+/// The bounds of every polygon of a tile (X/Z of its corners, world Y of its vertex
+/// heights) in a bounding-volume tree, so that attaching a point scores only the polygons
+/// whose bounds lie within reach: `radius` horizontally, `climb` vertically.
+struct PolyIndex {
+    nodes: Vec<BoundsNode>,
+    /// The largest coordinate magnitude of any bound: scales the rounding margin.
+    extent: f64,
+}
+
+impl PolyIndex {
+    fn new(tile: &NavTile) -> PolyIndex {
+        let d = tile.data();
+        let mut items: Vec<BoundsNode> = (0..tile.poly_count())
+            .map(|p| {
+                let mut min = [f64::INFINITY; 3];
+                let mut max = [f64::NEG_INFINITY; 3];
+                for c in tile.poly_corners(p) {
+                    let v = d.vertices[usize::from(d.corners[c])];
+                    let v = [
+                        f64::from(v[0]),
+                        d.origin_y + f64::from(v[1]),
+                        f64::from(v[2]),
+                    ];
+                    for a in 0..3 {
+                        min[a] = min[a].min(v[a]);
+                        max[a] = max[a].max(v[a]);
+                    }
+                }
+                BoundsNode {
+                    min,
+                    max,
+                    poly: p as u32,
+                    escape: 0,
+                }
+            })
+            .collect();
+        let extent = items
+            .iter()
+            .flat_map(|n| n.min.iter().chain(&n.max))
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        let mut nodes = Vec::with_capacity(2 * items.len());
+        subdivide(&mut items, &mut nodes);
+        PolyIndex { nodes, extent }
+    }
+
+    /// [`lowest_score`] over the polygons whose bounds can be within reach of `p`, with
+    /// the same result as scoring every polygon (the smallest score, ties to the lower
+    /// polygon index). Adds the number of polygons scored to `scored`.
+    fn best_poly(
+        &self,
+        tile: &NavTile,
+        p: [f64; 3],
+        radius: f64,
+        climb: f64,
+        scored: &mut u64,
+    ) -> Option<(u32, f64)> {
+        // The score is computed in f64 from the same coordinates, so a polygon it accepts
+        // lies within reach up to a few rounding errors of these magnitudes; the margin is
+        // many orders of magnitude wider, and only makes the search score a few more.
+        let margin = 1e-9 * (self.extent + p[0].abs() + p[1].abs() + p[2].abs() + radius + climb);
+        let reach = [radius + margin, climb + margin, radius + margin];
+        let within = |n: &BoundsNode| {
+            (0..3).all(|a| p[a] >= n.min[a] - reach[a] && p[a] <= n.max[a] + reach[a])
+        };
+        let mut best: Option<(u32, f64)> = None;
+        let mut i = 0;
+        while let Some(n) = self.nodes.get(i) {
+            let hit = within(n);
+            if n.poly != u32::MAX {
+                if hit {
+                    *scored += 1;
+                    let s = attach_score(tile, n.poly as usize, p, radius, climb);
+                    if let Some(s) = s {
+                        // Scores are never NaN, so this is the scan's rule in any order.
+                        if best.map_or(true, |(bp, b)| s < b || (s == b && n.poly < bp)) {
+                            best = Some((n.poly, s));
+                        }
+                    }
+                }
+                i += 1;
+            } else if hit {
+                i += 1;
+            } else {
+                i = n.escape as usize;
+            }
+        }
+        best
+    }
+}
+
+/// Appends the subtree of `items` to `nodes`: median split along the longer horizontal
+/// axis of their bounds, equal centres ordered by polygon index.
+fn subdivide(items: &mut [BoundsNode], nodes: &mut Vec<BoundsNode>) {
+    match items {
+        // A created tile has at least one polygon; an empty input adds nothing.
+        [] => return,
+        [one] => {
+            nodes.push(*one);
+            return;
+        }
+        _ => {}
+    }
+    let mut min = [f64::INFINITY; 3];
+    let mut max = [f64::NEG_INFINITY; 3];
+    for n in items.iter() {
+        for a in 0..3 {
+            min[a] = min[a].min(n.min[a]);
+            max[a] = max[a].max(n.max[a]);
+        }
+    }
+    let at = nodes.len();
+    nodes.push(BoundsNode {
+        min,
+        max,
+        poly: u32::MAX,
+        escape: 0,
+    });
+    let axis = if max[0] - min[0] >= max[2] - min[2] {
+        0
+    } else {
+        2
+    };
+    items.sort_unstable_by(|x, y| {
+        (x.min[axis] + x.max[axis])
+            .total_cmp(&(y.min[axis] + y.max[axis]))
+            .then(x.poly.cmp(&y.poly))
+    });
+    let (left, right) = items.split_at_mut(items.len() / 2);
+    subdivide(left, nodes);
+    subdivide(right, nodes);
+    nodes[at].escape = nodes.len() as u32;
 }

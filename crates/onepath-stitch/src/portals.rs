@@ -158,6 +158,65 @@ pub fn portal_overlap(a: &PortalEdge, b: &PortalEdge, climb: f64) -> Option<Port
     })
 }
 
+/// Calls `visit(i, j)` exactly once for every pair of `a[i]` and `b[j]` whose boundary
+/// intervals overlap with `hi > lo` (the first condition of [`portal_overlap`], so every
+/// pair that test accepts is among them), and for no other pair: a sweep over the sorted
+/// interval ends, O((n + m) log(n + m) + pairs).
+///
+/// The order of the visits is unspecified but a function of the inputs; callers sort what
+/// they keep.
+pub(crate) fn overlapping_pairs(
+    a: &[PortalEdge],
+    b: &[PortalEdge],
+    mut visit: impl FnMut(usize, usize),
+) {
+    // (coordinate, 0 for an end / 1 for a start, 0 for `a` / 1 for `b`, index). `+ 0.0`
+    // turns −0.0 into +0.0 so that `total_cmp` orders equal coordinates together; at an
+    // equal coordinate ends come first, so touching intervals never meet.
+    let mut events: Vec<(f64, u8, u8, u32)> = Vec::with_capacity(2 * (a.len() + b.len()));
+    for (set, edges) in [(0u8, a), (1u8, b)] {
+        for (i, e) in edges.iter().enumerate() {
+            let (lo, hi) = (e.lo(), e.hi());
+            // Zero-length (or NaN) intervals never link: `portal_overlap` needs `hi > lo`.
+            if hi > lo {
+                events.push((lo + 0.0, 1, set, i as u32));
+                events.push((hi + 0.0, 0, set, i as u32));
+            }
+        }
+    }
+    events.sort_unstable_by(|x, y| {
+        x.0.total_cmp(&y.0)
+            .then(x.1.cmp(&y.1))
+            .then(x.2.cmp(&y.2))
+            .then(x.3.cmp(&y.3))
+    });
+    // The open intervals of each side, with each member's place for O(1) removal.
+    let mut open: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
+    let mut place: [Vec<u32>; 2] = [vec![0; a.len()], vec![0; b.len()]];
+    for &(_, kind, set, i) in &events {
+        let s = usize::from(set);
+        if kind == 1 {
+            // Every interval still open on the other side started at or before this one and
+            // ends after it starts: an overlap with hi > lo.
+            for &j in &open[1 - s] {
+                if s == 0 {
+                    visit(i as usize, j as usize);
+                } else {
+                    visit(j as usize, i as usize);
+                }
+            }
+            place[s][i as usize] = open[s].len() as u32;
+            open[s].push(i);
+        } else {
+            let at = place[s][i as usize] as usize;
+            open[s].swap_remove(at);
+            if let Some(&moved) = open[s].get(at) {
+                place[s][moved as usize] = at as u32;
+            }
+        }
+    }
+}
+
 fn quantize(v: f64) -> u8 {
     if v <= 0.0 {
         0
