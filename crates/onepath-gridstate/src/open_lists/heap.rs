@@ -304,6 +304,24 @@ impl ReplanOpenSet {
         }
     }
 
+    /// Whether a slot whose key1 is at most `key1_bound` satisfies `pred`. Only those
+    /// slots are visited: a subtree whose root's key1 exceeds the bound is skipped (in a
+    /// heap no slot comes before its parent, so its key1 is at least the parent's).
+    pub(crate) fn any_up_to(&self, key1_bound: f64, pred: impl Fn(&ReplanSlot) -> bool) -> bool {
+        let mut stack = vec![0usize];
+        while let Some(i) = stack.pop() {
+            let Some(s) = self.slots.get(i) else { continue };
+            if !(s.key1 <= key1_bound) {
+                continue;
+            }
+            if pred(s) {
+                return true;
+            }
+            stack.extend([2 * i + 1, 2 * i + 2]);
+        }
+        false
+    }
+
     /// Removes and returns the smallest slot.
     pub fn pop(&mut self) -> Option<ReplanSlot> {
         let top = *self.slots.first()?;
