@@ -311,7 +311,7 @@ impl ReplanOpenSet {
         let mut stack = vec![0usize];
         while let Some(i) = stack.pop() {
             let Some(s) = self.slots.get(i) else { continue };
-            if !(s.key1 <= key1_bound) {
+            if s.key1 > key1_bound {
                 continue;
             }
             if pred(s) {
