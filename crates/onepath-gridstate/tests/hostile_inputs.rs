@@ -152,6 +152,19 @@ fn with_negative_zero(bytes: &[u8], at: usize) -> Vec<u8> {
     b
 }
 
+/// Restoring `bad` into `target` fails naming `field` and leaves its state unchanged.
+fn refused_in_place<T>(
+    target: &mut T,
+    save: impl Fn(&T) -> Vec<u8>,
+    restore: impl Fn(&mut T, &[u8]) -> Result<(), onepath_format::FormatError>,
+    bad: &[u8],
+    field: &str,
+) {
+    let before = save(target);
+    assert_eq!(restore(target, bad).unwrap_err(), negative_zero(field));
+    assert_eq!(save(target), before, "a refused restore changes nothing");
+}
+
 /// The Space fields of a kind 1 state (after header, width, height, version) and their
 /// names; a kind 2 state has its layout before the version, 4 bytes further.
 const GRID_SPACE_FIELDS: [(usize, &str); 3] = [
@@ -175,15 +188,12 @@ fn grid_state_with_negative_zero_space_is_refused() {
             let bad = with_negative_zero(&bytes, at);
             assert_eq!(Grid::from_state(&bad).unwrap_err(), negative_zero(field));
             let mut target = Grid::filled(4, 3, 7).unwrap();
-            let before = target.save_state();
-            assert_eq!(
-                target.restore_state(&bad).unwrap_err(),
-                negative_zero(field)
-            );
-            assert_eq!(
-                target.save_state(),
-                before,
-                "a refused restore changes nothing"
+            refused_in_place(
+                &mut target,
+                Grid::save_state,
+                Grid::restore_state,
+                &bad,
+                field,
             );
         }
     }
@@ -225,16 +235,8 @@ fn voxel_state_with_negative_zero_space_is_refused() {
             );
             let mut target = VoxelGrid::new(5, 4, 3, 0).unwrap();
             target.set_area(1, 1, 1, 9).unwrap();
-            let before = target.save_state();
-            assert_eq!(
-                target.restore_state(&bad).unwrap_err(),
-                negative_zero(field)
-            );
-            assert_eq!(
-                target.save_state(),
-                before,
-                "a refused restore changes nothing"
-            );
+            let (save, restore) = (VoxelGrid::save_state, VoxelGrid::restore_state);
+            refused_in_place(&mut target, save, restore, &bad, field);
         }
     }
 }

@@ -7,8 +7,8 @@ mod common;
 
 use common::{close, grid_cost, path_cost, random_cell, xorshift};
 use onepath_gridstate::{
-    Connectivity, DiagonalRule, Grid, GridOptions, GridPath, GridPathStatus, GridReplanner,
-    HexAStar, HexGrid, HexLayout, HexReplanner, ReplanAlgorithm, SlicedSearch, WALL,
+    Connectivity, DiagonalRule, Grid, GridError, GridOptions, GridPath, GridPathStatus,
+    GridReplanner, HexAStar, HexGrid, HexLayout, HexReplanner, ReplanAlgorithm, SlicedSearch, WALL,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
@@ -209,6 +209,112 @@ fn check_answer(
     Ok(())
 }
 
+/// A replanner over its space, driven by a history.
+trait Subject {
+    fn grid_mut(&mut self) -> &mut Grid;
+    fn set_start(&mut self, start: (u32, u32));
+    fn set_goal(&mut self, goal: (u32, u32));
+    /// Replans and checks the answer against a fresh search from `s` to `t`.
+    fn replan_and_check(&mut self, s: (u32, u32), t: (u32, u32)) -> Result<(), TestCaseError>;
+}
+
+/// Plays `ops` on `subject` from start `s` and goal `t`.
+fn replay(
+    subject: &mut impl Subject,
+    mut s: (u32, u32),
+    mut t: (u32, u32),
+    ops: Vec<Op>,
+) -> Result<(), TestCaseError> {
+    for op in ops {
+        match op {
+            Op::Replan => subject.replan_and_check(s, t)?,
+            Op::SetStart(x, y) => {
+                s = (x, y);
+                subject.set_start(s);
+            }
+            Op::SetGoal(x, y) => {
+                t = (x, y);
+                subject.set_goal(t);
+            }
+            Op::SetBlocked(x, y, b) => subject.grid_mut().set_blocked(x, y, b).unwrap(),
+            Op::SetArea(x, y, a) => subject.grid_mut().set_area(x, y, a).unwrap(),
+        }
+    }
+    Ok(())
+}
+
+fn replan_err(e: GridError) -> TestCaseError {
+    TestCaseError::fail(format!("replan: {e:?}"))
+}
+
+struct OnGrid {
+    grid: Grid,
+    opts: GridOptions,
+    rp: GridReplanner,
+}
+
+impl Subject for OnGrid {
+    fn grid_mut(&mut self) -> &mut Grid {
+        &mut self.grid
+    }
+    fn set_start(&mut self, start: (u32, u32)) {
+        self.rp.set_start(&self.grid, start).unwrap();
+    }
+    fn set_goal(&mut self, goal: (u32, u32)) {
+        self.rp.set_goal(&self.grid, goal).unwrap();
+    }
+    /// Against a plain Dijkstra.
+    fn replan_and_check(&mut self, s: (u32, u32), t: (u32, u32)) -> Result<(), TestCaseError> {
+        let (grid, opts) = (&self.grid, &self.opts);
+        let r = self.rp.replan(grid).map_err(replan_err)?;
+        let want = grid_cost(grid, opts, s, t);
+        let ends = (grid.index(s.0, s.1).unwrap(), grid.index(t.0, t.1).unwrap());
+        check_answer(&r, want, |n| path_cost(grid, opts, n), ends)
+    }
+}
+
+struct OnHex {
+    hex: HexGrid,
+    rp: HexReplanner,
+}
+
+impl Subject for OnHex {
+    fn grid_mut(&mut self) -> &mut Grid {
+        self.hex.grid_mut()
+    }
+    fn set_start(&mut self, start: (u32, u32)) {
+        self.rp.set_start(&self.hex, start).unwrap();
+    }
+    fn set_goal(&mut self, goal: (u32, u32)) {
+        self.rp.set_goal(&self.hex, goal).unwrap();
+    }
+    /// Against a fresh `HexAStar`.
+    fn replan_and_check(&mut self, s: (u32, u32), t: (u32, u32)) -> Result<(), TestCaseError> {
+        let hex = &self.hex;
+        let r = self.rp.replan(hex).map_err(replan_err)?;
+        let fresh = HexAStar::new(GridOptions::default())
+            .unwrap()
+            .find_path(hex, s, t)
+            .unwrap();
+        let want = if fresh.status == GridPathStatus::Found {
+            fresh.cost
+        } else {
+            f64::INFINITY
+        };
+        let g = hex.grid();
+        let ends = (g.index(s.0, s.1).unwrap(), g.index(t.0, t.1).unwrap());
+        check_answer(&r, want, |n| hex_path_cost(hex, n), ends)
+    }
+}
+
+/// The case's cells with areas 1 and 2 at multipliers 2.5 and 0.75.
+fn case_grid(case: &Case, cells: &[u8]) -> Grid {
+    let mut grid = common::grid_from_bytes(case.w, case.h, cells, |a| a);
+    grid.set_area_cost(1, 2.5).unwrap();
+    grid.set_area_cost(2, 0.75).unwrap();
+    grid
+}
+
 /// Issue 22 item 7: after any history the grid replanner answers as a fresh search does
 /// (a plain Dijkstra): same status, cost within a relative 1e-9, a legal path.
 #[test]
@@ -223,15 +329,8 @@ fn grid_replanner_after_any_history_equals_a_fresh_search() {
         "grid_replanner_after_any_history_equals_a_fresh_search",
         (arb_history_case(), options),
         |(case, (lpa, eight, rule, size))| {
-            let History {
-                cells,
-                mut s,
-                mut t,
-                ops,
-            } = draw(&case);
-            let mut grid = common::grid_from_bytes(case.w, case.h, &cells, |a| a);
-            grid.set_area_cost(1, 2.5).unwrap();
-            grid.set_area_cost(2, 0.75).unwrap();
+            let History { cells, s, t, ops } = draw(&case);
+            let grid = case_grid(&case, &cells);
             let opts = GridOptions {
                 connectivity: if eight {
                     Connectivity::Eight
@@ -246,30 +345,8 @@ fn grid_replanner_after_any_history_equals_a_fresh_search() {
                 agent_size: size,
                 ..GridOptions::default()
             };
-            let mut rp = GridReplanner::new(&grid, algorithm(lpa), opts.clone(), s, t).unwrap();
-            for op in ops {
-                match op {
-                    Op::Replan => {
-                        let r = rp
-                            .replan(&grid)
-                            .map_err(|e| TestCaseError::fail(format!("replan: {e:?}")))?;
-                        let want = grid_cost(&grid, &opts, s, t);
-                        let ends = (grid.index(s.0, s.1).unwrap(), grid.index(t.0, t.1).unwrap());
-                        check_answer(&r, want, |n| path_cost(&grid, &opts, n), ends)?;
-                    }
-                    Op::SetStart(x, y) => {
-                        s = (x, y);
-                        rp.set_start(&grid, s).unwrap();
-                    }
-                    Op::SetGoal(x, y) => {
-                        t = (x, y);
-                        rp.set_goal(&grid, t).unwrap();
-                    }
-                    Op::SetBlocked(x, y, b) => grid.set_blocked(x, y, b).unwrap(),
-                    Op::SetArea(x, y, a) => grid.set_area(x, y, a).unwrap(),
-                }
-            }
-            Ok(())
+            let rp = GridReplanner::new(&grid, algorithm(lpa), opts.clone(), s, t).unwrap();
+            replay(&mut OnGrid { grid, opts, rp }, s, t, ops)
         },
     );
 }
@@ -281,55 +358,16 @@ fn hex_replanner_after_any_history_equals_a_fresh_search() {
         "hex_replanner_after_any_history_equals_a_fresh_search",
         (arb_history_case(), any::<bool>(), any::<bool>()),
         |(case, lpa, odd)| {
-            let History {
-                cells,
-                mut s,
-                mut t,
-                ops,
-            } = draw(&case);
+            let History { cells, s, t, ops } = draw(&case);
             let layout = if odd {
                 HexLayout::OddRowsRight
             } else {
                 HexLayout::EvenRowsRight
             };
             let mut hex = HexGrid::new(case.w, case.h, layout).unwrap();
-            *hex.grid_mut() = common::grid_from_bytes(case.w, case.h, &cells, |a| a);
-            hex.grid_mut().set_area_cost(1, 2.5).unwrap();
-            hex.grid_mut().set_area_cost(2, 0.75).unwrap();
-            let opts = GridOptions::default();
-            let mut rp = HexReplanner::new(&hex, algorithm(lpa), opts.clone(), s, t).unwrap();
-            for op in ops {
-                match op {
-                    Op::Replan => {
-                        let r = rp
-                            .replan(&hex)
-                            .map_err(|e| TestCaseError::fail(format!("replan: {e:?}")))?;
-                        let fresh = HexAStar::new(opts.clone())
-                            .unwrap()
-                            .find_path(&hex, s, t)
-                            .unwrap();
-                        let want = if fresh.status == GridPathStatus::Found {
-                            fresh.cost
-                        } else {
-                            f64::INFINITY
-                        };
-                        let g = hex.grid();
-                        let ends = (g.index(s.0, s.1).unwrap(), g.index(t.0, t.1).unwrap());
-                        check_answer(&r, want, |n| hex_path_cost(&hex, n), ends)?;
-                    }
-                    Op::SetStart(x, y) => {
-                        s = (x, y);
-                        rp.set_start(&hex, s).unwrap();
-                    }
-                    Op::SetGoal(x, y) => {
-                        t = (x, y);
-                        rp.set_goal(&hex, t).unwrap();
-                    }
-                    Op::SetBlocked(x, y, b) => hex.grid_mut().set_blocked(x, y, b).unwrap(),
-                    Op::SetArea(x, y, a) => hex.grid_mut().set_area(x, y, a).unwrap(),
-                }
-            }
-            Ok(())
+            *hex.grid_mut() = case_grid(&case, &cells);
+            let rp = HexReplanner::new(&hex, algorithm(lpa), GridOptions::default(), s, t).unwrap();
+            replay(&mut OnHex { hex, rp }, s, t, ops)
         },
     );
 }
