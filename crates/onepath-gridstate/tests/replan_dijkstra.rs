@@ -3,9 +3,7 @@
 
 mod common;
 
-use common::{
-    cases, close, dijkstra, grid_moves, passable, path_cost, random_cell, random_grid, xorshift,
-};
+use common::{cases, close, grid_cost, path_cost, random_cell, random_grid, xorshift};
 use onepath_gridstate::{
     Connectivity, DiagonalRule, Grid, GridOptions, GridPathStatus, GridReplanner, ReplanAlgorithm,
     SearchStatus, WALL,
@@ -85,15 +83,6 @@ fn arb_case() -> impl Strategy<
         })
 }
 
-fn reference(grid: &Grid, opts: &GridOptions, s: (u32, u32), t: (u32, u32)) -> f64 {
-    let si = grid.index(s.0, s.1).unwrap() as usize;
-    let ti = grid.index(t.0, t.1).unwrap() as usize;
-    if !passable(grid, i64::from(t.0), i64::from(t.1), opts.agent_size) {
-        return f64::INFINITY;
-    }
-    dijkstra(grid.cell_count(), si, |u| grid_moves(grid, opts, u))[ti]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(120)))]
 
@@ -110,7 +99,7 @@ proptest! {
                 None => {}
             }
             let r = rp.replan(&grid).unwrap();
-            let want = reference(&grid, &opts, s, t);
+            let want = grid_cost(&grid, &opts, s, t);
             if want.is_finite() {
                 prop_assert_eq!(r.status, GridPathStatus::Found);
                 prop_assert!(close(r.cost, want), "{:?}: cost {} vs dijkstra {}", alg, r.cost, want);

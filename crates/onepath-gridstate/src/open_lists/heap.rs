@@ -304,6 +304,24 @@ impl ReplanOpenSet {
         }
     }
 
+    /// Whether a slot whose key1 is at most `key1_bound` satisfies `pred`. Only those
+    /// slots are visited: a subtree whose root's key1 exceeds the bound is skipped (in a
+    /// heap no slot comes before its parent, so its key1 is at least the parent's).
+    pub(crate) fn any_up_to(&self, key1_bound: f64, pred: impl Fn(&ReplanSlot) -> bool) -> bool {
+        let mut stack = vec![0usize];
+        while let Some(i) = stack.pop() {
+            let Some(s) = self.slots.get(i) else { continue };
+            if s.key1 > key1_bound {
+                continue;
+            }
+            if pred(s) {
+                return true;
+            }
+            stack.extend([2 * i + 1, 2 * i + 2]);
+        }
+        false
+    }
+
     /// Removes and returns the smallest slot.
     pub fn pop(&mut self) -> Option<ReplanSlot> {
         let top = *self.slots.first()?;
@@ -372,5 +390,34 @@ mod replan_tests {
         h.remove(2);
         let order: Vec<u32> = std::iter::from_fn(|| h.pop().map(|s| s.node)).collect();
         assert_eq!(order, vec![4, 3, 0, 1]);
+    }
+
+    #[test]
+    fn any_up_to_finds_a_slot_behind_the_top_and_skips_subtrees_above_the_bound() {
+        let mut h = ReplanOpenSet::default();
+        h.reset(64);
+        // The top ties at 10.0; one ulp above it a slot with a smaller key2 (the replanners'
+        // stop-test case); then 60 slots far above.
+        let above = f64::from_bits(10.0f64.to_bits() + 1);
+        h.upsert(0, 10.0, 5.0);
+        h.upsert(1, above, 4.0);
+        for n in 2..62 {
+            h.upsert(n, 100.0 + f64::from(n), 0.0);
+        }
+        assert_eq!(h.peek().map(|s| s.node), Some(0));
+        let visited = std::cell::Cell::new(0u32);
+        let found = h.any_up_to(10.0 + 1e-8, |s| {
+            visited.set(visited.get() + 1);
+            s.key2 < 5.0
+        });
+        assert!(found);
+        assert!(visited.get() <= 2, "{} slots visited", visited.get());
+        visited.set(0);
+        assert!(!h.any_up_to(10.0 + 1e-8, |s| {
+            visited.set(visited.get() + 1);
+            s.key2 < 4.0
+        }));
+        // Only the two slots within the bound are looked at, not the 60 above it.
+        assert_eq!(visited.get(), 2);
     }
 }

@@ -8,8 +8,9 @@
 //! longer reaches back, or a change of area multipliers set the *overflow* flag: the next
 //! replan restarts from scratch.
 //!
-//! Termination: while the smallest key is below the target's (widened by a relative 1e-9
-//! against rounding, see `key_below_target`) or the target is inconsistent.
+//! Termination: while some open key is below the target's (widened by a relative 1e-9
+//! against rounding, see `key_below_target`; not only the smallest key, see
+//! `ReplanCore::open_below_target`) or the target is inconsistent.
 //!
 //! One iteration = one node popped from the [`ReplanOpenSet`]. A pop that settles the node
 //! (overconsistent: g ← rhs) or resets it (underconsistent: g ← ∞) is an expansion; a D*
@@ -83,7 +84,7 @@ fn key_less(a: (f64, f64), b: (f64, f64)) -> bool {
 /// nodes is always safe.
 #[inline]
 fn key_below_target(top: (f64, f64), target: (f64, f64)) -> bool {
-    let tol = 1e-9 * (1.0 + target.0.abs().min(1e300));
+    let tol = key1_tolerance(target);
     if top.0 < target.0 - tol {
         return true;
     }
@@ -92,6 +93,12 @@ fn key_below_target(top: (f64, f64), target: (f64, f64)) -> bool {
     }
     let tol2 = 1e-9 * (1.0 + target.1.abs().min(1e300));
     top.1 < target.1 + tol2 && !(top.0 == target.0 && top.1 == target.1)
+}
+
+/// The width of the band around the target's key1 within which keys count as tied.
+#[inline]
+fn key1_tolerance(target: (f64, f64)) -> f64 {
+    1e-9 * (1.0 + target.0.abs().min(1e300))
 }
 
 impl ReplanCore {
@@ -195,6 +202,19 @@ impl ReplanCore {
         }
     }
 
+    /// Whether any open key, not only the smallest, is below the target's `kt` in the
+    /// sense of `key_below_target`. The heap orders by the f64 key1, so a key whose key1
+    /// ties the target's in exact arithmetic but rounds an ulp above it sits behind a top
+    /// that ties the target exactly, even when its key2 is smaller: looking only at the top
+    /// would stop with that node inconsistent, and its stale g would then mislead the path
+    /// walk (issue 22: cycles and longer paths after the D* Lite start moved). Only the
+    /// slots whose key1 is within the tolerance band are visited.
+    fn open_below_target(&self, kt: (f64, f64)) -> bool {
+        let bound = kt.0 + key1_tolerance(kt);
+        self.open
+            .any_up_to(bound, |s| key_below_target((s.key1, s.key2), kt))
+    }
+
     fn initialize<G: SearchGraph>(&mut self, graph: &G) {
         let n = self.node_count;
         self.g.clear();
@@ -295,7 +315,11 @@ impl ReplanCore {
             let t = target as usize;
             let kt = self.key(graph, target);
             let more = match self.open.peek() {
-                Some(top) => key_below_target((top.key1, top.key2), kt) || self.rhs[t] != self.g[t],
+                Some(top) => {
+                    key_below_target((top.key1, top.key2), kt)
+                        || self.rhs[t] != self.g[t]
+                        || self.open_below_target(kt)
+                }
                 None => false,
             };
             if !more {

@@ -92,6 +92,25 @@ impl Clone for Grid {
     }
 }
 
+/// The cell count of a `width × height` grid: both at least 1, the product at most
+/// [`MAX_CELLS`].
+fn check_size(width: u32, height: u32) -> Result<u64, GridError> {
+    if width == 0 {
+        return Err(out_of_range("width", 0, 1, MAX_CELLS as i64));
+    }
+    if height == 0 {
+        return Err(out_of_range("height", 0, 1, MAX_CELLS as i64));
+    }
+    let n = u64::from(width) * u64::from(height);
+    if n > MAX_CELLS {
+        return Err(invalid(
+            "size",
+            format!("{width} x {height} cells exceed {MAX_CELLS}"),
+        ));
+    }
+    Ok(n)
+}
+
 impl Grid {
     /// A grid of `width × height` walkable cells of area 0.
     pub fn new(width: u32, height: u32) -> Result<Self, GridError> {
@@ -100,19 +119,7 @@ impl Grid {
 
     /// A grid with every cell set to `area`.
     pub fn filled(width: u32, height: u32, area: u8) -> Result<Self, GridError> {
-        if width == 0 {
-            return Err(out_of_range("width", 0, 1, MAX_CELLS as i64));
-        }
-        if height == 0 {
-            return Err(out_of_range("height", 0, 1, MAX_CELLS as i64));
-        }
-        let n = u64::from(width) * u64::from(height);
-        if n > MAX_CELLS {
-            return Err(invalid(
-                "size",
-                format!("{width} x {height} cells exceed {MAX_CELLS}"),
-            ));
-        }
+        let n = check_size(width, height)?;
         Ok(Grid {
             width,
             height,
@@ -154,6 +161,10 @@ impl Grid {
 
     /// Reads a Moving AI `.map` file (`type octile`, `height`, `width`, `map`, rows).
     /// `.`, `G` and `S` are walkable (area 0); every other character is a wall.
+    ///
+    /// The rows are checked (count and lengths) before the width × height cells are
+    /// allocated, so the allocation is never larger than the text: a header asking for
+    /// 2^31 cells over missing rows fails at once with an error naming the height.
     pub fn from_movingai(text: &str) -> Result<Self, GridError> {
         let mut lines = text.lines();
         let mut width = None;
@@ -173,10 +184,10 @@ impl Grid {
         let (Some(w), Some(h)) = (width, height) else {
             return Err(invalid("Moving AI map", "missing width or height"));
         };
-        let mut grid = Grid::new(w, h)?;
+        check_size(w, h)?;
+        let rows = lines.map(|line| line.trim_end_matches(['\r', '\n']));
         let mut y = 0u32;
-        for line in lines {
-            let row = line.trim_end_matches(['\r', '\n']);
+        for row in rows.clone() {
             if row.is_empty() && y >= h {
                 continue;
             }
@@ -189,17 +200,26 @@ impl Grid {
                     format!("row {y} has {} cells, not {w}", row.len()),
                 ));
             }
-            for (x, ch) in row.bytes().enumerate() {
-                let area = match ch {
-                    b'.' | b'G' | b'S' => 0,
-                    _ => WALL,
-                };
-                grid.cells[(y * w) as usize + x] = area;
-            }
             y += 1;
         }
         if y != h {
-            return Err(invalid("Moving AI map", format!("{y} rows, expected {h}")));
+            return Err(invalid(
+                "Moving AI map height",
+                format!("the header says {h} rows (of {w} cells), the map has {y}"),
+            ));
+        }
+        // Every row is there: the cells take no more bytes than the text.
+        let mut grid = Grid::new(w, h)?;
+        for (row, cells) in rows
+            .filter(|row| !row.is_empty())
+            .zip(grid.cells.chunks_exact_mut(w as usize))
+        {
+            for (cell, ch) in cells.iter_mut().zip(row.bytes()) {
+                *cell = match ch {
+                    b'.' | b'G' | b'S' => 0,
+                    _ => WALL,
+                };
+            }
         }
         Ok(grid)
     }

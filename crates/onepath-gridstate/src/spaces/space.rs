@@ -9,7 +9,9 @@ pub const SPACE_LIMIT: f64 = 2_097_152.0;
 /// `[origin_x + x*cell, origin_x + (x+1)*cell) × [origin_y + y*cell, ...)`.
 ///
 /// All three zero is the unassigned default and behaves as unit cells at the origin.
-/// Otherwise |origin| ≤ 2^21 and 0 < cell_size ≤ 2^21, all finite.
+/// Otherwise |origin| ≤ 2^21 and 0 < cell_size ≤ 2^21, all finite. A zero is stored as
+/// +0.0 whichever sign it is given with, so one placement has one encoding (the state
+/// readers refuse -0.0).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct GridSpace {
     origin_x: f64,
@@ -17,12 +19,30 @@ pub struct GridSpace {
     cell_size: f64,
 }
 
+/// The state readers' rule for the fields of a Space or VoxelSpace: no -0.0. A zero is
+/// written +0.0; a -0.0 would read as the same placement and be written back as +0.0, so
+/// one state would have two encodings (issue 22, item 6). The error names the field.
+pub(crate) fn refuse_negative_zero(fields: &[(&'static str, f64)]) -> Result<(), GridError> {
+    match fields
+        .iter()
+        .find(|(_, v)| *v == 0.0 && v.is_sign_negative())
+    {
+        Some(&(what, _)) => Err(invalid(
+            what,
+            "is -0.0; a zero is written +0.0 (one state, one encoding)",
+        )),
+        None => Ok(()),
+    }
+}
+
 impl GridSpace {
-    /// A checked space.
+    /// A checked space (a -0.0 origin coordinate is stored as +0.0).
     pub fn new(origin_x: f64, origin_y: f64, cell_size: f64) -> Result<Self, GridError> {
         if origin_x == 0.0 && origin_y == 0.0 && cell_size == 0.0 {
             return Ok(GridSpace::default());
         }
+        // x + 0.0 is x for every x but -0.0, which becomes +0.0.
+        let (origin_x, origin_y) = (origin_x + 0.0, origin_y + 0.0);
         for (what, v) in [("origin x", origin_x), ("origin y", origin_y)] {
             if !(v.is_finite() && v.abs() <= SPACE_LIMIT) {
                 return Err(invalid(what, format!("{v} is not finite with |v| <= 2^21")));

@@ -10,14 +10,15 @@ use crate::searches::astar::SearchGraph;
 use crate::searches::options::DiagonalRule;
 use crate::searches::voxel_astar::{VoxelConnectivity, VoxelOptions};
 use crate::spaces::area::{next_version, AreaCosts, WALL};
-use crate::spaces::space::SPACE_LIMIT;
+use crate::spaces::space::{refuse_negative_zero, SPACE_LIMIT};
 
 /// Chunk edge length.
 pub const CHUNK: u32 = 16;
 const CHUNK_VOXELS: usize = 4096;
 
 /// World placement of a voxel grid: origin x, y, z and cell size; all zero = unassigned
-/// (unit cells at the origin), otherwise |origin| ≤ 2^21 and 0 < cell size ≤ 2^21.
+/// (unit cells at the origin), otherwise |origin| ≤ 2^21 and 0 < cell size ≤ 2^21. A zero
+/// is stored as +0.0 whichever sign it is given with (the state reader refuses -0.0).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct VoxelSpace {
     origin: [f64; 3],
@@ -25,11 +26,13 @@ pub struct VoxelSpace {
 }
 
 impl VoxelSpace {
-    /// A checked space.
+    /// A checked space (a -0.0 origin coordinate is stored as +0.0).
     pub fn new(origin: [f64; 3], cell_size: f64) -> Result<Self, GridError> {
         if origin == [0.0; 3] && cell_size == 0.0 {
             return Ok(VoxelSpace::default());
         }
+        // x + 0.0 is x for every x but -0.0, which becomes +0.0.
+        let origin = origin.map(|v| v + 0.0);
         if origin
             .iter()
             .any(|v| !(v.is_finite() && v.abs() <= SPACE_LIMIT))
@@ -500,7 +503,15 @@ fn read_voxel(
     let oy = r.f64("space origin y")?;
     let oz = r.f64("space origin z")?;
     let c = r.f64("space cell size")?;
-    let space = VoxelSpace::new([ox, oy, oz], c).map_err(|e| fam.err(format!("space: {e}")))?;
+    let space_err = |e: GridError| fam.err(format!("space: {e}"));
+    refuse_negative_zero(&[
+        ("space origin x", ox),
+        ("space origin y", oy),
+        ("space origin z", oz),
+        ("space cell size", c),
+    ])
+    .map_err(space_err)?;
+    let space = VoxelSpace::new([ox, oy, oz], c).map_err(space_err)?;
     let areas = read_areas(&mut r)?;
     let mut chunks = Vec::with_capacity(chunk_count);
     for i in 0..chunk_count {

@@ -8,7 +8,7 @@ use super::*;
 use crate::open_lists::buffers::{SearchBuffers, NO_NODE};
 use crate::open_lists::heap::{OpenSet, OpenSlot};
 use crate::spaces::area::AreaCosts;
-use crate::spaces::space::GridSpace;
+use crate::spaces::space::{refuse_negative_zero, GridSpace};
 
 pub(crate) fn write_space(w: &mut ByteWriter, s: &GridSpace) {
     w.f64(s.origin_x());
@@ -20,7 +20,14 @@ pub(crate) fn read_space(r: &mut ByteReader<'_>) -> Result<GridSpace, FormatErro
     let ox = r.f64("space origin x")?;
     let oy = r.f64("space origin y")?;
     let c = r.f64("space cell size")?;
-    GridSpace::new(ox, oy, c).map_err(|e| Family::Grid.err(format!("space: {e}")))
+    let space_err = |e: crate::error::GridError| Family::Grid.err(format!("space: {e}"));
+    refuse_negative_zero(&[
+        ("space origin x", ox),
+        ("space origin y", oy),
+        ("space cell size", c),
+    ])
+    .map_err(space_err)?;
+    GridSpace::new(ox, oy, c).map_err(space_err)
 }
 
 pub(crate) fn write_areas(w: &mut ByteWriter, a: &AreaCosts) {

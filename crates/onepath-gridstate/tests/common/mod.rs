@@ -99,6 +99,17 @@ pub fn grid_moves(grid: &Grid, opts: &GridOptions, cell: usize) -> Vec<(usize, f
     out
 }
 
+/// The optimal cost from `s` to `t` by the plain Dijkstra (+∞ when there is no path; a
+/// goal the agent cannot stand on has none, even from itself).
+pub fn grid_cost(grid: &Grid, opts: &GridOptions, s: (u32, u32), t: (u32, u32)) -> f64 {
+    let si = grid.index(s.0, s.1).unwrap() as usize;
+    let ti = grid.index(t.0, t.1).unwrap() as usize;
+    if !passable(grid, i64::from(t.0), i64::from(t.1), opts.agent_size) {
+        return f64::INFINITY;
+    }
+    dijkstra(grid.cell_count(), si, |u| grid_moves(grid, opts, u))[ti]
+}
+
 /// Checks that `nodes` is a chain of allowed moves from start to goal and returns its cost.
 pub fn path_cost(grid: &Grid, opts: &GridOptions, nodes: &[u32]) -> Result<f64, String> {
     let mut cost = 0.0;
