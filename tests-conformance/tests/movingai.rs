@@ -44,6 +44,10 @@ fn load(dir: &Path, map: &str) -> (Grid, Vec<Scenario>) {
     (grid, out)
 }
 
+/// The bound docs/grid-search.md states for HPA* with clusters of 16 on these maps: at
+/// most this factor times the listed optimum, on every scenario.
+const HPA_BOUND: f64 = 1.2;
+
 fn stride(default: usize) -> usize {
     std::env::var("ONEPATH_MOVINGAI_STRIDE")
         .ok()
@@ -113,13 +117,27 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
     let mut theta = ThetaStar::new(opts.clone()).unwrap();
     let mut theta_gain: f64 = 0.0;
     let mut hpa = HpaStar::new(&grid, 16, opts.clone()).unwrap();
-    let mut hpa_factor: f64 = 1.0;
+    // The largest HPA* cost / listed optimum and its scenario.
+    let mut hpa_worst: (f64, usize) = (1.0, 0);
     let k = stride(default_stride);
     let mut slow = 0;
     for (i, s) in scens.iter().enumerate() {
         for (name, e) in jump.iter_mut() {
             let r = e.find_path(&grid, s.start, s.goal).unwrap();
             check_found(&grid, &r, s, name, i);
+        }
+        // HPA* (clusters of 16) on every scenario (the crate is optimised in the test
+        // profile): found, never shorter, within the bound docs/grid-search.md states.
+        let r = hpa.find_path(&grid, s.start, s.goal).unwrap();
+        assert_eq!(r.status, GridPathStatus::Found, "HPA*: scenario {i}");
+        assert!(
+            r.cost >= s.optimal - 1e-4,
+            "HPA*: scenario {i}: {} < listed {}",
+            r.cost,
+            s.optimal
+        );
+        if s.optimal > 0.0 && r.cost / s.optimal > hpa_worst.0 {
+            hpa_worst = (r.cost / s.optimal, i);
         }
         if i % k == 0 {
             slow += 1;
@@ -155,29 +173,24 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
             if s.optimal > 0.0 {
                 theta_gain = theta_gain.max(1.0 - r.cost / s.optimal);
             }
-            // HPA* (clusters of 16): found, never shorter, within the reported factor.
-            let r = hpa.find_path(&grid, s.start, s.goal).unwrap();
-            assert_eq!(r.status, GridPathStatus::Found, "HPA*: scenario {i}");
-            assert!(
-                r.cost >= s.optimal - 1e-4,
-                "HPA*: scenario {i}: {} < listed {}",
-                r.cost,
-                s.optimal
-            );
-            if s.optimal > 0.0 {
-                hpa_factor = hpa_factor.max(r.cost / s.optimal);
-            }
         }
     }
     println!(
         "{test}: {} scenarios reproduced by the jump point engines, {slow} by the A* engines; \
-         Theta* at most {:.2}% shorter than listed; HPA* (clusters of 16) at most {:.4} x listed",
+         Theta* at most {:.2}% shorter than listed; HPA* (clusters of 16, every scenario) at most \
+         {:.4} x listed (scenario {})",
         scens.len(),
         theta_gain * 100.0,
-        hpa_factor
+        hpa_worst.0,
+        hpa_worst.1
     );
     // The bound this run establishes (docs/grid-search.md records the measured factors).
-    assert!(hpa_factor <= 1.2, "HPA* factor {hpa_factor}");
+    assert!(
+        hpa_worst.0 <= HPA_BOUND,
+        "HPA* factor {} on scenario {} above {HPA_BOUND}",
+        hpa_worst.0,
+        hpa_worst.1
+    );
 }
 
 #[test]
