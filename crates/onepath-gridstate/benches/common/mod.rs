@@ -158,16 +158,7 @@ pub fn pathfinding_astar(grid: &Grid, s: (u32, u32), t: (u32, u32)) -> Option<u6
         &(i64::from(s.0), i64::from(s.1)),
         |&(x, y)| {
             let mut v: Vec<((i64, i64), u64)> = Vec::with_capacity(8);
-            for (dx, dy) in [
-                (0i64, -1i64),
-                (1, 0),
-                (0, 1),
-                (-1, 0),
-                (1, -1),
-                (1, 1),
-                (-1, 1),
-                (-1, -1),
-            ] {
+            for (dx, dy) in MOVES {
                 let (nx, ny) = (x + dx, y + dy);
                 if nx < 0 || ny < 0 || nx >= w || ny >= h || !free(nx, ny) {
                     continue;
