@@ -9,6 +9,13 @@
 //! k-th scenario of maze512, k = `ONEPATH_MOVINGAI_STRIDE` (default 16, because the test
 //! profile is barely optimised; `ONEPATH_MOVINGAI_STRIDE=1 cargo test --release` runs them
 //! all, as recorded in docs/grid-search.md).
+//!
+//! HPA* (clusters of 16) runs every scenario of both maps in every build, the debug test
+//! run of CI included (the grid crate is built with optimisations in the test profile;
+//! the 8010 maze512 queries take 15 to 30 s on the shared 2-core machine): its bound is
+//! asserted on the whole set, not on a sample, because a sample missed the worst cases
+//! (every 16th maze512 scenario stayed within 1.2 while the full set reached 1.246 before
+//! the refinement was smoothed).
 
 use std::path::Path;
 
@@ -43,6 +50,10 @@ fn load(dir: &Path, map: &str) -> (Grid, Vec<Scenario>) {
     assert!(!out.is_empty(), "{map}: no scenarios");
     (grid, out)
 }
+
+/// The bound docs/grid-search.md states for HPA* with clusters of 16 on these maps: at
+/// most this factor times the listed optimum, on every scenario.
+const HPA_BOUND: f64 = 1.2;
 
 fn stride(default: usize) -> usize {
     std::env::var("ONEPATH_MOVINGAI_STRIDE")
@@ -113,13 +124,27 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
     let mut theta = ThetaStar::new(opts.clone()).unwrap();
     let mut theta_gain: f64 = 0.0;
     let mut hpa = HpaStar::new(&grid, 16, opts.clone()).unwrap();
-    let mut hpa_factor: f64 = 1.0;
+    // The largest HPA* cost / listed optimum and its scenario.
+    let mut hpa_worst: (f64, usize) = (1.0, 0);
     let k = stride(default_stride);
     let mut slow = 0;
     for (i, s) in scens.iter().enumerate() {
         for (name, e) in jump.iter_mut() {
             let r = e.find_path(&grid, s.start, s.goal).unwrap();
             check_found(&grid, &r, s, name, i);
+        }
+        // HPA* (clusters of 16) on every scenario (the crate is optimised in the test
+        // profile): found, never shorter, within the bound docs/grid-search.md states.
+        let r = hpa.find_path(&grid, s.start, s.goal).unwrap();
+        assert_eq!(r.status, GridPathStatus::Found, "HPA*: scenario {i}");
+        assert!(
+            r.cost >= s.optimal - 1e-4,
+            "HPA*: scenario {i}: {} < listed {}",
+            r.cost,
+            s.optimal
+        );
+        if s.optimal > 0.0 && r.cost / s.optimal > hpa_worst.0 {
+            hpa_worst = (r.cost / s.optimal, i);
         }
         if i % k == 0 {
             slow += 1;
@@ -155,29 +180,24 @@ fn run_map(map: &str, test: &str, default_stride: usize) {
             if s.optimal > 0.0 {
                 theta_gain = theta_gain.max(1.0 - r.cost / s.optimal);
             }
-            // HPA* (clusters of 16): found, never shorter, within the reported factor.
-            let r = hpa.find_path(&grid, s.start, s.goal).unwrap();
-            assert_eq!(r.status, GridPathStatus::Found, "HPA*: scenario {i}");
-            assert!(
-                r.cost >= s.optimal - 1e-4,
-                "HPA*: scenario {i}: {} < listed {}",
-                r.cost,
-                s.optimal
-            );
-            if s.optimal > 0.0 {
-                hpa_factor = hpa_factor.max(r.cost / s.optimal);
-            }
         }
     }
     println!(
         "{test}: {} scenarios reproduced by the jump point engines, {slow} by the A* engines; \
-         Theta* at most {:.2}% shorter than listed; HPA* (clusters of 16) at most {:.4} x listed",
+         Theta* at most {:.2}% shorter than listed; HPA* (clusters of 16, every scenario) at most \
+         {:.4} x listed (scenario {})",
         scens.len(),
         theta_gain * 100.0,
-        hpa_factor
+        hpa_worst.0,
+        hpa_worst.1
     );
     // The bound this run establishes (docs/grid-search.md records the measured factors).
-    assert!(hpa_factor <= 1.2, "HPA* factor {hpa_factor}");
+    assert!(
+        hpa_worst.0 <= HPA_BOUND,
+        "HPA* factor {} on scenario {} above {HPA_BOUND}",
+        hpa_worst.0,
+        hpa_worst.1
+    );
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Per-query time of each grid engine on the Moving AI maps (arena, maze512-32-9), and the
 //! `pathfinding` crate's `astar` on the same problems in the same run (no corner cutting:
-//! a diagonal only when both orthogonal neighbours are free, the benchmark's rule).
+//! a diagonal only when both orthogonal neighbours are free, the benchmark's rule): the
+//! baseline is its fastest form, `common::PathfindingBaseline` (u32 cells, move masks,
+//! exact fixed-point costs); `pathfinding_astar_closure` is the form used before.
 //!
 //! Data: `$ONEPATH_DATA/movingai`; without it the bench prints that it is skipped.
 //! Each measured iteration runs a fixed sample of scenarios (the last, longest ones);
@@ -11,7 +13,7 @@
 
 mod common;
 
-use common::{load, pathfinding_astar};
+use common::{load, pathfinding_astar, PathfindingBaseline};
 use criterion::{criterion_group, criterion_main, Criterion};
 use onepath_gridstate::{
     GridAStar, GridAlgorithm, GridBidirectional, GridOptions, GridSearch, HpaStar, SlicedSearch,
@@ -94,7 +96,17 @@ fn bench_map(c: &mut Criterion, map: &str, sample: usize) {
             total
         })
     });
+    let baseline = PathfindingBaseline::new(&p.grid);
     group.bench_function("pathfinding_astar", |b| {
+        b.iter(|| {
+            let mut total = 0u64;
+            for &(s, t, _) in &p.queries {
+                total = total.wrapping_add(baseline.cost(s, t).unwrap_or(0));
+            }
+            total
+        })
+    });
+    group.bench_function("pathfinding_astar_closure", |b| {
         b.iter(|| {
             let mut total = 0u64;
             for &(s, t, _) in &p.queries {

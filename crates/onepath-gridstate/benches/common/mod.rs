@@ -1,5 +1,8 @@
 //! What the Moving AI benches share: loading a map with a sample of its scenarios, and the
-//! `pathfinding` crate's A* they are compared with.
+//! `pathfinding` crate's A* they are compared with: [`PathfindingBaseline`], the crate at
+//! its fastest (u32 cell indexes, precomputed move masks, exact fixed-point costs), the
+//! baseline of every ratio; [`pathfinding_astar`], the closure form the ratios used before
+//! (kept to show what the baseline change is worth).
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -42,8 +45,110 @@ pub fn load(map: &str, sample: usize) -> Option<Problem> {
     Some(Problem { grid, queries })
 }
 
+/// One straight step in [`PathfindingBaseline`]'s fixed-point costs: 2^40.
+pub const STRAIGHT: u64 = 1 << 40;
+
+/// One diagonal step: √2 × 2^40 = 1 554 944 255 987.74 rounded to the nearest integer.
+pub const DIAGONAL: u64 = 1_554_944_255_988;
+
+/// Moves (dx, dy) of the move masks, bit k for move k: the straight moves first.
+const MOVES: [(i64, i64); 8] = [
+    (0, -1),
+    (1, 0),
+    (0, 1),
+    (-1, 0),
+    (1, -1),
+    (1, 1),
+    (-1, 1),
+    (-1, -1),
+];
+
+/// The `pathfinding` crate's A* in its fastest form found, the baseline of every grid
+/// ratio: nodes are u32 cell indexes `y * width + x`; each cell's allowed moves under the
+/// rule the benchmarks use (a diagonal only when both orthogonal neighbours are free) are
+/// a bit mask computed once per map, so an expansion allocates nothing (the successors are
+/// an iterator over the mask's bits); costs are exact fixed-point integers, a straight step
+/// [`STRAIGHT`] = 2^40 and a diagonal [`DIAGONAL`] = round(√2 × 2^40).
+///
+/// Why exact: a path of a straight and b diagonal steps costs a·2^40 + b·D with
+/// |D − √2·2^40| ≤ 1/2, so the fixed-point cost is 2^40 times the real cost a + b√2 within
+/// b/2. Two real costs with step counts up to N differ by 0 or by |m + k√2| ≥ 1/(N(1+√2))
+/// (m² − 2k² is a non-zero integer), which 2^40 turns into more than the rounding 2·N/2
+/// whenever 2^40 > (1+√2)·N², that is for paths of up to 674 000 steps (a 512 × 512 map
+/// has 262 144 cells). So the integer costs order paths exactly as the real ones do, equal
+/// real costs give equal integers, the octile estimate in the same units is consistent,
+/// and the sums fit in u64 (N·D < 2^60). The 1000 / 1414 costs of [`pathfinding_astar`]
+/// order some near-equal paths differently (1414 < 1000√2).
+pub struct PathfindingBaseline {
+    width: u32,
+    /// Per cell: bit k set when move [`MOVES`]\[k\] is allowed (walls have no moves).
+    masks: Vec<u8>,
+}
+
+impl PathfindingBaseline {
+    /// The move masks of `grid`.
+    pub fn new(grid: &Grid) -> PathfindingBaseline {
+        let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+        let free = |x: i64, y: i64| grid.is_walkable(x, y);
+        let mut masks = Vec::with_capacity((w * h) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                let mut m = 0u8;
+                if free(x, y) {
+                    for (k, &(dx, dy)) in MOVES.iter().enumerate() {
+                        let (nx, ny) = (x + dx, y + dy);
+                        let inside = nx >= 0 && ny >= 0 && nx < w && ny < h;
+                        let corners = dx == 0 || dy == 0 || (free(nx, y) && free(x, ny));
+                        if inside && free(nx, ny) && corners {
+                            m |= 1 << k;
+                        }
+                    }
+                }
+                masks.push(m);
+            }
+        }
+        PathfindingBaseline {
+            width: grid.width(),
+            masks,
+        }
+    }
+
+    /// The least cost from `s` to `t` in fixed-point units (`None` without a path).
+    pub fn cost(&self, s: (u32, u32), t: (u32, u32)) -> Option<u64> {
+        let w = self.width;
+        let goal = t.1 * w + t.0;
+        let offsets = MOVES.map(|(dx, dy)| (dy * i64::from(w) + dx) as i32);
+        pathfinding::prelude::astar(
+            &(s.1 * w + s.0),
+            |&c| {
+                let m = self.masks[c as usize];
+                (0..8u32).filter(move |k| m >> k & 1 == 1).map(move |k| {
+                    let next = c.wrapping_add_signed(offsets[k as usize]);
+                    (next, if k < 4 { STRAIGHT } else { DIAGONAL })
+                })
+            },
+            |&c| {
+                let dx = u64::from((c % w).abs_diff(goal % w));
+                let dy = u64::from((c / w).abs_diff(goal / w));
+                let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+                (hi - lo) * STRAIGHT + lo * DIAGONAL
+            },
+            |&c| c == goal,
+        )
+        .map(|(_, c)| c)
+    }
+
+    /// [`PathfindingBaseline::cost`] in steps (the fixed-point cost over 2^40), as the
+    /// scenario files list lengths.
+    pub fn length(&self, s: (u32, u32), t: (u32, u32)) -> Option<f64> {
+        self.cost(s, t).map(|c| c as f64 / STRAIGHT as f64)
+    }
+}
+
 /// The `pathfinding` crate's A* under the same rule (a diagonal only when both orthogonal
-/// neighbours are free): the cost in thousandths of a step, `None` without a path.
+/// neighbours are free), in the closure form the ratios used before 2026-12-01: (i64, i64)
+/// nodes, a `Vec` per expansion, costs 1000 / 1414. The cost in thousandths of a step,
+/// `None` without a path.
 pub fn pathfinding_astar(grid: &Grid, s: (u32, u32), t: (u32, u32)) -> Option<u64> {
     // Costs in thousandths of a step (1000 straight, 1414 diagonal), as integer weights.
     let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
@@ -53,16 +158,7 @@ pub fn pathfinding_astar(grid: &Grid, s: (u32, u32), t: (u32, u32)) -> Option<u6
         &(i64::from(s.0), i64::from(s.1)),
         |&(x, y)| {
             let mut v: Vec<((i64, i64), u64)> = Vec::with_capacity(8);
-            for (dx, dy) in [
-                (0i64, -1i64),
-                (1, 0),
-                (0, 1),
-                (-1, 0),
-                (1, -1),
-                (1, 1),
-                (-1, 1),
-                (-1, -1),
-            ] {
+            for (dx, dy) in MOVES {
                 let (nx, ny) = (x + dx, y + dy);
                 if nx < 0 || ny < 0 || nx >= w || ny >= h || !free(nx, ny) {
                     continue;
