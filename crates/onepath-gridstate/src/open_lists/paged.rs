@@ -23,6 +23,8 @@ const NONE: u32 = u32::MAX;
 /// reads as `R::default()`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PagedRecords<R> {
+    /// The box.
+    size: [u32; 3],
     /// Blocks per axis.
     blocks_dim: [u32; 3],
     /// Per block of the box: its table's place in `tables` (in tables), or NONE.
@@ -39,6 +41,7 @@ pub(crate) struct PagedRecords<R> {
 impl<R: Copy + Default> PagedRecords<R> {
     /// Forgets every record (O(blocks touched)); sizes the top table for `size`.
     pub(crate) fn reset(&mut self, size: [u32; 3]) {
+        self.size = size;
         let dim = size.map(|s| s.div_ceil(1 << (PAGE_SHIFT + BLOCK_SHIFT)));
         let blocks = dim.iter().map(|&d| d as usize).product::<usize>();
         if dim != self.blocks_dim || self.top.len() != blocks {
@@ -123,6 +126,67 @@ impl<R: Copy + Default> PagedRecords<R> {
     }
 }
 
+/// The pages around a node: the (up to) 2 × 2 × 2 pages holding its 3 × 3 × 3
+/// neighbourhood, taken, so each neighbour's record is one index away.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PageGroup {
+    /// Page coordinates of the neighbourhood's lowest corner.
+    low: [u32; 3],
+    /// Pool offsets (in records) of the pages, bit 0 = x high, bit 1 = y, bit 2 = z;
+    /// `usize::MAX` for a page outside the box.
+    base: [usize; 8],
+}
+
+impl<R: Copy + Default> PagedRecords<R> {
+    /// The pages around (x, y, z) (inside the box), taken.
+    #[inline]
+    pub(crate) fn group(&mut self, x: u32, y: u32, z: u32) -> PageGroup {
+        let low = [x, y, z].map(|v| v.saturating_sub(1) >> PAGE_SHIFT);
+        let high = [x, y, z].map(|v| (v + 1) >> PAGE_SHIFT);
+        let mut base = [usize::MAX; 8];
+        for (k, b) in base.iter_mut().enumerate() {
+            let pick = |axis: usize| {
+                if k >> axis & 1 == 1 {
+                    high[axis]
+                } else {
+                    low[axis]
+                }
+            };
+            let (px, py, pz) = (pick(0), pick(1), pick(2));
+            // A page of the box (its lowest node inside) is taken; others stay MAX.
+            let corner = [px, py, pz].map(|p| p << PAGE_SHIFT);
+            let inside = (0..3).all(|a| corner[a] < self.size[a]);
+            // Only the pages the neighbourhood spans (a bit set only where it crosses).
+            let spans = (0..3).all(|a| k >> a & 1 == 0 || high[a] != low[a]);
+            if inside && spans && self.get_mut(corner[0], corner[1], corner[2]).is_some() {
+                *b = self.page_offset(corner[0], corner[1], corner[2]);
+            }
+        }
+        PageGroup { low, base }
+    }
+
+    /// Pool offset (in records) of the taken page holding (x, y, z).
+    #[inline]
+    fn page_offset(&self, x: u32, y: u32, z: u32) -> usize {
+        let (b, p, _) = self.place(x, y, z);
+        let t = self.top[b] as usize;
+        self.tables[t * BLOCK_PAGES + p] as usize * PAGE_NODES
+    }
+
+    /// The record of (x, y, z), a node of `group`'s neighbourhood inside the box.
+    #[inline(always)]
+    pub(crate) fn in_group(&mut self, group: &PageGroup, x: u32, y: u32, z: u32) -> Option<&mut R> {
+        let k = usize::from(x >> PAGE_SHIFT != group.low[0])
+            | usize::from(y >> PAGE_SHIFT != group.low[1]) << 1
+            | usize::from(z >> PAGE_SHIFT != group.low[2]) << 2;
+        let base = group.base[k];
+        let within = ((x & PAGE_MASK)
+            | ((y & PAGE_MASK) << PAGE_SHIFT)
+            | ((z & PAGE_MASK) << (2 * PAGE_SHIFT))) as usize;
+        self.pool.get_mut(base.wrapping_add(within))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +221,47 @@ mod tests {
         assert_eq!(r.get(69, 8, 39), 1);
         // The pools are reused: no growth for a search touching fewer pages.
         assert_eq!(r.bytes_held(), held);
+    }
+
+    #[test]
+    fn a_page_group_reaches_every_neighbour_as_get_mut_does() {
+        let size = [9u32, 6, 13];
+        let mut r = PagedRecords::<u32>::default();
+        r.reset(size);
+        let mut n = 0;
+        for z in 0..size[2] {
+            for y in 0..size[1] {
+                for x in 0..size[0] {
+                    n += 1;
+                    *r.get_mut(x, y, z).unwrap() = n;
+                }
+            }
+        }
+        for z in 0..size[2] {
+            for y in 0..size[1] {
+                for x in 0..size[0] {
+                    let group = r.group(x, y, z);
+                    for dz in -1i32..=1 {
+                        for dy in -1i32..=1 {
+                            for dx in -1i32..=1 {
+                                let (nx, ny, nz) = (x as i32 + dx, y as i32 + dy, z as i32 + dz);
+                                let inside = nx >= 0
+                                    && ny >= 0
+                                    && nz >= 0
+                                    && (nx as u32) < size[0]
+                                    && (ny as u32) < size[1]
+                                    && (nz as u32) < size[2];
+                                if !inside {
+                                    continue;
+                                }
+                                let (nx, ny, nz) = (nx as u32, ny as u32, nz as u32);
+                                let want = r.get(nx, ny, nz);
+                                assert_eq!(r.in_group(&group, nx, ny, nz).copied(), Some(want));
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

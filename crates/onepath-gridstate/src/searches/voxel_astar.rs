@@ -170,6 +170,7 @@ fn wide_square(v: u128, k: u128) -> (u128, u128) {
 /// |B| is the sign of A² − B² = (p² + 2q² − 3r²) + 2pq·√2, again the sign of m + n√2,
 /// decided by comparing m² with 2n² in 256 bits. 1, √2 and √3 are linearly independent
 /// over the rationals, so the value is 0 only when p = q = r = 0.
+#[inline]
 pub(crate) fn sign_steps(p: i64, q: i64, r: i64) -> Ordering {
     if p == 0 && q == 0 && r == 0 {
         return Ordering::Equal;
@@ -187,6 +188,7 @@ pub(crate) fn sign_steps(p: i64, q: i64, r: i64) -> Ordering {
 }
 
 /// [`sign_steps`] without the f64 shortcut.
+#[inline(never)]
 fn exact_sign_steps(p: i64, q: i64, r: i64) -> Ordering {
     let (p, q, r) = (i128::from(p), i128::from(q), i128::from(r));
     let a = sign_sqrt2(p, q);
@@ -218,6 +220,8 @@ pub(crate) fn cmp_steps(x: [u64; 3], y: [u64; 3]) -> Ordering {
 trait Cost: Copy + Default + PartialEq + std::fmt::Debug {
     /// The estimate's representation.
     type H: Copy + std::fmt::Debug;
+    /// Whether [`Cost::step`] reads the multiplier.
+    const MULTIPLIED: bool;
     /// `self` plus one move of `class` into a voxel of multiplier `mult`.
     fn step(self, class: u8, mult: f64) -> Self;
     /// True when `self` is a strictly smaller cost than `other`.
@@ -241,16 +245,29 @@ impl Steps {
 
 impl Cost for Steps {
     type H = Steps;
+    const MULTIPLIED: bool = false;
 
-    #[inline]
-    fn step(mut self, class: u8, _mult: f64) -> Self {
-        let c = &mut self.0[usize::from(class)];
-        *c = c.saturating_add(1);
-        self
+    #[inline(always)]
+    fn step(self, class: u8, _mult: f64) -> Self {
+        // No indexing by `class`: the counts stay in registers.
+        let [a, b, c] = self.0;
+        Steps([
+            a.saturating_add(u32::from(class == 0)),
+            b.saturating_add(u32::from(class == 1)),
+            c.saturating_add(u32::from(class == 2)),
+        ])
     }
 
-    #[inline]
+    #[inline(always)]
     fn less(self, other: Self) -> bool {
+        let [a, b, c] = self.0;
+        let [x, y, z] = other.0;
+        if a <= x && b <= y && c <= z {
+            return self != other;
+        }
+        if a >= x && b >= y && c >= z {
+            return false;
+        }
         cmp_steps(self.wide(), other.wide()) == Ordering::Less
     }
 
@@ -282,6 +299,7 @@ struct Sum(f64);
 
 impl Cost for Sum {
     type H = f64;
+    const MULTIPLIED: bool = true;
 
     #[inline]
     fn step(self, class: u8, mult: f64) -> Self {
@@ -322,7 +340,18 @@ struct Rec<G> {
 const OPEN: u8 = 1;
 const CLOSED: u8 = 2;
 
-/// An open-list entry.
+/// An open-list entry: its order is the pop order (std's heap is a max-heap, so the
+/// entry that pops first is the greatest); the voxel's cost so far is read from its
+/// record when it pops (the first entry of a voxel to pop is the one of its current cost:
+/// a later improvement has the same estimate and a smaller cost, so it comes first).
+trait OpenEntry<G: Cost>: Ord + Copy + std::fmt::Debug {
+    /// The entry of `node` with cost so far `g` and estimate `h`.
+    fn new(g: G, h: G::H, node: u32, q: &Query) -> Self;
+    /// Its node.
+    fn node(&self) -> u32;
+}
+
+/// An entry that keeps its cost and estimate and compares them with [`Cost::key_cmp`].
 #[derive(Debug, Clone, Copy)]
 struct Entry<G: Cost> {
     g: G,
@@ -342,17 +371,192 @@ impl<G: Cost> PartialOrd for Entry<G> {
     }
 }
 impl<G: Cost> Ord for Entry<G> {
-    /// Reversed (std's heap is a max-heap): the entry that pops first is the greatest.
     fn cmp(&self, other: &Self) -> Ordering {
         G::key_cmp((other.g, other.h), (self.g, self.h)).then(other.node.cmp(&self.node))
     }
 }
 
+impl<G: Cost> OpenEntry<G> for Entry<G> {
+    #[inline]
+    fn new(g: G, h: G::H, node: u32, _q: &Query) -> Self {
+        Entry { g, h, node }
+    }
+    #[inline]
+    fn node(&self) -> u32 {
+        self.node
+    }
+}
+
+/// ⌊√2 · 2^127⌋.
+const SQRT2_127: u128 = 0xb504_f333_f9de_6484_597d_89b3_754a_be9f;
+/// ⌊√3 · 2^127⌋.
+const SQRT3_127: u128 = 0xddb3_d742_c265_539d_92ba_16b8_3c5c_1dc4;
+
+/// Grids whose voxel count plus the three sizes stays below this use [`FixedEntry`].
+const FIXED_LIMIT: u64 = 1 << 28;
+
+/// The fixed-point scale of [`FixedEntry`] keys for a grid: `S = 3·⌈log2 N⌉ + 8` where
+/// N = voxels + size x + size y + size z bounds every step count of a cost so far (a
+/// cost so far counts the steps of a path without repeated voxels) or of an estimate
+/// plus one (each count at most the sum of the sizes), so N also bounds every count of
+/// an f. With `R_k = round(√k · 2^(S+32))`: `r2`, `r3`.
+#[derive(Debug, Clone, Copy, Default)]
+struct FixedScale {
+    s: u32,
+    r2: u128,
+    r3: u128,
+}
+
+impl FixedScale {
+    /// The scale for a grid of `size`, or `None` when N ≥ 2^28.
+    fn of(size: [u32; 3]) -> Option<FixedScale> {
+        let n = size.iter().map(|&v| u64::from(v)).product::<u64>()
+            + size.iter().map(|&v| u64::from(v)).sum::<u64>();
+        if n >= FIXED_LIMIT {
+            return None;
+        }
+        let bits = 64 - (n - 1).leading_zeros(); // ⌈log2 n⌉, n ≥ 4
+        let s = 3 * bits + 8; // ≤ 92
+        let shift = 95 - s; // R at 2^(s+32) from the constants at 2^127
+        let round = |c: u128| (c >> shift) + (c >> (shift - 1) & 1);
+        Some(FixedScale {
+            s,
+            r2: round(SQRT2_127),
+            r3: round(SQRT3_127),
+        })
+    }
+
+    /// round(v · R / 2^32) for v < 2^28 and R < 2^125: two 64 × 64-bit products.
+    #[inline(always)]
+    fn times(v: u32, r: u128) -> u128 {
+        let v = u128::from(v);
+        let (hi, lo) = (r >> 64, r & u128::from(u64::MAX));
+        ((v * hi) << 32) + ((v * lo + (1 << 31)) >> 32)
+    }
+
+    /// K(a, b, c) = a·2^S + round(b√2·2^S) + round(c√3·2^S) (each rounding within
+    /// 1/2 + 2^-4 units: R_k is within 1 of √k·2^(S+32), and b/2^32 < 2^-4).
+    ///
+    /// Why it orders exactly: two different counts whose differences p, q, r are at most
+    /// N have |p + q√2 + r√3| ≥ 1/(4.1464·N)^3 (the product of the value's four
+    /// conjugates p ± q√2 ± r√3 is a non-zero integer, 1, √2 and √3 being independent
+    /// over the rationals, and each of the other three is at most N(1 + √2 + √3)), so
+    /// their keys differ by at least 2^S/(71.29·N^3) − 2.25 ≥ 256/71.29 − 2.25 > 1.3 units,
+    /// with the sign of the real difference; equal counts have equal keys. The key is below
+    /// 4.15·2^28·2^92 < 2^123.
+    #[inline(always)]
+    fn key(&self, t: [u32; 3]) -> u128 {
+        (u128::from(t[0]) << self.s) + Self::times(t[1], self.r2) + Self::times(t[2], self.r3)
+    }
+}
+
+/// The entry of exact mode on grids below [`FIXED_LIMIT`]: fixed-point keys of f and g
+/// (see [`FixedScale::key`]) compared as integers; order f, then the larger g, then the
+/// smaller node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FixedEntry {
+    f: [u64; 2],
+    g: [u64; 2],
+    node: u32,
+}
+
+impl PartialOrd for FixedEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for FixedEntry {
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .f
+            .cmp(&self.f)
+            .then(self.g.cmp(&other.g))
+            .then(other.node.cmp(&self.node))
+    }
+}
+
+impl OpenEntry<Steps> for FixedEntry {
+    #[inline]
+    fn new(g: Steps, h: Steps, node: u32, q: &Query) -> Self {
+        let f = [0, 1, 2].map(|k| g.0[k] + h.0[k]); // each below N < 2^28
+        let split = |v: u128| [(v >> 64) as u64, v as u64];
+        FixedEntry {
+            f: split(q.fixed.key(f)),
+            g: split(q.fixed.key(g.0)),
+            node,
+        }
+    }
+    #[inline]
+    fn node(&self) -> u32 {
+        self.node
+    }
+}
+
+/// The open list: a binary max-heap and a *held* entry that comes before every entry
+/// of the heap (along a plateau the successor that pops next is usually the one just
+/// pushed: holding it saves its push and pop through the heap). The pop order is the
+/// heap's order over all entries, held or not.
+#[derive(Debug, Clone)]
+struct OpenList<E> {
+    heap: BinaryHeap<E>,
+    held: Option<E>,
+}
+
+impl<E: Ord + Copy> OpenList<E> {
+    fn clear(&mut self) {
+        self.heap.clear();
+        self.held = None;
+    }
+
+    #[inline]
+    fn push(&mut self, e: E) {
+        match self.held {
+            Some(h) if e > h => {
+                self.heap.push(h);
+                self.held = Some(e);
+            }
+            Some(_) => self.heap.push(e),
+            None => match self.heap.peek() {
+                Some(top) if *top >= e => self.heap.push(e),
+                _ => self.held = Some(e),
+            },
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<&E> {
+        self.held.as_ref().or_else(|| self.heap.peek())
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<E> {
+        self.held.take().or_else(|| self.heap.pop())
+    }
+
+    fn capacity(&self) -> usize {
+        self.heap.capacity() + 1
+    }
+}
+
 /// The engine of one mode.
-#[derive(Debug, Clone, Default)]
-struct Engine<G: Cost> {
+#[derive(Debug, Clone)]
+struct Engine<G: Cost, E> {
     records: PagedRecords<Rec<G>>,
-    open: BinaryHeap<Entry<G>>,
+    open: OpenList<E>,
+}
+
+impl<G: Cost, E: Ord> Default for Engine<G, E> {
+    fn default() -> Self {
+        Engine {
+            records: PagedRecords::default(),
+            open: OpenList {
+                heap: BinaryHeap::new(),
+                held: None,
+            },
+        }
+    }
 }
 
 /// What a search fixes at `begin`.
@@ -369,6 +573,8 @@ struct Query {
     iterations: u32,
     /// The goal's cost so far once found.
     cost: f64,
+    /// The scale of fixed-point keys (exact mode on grids below [`FIXED_LIMIT`]).
+    fixed: FixedScale,
 }
 
 /// Sorted axis distances (lo, mid, hi) between two voxels.
@@ -418,7 +624,7 @@ fn estimate_sum(c: VoxelConnectivity, a: (u32, u32, u32), b: (u32, u32, u32), sc
     estimate_steps(c, a, b).value(1.0) * scale
 }
 
-impl<G: Cost> Engine<G> {
+impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
     fn begin(&mut self, q: &Query, start_h: G::H) {
         self.records.reset(q.size);
         self.open.clear();
@@ -429,18 +635,15 @@ impl<G: Cost> Engine<G> {
                 via: FROM_START,
                 state: OPEN,
             };
-            self.open.push(Entry {
-                g: G::default(),
-                h: start_h,
-                node: x + q.size[0] * (y + q.size[1] * z),
-            });
+            let node = x + q.size[0] * (y + q.size[1] * z);
+            self.open.push(E::new(G::default(), start_h, node, q));
         }
     }
 
     /// Drops closed entries from the top; true when an open voxel is listed.
     fn has_open(&mut self, q: &Query) -> bool {
         while let Some(top) = self.open.peek() {
-            let (x, y, z) = xyz(q.size, top.node);
+            let (x, y, z) = xyz(q.size, top.node());
             if self.records.get(x, y, z).state != CLOSED {
                 return true;
             }
@@ -473,13 +676,15 @@ impl<G: Cost> Engine<G> {
             let Some(top) = self.open.pop() else { break };
             done += 1;
             q.iterations = q.iterations.saturating_add(1);
-            let node = top.node;
+            let node = top.node();
             let (x, y, z) = xyz(q.size, node);
-            if let Some(r) = self.records.get_mut(x, y, z) {
-                r.state = CLOSED;
-            }
+            let Some(r) = self.records.get_mut(x, y, z) else {
+                continue;
+            };
+            r.state = CLOSED;
+            let top_g = r.g;
             if node == q.goal_node {
-                q.cost = top.g.value(q.scale);
+                q.cost = top_g.value(q.scale);
                 q.status = SearchStatus::Found;
                 break;
             }
@@ -487,6 +692,7 @@ impl<G: Cost> Engine<G> {
             if let Some(list) = record.as_mut() {
                 list.push(node);
             }
+            let group = self.records.group(x, y, z);
             let areas = grid.neighbourhood(x, y, z);
             let mut free = 0u32;
             for (k, &a) in areas.iter().enumerate() {
@@ -511,14 +717,18 @@ impl<G: Cost> Engine<G> {
                     y.wrapping_add_signed(i32::from(m.d[1])),
                     z.wrapping_add_signed(i32::from(m.d[2])),
                 );
-                let mult = grid.areas().get(areas[usize::from(m.cell)]);
-                let Some(r) = self.records.get_mut(t.0, t.1, t.2) else {
+                let mult = if G::MULTIPLIED {
+                    grid.areas().get(areas[usize::from(m.cell)])
+                } else {
+                    1.0
+                };
+                let Some(r) = self.records.in_group(&group, t.0, t.1, t.2) else {
                     continue;
                 };
                 if r.state == CLOSED {
                     continue;
                 }
-                let g = top.g.step(m.class, mult);
+                let g = top_g.step(m.class, mult);
                 if r.state == OPEN && !g.less(r.g) {
                     continue;
                 }
@@ -527,11 +737,8 @@ impl<G: Cost> Engine<G> {
                     via: k as u8,
                     state: OPEN,
                 };
-                self.open.push(Entry {
-                    g,
-                    h: h(t),
-                    node: t.0 + sx * (t.1 + sy * t.2),
-                });
+                self.open
+                    .push(E::new(g, h(t), t.0 + sx * (t.1 + sy * t.2), q));
             }
         }
     }
@@ -572,8 +779,12 @@ fn xyz(size: [u32; 3], node: u32) -> (u32, u32, u32) {
 /// Which mode the current search runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Mode {
+    /// Exact step counts, fixed-point keys ([`FixedEntry`]).
     #[default]
     Exact,
+    /// Exact step counts compared with [`cmp_steps`] (grids of N ≥ 2^28).
+    ExactWide,
+    /// f64 sums.
     Sum,
 }
 
@@ -584,10 +795,13 @@ pub struct VoxelAStar {
     moves: Vec<Move>,
     mode: Mode,
     query: Query,
-    exact: Engine<Steps>,
-    sum: Engine<Sum>,
+    exact: Engine<Steps, FixedEntry>,
+    wide: Engine<Steps, Entry<Steps>>,
+    sum: Engine<Sum, Entry<Sum>>,
     expansions: Option<Vec<u32>>,
     began: Began,
+    /// Tests: exact mode compares with [`cmp_steps`] on any grid.
+    force_wide: bool,
 }
 
 impl VoxelAStar {
@@ -600,24 +814,28 @@ impl VoxelAStar {
             mode: Mode::Exact,
             query: Query::default(),
             exact: Engine::default(),
+            wide: Engine::default(),
             sum: Engine::default(),
             expansions: None,
             began: Began::not_begun(),
+            force_wide: false,
         })
     }
 
     /// True when the search begun last compares exact step counts (every area
     /// multiplier equal, heuristic weight 1 or 0); false for f64 sums.
     pub fn exact_keys(&self) -> bool {
-        self.mode == Mode::Exact
+        self.mode != Mode::Sum
     }
 
     /// Bytes the search holds between searches (its page tables and pages, the open
-    /// list's capacity): what the largest search so far touched, not the grid's size.
+    /// lists' capacity): what the largest search so far touched, not the grid's size.
     pub fn bytes_held(&self) -> usize {
         self.exact.records.bytes_held()
+            + self.wide.records.bytes_held()
             + self.sum.records.bytes_held()
-            + self.exact.open.capacity() * size_of::<Entry<Steps>>()
+            + self.exact.open.capacity() * size_of::<FixedEntry>()
+            + self.wide.open.capacity() * size_of::<Entry<Steps>>()
             + self.sum.open.capacity() * size_of::<Entry<Sum>>()
     }
 }
@@ -651,10 +869,11 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
         let m = areas.multipliers()[0];
         let w = self.options.heuristic_weight;
         let uniform = areas.multipliers().iter().all(|&v| v == m);
-        self.mode = if uniform && (w == 1.0 || w == 0.0) {
-            Mode::Exact
-        } else {
-            Mode::Sum
+        let fixed = FixedScale::of(grid.size()).filter(|_| !self.force_wide);
+        self.mode = match (uniform && (w == 1.0 || w == 0.0), fixed) {
+            (true, Some(_)) => Mode::Exact,
+            (true, None) => Mode::ExactWide,
+            (false, _) => Mode::Sum,
         };
         self.query = Query {
             size: grid.size(),
@@ -662,37 +881,30 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
             goal,
             goal_node,
             scale: match self.mode {
-                Mode::Exact => m,
+                Mode::Exact | Mode::ExactWide => m,
                 Mode::Sum => w * areas.min_multiplier(),
             },
             status: SearchStatus::InProgress,
+            fixed: fixed.unwrap_or_default(),
             ..Query::default()
         };
         self.expansions = self.options.record_expansions.then(Vec::new);
         let walk =
             |p: (u32, u32, u32)| grid.is_walkable(i64::from(p.0), i64::from(p.1), i64::from(p.2));
         let c = self.options.connectivity;
+        let steps = if w == 0.0 {
+            Steps::default()
+        } else {
+            estimate_steps(c, start, goal)
+        };
+        let q = &self.query;
+        match self.mode {
+            Mode::Exact => self.exact.begin(q, steps),
+            Mode::ExactWide => self.wide.begin(q, steps),
+            Mode::Sum => self.sum.begin(q, estimate_sum(c, start, goal, q.scale)),
+        }
         if !walk(start) || !walk(goal) {
             self.query.status = SearchStatus::NoPath;
-            self.exact.records.reset(grid.size());
-            self.exact.open.clear();
-            self.sum.records.reset(grid.size());
-            self.sum.open.clear();
-        } else {
-            match self.mode {
-                Mode::Exact => {
-                    let h = if w == 0.0 {
-                        Steps::default()
-                    } else {
-                        estimate_steps(c, start, goal)
-                    };
-                    self.exact.begin(&self.query, h);
-                }
-                Mode::Sum => {
-                    let h = estimate_sum(c, start, goal, self.query.scale);
-                    self.sum.begin(&self.query, h);
-                }
-            }
         }
         self.began = Began::on(space_key(grid));
         Ok(())
@@ -704,36 +916,28 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
         let c = self.options.connectivity;
         let goal = self.query.goal;
         let rule = self.options.diagonal_rule;
-        match self.mode {
-            Mode::Exact => {
-                let zero = self.options.heuristic_weight == 0.0;
-                self.exact.step(
-                    grid,
-                    &mut self.query,
-                    &self.moves,
-                    rule,
-                    &mut self.expansions,
-                    max_iterations,
-                    |t| {
-                        if zero {
-                            Steps::default()
-                        } else {
-                            estimate_steps(c, t, goal)
-                        }
-                    },
-                )
+        let zero = self.options.heuristic_weight == 0.0;
+        let steps = move |t| {
+            if zero {
+                Steps::default()
+            } else {
+                estimate_steps(c, t, goal)
             }
+        };
+        let (q, moves, rec) = (&mut self.query, &self.moves, &mut self.expansions);
+        match self.mode {
+            Mode::Exact => self
+                .exact
+                .step(grid, q, moves, rule, rec, max_iterations, steps),
+            Mode::ExactWide => self
+                .wide
+                .step(grid, q, moves, rule, rec, max_iterations, steps),
             Mode::Sum => {
-                let scale = self.query.scale;
-                self.sum.step(
-                    grid,
-                    &mut self.query,
-                    &self.moves,
-                    rule,
-                    &mut self.expansions,
-                    max_iterations,
-                    |t| estimate_sum(c, t, goal, scale),
-                )
+                let scale = q.scale;
+                self.sum
+                    .step(grid, q, moves, rule, rec, max_iterations, |t| {
+                        estimate_sum(c, t, goal, scale)
+                    })
             }
         }
         Ok(self.query.status)
@@ -750,6 +954,7 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
             nodes: match (found, self.mode) {
                 (false, _) => Vec::new(),
                 (true, Mode::Exact) => self.exact.path(q, &self.moves),
+                (true, Mode::ExactWide) => self.wide.path(q, &self.moves),
                 (true, Mode::Sum) => self.sum.path(q, &self.moves),
             },
             cost: if found { q.cost } else { 0.0 },
@@ -832,5 +1037,70 @@ mod tests {
         assert_eq!(e((5, 1, 1)), [3, 2, 0]);
         assert_eq!(e((2, 2, 2)), [0, 3, 0]);
         assert_eq!(e((3, 2, 2)), [1, 3, 0]);
+    }
+
+    #[test]
+    fn fixed_point_keys_pop_in_the_order_of_the_exact_comparison() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..40u32 {
+            let size = [
+                3 + (next() % 12) as u32,
+                3 + (next() % 12) as u32,
+                3 + (next() % 12) as u32,
+            ];
+            let mut g = VoxelGrid::new(size[0], size[1], size[2], 0).unwrap();
+            let walls = next() % 30;
+            for z in 0..size[2] {
+                for y in 0..size[1] {
+                    for x in 0..size[0] {
+                        if next() % 100 < walls {
+                            g.set_area(x, y, z, WALL).unwrap();
+                        }
+                    }
+                }
+            }
+            let mut pt = || {
+                (
+                    (next() % u64::from(size[0])) as u32,
+                    (next() % u64::from(size[1])) as u32,
+                    (next() % u64::from(size[2])) as u32,
+                )
+            };
+            let (s, t) = (pt(), pt());
+            let o = VoxelOptions {
+                connectivity: [
+                    VoxelConnectivity::Six,
+                    VoxelConnectivity::Eighteen,
+                    VoxelConnectivity::TwentySix,
+                ][(case % 3) as usize],
+                heuristic_weight: if case % 7 == 0 { 0.0 } else { 1.0 },
+                record_expansions: true,
+                ..VoxelOptions::default()
+            };
+            let mut fixed = VoxelAStar::new(o).unwrap();
+            let mut wide = VoxelAStar::new(o).unwrap();
+            wide.force_wide = true;
+            let a = fixed.find_path(&g, s, t).unwrap();
+            let b = wide.find_path(&g, s, t).unwrap();
+            assert_eq!((fixed.mode, wide.mode), (Mode::Exact, Mode::ExactWide));
+            assert_eq!(a, b, "case {case}");
+        }
+    }
+
+    #[test]
+    fn the_fixed_scale_follows_the_grid() {
+        let f = FixedScale::of([256, 128, 256]).unwrap();
+        // N = 2^23 + 640 → ⌈log2 N⌉ = 24, S = 80.
+        assert_eq!(f.s, 80);
+        assert_eq!(FixedScale::key(&f, [1, 0, 0]), 1u128 << 80);
+        let two = (2f64.sqrt() * 2f64.powi(80)) as u128;
+        assert!(FixedScale::key(&f, [0, 1, 0]).abs_diff(two) < 1 << 28);
+        assert!(FixedScale::of([1 << 14, 1 << 14, 1]).is_none());
     }
 }
