@@ -61,8 +61,14 @@ impl<R: Copy + Default> PagedRecords<R> {
     }
 
     /// Number of pages the current search has taken.
+    #[cfg(test)]
     pub(crate) fn pages_taken(&self) -> usize {
         self.pool.len() / PAGE_NODES
+    }
+
+    /// Number of records the current search has taken (its pages' nodes).
+    pub(crate) fn records_taken(&self) -> usize {
+        self.pool.len()
     }
 
     /// Bytes held (tables and pool capacity).

@@ -748,7 +748,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
         let [sx, sy, _] = q.size;
         let mut out = Vec::new();
         let mut p = q.goal;
-        let limit = self.records.pages_taken() * 64;
+        let limit = self.records.records_taken();
         loop {
             out.push(p.0 + sx * (p.1 + sy * p.2));
             let r = self.records.get(p.0, p.1, p.2);
@@ -788,7 +788,26 @@ enum Mode {
     Sum,
 }
 
-/// A* on a [`VoxelGrid`].
+/// A* on a [`VoxelGrid`] (moves, estimates, keys and memory: the module documentation and
+/// `docs/grid-search.md`).
+///
+/// ```
+/// use onepath_gridstate::{GridPathStatus, SlicedSearch, VoxelAStar, VoxelGrid, VoxelOptions, WALL};
+///
+/// // An empty 32³ box but for one wall: every optimal path across it ties.
+/// let mut level = VoxelGrid::new(32, 32, 32, 0).unwrap();
+/// level.set_area(5, 5, 5, WALL).unwrap();
+/// let mut search = VoxelAStar::new(VoxelOptions::default()).unwrap();
+/// let path = search.find_path(&level, (0, 0, 0), (31, 20, 9)).unwrap();
+/// assert_eq!(path.status, GridPathStatus::Found);
+/// // Exact keys (one multiplier for every area): 9 √3 + 11 √2 + 11 unit steps, and the
+/// // search goes straight along the plateau instead of over it.
+/// assert!(search.exact_keys());
+/// let want = 9.0 * 3f64.sqrt() + 11.0 * 2f64.sqrt() + 11.0;
+/// assert!((path.cost - want).abs() < 1e-12);
+/// assert_eq!(path.nodes.len(), 32);
+/// assert!(path.expanded < 40);
+/// ```
 #[derive(Debug, Clone)]
 pub struct VoxelAStar {
     options: VoxelOptions,
