@@ -348,6 +348,7 @@ fn main() {
                     let _ = ours.find_path(&g, s, t);
                 }
             });
+            let held = ours.bytes_held();
             let (_, peak_base) = peak_of(|| {
                 for &(s, t) in &qs {
                     let _ = base.cost(s, t);
@@ -375,9 +376,10 @@ fn main() {
                 base_expanded as f64 / n
             );
             println!(
-                "    VoxelAStar  {:>10.1} µs/query  peak {:>8.2} MB",
+                "    VoxelAStar  {:>10.1} µs/query  peak {:>8.2} MB (held between searches {:.2} MB)",
                 best_ours / n * 1e6,
-                peak_ours as f64 / 1e6
+                peak_ours as f64 / 1e6,
+                held as f64 / 1e6
             );
             println!(
                 "    pathfinding {:>10.1} µs/query  peak {:>8.2} MB   ratio {:.2}",

@@ -284,3 +284,22 @@ fn a_box_with_pillars_and_a_wall_is_crossed_without_fanning_out() {
         plateau_case(&g, s, t);
     }
 }
+
+#[test]
+fn a_short_query_on_a_huge_grid_holds_memory_for_what_it_touches() {
+    // 2^29 voxels: whole-grid buffers of 21 bytes a voxel would take 11 GB. (N ≥ 2^28, so
+    // the exact keys are compared by the exact comparison, not fixed-point.)
+    let g = VoxelGrid::new(1024, 512, 1024, 0).unwrap();
+    let mut a = VoxelAStar::new(VoxelOptions::default()).unwrap();
+    let r = a.find_path(&g, (500, 200, 500), (520, 210, 490)).unwrap();
+    assert_eq!(r.status, GridPathStatus::Found);
+    assert!(a.exact_keys());
+    assert!(close(r.cost, 10.0 * 3f64.sqrt() + 10.0), "{}", r.cost);
+    assert!(r.expanded <= 30, "{} expansions", r.expanded);
+    let held = a.bytes_held();
+    assert!(held < 1 << 20, "{held} bytes held");
+    // A second search reuses what the first took.
+    let r2 = a.find_path(&g, (100, 100, 100), (110, 105, 95)).unwrap();
+    assert_eq!(r2.status, GridPathStatus::Found);
+    assert_eq!(a.bytes_held(), held);
+}
