@@ -35,7 +35,8 @@
 //!   placement) and the views and derived caches the searches read it through;
 //! - `searches/`: the [`SlicedSearch`] contract and its guard, the engines, their options
 //!   and results;
-//! - `open_lists/`: the heaps, the bucket ring and the per-node buffers (crate-private);
+//! - `open_lists/`: the heaps, the bucket ring, the per-node buffers and the paged records
+//!   of the voxel A* (crate-private);
 //! - `state/`: the OPGS header, the pieces several kinds share and the generic searches'
 //!   state (each object's own save / restore sits beside the object).
 //!

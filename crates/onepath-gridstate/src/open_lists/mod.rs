@@ -2,4 +2,5 @@
 
 pub(crate) mod buffers;
 pub(crate) mod heap;
+pub(crate) mod paged;
 pub(crate) mod ring;

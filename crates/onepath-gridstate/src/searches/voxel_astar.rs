@@ -1,12 +1,40 @@
-//! A* on a [`VoxelGrid`] and its options (the moves and the estimate are those of
-//! `spaces/voxel.rs`).
+//! A* on a [`VoxelGrid`]: its options, its moves and estimates, and its engine.
+//!
+//! **Keys.** A k-axis move costs √k times the entered voxel's area multiplier. When every
+//! area multiplier is the same value m and the heuristic weight is 1 or 0 (*exact mode*),
+//! a cost so far is kept as its step counts (a, b, c) — a unit, b √2 and c √3 steps, cost
+//! m·(a + b√2 + c√3) — and so is the estimate, and keys are compared *exactly* (see
+//! [`cmp_steps`]): equally good paths have equal keys whatever the order of their moves,
+//! so the "larger g first" tie-break sends the search straight along a plateau instead of
+//! over it (f64 sums of 1, √2 and √3 differ in their last bits along equally good paths,
+//! never tie, and the search used to fan out over the whole plateau). Otherwise
+//! (*f64 mode*: differing multipliers, or another weight) a cost so far is an f64 sum of
+//! the move costs, f = g + weight × estimate × smallest multiplier, as the generic A* does.
+//!
+//! **Pop order** (both modes): the smaller f, then the larger g, then the smaller node
+//! index. The open list is a binary heap with lazy deletion: an improved voxel is pushed
+//! again (its new key comes first, the estimate being the same), an entry whose voxel is
+//! already closed is dropped when met and is not an iteration.
+//!
+//! **Memory.** Per-voxel records (cost so far, the move that reached the voxel, open or
+//! closed) live in pages of 4³ voxels taken when a search first touches them
+//! (`open_lists/paged.rs`), kept and reused by the next search: a search costs memory in
+//! proportion to the voxels it touches, not to the grid.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::f64::consts::SQRT_2;
 
 use crate::error::GridError;
-use crate::searches::astar::AStarCore;
+use crate::open_lists::paged::PagedRecords;
 use crate::searches::options::{check_weight, DiagonalRule};
-use crate::searches::result::{GridPath, SearchStatus};
-use crate::searches::sliced::{version_key, Began, SlicedSearch};
-use crate::spaces::voxel::{VoxelGrid, VoxelView};
+use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
+use crate::searches::sliced::{Began, SlicedSearch, SpaceKey};
+use crate::spaces::area::WALL;
+use crate::spaces::voxel::VoxelGrid;
+
+/// √3 as the f64 nearest to it (`3f64.sqrt()`, correctly rounded).
+const SQRT_3: f64 = 1.732_050_807_568_877_2;
 
 /// Neighbourhood of a voxel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -23,7 +51,8 @@ pub enum VoxelConnectivity {
 /// Options of a voxel query. The diagonal rule applies to multi-axis moves: the
 /// *orthogonal neighbours* of a move are the cells reached by each strict, non-empty
 /// subset of its axis steps; `Always` ignores them, `NoCornerCutting` needs at least one
-/// passable, `BothOrthogonalFree` needs all passable.
+/// passable, `BothOrthogonalFree` needs all passable (every voxel of the move's bounding
+/// box free, the rule of the Moving AI 3D benchmark).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct VoxelOptions {
     /// 6, 18 or 26 neighbours.
@@ -50,12 +79,748 @@ impl Default for VoxelOptions {
     }
 }
 
-/// A* on a [`VoxelGrid`].
+/// One move of the neighbourhood.
+#[derive(Debug, Clone, Copy)]
+struct Move {
+    /// Index of the target in the 3 × 3 × 3 neighbourhood.
+    cell: u8,
+    /// Axes moved minus one (0: unit, 1: √2, 2: √3).
+    class: u8,
+    d: [i8; 3],
+    /// Neighbourhood bits of the orthogonal neighbours (strict non-empty subsets).
+    sides: u32,
+}
+
+/// "Reached by no move": the start.
+const FROM_START: u8 = u8::MAX;
+
+/// The moves allowed by the connectivity, in neighbourhood order (z, then y, then x).
+fn move_table(connectivity: VoxelConnectivity) -> Vec<Move> {
+    let max_axes = match connectivity {
+        VoxelConnectivity::Six => 1,
+        VoxelConnectivity::Eighteen => 2,
+        VoxelConnectivity::TwentySix => 3,
+    };
+    let bit = |d: [i8; 3]| (d[0] + 1) as u32 + 3 * (d[1] + 1) as u32 + 9 * (d[2] + 1) as u32;
+    let mut out = Vec::new();
+    for dz in -1i8..=1 {
+        for dy in -1i8..=1 {
+            for dx in -1i8..=1 {
+                let d = [dx, dy, dz];
+                let axes = d.iter().filter(|&&v| v != 0).count();
+                if axes == 0 || axes > max_axes {
+                    continue;
+                }
+                let mut sides = 0u32;
+                for mask in 1u32..7 {
+                    let sub = [0, 1, 2].map(|k| if mask >> k & 1 == 1 { d[k] } else { 0 });
+                    let uses_moved_axes_only = (0..3).all(|k| mask >> k & 1 == 0 || d[k] != 0);
+                    if uses_moved_axes_only && sub != d {
+                        sides |= 1 << bit(sub);
+                    }
+                }
+                out.push(Move {
+                    cell: bit(d) as u8,
+                    class: (axes - 1) as u8,
+                    d,
+                    sides,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The sign of p + q√2 (exact; |p|, |q| < 2^125).
+fn sign_sqrt2(p: i128, q: i128) -> Ordering {
+    match (p.cmp(&0), q.cmp(&0)) {
+        (Ordering::Equal, s) | (s, Ordering::Equal) => s,
+        (a, b) if a == b => a,
+        (a, _) => {
+            // Opposite signs: |p| against |q|√2, i.e. p² against 2q².
+            let pp = wide_square(p.unsigned_abs(), 1);
+            let qq = wide_square(q.unsigned_abs(), 2);
+            match pp.cmp(&qq) {
+                Ordering::Greater => a,
+                Ordering::Less => a.reverse(),
+                Ordering::Equal => Ordering::Equal,
+            }
+        }
+    }
+}
+
+/// k·v² as a 256-bit (high, low) pair, for v < 2^126 and k ≤ 2.
+fn wide_square(v: u128, k: u128) -> (u128, u128) {
+    let w = v * k; // < 2^127
+    let (a0, a1) = (v & u128::from(u64::MAX), v >> 64);
+    let (b0, b1) = (w & u128::from(u64::MAX), w >> 64);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let mid = (p00 >> 64) + (p01 & u128::from(u64::MAX)) + (p10 & u128::from(u64::MAX));
+    let lo = (p00 & u128::from(u64::MAX)) | (mid << 64);
+    let hi = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+    (hi, lo)
+}
+
+/// The exact sign of p + q√2 + r√3 for |p|, |q|, |r| < 2^34.
+///
+/// First the f64 value: its error is below (|p| + 2|q| + 2|r|)·2^-51 (the constants
+/// √2 and √3 are within 2^-53 relative, each product and sum adds a relative 2^-53),
+/// so a value farther from 0 than twice that has the right sign. Nearer 0, exactly: with
+/// A = p + q√2 and B = r√3, signs that agree (or a zero) decide; otherwise |A| against
+/// |B| is the sign of A² − B² = (p² + 2q² − 3r²) + 2pq·√2, again the sign of m + n√2,
+/// decided by comparing m² with 2n² in 256 bits. 1, √2 and √3 are linearly independent
+/// over the rationals, so the value is 0 only when p = q = r = 0.
+#[inline]
+pub(crate) fn sign_steps(p: i64, q: i64, r: i64) -> Ordering {
+    if p == 0 && q == 0 && r == 0 {
+        return Ordering::Equal;
+    }
+    let v = p as f64 + q as f64 * SQRT_2 + r as f64 * SQRT_3;
+    let bound = (p.unsigned_abs() + 2 * q.unsigned_abs() + 2 * r.unsigned_abs()) as f64
+        * (1.0 / (1u64 << 50) as f64);
+    if v > bound {
+        return Ordering::Greater;
+    }
+    if v < -bound {
+        return Ordering::Less;
+    }
+    exact_sign_steps(p, q, r)
+}
+
+/// [`sign_steps`] without the f64 shortcut.
+#[inline(never)]
+fn exact_sign_steps(p: i64, q: i64, r: i64) -> Ordering {
+    let (p, q, r) = (i128::from(p), i128::from(q), i128::from(r));
+    let a = sign_sqrt2(p, q);
+    let b = r.cmp(&0);
+    if a == Ordering::Equal || a == b {
+        return b.then(a);
+    }
+    if b == Ordering::Equal {
+        return a;
+    }
+    // Opposite signs: whichever of |A| and |B| is larger.
+    match sign_sqrt2(p * p + 2 * q * q - 3 * r * r, 2 * p * q) {
+        Ordering::Less => b,
+        _ => a,
+    }
+}
+
+/// Compares the costs a + b√2 + c√3 of two step counts exactly.
+#[inline]
+pub(crate) fn cmp_steps(x: [u64; 3], y: [u64; 3]) -> Ordering {
+    sign_steps(
+        x[0] as i64 - y[0] as i64,
+        x[1] as i64 - y[1] as i64,
+        x[2] as i64 - y[2] as i64,
+    )
+}
+
+/// How a mode keeps a cost so far.
+trait Cost: Copy + Default + PartialEq + std::fmt::Debug {
+    /// The estimate's representation.
+    type H: Copy + std::fmt::Debug;
+    /// Whether [`Cost::step`] reads the multiplier.
+    const MULTIPLIED: bool;
+    /// `self` plus one move of `class` into a voxel of multiplier `mult`.
+    fn step(self, class: u8, mult: f64) -> Self;
+    /// True when `self` is a strictly smaller cost than `other`.
+    fn less(self, other: Self) -> bool;
+    /// f order of (g, h) pairs, then the larger g first.
+    fn key_cmp(a: (Self, Self::H), b: (Self, Self::H)) -> Ordering;
+    /// The cost as an f64 (times `scale`).
+    fn value(self, scale: f64) -> f64;
+}
+
+/// Exact mode: step counts (unit, √2, √3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Steps([u32; 3]);
+
+impl Steps {
+    #[inline]
+    fn wide(self) -> [u64; 3] {
+        self.0.map(u64::from)
+    }
+}
+
+impl Cost for Steps {
+    type H = Steps;
+    const MULTIPLIED: bool = false;
+
+    #[inline(always)]
+    fn step(self, class: u8, _mult: f64) -> Self {
+        // No indexing by `class`: the counts stay in registers.
+        let [a, b, c] = self.0;
+        Steps([
+            a.saturating_add(u32::from(class == 0)),
+            b.saturating_add(u32::from(class == 1)),
+            c.saturating_add(u32::from(class == 2)),
+        ])
+    }
+
+    #[inline(always)]
+    fn less(self, other: Self) -> bool {
+        let [a, b, c] = self.0;
+        let [x, y, z] = other.0;
+        if a <= x && b <= y && c <= z {
+            return self != other;
+        }
+        if a >= x && b >= y && c >= z {
+            return false;
+        }
+        cmp_steps(self.wide(), other.wide()) == Ordering::Less
+    }
+
+    #[inline]
+    fn key_cmp(a: (Self, Steps), b: (Self, Steps)) -> Ordering {
+        let fa = [0, 1, 2].map(|k| u64::from(a.0 .0[k]) + u64::from(a.1 .0[k]));
+        let fb = [0, 1, 2].map(|k| u64::from(b.0 .0[k]) + u64::from(b.1 .0[k]));
+        if fa != fb {
+            let o = cmp_steps(fa, fb);
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        if a.0 == b.0 {
+            return Ordering::Equal;
+        }
+        cmp_steps(b.0.wide(), a.0.wide())
+    }
+
+    fn value(self, scale: f64) -> f64 {
+        let [a, b, c] = self.0.map(f64::from);
+        (a + b * SQRT_2 + c * SQRT_3) * scale
+    }
+}
+
+/// f64 mode: sums of move costs.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Sum(f64);
+
+impl Cost for Sum {
+    type H = f64;
+    const MULTIPLIED: bool = true;
+
+    #[inline]
+    fn step(self, class: u8, mult: f64) -> Self {
+        let base = match class {
+            0 => 1.0,
+            1 => SQRT_2,
+            _ => SQRT_3,
+        };
+        Sum(self.0 + base * mult)
+    }
+
+    #[inline]
+    fn less(self, other: Self) -> bool {
+        self.0 < other.0
+    }
+
+    #[inline]
+    fn key_cmp(a: (Self, f64), b: (Self, f64)) -> Ordering {
+        let (fa, fb) = (a.0 .0 + a.1, b.0 .0 + b.1);
+        fa.total_cmp(&fb).then(b.0 .0.total_cmp(&a.0 .0))
+    }
+
+    fn value(self, _scale: f64) -> f64 {
+        self.0
+    }
+}
+
+/// Record of a voxel the current search touched.
+#[derive(Debug, Clone, Copy, Default)]
+struct Rec<G> {
+    g: G,
+    /// Index in the move table of the move that reached the voxel, or [`FROM_START`].
+    via: u8,
+    /// 0 untouched, 1 open, 2 closed.
+    state: u8,
+}
+
+const OPEN: u8 = 1;
+const CLOSED: u8 = 2;
+
+/// An open-list entry: its order is the pop order (std's heap is a max-heap, so the
+/// entry that pops first is the greatest); the voxel's cost so far is read from its
+/// record when it pops (the first entry of a voxel to pop is the one of its current cost:
+/// a later improvement has the same estimate and a smaller cost, so it comes first).
+trait OpenEntry<G: Cost>: Ord + Copy + std::fmt::Debug {
+    /// The entry of `node` with cost so far `g` and estimate `h`.
+    fn new(g: G, h: G::H, node: u32, q: &Query) -> Self;
+    /// Its node.
+    fn node(&self) -> u32;
+}
+
+/// An entry that keeps its cost and estimate and compares them with [`Cost::key_cmp`].
+#[derive(Debug, Clone, Copy)]
+struct Entry<G: Cost> {
+    g: G,
+    h: G::H,
+    node: u32,
+}
+
+impl<G: Cost> PartialEq for Entry<G> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl<G: Cost> Eq for Entry<G> {}
+impl<G: Cost> PartialOrd for Entry<G> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<G: Cost> Ord for Entry<G> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        G::key_cmp((other.g, other.h), (self.g, self.h)).then(other.node.cmp(&self.node))
+    }
+}
+
+impl<G: Cost> OpenEntry<G> for Entry<G> {
+    #[inline]
+    fn new(g: G, h: G::H, node: u32, _q: &Query) -> Self {
+        Entry { g, h, node }
+    }
+    #[inline]
+    fn node(&self) -> u32 {
+        self.node
+    }
+}
+
+/// ⌊√2 · 2^127⌋.
+const SQRT2_127: u128 = 0xb504_f333_f9de_6484_597d_89b3_754a_be9f;
+/// ⌊√3 · 2^127⌋.
+const SQRT3_127: u128 = 0xddb3_d742_c265_539d_92ba_16b8_3c5c_1dc4;
+
+/// Grids whose voxel count plus the three sizes stays below this use [`FixedEntry`].
+const FIXED_LIMIT: u64 = 1 << 28;
+
+/// The fixed-point scale of [`FixedEntry`] keys for a grid: `S = 3·⌈log2 N⌉ + 8` where
+/// N = voxels + size x + size y + size z bounds every step count of a cost so far (a
+/// cost so far counts the steps of a path without repeated voxels) or of an estimate
+/// plus one (each count at most the sum of the sizes), so N also bounds every count of
+/// an f. With `R_k = round(√k · 2^(S+32))`: `r2`, `r3`.
+#[derive(Debug, Clone, Copy, Default)]
+struct FixedScale {
+    s: u32,
+    r2: u128,
+    r3: u128,
+}
+
+impl FixedScale {
+    /// The scale for a grid of `size`, or `None` when N ≥ 2^28.
+    fn of(size: [u32; 3]) -> Option<FixedScale> {
+        let n = size.iter().map(|&v| u64::from(v)).product::<u64>()
+            + size.iter().map(|&v| u64::from(v)).sum::<u64>();
+        if n >= FIXED_LIMIT {
+            return None;
+        }
+        let bits = 64 - (n - 1).leading_zeros(); // ⌈log2 n⌉, n ≥ 4
+        let s = 3 * bits + 8; // ≤ 92
+        let shift = 95 - s; // R at 2^(s+32) from the constants at 2^127
+        let round = |c: u128| (c >> shift) + (c >> (shift - 1) & 1);
+        Some(FixedScale {
+            s,
+            r2: round(SQRT2_127),
+            r3: round(SQRT3_127),
+        })
+    }
+
+    /// round(v · R / 2^32) for v < 2^28 and R < 2^125: two 64 × 64-bit products.
+    #[inline(always)]
+    fn times(v: u32, r: u128) -> u128 {
+        let v = u128::from(v);
+        let (hi, lo) = (r >> 64, r & u128::from(u64::MAX));
+        ((v * hi) << 32) + ((v * lo + (1 << 31)) >> 32)
+    }
+
+    /// K(a, b, c) = a·2^S + round(b√2·2^S) + round(c√3·2^S) (each rounding within
+    /// 1/2 + 2^-4 units: R_k is within 1 of √k·2^(S+32), and b/2^32 < 2^-4).
+    ///
+    /// Why it orders exactly: two different counts whose differences p, q, r are at most
+    /// N have |p + q√2 + r√3| ≥ 1/(4.1464·N)^3 (the product of the value's four
+    /// conjugates p ± q√2 ± r√3 is a non-zero integer, 1, √2 and √3 being independent
+    /// over the rationals, and each of the other three is at most N(1 + √2 + √3)), so
+    /// their keys differ by at least 2^S/(71.29·N^3) − 2.25 ≥ 256/71.29 − 2.25 > 1.3 units,
+    /// with the sign of the real difference; equal counts have equal keys. The key is below
+    /// 4.15·2^28·2^92 < 2^123.
+    #[inline(always)]
+    fn key(&self, t: [u32; 3]) -> u128 {
+        (u128::from(t[0]) << self.s) + Self::times(t[1], self.r2) + Self::times(t[2], self.r3)
+    }
+}
+
+/// The entry of exact mode on grids below [`FIXED_LIMIT`]: fixed-point keys of f and g
+/// (see [`FixedScale::key`]) compared as integers; order f, then the larger g, then the
+/// smaller node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FixedEntry {
+    f: [u64; 2],
+    g: [u64; 2],
+    node: u32,
+}
+
+impl PartialOrd for FixedEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for FixedEntry {
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .f
+            .cmp(&self.f)
+            .then(self.g.cmp(&other.g))
+            .then(other.node.cmp(&self.node))
+    }
+}
+
+impl OpenEntry<Steps> for FixedEntry {
+    #[inline]
+    fn new(g: Steps, h: Steps, node: u32, q: &Query) -> Self {
+        let f = [0, 1, 2].map(|k| g.0[k] + h.0[k]); // each below N < 2^28
+        let split = |v: u128| [(v >> 64) as u64, v as u64];
+        FixedEntry {
+            f: split(q.fixed.key(f)),
+            g: split(q.fixed.key(g.0)),
+            node,
+        }
+    }
+    #[inline]
+    fn node(&self) -> u32 {
+        self.node
+    }
+}
+
+/// The open list: a binary max-heap and a *held* entry that comes before every entry
+/// of the heap (along a plateau the successor that pops next is usually the one just
+/// pushed: holding it saves its push and pop through the heap). The pop order is the
+/// heap's order over all entries, held or not.
+#[derive(Debug, Clone)]
+struct OpenList<E> {
+    heap: BinaryHeap<E>,
+    held: Option<E>,
+}
+
+impl<E: Ord + Copy> OpenList<E> {
+    fn clear(&mut self) {
+        self.heap.clear();
+        self.held = None;
+    }
+
+    #[inline]
+    fn push(&mut self, e: E) {
+        match self.held {
+            Some(h) if e > h => {
+                self.heap.push(h);
+                self.held = Some(e);
+            }
+            Some(_) => self.heap.push(e),
+            None => match self.heap.peek() {
+                Some(top) if *top >= e => self.heap.push(e),
+                _ => self.held = Some(e),
+            },
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<&E> {
+        self.held.as_ref().or_else(|| self.heap.peek())
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<E> {
+        self.held.take().or_else(|| self.heap.pop())
+    }
+
+    fn capacity(&self) -> usize {
+        self.heap.capacity() + 1
+    }
+}
+
+/// The engine of one mode.
+#[derive(Debug, Clone)]
+struct Engine<G: Cost, E> {
+    records: PagedRecords<Rec<G>>,
+    open: OpenList<E>,
+}
+
+impl<G: Cost, E: Ord> Default for Engine<G, E> {
+    fn default() -> Self {
+        Engine {
+            records: PagedRecords::default(),
+            open: OpenList {
+                heap: BinaryHeap::new(),
+                held: None,
+            },
+        }
+    }
+}
+
+/// What a search fixes at `begin`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Query {
+    size: [u32; 3],
+    start: (u32, u32, u32),
+    goal: (u32, u32, u32),
+    goal_node: u32,
+    /// Exact mode: the common multiplier; f64 mode: weight × smallest multiplier.
+    scale: f64,
+    status: SearchStatus,
+    expanded: u32,
+    iterations: u32,
+    /// The goal's cost so far once found.
+    cost: f64,
+    /// The scale of fixed-point keys (exact mode on grids below [`FIXED_LIMIT`]).
+    fixed: FixedScale,
+}
+
+/// Sorted axis distances (lo, mid, hi) between two voxels.
+#[inline]
+fn sorted_distances(a: (u32, u32, u32), b: (u32, u32, u32)) -> [u32; 3] {
+    let mut d = [a.0.abs_diff(b.0), a.1.abs_diff(b.1), a.2.abs_diff(b.2)];
+    if d[0] > d[1] {
+        d.swap(0, 1);
+    }
+    if d[1] > d[2] {
+        d.swap(1, 2);
+    }
+    if d[0] > d[1] {
+        d.swap(0, 1);
+    }
+    d
+}
+
+/// The least step counts between two voxels through free space: 6 — lo + mid + hi unit
+/// steps; 18 — (lo + mid) √2 steps and hi − lo − mid unit steps when hi ≥ lo + mid,
+/// else ⌊T/2⌋ √2 steps and T mod 2 unit steps (T = lo + mid + hi); 26 — lo √3 steps,
+/// mid − lo √2 steps, hi − mid unit steps. A distance of the lattice, so consistent.
+#[inline]
+fn estimate_steps(c: VoxelConnectivity, a: (u32, u32, u32), b: (u32, u32, u32)) -> Steps {
+    let [lo, mid, hi] = sorted_distances(a, b);
+    match c {
+        VoxelConnectivity::Six => Steps([lo.saturating_add(mid).saturating_add(hi), 0, 0]),
+        VoxelConnectivity::Eighteen => {
+            let pair = lo + mid; // each below 2^31 (the grid has at most i32::MAX voxels)
+            if hi >= pair {
+                Steps([hi - pair, pair, 0])
+            } else {
+                let t = u64::from(pair) + u64::from(hi);
+                Steps([(t % 2) as u32, (t / 2) as u32, 0])
+            }
+        }
+        VoxelConnectivity::TwentySix => Steps([hi - mid, mid - lo, lo]),
+    }
+}
+
+/// The estimate of f64 mode: the step counts' cost times weight × smallest multiplier.
+#[inline]
+fn estimate_sum(c: VoxelConnectivity, a: (u32, u32, u32), b: (u32, u32, u32), scale: f64) -> f64 {
+    if scale == 0.0 {
+        return 0.0;
+    }
+    estimate_steps(c, a, b).value(1.0) * scale
+}
+
+impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
+    fn begin(&mut self, q: &Query, start_h: G::H) {
+        self.records.reset(q.size);
+        self.open.clear();
+        let (x, y, z) = q.start;
+        if let Some(r) = self.records.get_mut(x, y, z) {
+            *r = Rec {
+                g: G::default(),
+                via: FROM_START,
+                state: OPEN,
+            };
+            let node = x + q.size[0] * (y + q.size[1] * z);
+            self.open.push(E::new(G::default(), start_h, node, q));
+        }
+    }
+
+    /// Drops closed entries from the top; true when an open voxel is listed.
+    fn has_open(&mut self, q: &Query) -> bool {
+        while let Some(top) = self.open.peek() {
+            let (x, y, z) = xyz(q.size, top.node());
+            if self.records.get(x, y, z).state != CLOSED {
+                return true;
+            }
+            self.open.pop();
+        }
+        false
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &mut self,
+        grid: &VoxelGrid,
+        q: &mut Query,
+        moves: &[Move],
+        rule: DiagonalRule,
+        record: &mut Option<Vec<u32>>,
+        max_iterations: u64,
+        h: impl Fn((u32, u32, u32)) -> G::H,
+    ) {
+        let mut done = 0u64;
+        let [sx, sy, _] = q.size;
+        while q.status == SearchStatus::InProgress {
+            if !self.has_open(q) {
+                q.status = SearchStatus::NoPath;
+                break;
+            }
+            if done >= max_iterations {
+                break;
+            }
+            let Some(top) = self.open.pop() else { break };
+            done += 1;
+            q.iterations = q.iterations.saturating_add(1);
+            let node = top.node();
+            let (x, y, z) = xyz(q.size, node);
+            let Some(r) = self.records.get_mut(x, y, z) else {
+                continue;
+            };
+            r.state = CLOSED;
+            let top_g = r.g;
+            if node == q.goal_node {
+                q.cost = top_g.value(q.scale);
+                q.status = SearchStatus::Found;
+                break;
+            }
+            q.expanded = q.expanded.saturating_add(1);
+            if let Some(list) = record.as_mut() {
+                list.push(node);
+            }
+            let group = self.records.group(x, y, z);
+            let areas = grid.neighbourhood(x, y, z);
+            let mut free = 0u32;
+            for (k, &a) in areas.iter().enumerate() {
+                free |= u32::from(a != WALL) << k;
+            }
+            for (k, m) in moves.iter().enumerate() {
+                if free >> m.cell & 1 == 0 {
+                    continue;
+                }
+                let ok = m.class == 0
+                    || match rule {
+                        DiagonalRule::Always => true,
+                        DiagonalRule::NoCornerCutting => free & m.sides != 0,
+                        DiagonalRule::BothOrthogonalFree => free & m.sides == m.sides,
+                    };
+                if !ok {
+                    continue;
+                }
+                // Inside the grid: the neighbourhood reads outside voxels as walls.
+                let t = (
+                    x.wrapping_add_signed(i32::from(m.d[0])),
+                    y.wrapping_add_signed(i32::from(m.d[1])),
+                    z.wrapping_add_signed(i32::from(m.d[2])),
+                );
+                let mult = if G::MULTIPLIED {
+                    grid.areas().get(areas[usize::from(m.cell)])
+                } else {
+                    1.0
+                };
+                let Some(r) = self.records.in_group(&group, t.0, t.1, t.2) else {
+                    continue;
+                };
+                if r.state == CLOSED {
+                    continue;
+                }
+                let g = top_g.step(m.class, mult);
+                if r.state == OPEN && !g.less(r.g) {
+                    continue;
+                }
+                *r = Rec {
+                    g,
+                    via: k as u8,
+                    state: OPEN,
+                };
+                self.open
+                    .push(E::new(g, h(t), t.0 + sx * (t.1 + sy * t.2), q));
+            }
+        }
+    }
+
+    /// The voxels from the start to the goal (the goal's record reached).
+    fn path(&self, q: &Query, moves: &[Move]) -> Vec<u32> {
+        let [sx, sy, _] = q.size;
+        let mut out = Vec::new();
+        let mut p = q.goal;
+        let limit = self.records.records_taken();
+        loop {
+            out.push(p.0 + sx * (p.1 + sy * p.2));
+            let r = self.records.get(p.0, p.1, p.2);
+            let Some(m) = moves.get(usize::from(r.via)) else {
+                break;
+            };
+            if out.len() > limit {
+                break;
+            }
+            p = (
+                p.0.wrapping_add_signed(-i32::from(m.d[0])),
+                p.1.wrapping_add_signed(-i32::from(m.d[1])),
+                p.2.wrapping_add_signed(-i32::from(m.d[2])),
+            );
+        }
+        out.reverse();
+        out
+    }
+}
+
+#[inline]
+fn xyz(size: [u32; 3], node: u32) -> (u32, u32, u32) {
+    let x = node % size[0];
+    let r = node / size[0];
+    (x, r % size[1], r / size[1])
+}
+
+/// Which mode the current search runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Mode {
+    /// Exact step counts, fixed-point keys ([`FixedEntry`]).
+    #[default]
+    Exact,
+    /// Exact step counts compared with [`cmp_steps`] (grids of N ≥ 2^28).
+    ExactWide,
+    /// f64 sums.
+    Sum,
+}
+
+/// A* on a [`VoxelGrid`] (moves, estimates, keys and memory: the module documentation and
+/// `docs/grid-search.md`).
+///
+/// ```
+/// use onepath_gridstate::{GridPathStatus, SlicedSearch, VoxelAStar, VoxelGrid, VoxelOptions, WALL};
+///
+/// // An empty 32³ box but for one wall: every optimal path across it ties.
+/// let mut level = VoxelGrid::new(32, 32, 32, 0).unwrap();
+/// level.set_area(5, 5, 5, WALL).unwrap();
+/// let mut search = VoxelAStar::new(VoxelOptions::default()).unwrap();
+/// let path = search.find_path(&level, (0, 0, 0), (31, 20, 9)).unwrap();
+/// assert_eq!(path.status, GridPathStatus::Found);
+/// // Exact keys (one multiplier for every area): 9 √3 + 11 √2 + 11 unit steps, and the
+/// // search goes straight along the plateau instead of over it.
+/// assert!(search.exact_keys());
+/// let want = 9.0 * 3f64.sqrt() + 11.0 * 2f64.sqrt() + 11.0;
+/// assert!((path.cost - want).abs() < 1e-12);
+/// assert_eq!(path.nodes.len(), 32);
+/// assert!(path.expanded < 40);
+/// ```
 #[derive(Debug, Clone)]
 pub struct VoxelAStar {
     options: VoxelOptions,
-    core: AStarCore,
+    moves: Vec<Move>,
+    mode: Mode,
+    query: Query,
+    exact: Engine<Steps, FixedEntry>,
+    wide: Engine<Steps, Entry<Steps>>,
+    sum: Engine<Sum, Entry<Sum>>,
+    expansions: Option<Vec<u32>>,
     began: Began,
+    /// Tests: exact mode compares with [`cmp_steps`] on any grid.
+    force_wide: bool,
 }
 
 impl VoxelAStar {
@@ -64,9 +829,41 @@ impl VoxelAStar {
         check_weight(options.heuristic_weight)?;
         Ok(VoxelAStar {
             options,
-            core: AStarCore::default(),
+            moves: move_table(options.connectivity),
+            mode: Mode::Exact,
+            query: Query::default(),
+            exact: Engine::default(),
+            wide: Engine::default(),
+            sum: Engine::default(),
+            expansions: None,
             began: Began::not_begun(),
+            force_wide: false,
         })
+    }
+
+    /// True when the search begun last compares exact step counts (every area
+    /// multiplier equal, heuristic weight 1 or 0); false for f64 sums.
+    pub fn exact_keys(&self) -> bool {
+        self.mode != Mode::Sum
+    }
+
+    /// Bytes the search holds between searches (its page tables and pages, the open
+    /// lists' capacity): what the largest search so far touched, not the grid's size.
+    pub fn bytes_held(&self) -> usize {
+        self.exact.records.bytes_held()
+            + self.wide.records.bytes_held()
+            + self.sum.records.bytes_held()
+            + self.exact.open.capacity() * size_of::<FixedEntry>()
+            + self.wide.open.capacity() * size_of::<Entry<Steps>>()
+            + self.sum.open.capacity() * size_of::<Entry<Sum>>()
+    }
+}
+
+/// The key of a voxel grid for the stale check: its version and its area multipliers'.
+fn space_key(grid: &VoxelGrid) -> SpaceKey {
+    SpaceKey {
+        identity: u64::from(grid.areas().version()),
+        version: u64::from(grid.version()),
     }
 }
 
@@ -85,30 +882,244 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
         start: (u32, u32, u32),
         goal: (u32, u32, u32),
     ) -> Result<(), GridError> {
-        let s = grid.index(start.0, start.1, start.2)?;
-        let g = grid.index(goal.0, goal.1, goal.2)?;
-        let view = VoxelView::new(grid, &self.options);
-        self.core.begin(
-            &view,
-            s,
-            g,
-            self.options.heuristic_weight,
-            self.options.record_expansions,
-        );
-        self.began = Began::on(version_key(grid.version()));
+        grid.index(start.0, start.1, start.2)?;
+        let goal_node = grid.index(goal.0, goal.1, goal.2)?;
+        let areas = grid.areas();
+        let m = areas.multipliers()[0];
+        let w = self.options.heuristic_weight;
+        let uniform = areas.multipliers().iter().all(|&v| v == m);
+        let fixed = FixedScale::of(grid.size()).filter(|_| !self.force_wide);
+        self.mode = match (uniform && (w == 1.0 || w == 0.0), fixed) {
+            (true, Some(_)) => Mode::Exact,
+            (true, None) => Mode::ExactWide,
+            (false, _) => Mode::Sum,
+        };
+        self.query = Query {
+            size: grid.size(),
+            start,
+            goal,
+            goal_node,
+            scale: match self.mode {
+                Mode::Exact | Mode::ExactWide => m,
+                Mode::Sum => w * areas.min_multiplier(),
+            },
+            status: SearchStatus::InProgress,
+            fixed: fixed.unwrap_or_default(),
+            ..Query::default()
+        };
+        self.expansions = self.options.record_expansions.then(Vec::new);
+        let walk =
+            |p: (u32, u32, u32)| grid.is_walkable(i64::from(p.0), i64::from(p.1), i64::from(p.2));
+        let c = self.options.connectivity;
+        let steps = if w == 0.0 {
+            Steps::default()
+        } else {
+            estimate_steps(c, start, goal)
+        };
+        let q = &self.query;
+        match self.mode {
+            Mode::Exact => self.exact.begin(q, steps),
+            Mode::ExactWide => self.wide.begin(q, steps),
+            Mode::Sum => self.sum.begin(q, estimate_sum(c, start, goal, q.scale)),
+        }
+        if !walk(start) || !walk(goal) {
+            self.query.status = SearchStatus::NoPath;
+        }
+        self.began = Began::on(space_key(grid));
         Ok(())
     }
 
     /// Runs at most `max_iterations` iterations.
     fn step(&mut self, grid: &VoxelGrid, max_iterations: u64) -> Result<SearchStatus, GridError> {
-        self.began.check(version_key(grid.version()))?;
-        let view = VoxelView::new(grid, &self.options);
-        Ok(self.core.step(&view, max_iterations))
+        self.began.check(space_key(grid))?;
+        let c = self.options.connectivity;
+        let goal = self.query.goal;
+        let rule = self.options.diagonal_rule;
+        let zero = self.options.heuristic_weight == 0.0;
+        let steps = move |t| {
+            if zero {
+                Steps::default()
+            } else {
+                estimate_steps(c, t, goal)
+            }
+        };
+        let (q, moves, rec) = (&mut self.query, &self.moves, &mut self.expansions);
+        match self.mode {
+            Mode::Exact => self
+                .exact
+                .step(grid, q, moves, rule, rec, max_iterations, steps),
+            Mode::ExactWide => self
+                .wide
+                .step(grid, q, moves, rule, rec, max_iterations, steps),
+            Mode::Sum => {
+                let scale = q.scale;
+                self.sum
+                    .step(grid, q, moves, rule, rec, max_iterations, |t| {
+                        estimate_sum(c, t, goal, scale)
+                    })
+            }
+        }
+        Ok(self.query.status)
     }
 
     /// The result so far.
     fn result(&self) -> Result<GridPath, GridError> {
         self.began.begun()?;
-        Ok(self.core.result())
+        let q = &self.query;
+        let status = GridPathStatus::of(q.status);
+        let found = status == GridPathStatus::Found;
+        Ok(GridPath {
+            status,
+            nodes: match (found, self.mode) {
+                (false, _) => Vec::new(),
+                (true, Mode::Exact) => self.exact.path(q, &self.moves),
+                (true, Mode::ExactWide) => self.wide.path(q, &self.moves),
+                (true, Mode::Sum) => self.sum.path(q, &self.moves),
+            },
+            cost: if found { q.cost } else { 0.0 },
+            expanded: q.expanded,
+            iterations: q.iterations,
+            expansions: self.expansions.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_square_is_the_full_product() {
+        assert_eq!(wide_square(1 << 69, 1), (1 << 10, 0));
+        assert_eq!(wide_square(1 << 69, 2), (1 << 11, 0));
+        let v = (1u128 << 64) + 3;
+        // (2^64 + 3)² = 2^128 + 6·2^64 + 9.
+        assert_eq!(wide_square(v, 1), (1, (6u128 << 64) + 9));
+        assert_eq!(wide_square(u128::from(u64::MAX), 1).0, 0);
+    }
+
+    #[test]
+    fn exact_sign_agrees_with_f64_where_the_value_is_far_from_zero() {
+        for p in -12i64..=12 {
+            for q in -12i64..=12 {
+                for r in -12i64..=12 {
+                    let v = p as f64 + q as f64 * SQRT_2 + r as f64 * SQRT_3;
+                    let want = if v.abs() < 1e-9 {
+                        Ordering::Equal
+                    } else if v > 0.0 {
+                        Ordering::Greater
+                    } else {
+                        Ordering::Less
+                    };
+                    assert_eq!(exact_sign_steps(p, q, r), want, "{p} {q} {r}");
+                    assert_eq!(sign_steps(p, q, r), want, "{p} {q} {r}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn near_ties_are_ordered_exactly() {
+        // Pell: 665857² − 2·470832² = 1, so 665857 − 470832√2 ≈ 7.5e-7 > 0.
+        assert_eq!(sign_sqrt2(665_857, -470_832), Ordering::Greater);
+        assert_eq!(sign_sqrt2(-665_857, 470_832), Ordering::Less);
+        // Near 2^33: 10 812 186 007² − 2·7 645 370 045² = −1, so p + q√2 ≈ −4.6e-11, far
+        // below the f64 rounding of terms near 10^10: the exact branch decides.
+        let (p, q) = (10_812_186_007i64, -7_645_370_045i64);
+        assert_eq!(sign_steps(p, q, 0), Ordering::Less);
+        assert_eq!(sign_steps(-p, -q, 0), Ordering::Greater);
+        assert_eq!(exact_sign_steps(p, q, 0), Ordering::Less);
+        assert_eq!(
+            exact_sign_steps(4_478_554_083, -3_166_815_962, 0),
+            Ordering::Greater
+        );
+        // With √3: r√3 against the same near-zero pair.
+        assert_eq!(exact_sign_steps(p, q, 1), Ordering::Greater);
+        assert_eq!(exact_sign_steps(p, q, -1), Ordering::Less);
+    }
+
+    #[test]
+    fn the_move_table_holds_the_bounding_box_sides() {
+        let t = move_table(VoxelConnectivity::TwentySix);
+        assert_eq!(t.len(), 26);
+        let corner = t.iter().find(|m| m.d == [1, 1, 1]).unwrap();
+        assert_eq!((corner.class, corner.sides.count_ones()), (2, 6));
+        let edge = t.iter().find(|m| m.d == [1, -1, 0]).unwrap();
+        assert_eq!((edge.class, edge.sides.count_ones()), (1, 2));
+        assert_eq!(move_table(VoxelConnectivity::Eighteen).len(), 18);
+        assert_eq!(move_table(VoxelConnectivity::Six).len(), 6);
+    }
+
+    #[test]
+    fn the_18_estimate_is_the_free_space_distance() {
+        let e = |d: (u32, u32, u32)| estimate_steps(VoxelConnectivity::Eighteen, (0, 0, 0), d).0;
+        assert_eq!(e((5, 1, 1)), [3, 2, 0]);
+        assert_eq!(e((2, 2, 2)), [0, 3, 0]);
+        assert_eq!(e((3, 2, 2)), [1, 3, 0]);
+    }
+
+    #[test]
+    fn fixed_point_keys_pop_in_the_order_of_the_exact_comparison() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..40u32 {
+            let size = [
+                3 + (next() % 12) as u32,
+                3 + (next() % 12) as u32,
+                3 + (next() % 12) as u32,
+            ];
+            let mut g = VoxelGrid::new(size[0], size[1], size[2], 0).unwrap();
+            let walls = next() % 30;
+            for z in 0..size[2] {
+                for y in 0..size[1] {
+                    for x in 0..size[0] {
+                        if next() % 100 < walls {
+                            g.set_area(x, y, z, WALL).unwrap();
+                        }
+                    }
+                }
+            }
+            let mut pt = || {
+                (
+                    (next() % u64::from(size[0])) as u32,
+                    (next() % u64::from(size[1])) as u32,
+                    (next() % u64::from(size[2])) as u32,
+                )
+            };
+            let (s, t) = (pt(), pt());
+            let o = VoxelOptions {
+                connectivity: [
+                    VoxelConnectivity::Six,
+                    VoxelConnectivity::Eighteen,
+                    VoxelConnectivity::TwentySix,
+                ][(case % 3) as usize],
+                heuristic_weight: if case % 7 == 0 { 0.0 } else { 1.0 },
+                record_expansions: true,
+                ..VoxelOptions::default()
+            };
+            let mut fixed = VoxelAStar::new(o).unwrap();
+            let mut wide = VoxelAStar::new(o).unwrap();
+            wide.force_wide = true;
+            let a = fixed.find_path(&g, s, t).unwrap();
+            let b = wide.find_path(&g, s, t).unwrap();
+            assert_eq!((fixed.mode, wide.mode), (Mode::Exact, Mode::ExactWide));
+            assert_eq!(a, b, "case {case}");
+        }
+    }
+
+    #[test]
+    fn the_fixed_scale_follows_the_grid() {
+        let f = FixedScale::of([256, 128, 256]).unwrap();
+        // N = 2^23 + 640 → ⌈log2 N⌉ = 24, S = 80.
+        assert_eq!(f.s, 80);
+        assert_eq!(FixedScale::key(&f, [1, 0, 0]), 1u128 << 80);
+        let two = (2f64.sqrt() * 2f64.powi(80)) as u128;
+        assert!(FixedScale::key(&f, [0, 1, 0]).abs_diff(two) < 1 << 28);
+        assert!(FixedScale::of([1 << 14, 1 << 14, 1]).is_none());
     }
 }

@@ -1,14 +1,9 @@
 //! Voxel grids: `size_x × size_y × size_z` area bytes stored in 16³ chunks that are
 //! allocated on the first write that changes a voxel (unallocated chunks read as the
-//! default area), and the view A* reads them through (6, 18 or 26 neighbours; the search
-//! and its options: `searches/voxel_astar.rs`).
-
-use std::f64::consts::SQRT_2;
+//! default area), and the 3 × 3 × 3 neighbourhood the voxel A* reads (its moves, rules
+//! and estimates: `searches/voxel_astar.rs`).
 
 use crate::error::{invalid, out_of_range, GridError};
-use crate::searches::astar::SearchGraph;
-use crate::searches::options::DiagonalRule;
-use crate::searches::voxel_astar::{VoxelConnectivity, VoxelOptions};
 use crate::spaces::area::{next_version, AreaCosts, WALL};
 use crate::spaces::space::{refuse_negative_zero, SPACE_LIMIT};
 
@@ -260,123 +255,52 @@ impl VoxelGrid {
     }
 }
 
-pub(crate) struct VoxelView<'a> {
-    grid: &'a VoxelGrid,
-    options: &'a VoxelOptions,
-    min_mult: f64,
-    sqrt3: f64,
-}
-
-impl<'a> VoxelView<'a> {
-    pub(crate) fn new(grid: &'a VoxelGrid, options: &'a VoxelOptions) -> Self {
-        VoxelView {
-            grid,
-            options,
-            min_mult: grid.areas.min_multiplier(),
-            sqrt3: 3.0f64.sqrt(),
+impl VoxelGrid {
+    /// The areas of the 3 × 3 × 3 voxels around (x, y, z), index `(dx + 1) + 3·(dy + 1) +
+    /// 9·(dz + 1)`; a voxel outside the grid reads as [`WALL`]. (x, y, z) lies inside.
+    #[inline]
+    pub(crate) fn neighbourhood(&self, x: u32, y: u32, z: u32) -> [u8; 27] {
+        let mut out = [WALL; 27];
+        let inner =
+            |v: u32, s: u32| v > 0 && v + 1 < s && (v % CHUNK) != 0 && (v % CHUNK) != CHUNK - 1;
+        if inner(x, self.size[0]) && inner(y, self.size[1]) && inner(z, self.size[2]) {
+            // One chunk holds the whole neighbourhood.
+            let (c, i) = self.slot(x, y, z);
+            match &self.chunks[c] {
+                Some(chunk) => {
+                    let mut k = 0;
+                    for dz in 0..3usize {
+                        for dy in 0..3usize {
+                            let row = i + dz * 256 + dy * 16 - 256 - 16 - 1;
+                            out[k..k + 3].copy_from_slice(&chunk[row..row + 3]);
+                            k += 3;
+                        }
+                    }
+                }
+                None => out = [self.default_area; 27],
+            }
+            return out;
         }
-    }
-
-    fn moves(&self, node: u32, forward: bool, out: &mut Vec<(u32, f64)>) {
-        let (x, y, z) = self.grid.xyz(node);
         let (x, y, z) = (i64::from(x), i64::from(y), i64::from(z));
-        if !self.grid.is_walkable(x, y, z) {
-            return;
-        }
-        let max_axes = match self.options.connectivity {
-            VoxelConnectivity::Six => 1,
-            VoxelConnectivity::Eighteen => 2,
-            VoxelConnectivity::TwentySix => 3,
-        };
-        for dz in -1i64..=1 {
-            for dy in -1i64..=1 {
-                for dx in -1i64..=1 {
-                    let axes = (dx != 0) as u32 + (dy != 0) as u32 + (dz != 0) as u32;
-                    if axes == 0 || axes > max_axes {
-                        continue;
-                    }
+        let mut k = 0;
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
                     let (nx, ny, nz) = (x + dx, y + dy, z + dz);
-                    if !self.grid.is_walkable(nx, ny, nz) {
-                        continue;
+                    let inside = nx >= 0
+                        && ny >= 0
+                        && nz >= 0
+                        && nx < i64::from(self.size[0])
+                        && ny < i64::from(self.size[1])
+                        && nz < i64::from(self.size[2]);
+                    if inside {
+                        out[k] = self.area_unchecked(nx as u32, ny as u32, nz as u32);
                     }
-                    if axes > 1 && self.options.diagonal_rule != DiagonalRule::Always {
-                        // Strict non-empty subsets of the axis steps.
-                        let (mut any, mut all) = (false, true);
-                        for mask in 1u32..7 {
-                            let (mx, my, mz) = (mask & 1 != 0, mask & 2 != 0, mask & 4 != 0);
-                            let sub = (
-                                if mx { dx } else { 0 },
-                                if my { dy } else { 0 },
-                                if mz { dz } else { 0 },
-                            );
-                            if sub == (0, 0, 0) || sub == (dx, dy, dz) {
-                                continue;
-                            }
-                            if (mx && dx == 0) || (my && dy == 0) || (mz && dz == 0) {
-                                continue;
-                            }
-                            let free = self.grid.is_walkable(x + sub.0, y + sub.1, z + sub.2);
-                            any |= free;
-                            all &= free;
-                        }
-                        // NoCornerCutting: any || all = any; BothOrthogonalFree: any && all = all.
-                        if !self.options.diagonal_rule.allows(any, all) {
-                            continue;
-                        }
-                    }
-                    let base = match axes {
-                        1 => 1.0,
-                        2 => SQRT_2,
-                        _ => self.sqrt3,
-                    };
-                    let m = self
-                        .grid
-                        .index(nx as u32, ny as u32, nz as u32)
-                        .unwrap_or(node);
-                    let to = if forward { m } else { node };
-                    let (tx, ty, tz) = self.grid.xyz(to);
-                    out.push((
-                        m,
-                        base * self.grid.areas.get(self.grid.area_unchecked(tx, ty, tz)),
-                    ));
+                    k += 1;
                 }
             }
         }
-    }
-}
-
-impl SearchGraph for VoxelView<'_> {
-    fn node_count(&self) -> usize {
-        self.grid.node_count()
-    }
-
-    fn is_passable(&self, node: u32) -> bool {
-        let (x, y, z) = self.grid.xyz(node);
-        (node as usize) < self.grid.node_count()
-            && self
-                .grid
-                .is_walkable(i64::from(x), i64::from(y), i64::from(z))
-    }
-
-    fn successors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
-        self.moves(node, true, out)
-    }
-
-    fn predecessors(&self, node: u32, out: &mut Vec<(u32, f64)>) {
-        self.moves(node, false, out)
-    }
-
-    fn estimate(&self, from: u32, to: u32) -> f64 {
-        let (a, b) = (self.grid.xyz(from), self.grid.xyz(to));
-        let mut d = [a.0.abs_diff(b.0), a.1.abs_diff(b.1), a.2.abs_diff(b.2)];
-        d.sort_unstable();
-        let [lo, mid, hi] = d.map(f64::from);
-        let base = match self.options.connectivity {
-            VoxelConnectivity::Six => lo + mid + hi,
-            VoxelConnectivity::Eighteen => (lo * lo + mid * mid + hi * hi).sqrt(),
-            VoxelConnectivity::TwentySix => lo * self.sqrt3 + (mid - lo) * SQRT_2 + (hi - mid),
-        };
-        base * self.min_mult
+        out
     }
 }
 
