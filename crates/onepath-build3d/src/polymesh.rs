@@ -265,7 +265,8 @@ pub type ConvexCheck<'a> = dyn Fn(&[[i32; 3]], &[u32]) -> bool + 'a;
 /// Builds the polygon mesh of a tile's contours. `convex_ok` is asked about every merge
 /// (with the merged vertex list) and can veto it (the hand-over uses it to keep polygons
 /// convex in stored float32 positions too). Vertices where two regions meet the tile's
-/// border ring are then removed where the rule of [`crate::border_vertices`] allows.
+/// border ring are then removed where the rule of `docs/build3d-polys.md` §2 ("Border
+/// vertices") allows.
 pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck<'_>) -> PolyMesh {
     let mut mesh = PolyMesh::default();
     let mut lookup: HashMap<(i32, i32), Vec<u32>> = HashMap::new();
