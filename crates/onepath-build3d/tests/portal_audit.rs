@@ -1,5 +1,5 @@
 //! The portal audit (issue 21, `docs/build3d-polys.md` §2 "Border vertices"): on every level
-//! built here, at tiles of 32 and 64 cells, every pair of facing portal edges of
+//! built here, with each partition, at tiles of 32 and 64 cells, every pair of facing portal edges of
 //! neighbouring tiles whose surfaces meet within the climb by Detour's slab rule
 //! (`dtNavMesh`'s `overlapSlabs`: the intervals overlap by more than 0.01 at each end, and
 //! the two edges cross or come within twice the climb at an end of the common interval) is
@@ -10,6 +10,7 @@ use onepath_build3d::generators::{
     building_with_bridge, city, rolling_terrain, CityParams, TerrainParams,
 };
 use onepath_build3d::{load_obj, BuildConfig, BuiltMesh, Mesh3DPipeline, TriangleSoup};
+use onepath_format::Partition;
 use onepath_mesh::MeshTile;
 use onepath_stitch::portals::{neighbour_column, opposite_side, portal_edges, PortalEdge};
 use onepath_stitch::LinkKind;
@@ -107,37 +108,39 @@ fn audit(built: &BuiltMesh) -> (usize, Vec<String>) {
     (facing, unlinked)
 }
 
-fn config(tile_cells: u32, origin: [f64; 3]) -> BuildConfig {
+fn config(tile_cells: u32, origin: [f64; 3], partition: Partition) -> BuildConfig {
     let base = BuildConfig::default();
     BuildConfig {
         origin,
         tile_size: BuildConfig::tile_size_of_cells(tile_cells, base.cell_size),
+        partition,
         ..base
     }
 }
 
-/// Builds `soup` at tiles of 32 and 64 cells (grid at `origin`) and asserts the audit.
+/// Builds `soup` with each partition at tiles of 32 and 64 cells (grid at `origin`) and
+/// asserts the audit.
 fn assert_every_facing_pair_links(name: &str, soup: &TriangleSoup, origin: [f64; 3]) {
-    for cells in [32, 64] {
-        let built = Mesh3DPipeline::new(config(cells, origin))
-            .build_soup(soup)
-            .unwrap();
-        let (facing, unlinked) = audit(&built);
-        eprintln!(
-            "{name} tile {cells}: {} tiles, {facing} facing portal pairs, {} unlinked",
-            built.tiles.len(),
-            unlinked.len()
-        );
-        assert!(
-            facing > 0,
-            "{name} tile {cells}: no facing portal pairs at all"
-        );
-        assert!(
-            unlinked.is_empty(),
-            "{name} tile {cells}: {} of {facing} facing portal pairs are not linked:\n{}",
-            unlinked.len(),
-            unlinked.join("\n")
-        );
+    for partition in [Partition::Watershed, Partition::Monotone, Partition::Layers] {
+        for cells in [32, 64] {
+            let built = Mesh3DPipeline::new(config(cells, origin, partition))
+                .build_soup(soup)
+                .unwrap();
+            let (facing, unlinked) = audit(&built);
+            let what = format!("{name}, {partition:?}, tile {cells}");
+            eprintln!(
+                "{what}: {} tiles, {facing} facing portal pairs, {} unlinked",
+                built.tiles.len(),
+                unlinked.len()
+            );
+            assert!(facing > 0, "{what}: no facing portal pairs at all");
+            assert!(
+                unlinked.is_empty(),
+                "{what}: {} of {facing} facing portal pairs are not linked:\n{}",
+                unlinked.len(),
+                unlinked.join("\n")
+            );
+        }
     }
 }
 
