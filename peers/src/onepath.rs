@@ -115,6 +115,21 @@ pub fn build_soup(
     Ok(OnePathBuild { built })
 }
 
+/// Runs a prepared pipeline on a prepared chunky triangle mesh (what `recast_report` times,
+/// next to Recast's build from its own prebuilt chunky mesh).
+pub fn build_chunk(
+    pipeline: &Mesh3DPipeline,
+    chunky: &onepath_build3d::ChunkyTriMesh,
+) -> Result<OnePathBuild, PeerError> {
+    let built = pipeline
+        .build_chunk(chunky)
+        .map_err(|e| PeerError::OnePath {
+            call: "Mesh3DPipeline::build_chunk",
+            reason: e.to_string(),
+        })?;
+    Ok(OnePathBuild { built })
+}
+
 /// Twice the X/Z area of one polygon given by tile-local float32 corners, float64 (each
 /// product of two float32 values is exact in float64).
 fn twice_area(data: &NavTileData, first: usize, n: usize) -> f64 {
@@ -128,6 +143,28 @@ fn twice_area(data: &NavTileData, first: usize, n: usize) -> f64 {
 }
 
 impl OnePathBuild {
+    /// `(borders, links)`: tile borders with tiles on both sides (any layers), and the
+    /// stitcher's portal links across them leaving the +X and +Z sides (one direction
+    /// counted, as [`crate::recast::RecastBuild::portal_links`] counts Detour's).
+    pub fn portal_links(&self) -> (usize, usize) {
+        let mesh = &self.built.mesh;
+        let (mut borders, mut links) = (0, 0);
+        for t in mesh.tiles() {
+            let (x, z, _) = t.tile().position();
+            for (side, dx, dz) in [(0u8, 1, 0), (1u8, 0, 1)] {
+                borders += mesh.tiles_at(x + dx, z + dz).count();
+                for p in 0..t.tile().poly_count() {
+                    links += t
+                        .poly_links(p)
+                        .iter()
+                        .filter(|l| matches!(l.kind, onepath_mesh::LinkKind::Portal { side: s, .. } if s == side))
+                        .count();
+                }
+            }
+        }
+        (borders, links)
+    }
+
     /// Tile count (tiles holding polygons), polygon count, vertex count (per tile, summed)
     /// and walkable area (X/Z shoelace of each polygon's tile-local corners, float64, halved
     /// once per polygon), comparable with [`crate::recast::RecastBuild::metrics`].

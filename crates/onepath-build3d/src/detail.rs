@@ -124,12 +124,12 @@ struct HeightSource<'a> {
 }
 
 impl HeightSource<'_> {
-    /// The floor height (world) at tile-local (x, z) of region `reg`: the spans of that
-    /// region in the point's cell, else in the ring of 8 cells around it, else the ring of
+    /// The floor height (world) at tile-local (x, z) of the regions `regs`: the spans of
+    /// those regions in the point's cell, else in the ring of 8 cells around it, else the ring of
     /// 16 beyond (rings in −z rows first, then along +x); the span closest in height to
     /// `ref_y` wins, ties to the first. The cell is `floor(x / cs + 0.01)` (a point on a cell
-    /// line belongs to the cell after it). `None`: no span of the region within 2 cells.
-    fn height(&self, x: f64, z: f64, reg: u16, ref_y: f64) -> Option<f64> {
+    /// line belongs to the cell after it). `None`: no span of the regions within 2 cells.
+    fn height(&self, x: f64, z: f64, regs: &[u16], ref_y: f64) -> Option<f64> {
         let chf = self.chf;
         let b = chf.border;
         let ix = (x / chf.cs + 0.01).floor() as i32 + b;
@@ -146,7 +146,7 @@ impl HeightSource<'_> {
                         continue;
                     }
                     for i in chf.column(cx, cz) {
-                        if self.regions[i] != reg {
+                        if !regs.contains(&self.regions[i]) {
                             continue;
                         }
                         let y = self.frame.world_y(i32::from(chf.spans[i].y));
@@ -312,7 +312,7 @@ impl Triangulation {
 /// The detail of one polygon (vertices tile-local X/Z, world Y, in the polygon's order).
 fn poly_detail(
     poly: &[[f64; 3]],
-    reg: u16,
+    regs: &[u16],
     hs: &HeightSource<'_>,
     sample_dist: f64,
     max_error: f64,
@@ -346,7 +346,7 @@ fn poly_detail(
                 let y = if k == 0 || k == nn {
                     p[1]
                 } else {
-                    hs.height(p[0], p[2], reg, p[1]).unwrap_or(p[1])
+                    hs.height(p[0], p[2], regs, p[1]).unwrap_or(p[1])
                 };
                 edge.push([p[0], y, p[2]]);
             }
@@ -426,7 +426,7 @@ fn poly_detail(
                     continue;
                 }
                 let ref_y = tri.interpolate(&verts, px, pz).unwrap_or(poly[0][1]);
-                if let Some(y) = hs.height(px, pz, reg, ref_y) {
+                if let Some(y) = hs.height(px, pz, regs, ref_y) {
                     samples.push([px, y, pz]);
                 }
             }
@@ -549,7 +549,7 @@ pub fn build_detail(
                 .collect();
             poly_detail(
                 &verts,
-                mesh.regs[p],
+                &mesh.regs[p],
                 &hs,
                 vc.detail_sample_distance,
                 vc.detail_max_error,

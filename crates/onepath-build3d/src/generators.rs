@@ -187,6 +187,23 @@ impl Default for TerrainParams {
     }
 }
 
+impl TerrainParams {
+    /// A steep rolling terrain for the portal audit (`tests/portal_audit.rs`) and the
+    /// comparison with Recast: 97 × 97 samples 1.0 apart (96 × 96 units: 10 × 10 tiles of
+    /// 32 cells, 5 × 5 of 64) and hills of amplitude 20 (heights within about ±12), so the
+    /// steepest flanks are not walkable (walls and several regions inside a tile) and the
+    /// surface along a tile boundary is far from straight. Before border vertices were
+    /// removed, 14 of its 54 facing portal pairs at tiles of 64 cells did not link.
+    pub fn steep() -> Self {
+        TerrainParams {
+            seed: 11,
+            samples: 97,
+            spacing: 1.0,
+            amplitude: 20.0,
+        }
+    }
+}
+
 /// Rolling terrain: a sum of four seeded sine waves (libm's `sin`, so the heights are the
 /// same everywhere).
 pub fn rolling_terrain(p: &TerrainParams) -> HeightGrid {

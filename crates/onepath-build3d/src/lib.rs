@@ -59,6 +59,7 @@
 // chains over one of them would hide that.
 #![allow(clippy::needless_range_loop)]
 
+mod border_vertices;
 pub mod chunky;
 pub mod compact;
 pub mod config;

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::contour::Contour;
+use crate::contour::{Contour, BORDER_VERTEX};
 
 /// Polygons over shared vertices, in tile cells (x and z 0..=tile_cells, y in cell heights
 /// above the heightfield's origin).
@@ -14,8 +14,9 @@ pub struct PolyMesh {
     pub verts: Vec<[i32; 3]>,
     /// Vertex indices of each polygon, in Recast's winding (clockwise with +Z up).
     pub polys: Vec<Vec<u32>>,
-    /// Region of each polygon.
-    pub regs: Vec<u16>,
+    /// Regions each polygon covers, ascending: one, or several when removing a border vertex
+    /// joined polygons of several regions (`docs/build3d-polys.md` §2).
+    pub regs: Vec<Vec<u16>>,
     /// Area of each polygon.
     pub areas: Vec<u8>,
 }
@@ -263,10 +264,13 @@ pub type ConvexCheck<'a> = dyn Fn(&[[i32; 3]], &[u32]) -> bool + 'a;
 
 /// Builds the polygon mesh of a tile's contours. `convex_ok` is asked about every merge
 /// (with the merged vertex list) and can veto it (the hand-over uses it to keep polygons
-/// convex in stored float32 positions too).
+/// convex in stored float32 positions too). Vertices where two regions meet the tile's
+/// border ring are then removed where the rule of `docs/build3d-polys.md` §2 ("Border
+/// vertices") allows.
 pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck<'_>) -> PolyMesh {
     let mut mesh = PolyMesh::default();
     let mut lookup: HashMap<(i32, i32), Vec<u32>> = HashMap::new();
+    let mut on_border: Vec<bool> = Vec::new();
     for c in contours {
         if c.verts.len() < 3 {
             continue;
@@ -274,7 +278,12 @@ pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck
         let (tris, _complete) = triangulate(&c.verts);
         let mut map = Vec::with_capacity(c.verts.len());
         for v in &c.verts {
-            map.push(add_vertex(&mut mesh.verts, &mut lookup, [v[0], v[1], v[2]]));
+            let k = add_vertex(&mut mesh.verts, &mut lookup, [v[0], v[1], v[2]]);
+            on_border.resize(mesh.verts.len(), false);
+            if (v[3] as u32) & BORDER_VERTEX != 0 {
+                on_border[k as usize] = true;
+            }
+            map.push(k);
         }
         let mut polys: Vec<Vec<u32>> = Vec::new();
         for t in tris {
@@ -286,38 +295,51 @@ pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck
         if polys.is_empty() {
             continue;
         }
-        if nvp > 3 {
-            loop {
-                let mut best: Option<(i64, usize, usize, usize, usize)> = None;
-                for j in 0..polys.len().saturating_sub(1) {
-                    for k in j + 1..polys.len() {
-                        if let Some((val, ea, eb)) =
-                            merge_value(&polys[j], &polys[k], &mesh.verts, nvp)
-                        {
-                            if best.map_or(true, |b| val > b.0) {
-                                let merged = merged_poly(&polys[j], &polys[k], ea, eb);
-                                if convex_ok(&mesh.verts, &merged) {
-                                    best = Some((val, j, k, ea, eb));
-                                }
-                            }
-                        }
-                    }
-                }
-                let Some((_, pa, pb, ea, eb)) = best else {
-                    break;
-                };
-                let merged = merged_poly(&polys[pa], &polys[pb], ea, eb);
-                polys[pa] = merged;
-                polys.swap_remove(pb);
-            }
-        }
+        merge_polygons(&mut polys, &mesh.verts, nvp, convex_ok);
         for p in polys {
             mesh.polys.push(p);
-            mesh.regs.push(c.reg);
+            mesh.regs.push(vec![c.reg]);
             mesh.areas.push(c.area);
         }
     }
+    crate::border_vertices::remove_border_vertices(&mut mesh, &on_border, nvp, convex_ok);
     mesh
+}
+
+/// Merges polygons (in place) greedily into convex polygons of at most `nvp` vertices:
+/// each round merges the pair (j < k) sharing the longest edge whose merge stays convex and
+/// passes `convex_ok` (strictly longer wins, so the first pair on ties); the merged polygon
+/// replaces the first and the last polygon takes the second's place.
+pub(crate) fn merge_polygons(
+    polys: &mut Vec<Vec<u32>>,
+    verts: &[[i32; 3]],
+    nvp: usize,
+    convex_ok: &ConvexCheck<'_>,
+) {
+    if nvp <= 3 {
+        return;
+    }
+    loop {
+        let mut best: Option<(i64, usize, usize, usize, usize)> = None;
+        for j in 0..polys.len().saturating_sub(1) {
+            for k in j + 1..polys.len() {
+                if let Some((val, ea, eb)) = merge_value(&polys[j], &polys[k], verts, nvp) {
+                    if best.map_or(true, |b| val > b.0) {
+                        let merged = merged_poly(&polys[j], &polys[k], ea, eb);
+                        if convex_ok(verts, &merged) {
+                            best = Some((val, j, k, ea, eb));
+                        }
+                    }
+                }
+            }
+        }
+        let Some((_, pa, pb, ea, eb)) = best else {
+            break;
+        };
+        let merged = merged_poly(&polys[pa], &polys[pb], ea, eb);
+        polys[pa] = merged;
+        polys.swap_remove(pb);
+    }
 }
 
 fn merged_poly(pa: &[u32], pb: &[u32], ea: usize, eb: usize) -> Vec<u32> {

@@ -11,7 +11,15 @@
 //!   Detour mesh): straight-path lengths pair by pair and time ratios per query kind,
 //!   measured interleaved in the same run (best of rounds).
 //!
+//! - issue 21 (`-- --levels [rounds]`, only this part): nav_test and the generated levels
+//!   (steep rolling terrain, city, rolling terrain, building with bridge) at tiles of 32 and
+//!   64 cells: tiles, polygons, walkable area, portal links per tile border, total
+//!   straight-path length over 64 seeded reachable pairs against Detour, and build times on
+//!   1 thread and all threads, interleaved with Recast's (each builder given its own
+//!   prebuilt chunky triangle mesh, so neither times its index; see `README.md`).
+//!
 //! `cargo run --release --bin recast_report [-- <level.obj> [build runs]]`
+//! `cargo run --release --bin recast_report -- --levels [rounds]`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,10 +33,10 @@ use onepath_peers::detour::{DetourEngine, DetourNavMesh, HALF_EXTENTS};
 use onepath_peers::level::nav_test_path;
 use onepath_peers::metrics::{reachable_pairs, run_pairs};
 use onepath_peers::onepath::{
-    build_config, build_soup, detour_mesh, triangle_soup, world_polygons, OnePathBuild,
-    OnePathEngine,
+    build_chunk, build_config, build_soup, detour_mesh, triangle_soup, world_polygons,
+    OnePathBuild, OnePathEngine,
 };
-use onepath_peers::recast::build_tiled;
+use onepath_peers::recast::{build_tiled, build_tiled_chunky, ChunkyTriMesh, TRIS_PER_CHUNK};
 use onepath_peers::sampling::{point_pairs, PointPair, REPORT_PAIRS, REPORT_SEED};
 use onepath_peers::{BuildMetrics, Level, PathMetrics, PeerError, RecastSettings};
 
@@ -43,7 +51,17 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), PeerError> {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("--levels") {
+        args.next();
+        let rounds: usize = match args.next() {
+            Some(r) => r
+                .parse()
+                .map_err(|_| PeerError::input("rounds", format!("{r:?} is not a count")))?,
+            None => BUILD_ROUNDS_MIN,
+        };
+        return levels_section(rounds);
+    }
     let path = match args.next() {
         Some(p) => PathBuf::from(p),
         None => nav_test_path().ok_or_else(|| {
@@ -250,12 +268,15 @@ fn onepath_build_section(
         }
     };
     let rounds = runs.max(BUILD_ROUNDS_MIN);
+    // Each builder's triangle index is built once, outside the timing (README.md).
+    let rc_chunky = ChunkyTriMesh::new(level, TRIS_PER_CHUNK)?;
+    let op_chunky = onepath_chunky(&soup, &pipeline)?;
     let times = interleaved_rounds(
         rounds,
         &mut [
-            &mut || record(build_tiled(level, settings).map(drop)),
-            &mut || record(one.install(|| build_soup(&pipeline, &soup)).map(drop)),
-            &mut || record(all.install(|| build_soup(&pipeline, &soup)).map(drop)),
+            &mut || record(build_tiled_chunky(level, &rc_chunky, settings).map(drop)),
+            &mut || record(one.install(|| build_chunk(&pipeline, &op_chunky)).map(drop)),
+            &mut || record(all.install(|| build_chunk(&pipeline, &op_chunky)).map(drop)),
         ],
     );
     if let Some(e) = failure.into_inner() {
@@ -281,6 +302,170 @@ fn onepath_build_section(
         );
     }
     Ok(op)
+}
+
+/// OnePath's chunky triangle mesh of `soup`, chunks one tile wide.
+fn onepath_chunky(
+    soup: &onepath_build3d::TriangleSoup,
+    pipeline: &Mesh3DPipeline,
+) -> Result<onepath_build3d::ChunkyTriMesh, PeerError> {
+    onepath_build3d::ChunkyTriMesh::new(soup.clone(), pipeline.config.tile_size).map_err(|e| {
+        PeerError::OnePath {
+            call: "ChunkyTriMesh::new",
+            reason: e.to_string(),
+        }
+    })
+}
+
+/// A generated soup as a harness level (vertices rounded to float32, as both builders then
+/// read them).
+fn level_of(soup: &onepath_build3d::TriangleSoup) -> Level {
+    Level {
+        vertices: soup
+            .vertices
+            .iter()
+            .map(|v| [v[0] as f32, v[1] as f32, v[2] as f32])
+            .collect(),
+        triangles: soup.triangles.clone(),
+    }
+}
+
+/// Seeded reachable pairs per level of the issue 21 table.
+const LEVEL_PAIRS: usize = 64;
+/// The straight-path length goal of issue 21 (total over the pairs).
+const LEVEL_LENGTH_GOAL: f64 = 0.01;
+
+/// Issue 21: nav_test (when `ONEPATH_DATA` has it) and the generated levels at tiles of 32
+/// and 64 cells, OnePath against Recast / Detour.
+fn levels_section(rounds: usize) -> Result<(), PeerError> {
+    use onepath_build3d::generators::{
+        building_with_bridge, city, rolling_terrain, CityParams, TerrainParams,
+    };
+    let grid = |p: &TerrainParams| {
+        rolling_terrain(p)
+            .to_soup()
+            .map_err(|e| PeerError::OnePath {
+                call: "HeightGrid::to_soup",
+                reason: e.to_string(),
+            })
+    };
+    let mut levels: Vec<(&str, Level)> = Vec::new();
+    if let Some(p) = nav_test_path() {
+        levels.push(("nav_test", Level::load_obj(&p)?));
+    }
+    levels.push(("steep terrain", level_of(&grid(&TerrainParams::steep())?)));
+    levels.push(("city", level_of(&city(&CityParams::default()))));
+    levels.push(("terrain", level_of(&grid(&TerrainParams::default())?)));
+    levels.push(("bridge", level_of(&building_with_bridge(3))));
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| PeerError::input("rayon pool", e.to_string()))?;
+    let all = rayon::ThreadPoolBuilder::new()
+        .build()
+        .map_err(|e| PeerError::input("rayon pool", e.to_string()))?;
+    println!(
+        "issue 21: OnePath / Recast per level and tile size; build times best (min) and median of \
+         {rounds} interleaved rounds (Recast 1 thread, OnePath 1 thread, OnePath {} threads), \
+         each builder from its own prebuilt chunky triangle mesh; links: portal links leaving \
+         the +X/+Z sides (Detour's: portal-edge pairs passing its slab rule) per tile border",
+        all.current_num_threads()
+    );
+    for (name, level) in &levels {
+        for cells in [32u16, 64] {
+            let settings = RecastSettings {
+                tile_size: f32::from(cells),
+                ..RecastSettings::default()
+            };
+            let pipeline = Mesh3DPipeline::new(build_config(level, &settings)?);
+            let soup = triangle_soup(level);
+            let rc_chunky = ChunkyTriMesh::new(level, TRIS_PER_CHUNK)?;
+            let op_chunky = onepath_chunky(&soup, &pipeline)?;
+            let rc = build_tiled_chunky(level, &rc_chunky, &settings)?;
+            let op = one.install(|| build_chunk(&pipeline, &op_chunky))?;
+            let (rm, om) = (rc.metrics(), op.metrics());
+            let (rb, rl) = rc.portal_links();
+            let (ob, ol) = op.portal_links();
+            let per = |l: usize, b: usize| if b == 0 { 0.0 } else { l as f64 / b as f64 };
+            println!("  {name}, tile {cells}:");
+            println!(
+                "    tiles {} / {}, polygons {} / {} ({}), walkable area {:.3} / {:.3} ({})",
+                om.tile_count,
+                rm.tile_count,
+                om.polygon_count,
+                rm.polygon_count,
+                pct(om.polygon_count as f64 / rm.polygon_count as f64),
+                om.walkable_area,
+                rm.walkable_area,
+                pct(om.walkable_area / rm.walkable_area)
+            );
+            println!(
+                "    links per border {:.3} ({ol} over {ob}) / {:.3} ({rl} over {rb})",
+                per(ol, ob),
+                per(rl, rb)
+            );
+            let polygons = rc.world_polygons();
+            let mut detour = DetourEngine::new(&rc.navmesh)?;
+            let pairs = reachable_pairs(
+                &mut detour,
+                &polygons,
+                LEVEL_PAIRS,
+                REPORT_SEED,
+                REACHABLE_DRAWS,
+            )?;
+            let dm = PathMetrics::from_results(&run_pairs(&mut detour, &pairs)?);
+            drop(detour);
+            let mut engine = OnePathEngine::new(&op.built.mesh, ONEPATH_ITERATIONS);
+            let omp = PathMetrics::from_results(&run_pairs(&mut engine, &pairs)?);
+            let c = LengthComparison::new(&dm, &omp, LEVEL_LENGTH_GOAL);
+            println!(
+                "    paths: {} pairs, both complete {}, only Detour {}, only OnePath {}; total \
+                 length {:.3} / {:.3} ({}), within 1 % pair by pair {}, largest difference {:.1} %",
+                pairs.len(),
+                c.both_complete,
+                c.only_first,
+                c.only_second,
+                c.total_second,
+                c.total_first,
+                pct(c.total_ratio()),
+                c.within_tolerance,
+                c.max_relative_diff * 100.0
+            );
+            let failure = std::cell::RefCell::new(None);
+            let record = |r: Result<(), PeerError>| {
+                if let Err(e) = r {
+                    failure.borrow_mut().get_or_insert(e);
+                }
+            };
+            let times = interleaved_rounds(
+                rounds,
+                &mut [
+                    &mut || record(build_tiled_chunky(level, &rc_chunky, &settings).map(drop)),
+                    &mut || record(one.install(|| build_chunk(&pipeline, &op_chunky)).map(drop)),
+                    &mut || record(all.install(|| build_chunk(&pipeline, &op_chunky)).map(drop)),
+                ],
+            );
+            if let Some(e) = failure.into_inner() {
+                return Err(e);
+            }
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            println!(
+                "    build ms min / median: Recast {:.2} / {:.2}; OnePath 1 thread {:.2} / {:.2} \
+                 (x{:.3} / x{:.3}); all threads {:.2} / {:.2} (x{:.3} / x{:.3})",
+                ms(times[0][0]),
+                ms(median(&times[0])),
+                ms(times[1][0]),
+                ms(median(&times[1])),
+                ratio(times[1][0], times[0][0]),
+                ratio(median(&times[1]), median(&times[0])),
+                ms(times[2][0]),
+                ms(median(&times[2])),
+                ratio(times[2][0], times[0][0]),
+                ratio(median(&times[2]), median(&times[0]))
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Issue 8, paths: OnePath's straight paths on Recast's 50 reachable pairs, each point
