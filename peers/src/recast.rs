@@ -283,7 +283,7 @@ fn apply_demo_area_flags(mesh: &mut PolyMeshData) {
 
 /// Flattened indices of the triangles whose X/Z bounds overlap `[bmin, bmax]` (inclusive),
 /// in level order.
-fn triangles_overlapping(level: &Level, bmin: [f32; 3], bmax: [f32; 3]) -> Vec<i32> {
+pub(crate) fn triangles_overlapping(level: &Level, bmin: [f32; 3], bmax: [f32; 3]) -> Vec<i32> {
     let mut out = Vec::new();
     for tri in &level.triangles {
         let Some(vs) = tri
