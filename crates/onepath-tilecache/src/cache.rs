@@ -363,11 +363,30 @@ impl TileCache {
     fn mark(&mut self, key: (i32, i32)) -> Vec<u8> {
         let t = self.tiles.get_mut(&key).expect("queued tiles are cached");
         let previous = std::mem::replace(&mut t.chf.areas, t.first_areas.clone());
+        // A shape whose box (grown by the agent radius, plus a cell of slack for rounding)
+        // misses the tile's grid has no cell centre inside it: skipping it changes nothing.
+        let cs = self.vc.cs;
+        let lo = [t.chf.origin[0], t.chf.origin[2]];
+        let hi = [
+            lo[0] + f64::from(t.chf.width) * cs,
+            lo[1] + f64::from(t.chf.depth) * cs,
+        ];
+        let touches = |(blo, bhi): ([f64; 2], [f64; 2]), pad: f64| {
+            blo[0] - pad <= hi[0]
+                && bhi[0] + pad >= lo[0]
+                && blo[1] - pad <= hi[1]
+                && bhi[1] + pad >= lo[1]
+        };
+        let grown = f64::from(self.vc.walkable_radius + 1) * cs;
         for o in self.obstacles.values() {
-            o.mark(&mut t.chf, &self.vc);
+            if touches(obstacle_box(o), grown) {
+                o.mark(&mut t.chf, &self.vc);
+            }
         }
         for v in self.volumes.values() {
-            t.chf.mark_convex_volume(v);
+            if touches(volume_box(v), cs) {
+                t.chf.mark_convex_volume(v);
+            }
         }
         previous
     }
