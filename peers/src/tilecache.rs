@@ -110,7 +110,7 @@ pub struct DetourTileCacheRun {
     navmesh: DetourNavMesh,
     /// Layers (compressed tiles) held.
     pub layers: usize,
-    /// Layer rebuilds done by [`DetourTileCacheRun::update_all`] so far.
+    /// `update` calls made by [`DetourTileCacheRun::update_all`] so far (= layer builds).
     pub layer_builds: usize,
 }
 
@@ -141,7 +141,10 @@ impl DetourTileCacheRun {
         let grid = TileGrid::new(level, settings)?;
         let cfg = settings.voxel_config();
         if cfg.width > 255 {
-            return Err(PeerError::input("tile size", "layers are at most 255 cells wide"));
+            return Err(PeerError::input(
+                "tile size",
+                "layers are at most 255 cells wide",
+            ));
         }
         let tiles = grid.tiles_x * grid.tiles_z * LAYERS_PER_TILE;
         let tile_bits = (tiles.max(1) as u32)
@@ -175,7 +178,9 @@ impl DetourTileCacheRun {
         let comp = NonNull::new(comp).ok_or(PeerError::Alloc {
             what: "dtTileCacheCompressor",
         })?;
-        let tc = NonNull::new(tc).ok_or(PeerError::Alloc { what: "dtTileCache" })?;
+        let tc = NonNull::new(tc).ok_or(PeerError::Alloc {
+            what: "dtTileCache",
+        })?;
         let mut run = DetourTileCacheRun {
             tc,
             alloc,
@@ -218,12 +223,7 @@ impl DetourTileCacheRun {
                 // SAFETY: the tile cache and navmesh are live; the call reads the layers added
                 // at (x, z) and adds their tiles to the navmesh.
                 let status = unsafe {
-                    sys::dtTileCache_buildNavMeshTilesAt(
-                        run.tc.as_ptr(),
-                        x,
-                        z,
-                        run.navmesh.raw(),
-                    )
+                    sys::dtTileCache_buildNavMeshTilesAt(run.tc.as_ptr(), x, z, run.navmesh.raw())
                 };
                 dt_check("dtTileCache::buildNavMeshTilesAt", status)?;
             }
@@ -259,8 +259,7 @@ impl DetourTileCacheRun {
         let chf = CompactHeightfield::build(ctx, &cfg, &solid)?;
         drop(solid);
         // SAFETY: `ctx` and `chf` are live; erosion works on the heightfield's own arrays.
-        let ok =
-            unsafe { sys::rcErodeWalkableArea(ctx.raw(), cfg.walkable_radius, chf.raw()) };
+        let ok = unsafe { sys::rcErodeWalkableArea(ctx.raw(), cfg.walkable_radius, chf.raw()) };
         if !ok {
             return Err(PeerError::Recast {
                 step: "rcErodeWalkableArea",
@@ -378,7 +377,12 @@ impl DetourTileCacheRun {
     }
 
     /// `addObstacle`: a cylinder (base centre, radius, height). Returns its reference.
-    pub fn add_cylinder(&mut self, pos: [f32; 3], radius: f32, height: f32) -> Result<u32, PeerError> {
+    pub fn add_cylinder(
+        &mut self,
+        pos: [f32; 3],
+        radius: f32,
+        height: f32,
+    ) -> Result<u32, PeerError> {
         let mut r = 0;
         // SAFETY: the tile cache is live; `pos` holds 3 floats read during the call.
         let status = unsafe {
@@ -395,30 +399,25 @@ impl DetourTileCacheRun {
         dt_check("dtTileCache::removeObstacle", status)
     }
 
-    /// `update` until up to date; returns the layers rebuilt (one per call that had work).
+    /// `update` until up to date; returns the number of calls. Each call builds at most one
+    /// layer, and the call that builds the last one already reports up to date, so after an
+    /// obstacle request that touches a layer the calls are the layer builds.
     pub fn update_all(&mut self) -> Result<usize, PeerError> {
-        let mut builds = 0;
+        let mut calls = 0;
         loop {
             let mut up_to_date = false;
             // SAFETY: the tile cache and navmesh are live; `up_to_date` is one bool.
             let status = unsafe {
-                sys::dtTileCache_update(
-                    self.tc.as_ptr(),
-                    0.0,
-                    self.navmesh.raw(),
-                    &mut up_to_date,
-                )
+                sys::dtTileCache_update(self.tc.as_ptr(), 0.0, self.navmesh.raw(), &mut up_to_date)
             };
             dt_check("dtTileCache::update", status)?;
+            calls += 1;
             if up_to_date {
                 break;
             }
-            builds += 1;
         }
-        // The last call that had work reports up to date only on the next one; the first
-        // call of a cycle processes the obstacle request and builds the first layer.
-        self.layer_builds += builds;
-        Ok(builds)
+        self.layer_builds += calls;
+        Ok(calls)
     }
 
     /// Number of navmesh tiles and polygons.
@@ -457,8 +456,8 @@ impl OnePathTileCacheRun {
             call: "TileCache::build_soup",
             reason: e.to_string(),
         };
-        let cache = TileCache::build_soup(&Mesh3DPipeline::new(cfg), &triangle_soup(level))
-            .map_err(err)?;
+        let cache =
+            TileCache::build_soup(&Mesh3DPipeline::new(cfg), &triangle_soup(level)).map_err(err)?;
         Ok(OnePathTileCacheRun { cache })
     }
 
@@ -481,7 +480,9 @@ impl OnePathTileCacheRun {
             self.cache.update_all().map_err(err("update_all"))?;
         }
         for id in ids {
-            self.cache.remove_obstacle(id).map_err(err("remove_obstacle"))?;
+            self.cache
+                .remove_obstacle(id)
+                .map_err(err("remove_obstacle"))?;
             self.cache.update_all().map_err(err("update_all"))?;
         }
         Ok(())

@@ -50,6 +50,8 @@ pub struct UpdateStats {
     pub first_build: usize,
     /// Tiles built again (regions, contours, polygons, detail, tiles).
     pub rebuilt: usize,
+    /// Layers (tiles of the format) those rebuilds produced.
+    pub layers_built: usize,
     /// Layers whose rebuilt tile equalled the mesh's: the mesh's tile kept.
     pub layers_kept: usize,
     /// Layers replaced in their slot.
@@ -66,6 +68,7 @@ impl UpdateStats {
         self.unchanged += o.unchanged;
         self.first_build += o.first_build;
         self.rebuilt += o.rebuilt;
+        self.layers_built += o.layers_built;
         self.layers_kept += o.layers_kept;
         self.layers_replaced += o.layers_replaced;
         self.layers_added += o.layers_added;
@@ -408,7 +411,11 @@ impl TileCache {
             Ok(t.first_tiles.clone())
         } else {
             s.rebuilt = 1;
-            self.build_column(column, t)
+            let built = self.build_column(column, t);
+            if let Ok(tiles) = &built {
+                s.layers_built = tiles.len();
+            }
+            built
         };
         let result = built.and_then(|tiles| self.swap(column, tiles, &mut s));
         let t = self.tiles.get_mut(&key).expect("queued tiles are cached");
