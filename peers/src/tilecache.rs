@@ -11,12 +11,13 @@
 //! difference: the layers are stored uncompressed (an identity compressor instead of the
 //! demo's FastLZ), which saves DetourTileCache a decompression per rebuilt layer.
 //!
-//! Like [`crate::ffi`], this module owns every C++ object it creates through a wrapper freed
-//! once in `Drop`; its `unsafe` blocks each carry a SAFETY comment.
+//! Like the private `ffi` module, this module owns every C++ object it creates through a
+//! wrapper freed once in `Drop`; its `unsafe` blocks each carry a SAFETY comment.
 
 use std::os::raw::{c_int, c_uchar, c_void};
 use std::ptr::NonNull;
 
+use onepath_build3d::generators::{city, CityParams};
 use onepath_build3d::{Mesh3DPipeline, Obstacle};
 use onepath_format::Partition;
 use onepath_tilecache::{ObstacleId, TileCache};
@@ -26,13 +27,26 @@ use crate::error::PeerError;
 use crate::ffi::{CompactHeightfield, Context, DetourMeshParams, DetourNavMesh, Heightfield};
 use crate::level::Level;
 use crate::onepath::{build_config, triangle_soup};
-use crate::recast::{triangles_overlapping, TileGrid};
+use crate::recast::{grid_bounds, triangles_overlapping, TileGrid};
 use crate::settings::RecastSettings;
 
 /// Layers per tile the Detour grid makes room for (the demo's `EXPECTED_LAYERS_PER_TILE`).
 const LAYERS_PER_TILE: i32 = 4;
 /// Obstacles DetourTileCache holds at once.
 const MAX_OBSTACLES: i32 = 128;
+
+/// The generated `city` level (build3d's generator, default parameters) as a harness level.
+pub fn city_level() -> Level {
+    let soup = city(&CityParams::default());
+    Level {
+        vertices: soup
+            .vertices
+            .iter()
+            .map(|v| [v[0] as f32, v[1] as f32, v[2] as f32])
+            .collect(),
+        triangles: soup.triangles,
+    }
+}
 
 /// The comparison's settings: the demo's with tiles of `tile_cells` cells and no detail
 /// sampling (the cheap setting for a host that adds and removes obstacles often).
@@ -243,12 +257,8 @@ impl DetourTileCacheRun {
         z: i32,
     ) -> Result<(), PeerError> {
         let cfg = settings.voxel_config();
-        let (mut bmin, mut bmax) = grid.tile_bounds(x, z);
-        let border = cfg.border_size as f32 * cfg.cs;
-        bmin[0] -= border;
-        bmin[2] -= border;
-        bmax[0] += border;
-        bmax[2] += border;
+        let (tile_bmin, tile_bmax) = grid.tile_bounds(x, z);
+        let (bmin, bmax) = grid_bounds(&cfg, tile_bmin, tile_bmax);
         let triangles = triangles_overlapping(level, bmin, bmax);
         if triangles.is_empty() {
             return Ok(());

@@ -2,23 +2,9 @@
 //! started: after 16 cylinders added and removed, DetourTileCache's navmesh has its tiles and
 //! polygons again, and OnePath's mesh holds the first build's tiles byte for byte.
 
-use onepath_build3d::generators::{city, CityParams};
 use onepath_peers::tilecache::{
-    cycle_cylinders, cycle_settings, DetourTileCacheRun, OnePathTileCacheRun,
+    city_level, cycle_cylinders, cycle_settings, DetourTileCacheRun, OnePathTileCacheRun,
 };
-use onepath_peers::Level;
-
-fn city_level() -> Level {
-    let soup = city(&CityParams::default());
-    Level {
-        vertices: soup
-            .vertices
-            .iter()
-            .map(|v| [v[0] as f32, v[1] as f32, v[2] as f32])
-            .collect(),
-        triangles: soup.triangles,
-    }
-}
 
 #[test]
 fn both_tile_caches_come_back_to_their_first_build_after_the_cycle() {

@@ -1,44 +1,19 @@
-//! `build3d/tilecache`: a rolling terrain built with a tile cache (watershed, then layers),
+//! `build3d/tilecache`: a rolling terrain built with a tile cache (the `build3d/build`
+//! configuration, watershed, then layers),
 //! then obstacles of all three shapes and a volume added, a sliced update, a snapshot, more
 //! changes, a restore, and finally everything removed. The mesh (ONPM) and the cache
 //! snapshots (ONTK, Full and Referenced) are hashed at each step. Tiles are built in
 //! parallel, so this runs on 1, 2 and several threads.
 
 use onepath_build3d::generators::{rolling_terrain, TerrainParams};
-use onepath_build3d::{BuildConfig, ConvexVolume, Mesh3DPipeline, Obstacle};
+use onepath_build3d::{ConvexVolume, Mesh3DPipeline, Obstacle};
 use onepath_format::Partition;
 use onepath_mesh::NavMeshSerializer;
 use onepath_snapshot::SnapshotMode;
 use onepath_tilecache::TileCache;
 
 use crate::hash_matrix::Recorder;
-
-/// The Recast demo configuration with tiles of 32 cells, spelled out (settings digest 0), so
-/// a change of a default cannot move the matrix.
-fn config(partition: Partition) -> BuildConfig {
-    BuildConfig {
-        origin: [0.0, 0.0, 0.0],
-        cell_size: 0.3,
-        cell_height: 0.2,
-        tile_size: BuildConfig::tile_size_of_cells(32, 0.3),
-        agent_height: 2.0,
-        agent_radius: 0.6,
-        walkable_climb: 0.9,
-        agent_max_slope: 45.0,
-        min_region_area: 64,
-        merge_region_area: 400,
-        max_edge_length: 12.0,
-        contour_max_error: 1.3,
-        max_verts_per_poly: 6,
-        detail_sample_distance: 6.0,
-        detail_max_error: 1.0,
-        partition,
-        area: 63,
-        flags: 1,
-        off_mesh_links: Vec::new(),
-        settings_digest: 0,
-    }
-}
+use crate::scenarios_build3d::matrix_config;
 
 fn record(rec: &mut Recorder, prefix: &str, step: &str, cache: &TileCache) {
     rec.record(
@@ -65,7 +40,7 @@ pub(crate) fn build3d_tilecache(rec: &mut Recorder) -> Result<(), String> {
         ("watershed", Partition::Watershed),
         ("layers", Partition::Layers),
     ] {
-        let pipeline = Mesh3DPipeline::new(config(partition));
+        let pipeline = Mesh3DPipeline::new(matrix_config(partition));
         let mut cache = TileCache::build_soup(&pipeline, &soup).map_err(err)?;
         record(rec, name, "built", &cache);
         let cylinder = cache

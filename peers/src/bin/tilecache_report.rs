@@ -10,28 +10,15 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use onepath_build3d::generators::{city, CityParams};
 use onepath_peers::compare::{interleaved_rounds, median, ratio};
 use onepath_peers::level::nav_test_path;
 use onepath_peers::tilecache::{
-    cycle_cylinders, cycle_settings, DetourTileCacheRun, OnePathTileCacheRun,
+    city_level, cycle_cylinders, cycle_settings, DetourTileCacheRun, OnePathTileCacheRun,
 };
 use onepath_peers::{Level, PeerError};
 
 /// Cycles per round: 16 additions and 16 removals.
 const CYCLES: u32 = 32;
-
-fn city_level() -> Level {
-    let soup = city(&CityParams::default());
-    Level {
-        vertices: soup
-            .vertices
-            .iter()
-            .map(|v| [v[0] as f32, v[1] as f32, v[2] as f32])
-            .collect(),
-        triangles: soup.triangles,
-    }
-}
 
 fn ms_per_cycle(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0 / f64::from(CYCLES)
