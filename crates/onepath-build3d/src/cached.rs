@@ -7,10 +7,16 @@
 
 use rayon::prelude::*;
 
+use onepath_format::{NavMeshParams, NavTileData};
+
+use crate::compact::CompactHeightfield;
+use crate::config::VoxelConfig;
 use crate::error::BuildError;
+use crate::handover::TileFrame;
 use crate::input::TriangleSoup;
 use crate::pipeline::{
     rasterize_job, tile_jobs_soup, triangle_areas, vertical_grid, ErodedTile, Mesh3DPipeline,
+    VerticalGrid,
 };
 
 impl Mesh3DPipeline {
@@ -54,5 +60,33 @@ impl Mesh3DPipeline {
                 }
             })
             .collect())
+    }
+
+    /// Stage 5 of one layer of the Layers partition: monotone regions on the layer's
+    /// heightfield (one element of [`crate::layers::split_layers`] of the marked tile), then
+    /// contours, polygons, detail and tile data numbered `layer`; `None` when the layer has
+    /// no polygon. [`Mesh3DPipeline::tile_data_from_compact`] with Layers is exactly this for
+    /// every layer in order, the layers with a polygon renumbered densely from 0, so a cache
+    /// may keep a layer's result for as long as its heightfield is unchanged.
+    #[allow(clippy::too_many_arguments)]
+    pub fn layer_tile_data(
+        &self,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        vgrid: VerticalGrid,
+        tile_x: i32,
+        tile_z: i32,
+        layer: u16,
+        sub: &CompactHeightfield,
+    ) -> Result<Option<NavTileData>, BuildError> {
+        let frame = TileFrame {
+            tile_cells: vc.tile_cells,
+            cs: vc.cs,
+            ch: vc.ch,
+            base_y: vgrid.base_y,
+            tile_size_f32: params.tile_size_f32(),
+        };
+        let regions = crate::region::monotone(sub, vc.min_region_area, vc.merge_region_area);
+        self.polygons_to_data(params, vc, &frame, tile_x, tile_z, layer, sub, &regions.ids)
     }
 }

@@ -422,7 +422,7 @@ impl Mesh3DPipeline {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn polygons_to_data(
+    pub(crate) fn polygons_to_data(
         &self,
         params: &NavMeshParams,
         vc: &VoxelConfig,

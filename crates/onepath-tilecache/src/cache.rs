@@ -4,12 +4,13 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
+use onepath_build3d::layers::split_layers;
 use onepath_build3d::offmesh::bake_off_mesh_links;
 use onepath_build3d::{
     BuildError, ChunkyTriMesh, CompactHeightfield, ConvexVolume, ErodedTile, HeightGrid,
     Mesh3DPipeline, Obstacle, TriangleSoup, VerticalGrid, VoxelConfig,
 };
-use onepath_format::{NavMeshParams, NavTile, NavTileData};
+use onepath_format::{NavMeshParams, NavTile, NavTileData, Partition};
 use onepath_mesh::TiledNavMesh;
 use rayon::prelude::*;
 
@@ -36,7 +37,14 @@ pub(crate) struct CachedTile {
     pub(crate) last_known: bool,
     /// The first build's tiles of this column, by layer.
     pub(crate) first_tiles: Vec<NavTile>,
+    /// With the Layers partition: each layer's heightfield of the last full rebuild and its
+    /// tile data (before the dense renumbering). A layer is a function of its heightfield, so
+    /// an equal one takes the kept data instead of regions, contours and polygons again.
+    pub(crate) layer_memo: LayerMemo,
 }
+
+/// Each layer's heightfield and its tile data, by layer.
+pub(crate) type LayerMemo = Vec<(CompactHeightfield, Option<NavTileData>)>;
 
 /// Counters of what [`TileCache::update`] did, summed since the cache was built (or over
 /// one call, as its return value).
@@ -52,6 +60,9 @@ pub struct UpdateStats {
     pub rebuilt: usize,
     /// Layers (tiles of the format) those rebuilds produced.
     pub layers_built: usize,
+    /// Layers of those rebuilds (with or without a polygon) whose heightfield equalled the
+    /// last full rebuild's, so their regions, contours and polygons were not built again.
+    pub layers_reused: usize,
     /// Layers whose rebuilt tile equalled the mesh's: the mesh's tile kept.
     pub layers_kept: usize,
     /// Layers replaced in their slot.
@@ -69,6 +80,7 @@ impl UpdateStats {
         self.first_build += o.first_build;
         self.rebuilt += o.rebuilt;
         self.layers_built += o.layers_built;
+        self.layers_reused += o.layers_reused;
         self.layers_kept += o.layers_kept;
         self.layers_replaced += o.layers_replaced;
         self.layers_added += o.layers_added;
@@ -174,6 +186,7 @@ impl TileCache {
                     first_areas,
                     last_known: true,
                     first_tiles,
+                    layer_memo: Vec::new(),
                 },
             );
         }
@@ -406,22 +419,27 @@ impl TileCache {
             s.unchanged = 1;
             return Ok(s);
         }
+        let mut memo = None;
         let built = if t.chf.areas == t.first_areas {
             s.first_build = 1;
             Ok(t.first_tiles.clone())
         } else {
             s.rebuilt = 1;
-            let built = self.build_column(column, t);
-            if let Ok(tiles) = &built {
+            self.build_column(column, t).map(|(tiles, m, reused)| {
                 s.layers_built = tiles.len();
-            }
-            built
+                s.layers_reused = reused;
+                memo = m;
+                tiles
+            })
         };
         let result = built.and_then(|tiles| self.swap(column, tiles, &mut s));
         let t = self.tiles.get_mut(&key).expect("queued tiles are cached");
         match result {
             Ok(()) => {
                 t.last_known = true;
+                if let Some(m) = memo {
+                    t.layer_memo = m;
+                }
                 Ok(s)
             }
             Err(e) => {
@@ -431,21 +449,57 @@ impl TileCache {
         }
     }
 
+    /// Stage 5 of a column from its marked heightfield (its tile data before the authored
+    /// links), one layer at a time with the Layers partition: a layer whose heightfield
+    /// equals the last full rebuild's takes its data. Returns the new memo with Layers.
+    fn column_data(
+        &self,
+        column: TileColumn,
+        t: &CachedTile,
+    ) -> Result<(Vec<NavTileData>, Option<LayerMemo>, usize), TileCacheError> {
+        let (p, vc) = (&self.pipeline, &self.vc);
+        if vc.partition != Partition::Layers {
+            let datas =
+                p.tile_data_from_compact(&self.params, vc, t.vgrid, column.0, column.1, &t.chf)?;
+            return Ok((datas, None, 0));
+        }
+        let mut memo = Vec::new();
+        let mut datas = Vec::new();
+        let mut reused = 0;
+        for (l, sub) in split_layers(&t.chf).into_iter().enumerate() {
+            let data = match t.layer_memo.get(l) {
+                Some((old, data)) if *old == sub => {
+                    reused += 1;
+                    data.clone()
+                }
+                _ => p.layer_tile_data(
+                    &self.params,
+                    vc,
+                    t.vgrid,
+                    column.0,
+                    column.1,
+                    l as u16,
+                    &sub,
+                )?,
+            };
+            if let Some(mut d) = data.clone() {
+                // Layers without polygons take no number: renumbered densely from 0.
+                d.layer = datas.len() as u16;
+                datas.push(d);
+            }
+            memo.push((sub, data));
+        }
+        Ok((datas, Some(memo), reused))
+    }
+
     /// Stage 5 of a column from its marked heightfield, the authored links that start in
     /// it, and its tiles.
     fn build_column(
         &self,
         column: TileColumn,
         t: &CachedTile,
-    ) -> Result<Vec<NavTile>, TileCacheError> {
-        let mut datas = self.pipeline.tile_data_from_compact(
-            &self.params,
-            &self.vc,
-            t.vgrid,
-            column.0,
-            column.1,
-            &t.chf,
-        )?;
+    ) -> Result<(Vec<NavTile>, Option<LayerMemo>, usize), TileCacheError> {
+        let (mut datas, memo, reused) = self.column_data(column, t)?;
         bake_off_mesh_links(
             &self.params,
             &self.pipeline.config.off_mesh_links,
@@ -455,7 +509,7 @@ impl TileCache {
         for d in datas {
             out.push(create(&self.params, d)?);
         }
-        Ok(out)
+        Ok((out, memo, reused))
     }
 
     /// Swaps a column's rebuilt tiles (layers 0, 1, …) into the mesh, layer by layer from the

@@ -384,6 +384,7 @@ fn the_mesh_once_the_queue_is_empty_does_not_depend_on_the_slicing_of_random_his
     for partition in [Partition::Monotone, Partition::Layers] {
         let p = pipeline(partition);
         let built = TileCache::build_soup(&p, &soup).unwrap();
+        let mut reused = 0;
         for seed in 0..history_cases() {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let steps = rng.gen_range(4..12);
@@ -418,6 +419,10 @@ fn the_mesh_once_the_queue_is_empty_does_not_depend_on_the_slicing_of_random_his
                 tiles_of_list(&fresh.tiles),
                 "{partition:?} seed {seed}"
             );
+            reused += one.stats().layers_reused + some.stats().layers_reused;
+        }
+        if partition == Partition::Layers {
+            assert!(reused > 0, "the layer memo was exercised");
         }
     }
 }
