@@ -345,7 +345,7 @@ impl TileCache {
     /// and swaps them into the mesh. Returns what this call did.
     ///
     /// An error (a builder or mesh bug, never an input) leaves the failing tile at the front
-    /// of the queue and its column of the mesh as it was.
+    /// of the queue; the tiles processed before it stay swapped in.
     pub fn update(&mut self, max_tiles: usize) -> Result<UpdateStats, TileCacheError> {
         let mut done = UpdateStats::default();
         while done.tiles < max_tiles {
