@@ -18,6 +18,7 @@ use crate::error::TileCacheError;
 use crate::shapes::{
     check_obstacle, check_volume, obstacle_box, volume_box, ObstacleId, VolumeId, MAX_ID,
 };
+use crate::snapshot::MAX_SNAPSHOT_SHAPES;
 
 /// A tile position as the queue and ONTK name it: `(column, row)` = `(TileX, TileZ)`.
 pub type TileColumn = (i32, i32);
@@ -277,9 +278,16 @@ impl TileCache {
 
     /// Adds an obstacle and queues the tiles it may touch. Every number must be finite and
     /// within ±2^21 (extents too), with the shape's size rules; else
-    /// [`TileCacheError::Build`] naming the value, and nothing changes.
+    /// [`TileCacheError::Build`] naming the value, and nothing changes. At most 2^20
+    /// obstacles are in force at once ([`TileCacheError::TooMany`]).
     pub fn add_obstacle(&mut self, obstacle: Obstacle) -> Result<ObstacleId, TileCacheError> {
         check_obstacle(&obstacle)?;
+        if self.obstacles.len() >= MAX_SNAPSHOT_SHAPES {
+            return Err(TileCacheError::TooMany {
+                what: "obstacle",
+                max: MAX_SNAPSHOT_SHAPES,
+            });
+        }
         let id = ObstacleId(take_id(&mut self.next_obstacle, "obstacle")?);
         self.obstacles.insert(id, obstacle);
         self.enqueue(obstacle_box(&obstacle));
@@ -303,6 +311,12 @@ impl TileCache {
     /// 0 to 63; else [`TileCacheError::Build`] naming the value, and nothing changes.
     pub fn add_volume(&mut self, volume: ConvexVolume) -> Result<VolumeId, TileCacheError> {
         check_volume(&volume)?;
+        if self.volumes.len() >= MAX_SNAPSHOT_SHAPES {
+            return Err(TileCacheError::TooMany {
+                what: "volume",
+                max: MAX_SNAPSHOT_SHAPES,
+            });
+        }
         let id = VolumeId(take_id(&mut self.next_volume, "volume")?);
         let b = volume_box(&volume);
         self.volumes.insert(id, volume);

@@ -32,6 +32,14 @@ pub enum TileCacheError {
         /// `"obstacle"` or `"volume"`.
         what: &'static str,
     },
+    /// 2^20 obstacles (or volumes) are in force already, the most an ONTK snapshot holds.
+    #[error("the tile cache holds {max} {what}s already, the most a snapshot can hold")]
+    TooMany {
+        /// `"obstacle"` or `"volume"`.
+        what: &'static str,
+        /// The limit (2^20).
+        max: usize,
+    },
     /// Swapping a rebuilt tile into the mesh failed (a cache bug; reported, never hidden).
     #[error("swapping a rebuilt tile into the mesh failed: {0}")]
     Mesh(#[from] MeshError),
