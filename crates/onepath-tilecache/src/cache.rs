@@ -152,17 +152,23 @@ impl TileCache {
     ) -> Result<TileCache, TileCacheError> {
         let params = pipeline.config.params();
         let vc = pipeline.config.voxel();
-        let built: Vec<Result<Vec<NavTileData>, BuildError>> = eroded
+        // With Layers each layer's heightfield and data are kept from the start (the memo of
+        // later rebuilds); the tiles are the plain build's either way (tested).
+        type Built = Result<(Vec<NavTileData>, Option<LayerMemo>, usize), BuildError>;
+        let built: Vec<Built> = eroded
             .par_iter()
             .map(|t| {
-                pipeline.tile_data_from_compact(&params, &vc, t.vgrid, t.tile_x, t.tile_z, &t.chf)
+                let column = (t.tile_x, t.tile_z);
+                column_data(pipeline, &params, &vc, t.vgrid, column, &t.chf, &[])
             })
             .collect();
         let mut datas = Vec::new();
         let mut counts = Vec::with_capacity(built.len());
+        let mut memos = Vec::with_capacity(built.len());
         for r in built {
-            let d = r?;
+            let (d, memo, _) = r?;
             counts.push(d.len());
+            memos.push(memo.unwrap_or_default());
             datas.extend(d);
         }
         bake_off_mesh_links(&params, &pipeline.config.off_mesh_links, &mut datas)?;
@@ -171,7 +177,7 @@ impl TileCache {
         let mut mesh = TiledNavMesh::new(params).map_err(BuildError::from)?;
         let mut created = created.into_iter();
         let mut tiles = BTreeMap::new();
-        for (t, n) in eroded.into_iter().zip(counts) {
+        for ((t, n), layer_memo) in eroded.into_iter().zip(counts).zip(memos) {
             let mut first_tiles = Vec::with_capacity(n);
             for c in created.by_ref().take(n) {
                 let tile = c?;
@@ -187,7 +193,7 @@ impl TileCache {
                     first_areas,
                     last_known: true,
                     first_tiles,
-                    layer_memo: Vec::new(),
+                    layer_memo,
                 },
             );
         }
@@ -463,49 +469,6 @@ impl TileCache {
         }
     }
 
-    /// Stage 5 of a column from its marked heightfield (its tile data before the authored
-    /// links), one layer at a time with the Layers partition: a layer whose heightfield
-    /// equals the last full rebuild's takes its data. Returns the new memo with Layers.
-    fn column_data(
-        &self,
-        column: TileColumn,
-        t: &CachedTile,
-    ) -> Result<(Vec<NavTileData>, Option<LayerMemo>, usize), TileCacheError> {
-        let (p, vc) = (&self.pipeline, &self.vc);
-        if vc.partition != Partition::Layers {
-            let datas =
-                p.tile_data_from_compact(&self.params, vc, t.vgrid, column.0, column.1, &t.chf)?;
-            return Ok((datas, None, 0));
-        }
-        let mut memo = Vec::new();
-        let mut datas = Vec::new();
-        let mut reused = 0;
-        for (l, sub) in split_layers(&t.chf).into_iter().enumerate() {
-            let data = match t.layer_memo.get(l) {
-                Some((old, data)) if *old == sub => {
-                    reused += 1;
-                    data.clone()
-                }
-                _ => p.layer_tile_data(
-                    &self.params,
-                    vc,
-                    t.vgrid,
-                    column.0,
-                    column.1,
-                    l as u16,
-                    &sub,
-                )?,
-            };
-            if let Some(mut d) = data.clone() {
-                // Layers without polygons take no number: renumbered densely from 0.
-                d.layer = datas.len() as u16;
-                datas.push(d);
-            }
-            memo.push((sub, data));
-        }
-        Ok((datas, Some(memo), reused))
-    }
-
     /// Stage 5 of a column from its marked heightfield, the authored links that start in
     /// it, and its tiles.
     fn build_column(
@@ -513,7 +476,15 @@ impl TileCache {
         column: TileColumn,
         t: &CachedTile,
     ) -> Result<(Vec<NavTile>, Option<LayerMemo>, usize), TileCacheError> {
-        let (mut datas, memo, reused) = self.column_data(column, t)?;
+        let (mut datas, memo, reused) = column_data(
+            &self.pipeline,
+            &self.params,
+            &self.vc,
+            t.vgrid,
+            column,
+            &t.chf,
+            &t.layer_memo,
+        )?;
         bake_off_mesh_links(
             &self.params,
             &self.pipeline.config.off_mesh_links,
@@ -569,6 +540,45 @@ impl TileCache {
         }
         Ok(())
     }
+}
+
+/// Stage 5 of a column from its marked heightfield (its tile data before the authored links).
+/// With the Layers partition one layer at a time, exactly as
+/// [`Mesh3DPipeline::tile_data_from_compact`] does, a layer whose heightfield equals the one
+/// kept in `memo` taking its data; then also returns the new memo and how many layers were
+/// taken from it.
+fn column_data(
+    p: &Mesh3DPipeline,
+    params: &NavMeshParams,
+    vc: &VoxelConfig,
+    vgrid: VerticalGrid,
+    column: TileColumn,
+    chf: &CompactHeightfield,
+    old: &[(CompactHeightfield, Option<NavTileData>)],
+) -> Result<(Vec<NavTileData>, Option<LayerMemo>, usize), BuildError> {
+    if vc.partition != Partition::Layers {
+        let datas = p.tile_data_from_compact(params, vc, vgrid, column.0, column.1, chf)?;
+        return Ok((datas, None, 0));
+    }
+    let mut memo = Vec::new();
+    let mut datas = Vec::new();
+    let mut reused = 0;
+    for (l, sub) in split_layers(chf).into_iter().enumerate() {
+        let data = match old.get(l) {
+            Some((kept, data)) if *kept == sub => {
+                reused += 1;
+                data.clone()
+            }
+            _ => p.layer_tile_data(params, vc, vgrid, column.0, column.1, l as u16, &sub)?,
+        };
+        if let Some(mut d) = data.clone() {
+            // Layers without polygons take no number: renumbered densely from 0.
+            d.layer = datas.len() as u16;
+            datas.push(d);
+        }
+        memo.push((sub, data));
+    }
+    Ok((datas, Some(memo), reused))
 }
 
 /// Equal as-built content: the same content id, without hashing (the same ONPT bytes).

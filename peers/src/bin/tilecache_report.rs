@@ -76,13 +76,14 @@ fn compare(name: &str, level: &Level, tile_cells: u32, rounds: usize) -> Result<
     let per = |n: usize| n as f64 / f64::from(CYCLES);
     println!(
         "onepath-tilecache: {} cached tiles, mesh {} tiles / {opolys} polygons; per cycle: \
-         {:.2} tiles processed, {:.2} rebuilt ({:.2} layer builds), {:.2} first-build, {:.2} \
-         unchanged; layers kept {:.2}, replaced {:.2}, added {:.2}, removed {:.2}",
+         {:.2} tiles processed, {:.2} rebuilt ({:.2} layers, {:.2} of them taken from the layer \
+         memo), {:.2} first-build, {:.2} unchanged; layers kept {:.2}, replaced {:.2}, added {:.2}, removed {:.2}",
         onepath.cache.cached_tiles().len(),
         mesh.tile_count(),
         per(s.tiles - s0.tiles),
         per(s.rebuilt - s0.rebuilt),
         per(s.layers_built - s0.layers_built),
+        per(s.layers_reused - s0.layers_reused),
         per(s.first_build - s0.first_build),
         per(s.unchanged - s0.unchanged),
         per(s.layers_kept - s0.layers_kept),
