@@ -41,6 +41,11 @@ impl Context {
         Ok(Context { ptr, tile: (0, 0) })
     }
 
+    /// The raw context, for the tile cache comparison's own calls (`crate::tilecache`).
+    pub(crate) fn raw(&self) -> *mut sys::rcContext {
+        self.ptr.as_ptr()
+    }
+
     /// Names the tile that later failures are reported for.
     pub(crate) fn set_tile(&mut self, tile_x: i32, tile_z: i32) {
         self.tile = (tile_x, tile_z);
@@ -235,6 +240,11 @@ impl Heightfield {
 }
 
 impl CompactHeightfield {
+    /// The raw compact heightfield, for the tile cache comparison's own calls.
+    pub(crate) fn raw(&self) -> *mut sys::rcCompactHeightfield {
+        self.0.as_ptr()
+    }
+
     /// `rcBuildCompactHeightfield` from a filtered heightfield.
     pub(crate) fn build(
         ctx: &mut Context,
@@ -585,6 +595,12 @@ impl DetourNavMesh {
         let status = unsafe { sys::dtNavMesh_init(mesh.ptr.as_ptr(), &p) };
         dt_check("dtNavMesh::init", status)?;
         Ok(mesh)
+    }
+
+    /// The raw navmesh, for the tile cache comparison (`crate::tilecache`), which adds and
+    /// replaces tiles through DetourTileCache.
+    pub(crate) fn raw(&mut self) -> *mut sys::dtNavMesh {
+        self.ptr.as_ptr()
     }
 
     /// `dtNavMesh::addTile`; on success the mesh owns (and will free) the tile's bytes.

@@ -25,7 +25,8 @@
 //! needs cmake and libclang; see `README.md`).
 //!
 //! ## Invariants
-//! - `unsafe` lives in one private module (`ffi`), each block with a SAFETY comment. Every
+//! - `unsafe` lives in the private module `ffi` and, for DetourTileCache, in [`tilecache`],
+//!   each block with a SAFETY comment. Every
 //!   index C++ would follow (triangle indices, polygon vertices and neighbours, detail
 //!   ranges) is checked on the Rust side first ([`mesh_data::DetourTileInput::validate`]);
 //!   bad input is a [`PeerError`], never undefined behaviour or a panic.
@@ -78,6 +79,8 @@ pub mod onepath;
 pub mod recast;
 pub mod sampling;
 pub mod settings;
+#[allow(unsafe_code)]
+pub mod tilecache;
 
 pub use error::PeerError;
 pub use level::Level;

@@ -343,14 +343,7 @@ fn build_tile_meshes(
     tile_bmin: [f32; 3],
     tile_bmax: [f32; 3],
 ) -> Result<Option<(PolyMeshData, DetailMeshData)>, PeerError> {
-    let border = cfg.border_size as f32 * cfg.cs;
-    let mut bmin = tile_bmin;
-    let mut bmax = tile_bmax;
-    bmin[0] -= border;
-    bmin[2] -= border;
-    bmax[0] += border;
-    bmax[2] += border;
-
+    let (bmin, bmax) = grid_bounds(cfg, tile_bmin, tile_bmax);
     let triangles = chunky.triangles_overlapping([bmin[0], bmin[2]], [bmax[0], bmax[2]]);
     if triangles.is_empty() {
         return Ok(None);
@@ -373,6 +366,23 @@ fn build_tile_meshes(
     }
     apply_demo_area_flags(&mut mesh);
     Ok(Some((mesh, dmesh.to_data())))
+}
+
+/// A tile's bounds widened by the border (`border_size` cells) on X and Z: the grid that is
+/// rasterized.
+pub(crate) fn grid_bounds(
+    cfg: &VoxelConfig,
+    tile_bmin: [f32; 3],
+    tile_bmax: [f32; 3],
+) -> ([f32; 3], [f32; 3]) {
+    let border = cfg.border_size as f32 * cfg.cs;
+    let mut bmin = tile_bmin;
+    let mut bmax = tile_bmax;
+    bmin[0] -= border;
+    bmin[2] -= border;
+    bmax[0] += border;
+    bmax[2] += border;
+    (bmin, bmax)
 }
 
 /// The demo's "update poly flags from areas": walkable becomes ground, ground walks.

@@ -14,6 +14,7 @@ mod scenarios_build3d;
 mod scenarios_grid;
 mod scenarios_mesh;
 mod scenarios_snapshot;
+mod scenarios_tilecache;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};

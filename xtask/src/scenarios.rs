@@ -52,6 +52,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         parallel: true,
         run: crate::scenarios_build3d::build3d_build,
     },
+    Scenario {
+        name: "build3d/tilecache",
+        parallel: true,
+        run: crate::scenarios_tilecache::build3d_tilecache,
+    },
 ];
 
 /// Parameter blocks and build fingerprints of a spread of parameter sets.

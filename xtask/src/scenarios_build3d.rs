@@ -29,7 +29,7 @@ fn generated_levels() -> Result<Vec<(&'static str, TriangleSoup)>, BuildError> {
 /// The configuration of every matrix build but its partition, spelled out: the Recast demo's
 /// values as the landed expectations were made with them, with settings digest 0 (a
 /// hand-made configuration), so a change of a default cannot move the matrix.
-fn matrix_config(partition: Partition) -> BuildConfig {
+pub(crate) fn matrix_config(partition: Partition) -> BuildConfig {
     BuildConfig {
         origin: [0.0, 0.0, 0.0],
         cell_size: 0.3,

@@ -16,10 +16,11 @@
 //!
 //! Seeded level generators (`generators`, behind the `fixtures` cargo feature) serve tests,
 //! benchmarks and the hash matrix (`build3d/build`, scripted in xtask); a game's build does
-//! not carry them. A future tile cache keeps stage 3 per tile
-//! ([`Mesh3DPipeline::eroded_tiles_soup`] → [`ErodedTile`]) and rebuilds from it
-//! ([`Mesh3DPipeline::build_from_eroded`], equal to the plain build), with
-//! [`layers::layer_of_spans`] and the span graph of [`CompactHeightfield`].
+//! not carry them. The tile cache (`onepath-tilecache`) keeps stage 3 per tile
+//! ([`Mesh3DPipeline::cached_tiles_soup`] → [`ErodedTile`], module [`cached`]) and rebuilds
+//! from it ([`Mesh3DPipeline::tile_data_from_compact`]; [`Mesh3DPipeline::build_from_eroded`]
+//! for a whole level, equal to the plain build), with the span graph of
+//! [`CompactHeightfield`] built once.
 //!
 //! ## Invariants
 //! - Deterministic to the byte: the same geometry and settings give the same tiles on every
@@ -60,6 +61,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod border_vertices;
+pub mod cached;
 pub mod chunky;
 pub mod compact;
 pub mod config;

@@ -76,10 +76,10 @@ pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 /// One tile to build and the triangles (ascending) that touch its grid.
 #[derive(Debug, Clone)]
-struct TileJob {
-    tile_x: i32,
-    tile_z: i32,
-    triangles: Vec<u32>,
+pub(crate) struct TileJob {
+    pub(crate) tile_x: i32,
+    pub(crate) tile_z: i32,
+    pub(crate) triangles: Vec<u32>,
 }
 
 impl Mesh3DPipeline {
@@ -242,7 +242,7 @@ impl Mesh3DPipeline {
         self.finish(params, datas)
     }
 
-    fn check(&self) -> Result<(), BuildError> {
+    pub(crate) fn check(&self) -> Result<(), BuildError> {
         self.config.validate()?;
         for (i, o) in self.obstacles.iter().enumerate() {
             o.validate(i)?;
@@ -422,7 +422,7 @@ impl Mesh3DPipeline {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn polygons_to_data(
+    pub(crate) fn polygons_to_data(
         &self,
         params: &NavMeshParams,
         vc: &VoxelConfig,
@@ -451,7 +451,7 @@ impl Mesh3DPipeline {
 }
 
 /// Rasterizes the listed triangles (ascending) with their areas.
-fn rasterize_job(
+pub(crate) fn rasterize_job(
     hf: &mut Heightfield,
     soup: &TriangleSoup,
     areas: &[u8],
@@ -537,7 +537,7 @@ pub fn triangle_areas(soup: &TriangleSoup, vc: &VoxelConfig, default_area: u8) -
 
 /// Tiles whose cells overlap the geometry's bounds, in tile order, each with the triangles
 /// whose bounds touch the tile's grid (cells plus border, one cell of slack).
-fn tile_jobs_soup(
+pub(crate) fn tile_jobs_soup(
     params: &NavMeshParams,
     vc: &VoxelConfig,
     soup: &TriangleSoup,

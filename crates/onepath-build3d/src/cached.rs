@@ -1,0 +1,92 @@
+//! What a tile cache keeps of a build (`onepath-tilecache`, `docs/tilecache.md`, "What is
+//! cached"): stage 3 of every tile that could hold a walkable span. The stages themselves are
+//! the pipeline's own ([`Mesh3DPipeline::eroded_heightfield`], [`Obstacle::mark`],
+//! [`Mesh3DPipeline::tile_data_from_compact`]); this module only chooses the tiles.
+//!
+//! [`Obstacle::mark`]: crate::Obstacle::mark
+
+use rayon::prelude::*;
+
+use onepath_format::{NavMeshParams, NavTileData};
+
+use crate::compact::CompactHeightfield;
+use crate::config::VoxelConfig;
+use crate::error::BuildError;
+use crate::handover::TileFrame;
+use crate::input::TriangleSoup;
+use crate::pipeline::{
+    rasterize_job, tile_jobs_soup, triangle_areas, vertical_grid, ErodedTile, Mesh3DPipeline,
+    VerticalGrid,
+};
+
+impl Mesh3DPipeline {
+    /// Stages 1–3 of every tile of a soup a tile cache keeps, in tile order (built in
+    /// parallel, merged in order): a tile is kept when a triangle whose area is not 0 after
+    /// the slope test touches its grid (the plain build's rule for the triangles of a
+    /// tile); a tile without one can never hold a walkable span, is never built and has
+    /// nothing cached. Each heightfield is eroded and carries the pipeline's own volumes and
+    /// then its own obstacles, so [`Mesh3DPipeline::tile_data_from_compact`] on it gives
+    /// exactly the tiles the plain build gives for that column.
+    pub fn cached_tiles_soup(&self, soup: &TriangleSoup) -> Result<Vec<ErodedTile>, BuildError> {
+        self.check()?;
+        soup.validate()?;
+        let params = self.config.params();
+        let vc = self.config.voxel();
+        let Some((bmin, bmax)) = soup.bounds() else {
+            return Ok(Vec::new());
+        };
+        let jobs = tile_jobs_soup(&params, &vc, soup, bmin, bmax)?;
+        let vgrid = vertical_grid(&params, &vc, bmin[1], bmax[1])?;
+        let areas = triangle_areas(soup, &vc, self.config.area);
+        let kept: Vec<_> = jobs
+            .into_iter()
+            .filter(|j| j.triangles.iter().any(|&t| areas[t as usize] != 0))
+            .collect();
+        Ok(kept
+            .par_iter()
+            .map(|job| {
+                let mut chf =
+                    self.eroded_heightfield(&params, &vc, vgrid, job.tile_x, job.tile_z, |hf| {
+                        rasterize_job(hf, soup, &areas, &job.triangles, vc.walkable_climb)
+                    });
+                for o in &self.obstacles {
+                    o.mark(&mut chf, &vc);
+                }
+                ErodedTile {
+                    tile_x: job.tile_x,
+                    tile_z: job.tile_z,
+                    vgrid,
+                    chf,
+                }
+            })
+            .collect())
+    }
+
+    /// Stage 5 of one layer of the Layers partition: monotone regions on the layer's
+    /// heightfield (one element of [`crate::layers::split_layers`] of the marked tile), then
+    /// contours, polygons, detail and tile data numbered `layer`; `None` when the layer has
+    /// no polygon. [`Mesh3DPipeline::tile_data_from_compact`] with Layers is exactly this for
+    /// every layer in order, the layers with a polygon renumbered densely from 0, so a cache
+    /// may keep a layer's result for as long as its heightfield is unchanged.
+    #[allow(clippy::too_many_arguments)]
+    pub fn layer_tile_data(
+        &self,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        vgrid: VerticalGrid,
+        tile_x: i32,
+        tile_z: i32,
+        layer: u16,
+        sub: &CompactHeightfield,
+    ) -> Result<Option<NavTileData>, BuildError> {
+        let frame = TileFrame {
+            tile_cells: vc.tile_cells,
+            cs: vc.cs,
+            ch: vc.ch,
+            base_y: vgrid.base_y,
+            tile_size_f32: params.tile_size_f32(),
+        };
+        let regions = crate::region::monotone(sub, vc.min_region_area, vc.merge_region_area);
+        self.polygons_to_data(params, vc, &frame, tile_x, tile_z, layer, sub, &regions.ids)
+    }
+}

@@ -1,0 +1,1 @@
+../onepath-build3d/build.rs

@@ -1,0 +1,128 @@
+//! The tile cache comparison (issue 15): DetourTileCache and `onepath-tilecache` on the
+//! generated `city` level (tiles of 64 cells, Layers, no detail sampling) and, when
+//! `$ONEPATH_DATA` holds it, on `nav_test.obj` (tiles of 48 cells): 16 cylinders added and
+//! then removed one at a time, each followed by an update of everything. Prints ms per
+//! cycle for both, measured in interleaved rounds in one run (the machine's load hits both
+//! alike), their ratio, and the work per cycle (layer builds; OnePath's shortcuts).
+//!
+//! `cargo run --release --bin tilecache_report [-- <rounds>]`
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use onepath_peers::compare::{interleaved_rounds, median, ratio};
+use onepath_peers::level::nav_test_path;
+use onepath_peers::tilecache::{
+    city_level, cycle_cylinders, cycle_settings, DetourTileCacheRun, OnePathTileCacheRun,
+};
+use onepath_peers::{Level, PeerError};
+
+/// Cycles per round: 16 additions and 16 removals.
+const CYCLES: u32 = 32;
+
+fn ms_per_cycle(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0 / f64::from(CYCLES)
+}
+
+fn compare(name: &str, level: &Level, tile_cells: u32, rounds: usize) -> Result<(), PeerError> {
+    let settings = cycle_settings(tile_cells);
+    let cylinders = cycle_cylinders(level)?;
+    let mut detour = DetourTileCacheRun::build(level, &settings)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| PeerError::input("thread pool", e.to_string()))?;
+    let mut onepath = pool.install(|| OnePathTileCacheRun::build(level, &settings))?;
+    // One warm-up round each, which also gives the work per round.
+    let before = detour.layer_builds;
+    detour.cycles(&cylinders)?;
+    let detour_builds = detour.layer_builds - before;
+    let s0 = onepath.cache.stats();
+    pool.install(|| onepath.cycles(&cylinders))?;
+    let s = onepath.cache.stats();
+    let mut failure = None;
+    let times = {
+        let mut run_detour = || {
+            if let Err(e) = detour.cycles(&cylinders) {
+                failure.get_or_insert(e);
+            }
+        };
+        let mut failure2 = None;
+        let mut run_onepath = || {
+            if let Err(e) = pool.install(|| onepath.cycles(&cylinders)) {
+                failure2.get_or_insert(e);
+            }
+        };
+        let t = interleaved_rounds(rounds, &mut [&mut run_detour, &mut run_onepath]);
+        if let Some(e) = failure2 {
+            return Err(e);
+        }
+        t
+    };
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let (d, o) = (median(&times[0]), median(&times[1]));
+    let (tiles, polys) = detour.counts();
+    println!("== {name} (tiles of {tile_cells} cells, Layers, no detail sampling) ==");
+    println!(
+        "DetourTileCache: {} layers, navmesh {tiles} tiles / {polys} polygons; \
+         {:.2} layer builds per cycle",
+        detour.layers,
+        detour_builds as f64 / f64::from(CYCLES)
+    );
+    let mesh = onepath.cache.mesh();
+    let opolys: usize = mesh.tiles().map(|t| t.tile().poly_count()).sum();
+    let per = |n: usize| n as f64 / f64::from(CYCLES);
+    println!(
+        "onepath-tilecache: {} cached tiles, mesh {} tiles / {opolys} polygons; per cycle: \
+         {:.2} tiles processed, {:.2} rebuilt ({:.2} layers, {:.2} of them taken from the layer \
+         memo), {:.2} first-build, {:.2} unchanged; layers kept {:.2}, replaced {:.2}, added {:.2}, removed {:.2}",
+        onepath.cache.cached_tiles().len(),
+        mesh.tile_count(),
+        per(s.tiles - s0.tiles),
+        per(s.rebuilt - s0.rebuilt),
+        per(s.layers_built - s0.layers_built),
+        per(s.layers_reused - s0.layers_reused),
+        per(s.first_build - s0.first_build),
+        per(s.unchanged - s0.unchanged),
+        per(s.layers_kept - s0.layers_kept),
+        per(s.layers_replaced - s0.layers_replaced),
+        per(s.layers_added - s0.layers_added),
+        per(s.layers_removed - s0.layers_removed),
+    );
+    println!(
+        "ms per cycle, median of {rounds} interleaved rounds: DetourTileCache {:.3} \
+         (best {:.3}), onepath-tilecache {:.3} (best {:.3}); ratio onepath / detour {:.2} \
+         (best {:.2})",
+        ms_per_cycle(d),
+        ms_per_cycle(times[0][0]),
+        ms_per_cycle(o),
+        ms_per_cycle(times[1][0]),
+        ratio(o, d),
+        ratio(times[1][0], times[0][0]),
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let rounds = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(15);
+    let run = || -> Result<(), PeerError> {
+        compare("city", &city_level(), 64, rounds)?;
+        match nav_test_path() {
+            Some(path) => compare("nav_test", &Level::load_obj(&path)?, 48, rounds)?,
+            None => println!("nav_test skipped: ONEPATH_DATA is not set or the level is absent"),
+        }
+        Ok(())
+    };
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tilecache_report: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
