@@ -183,16 +183,28 @@ impl Hasher for PointHasher {
     }
 }
 
-type RootTable = HashMap<(u64, u64), f64, BuildHasherDefault<PointHasher>>;
+type RootTable = HashMap<(u64, u64, u64), f64, BuildHasherDefault<PointHasher>>;
+
+/// Per corner position: whether the walkable surface ends there (see
+/// [`AnyAngleQuery::is_corner`]).
+type CornerTable = HashMap<(u64, u64, u64), bool, BuildHasherDefault<PointHasher>>;
 
 /// (root, polygon) pairs of the nodes whose root lies on their interval: such a node sees
 /// all of its polygon, so a second one is redundant (and around a corner with open polygons
 /// all round, the turn would otherwise circle for ever).
 type SeenWhole = HashSet<(u32, u64), BuildHasherDefault<PointHasher>>;
 
-fn key(p: Vec3) -> (u64, u64) {
-    (p[0].to_bits(), p[2].to_bits())
+fn key(p: Vec3) -> (u64, u64, u64) {
+    (p[0].to_bits(), p[1].to_bits(), p[2].to_bits())
 }
+
+fn same_2d(a: Vec3, b: Vec3) -> bool {
+    a[0] == b[0] && a[2] == b[2]
+}
+
+/// The most polygons a corner test walks round one point before it counts the point as a
+/// corner anyway (a turn allowed where none is needed costs time, never a wrong answer).
+const MAX_FAN: usize = 32;
 
 /// True when an arrival of length `g` is beaten by the best known `best`.
 fn beaten(g: f64, best: f64) -> bool {
@@ -250,6 +262,7 @@ pub struct AnyAngleQuery {
     open: BinaryHeap<Open>,
     best: RootTable,
     whole: SeenWhole,
+    corners: CornerTable,
     crossings: Vec<EdgeCrossing>,
     chain: Vec<u32>,
     verts: PolyVerts,
@@ -332,6 +345,7 @@ impl AnyAngleQuery {
         self.open.clear();
         self.best.clear();
         self.whole.clear();
+        self.corners.clear();
         self.roots.push(Root {
             pos: start,
             g: 0.0,
@@ -441,10 +455,10 @@ impl AnyAngleQuery {
             let g = ends.goal;
             let last = if n.collinear || in_cone(root, n.right, n.left, g) {
                 n.root
-            } else if n.right_end && orient(root, n.right, g) < 0.0 {
-                *right_root.get_or_insert_with(|| self.turn(n.root, n.right))
-            } else if n.left_end && orient(root, n.left, g) > 0.0 {
-                *left_root.get_or_insert_with(|| self.turn(n.root, n.left))
+            } else if orient(root, n.right, g) < 0.0 {
+                *right_root.get_or_insert_with(|| self.turn(ends, &n, n.right, n.right_end))
+            } else if orient(root, n.left, g) > 0.0 {
+                *left_root.get_or_insert_with(|| self.turn(ends, &n, n.left, n.left_end))
             } else {
                 NONE
             };
@@ -497,14 +511,15 @@ impl AnyAngleQuery {
             if let Some(s) = split.seen {
                 self.push(ends, successor(n.root, s));
             }
-            if let (Some(s), true) = (split.right_hidden, n.right_end) {
-                let r = *right_root.get_or_insert_with(|| self.turn(n.root, n.right));
+            if let Some(s) = split.right_hidden {
+                let r =
+                    *right_root.get_or_insert_with(|| self.turn(ends, &n, n.right, n.right_end));
                 if r != NONE {
                     self.push(ends, successor(r, s));
                 }
             }
-            if let (Some(s), true) = (split.left_hidden, n.left_end) {
-                let r = *left_root.get_or_insert_with(|| self.turn(n.root, n.left));
+            if let Some(s) = split.left_hidden {
+                let r = *left_root.get_or_insert_with(|| self.turn(ends, &n, n.left, n.left_end));
                 if r != NONE {
                     self.push(ends, successor(r, s));
                 }
@@ -513,9 +528,15 @@ impl AnyAngleQuery {
         Ok(())
     }
 
-    /// A new root at corner `at`, reached from root `from`; `NONE` when a shorter path to
-    /// that corner is known.
-    fn turn(&mut self, from: u32, at: Vec3) -> u32 {
+    /// A new root at `at`, an end of node `n`'s interval, reached from `n`'s root; `NONE`
+    /// when the path may not turn there (`at` is not an end of its crossing, or the
+    /// walkable surface goes all round it, so that a shortest path never turns there) or a
+    /// shorter path to that point is known.
+    fn turn(&mut self, ends: &Ends<'_>, n: &Node, at: Vec3, is_end: bool) -> u32 {
+        if !is_end || !self.is_corner(ends, n.poly, at) {
+            return NONE;
+        }
+        let from = n.root;
         let parent = self.roots[from as usize];
         let g = parent.g + dist_2d(parent.pos, at);
         let best = self.best.entry(key(at)).or_insert(f64::INFINITY);
@@ -531,6 +552,58 @@ impl AnyAngleQuery {
             parent: from,
         });
         (self.roots.len() - 1) as u32
+    }
+
+    /// Whether the walkable surface ends at `v`, a point on the boundary of polygon `poly`:
+    /// false only when the polygons round `v`, walked edge to edge from `poly`, close the
+    /// circle with every edge at `v` crossed into an admitted polygon. Where `v` is no
+    /// corner of a polygon on the way (a tile border's T-junction) it counts as a corner.
+    /// Cached per point for the search.
+    fn is_corner(&mut self, ends: &Ends<'_>, poly: PolyRef, v: Vec3) -> bool {
+        if let Some(&c) = self.corners.get(&key(v)) {
+            return c;
+        }
+        let c = self.walk_round(ends, poly, v);
+        self.corners.insert(key(v), c);
+        c
+    }
+
+    fn walk_round(&mut self, ends: &Ends<'_>, first: PolyRef, v: Vec3) -> bool {
+        let mut cur = first;
+        for _ in 0..MAX_FAN {
+            let Ok((tile, p)) = decode(ends.mesh, cur) else {
+                return true;
+            };
+            poly_verts(tile, p, &mut self.verts);
+            let n = self.verts.len();
+            let Some(k) = self.verts.iter().position(|&w| same_2d(w, v)) else {
+                return true;
+            };
+            // Edge k leaves v (v is its right end seen from inside), edge k − 1 arrives.
+            let (out_edge, in_edge) = (k, (k + n - 1) % n);
+            let (mut next, mut back) = (None, false);
+            for_each_neighbour_at(ends.mesh, tile, p, ends.filter, |nb, _, _| {
+                if let Crossing::Edge { left, right, edge } = nb.crossing {
+                    let e = usize::from(edge);
+                    if e == out_edge && same_2d(right, v) {
+                        next = Some(nb.target);
+                    }
+                    if e == in_edge && same_2d(left, v) {
+                        back = true;
+                    }
+                }
+            });
+            match next {
+                Some(q) if back => {
+                    if q == first {
+                        return false;
+                    }
+                    cur = q;
+                }
+                _ => return true,
+            }
+        }
+        true
     }
 
     /// Adds `node` to the open list, unless its interval is a point, lies on a line through
