@@ -211,7 +211,10 @@ fn beaten(g: f64, best: f64) -> bool {
     g > best + ROOT_SLACK * best.max(1.0)
 }
 
-/// One edge crossing of the polygon being expanded.
+/// Per polygon met in a search: where its crossings lie in the crossing arena.
+type CrossingIndex = HashMap<u64, (u32, u32), BuildHasherDefault<PointHasher>>;
+
+/// One edge crossing of a polygon.
 #[derive(Debug, Clone, Copy)]
 struct EdgeCrossing {
     target: PolyRef,
@@ -263,7 +266,11 @@ pub struct AnyAngleQuery {
     best: RootTable,
     whole: SeenWhole,
     corners: CornerTable,
+    /// The edge crossings of every polygon met so far in the search, per polygon in
+    /// neighbour order (computed once per search: a polygon is often expanded from several
+    /// roots, and the corner test walks round polygons too).
     crossings: Vec<EdgeCrossing>,
+    crossing_index: CrossingIndex,
     chain: Vec<u32>,
     verts: PolyVerts,
 }
@@ -346,6 +353,8 @@ impl AnyAngleQuery {
         self.best.clear();
         self.whole.clear();
         self.corners.clear();
+        self.crossings.clear();
+        self.crossing_index.clear();
         self.roots.push(Root {
             pos: start,
             g: 0.0,
@@ -381,9 +390,8 @@ impl AnyAngleQuery {
         Ok(result)
     }
 
-    /// Fills `self.crossings` with the edge crossings of polygon `r` under the filter (in
-    /// neighbour order), after checking its area's cost.
-    fn load_crossings(&mut self, ends: &Ends<'_>, r: PolyRef) -> Result<(), AnyAngleError> {
+    /// Checks that polygon `r`, which the search enters, has the start polygon's cost.
+    fn check_cost(&self, ends: &Ends<'_>, r: PolyRef) -> Result<(), AnyAngleError> {
         let (tile, p) = decode(ends.mesh, r)?;
         let area = tile.tile().areas()[p];
         let cost = ends.filter.area_cost(area);
@@ -395,7 +403,21 @@ impl AnyAngleQuery {
                 expected: ends.cost,
             });
         }
-        self.crossings.clear();
+        Ok(())
+    }
+
+    /// The range in `self.crossings` of the edge crossings of polygon `r` under the filter
+    /// (in neighbour order), computed on first use.
+    fn crossings_of(
+        &mut self,
+        ends: &Ends<'_>,
+        r: PolyRef,
+    ) -> Result<std::ops::Range<usize>, QueryError> {
+        if let Some(&(start, len)) = self.crossing_index.get(&r.0) {
+            return Ok(start as usize..(start + len) as usize);
+        }
+        let (tile, p) = decode(ends.mesh, r)?;
+        let start = self.crossings.len();
         let crossings = &mut self.crossings;
         for_each_neighbour_at(ends.mesh, tile, p, ends.filter, |nb, _, _| {
             if let Crossing::Edge { left, right, .. } = nb.crossing {
@@ -406,7 +428,10 @@ impl AnyAngleQuery {
                 });
             }
         });
-        Ok(())
+        let end = self.crossings.len();
+        self.crossing_index
+            .insert(r.0, (start as u32, (end - start) as u32));
+        Ok(start..end)
     }
 
     /// The nodes of the start: root = the start point, one per edge crossing of the start
@@ -417,8 +442,7 @@ impl AnyAngleQuery {
         start_ref: PolyRef,
         start: Vec3,
     ) -> Result<(), AnyAngleError> {
-        self.load_crossings(ends, start_ref)?;
-        for i in 0..self.crossings.len() {
+        for i in self.crossings_of(ends, start_ref)? {
             let c = self.crossings[i];
             let inside = orient(c.right, c.left, start) > 0.0;
             if !inside && !within(start, c.right, c.left) {
@@ -445,7 +469,8 @@ impl AnyAngleQuery {
     /// Projects node `id`'s interval through the polygon behind it.
     fn expand(&mut self, ends: &Ends<'_>, id: u32) -> Result<(), AnyAngleError> {
         let n = self.nodes[id as usize];
-        self.load_crossings(ends, n.poly)?;
+        self.check_cost(ends, n.poly)?;
+        let crossings = self.crossings_of(ends, n.poly)?;
         let root = self.roots[n.root as usize].pos;
         // Turning roots at the interval's ends, made on first use (`Some(NONE)`: pruned).
         let mut right_root: Option<u32> = None;
@@ -485,7 +510,7 @@ impl AnyAngleQuery {
             }
         }
 
-        for i in 0..self.crossings.len() {
+        for i in crossings {
             let c = self.crossings[i];
             if c.target == n.from {
                 continue;
@@ -555,10 +580,9 @@ impl AnyAngleQuery {
     }
 
     /// Whether the walkable surface ends at `v`, a point on the boundary of polygon `poly`:
-    /// false only when the polygons round `v`, walked edge to edge from `poly`, close the
-    /// circle with every edge at `v` crossed into an admitted polygon. Where `v` is no
-    /// corner of a polygon on the way (a tile border's T-junction) it counts as a corner.
-    /// Cached per point for the search.
+    /// false only when the polygons round `v`, walked crossing to crossing from `poly`,
+    /// close the circle with a crossing leaving and one arriving at `v` in each (a wall or a
+    /// refused neighbour at `v` stops the walk: a corner). Cached per point for the search.
     fn is_corner(&mut self, ends: &Ends<'_>, poly: PolyRef, v: Vec3) -> bool {
         if let Some(&c) = self.corners.get(&key(v)) {
             return c;
@@ -571,28 +595,15 @@ impl AnyAngleQuery {
     fn walk_round(&mut self, ends: &Ends<'_>, first: PolyRef, v: Vec3) -> bool {
         let mut cur = first;
         for _ in 0..MAX_FAN {
-            let Ok((tile, p)) = decode(ends.mesh, cur) else {
+            let Ok(range) = self.crossings_of(ends, cur) else {
                 return true;
             };
-            poly_verts(tile, p, &mut self.verts);
-            let n = self.verts.len();
-            let Some(k) = self.verts.iter().position(|&w| same_2d(w, v)) else {
-                return true;
-            };
-            // Edge k leaves v (v is its right end seen from inside), edge k − 1 arrives.
-            let (out_edge, in_edge) = (k, (k + n - 1) % n);
-            let (mut next, mut back) = (None, false);
-            for_each_neighbour_at(ends.mesh, tile, p, ends.filter, |nb, _, _| {
-                if let Crossing::Edge { left, right, edge } = nb.crossing {
-                    let e = usize::from(edge);
-                    if e == out_edge && same_2d(right, v) {
-                        next = Some(nb.target);
-                    }
-                    if e == in_edge && same_2d(left, v) {
-                        back = true;
-                    }
-                }
-            });
+            // Seen from inside, a crossing leaving `v` has it as its right end, one
+            // arriving at `v` as its left end (also where `v` lies inside an edge of
+            // `cur` between two portal crossings). Either missing: a wall touches `v`.
+            let cs = &self.crossings[range];
+            let next = cs.iter().find(|c| same_2d(c.right, v)).map(|c| c.target);
+            let back = cs.iter().any(|c| same_2d(c.left, v));
             match next {
                 Some(q) if back => {
                     if q == first {
