@@ -695,3 +695,43 @@ fn an_unreachable_goal_is_reported_as_such() {
     assert_eq!((status, length), (AnyAngleStatus::Unreachable, 0.0));
     assert!(path.is_empty());
 }
+
+/// Two tiles whose border vertices do not match: tile (0, 0) of 2 × 2 cells of 8 units, tile
+/// (1, 0) of 4 × 4 cells of 4, so the border at x = 16 has T-junctions at z = 4 and 12.
+/// Blocked: the cell 8..16 × 8..16 of the first tile and 16..20 × 0..4 of the second.
+fn t_junction_mesh() -> TiledNavMesh {
+    let p = params();
+    let mut mesh = TiledNavMesh::new(p).unwrap();
+    let mut coarse = onepath_mesh::fixtures::flat_grid_data(&p, 0, 0, 0, 0.0, 2);
+    coarse.poly_flags[3] = 0;
+    let mut fine = onepath_mesh::fixtures::flat_grid_data(&p, 1, 0, 0, 0.0, 4);
+    fine.poly_flags[0] = 0;
+    for d in [coarse, fine] {
+        mesh.add_tile(NavTile::create(&p, d).unwrap()).unwrap();
+    }
+    mesh
+}
+
+#[test]
+fn a_path_turns_at_a_t_junction_of_a_tile_border() {
+    let mesh = t_junction_mesh();
+    let (a, b) = (at(&mesh, 10.0, 2.0), at(&mesh, 30.0, 2.0));
+    let (status, _, path) = any_angle(&mesh, a, b);
+    assert_eq!(status, AnyAngleStatus::Complete);
+    // Round the blocked cell 16..20 × 0..4: its corner (16, 4) is a vertex of the fine tile
+    // only, inside an edge of the coarse one.
+    let points: Vec<Vec3> = path.iter().map(|p| p.pos).collect();
+    assert_eq!(points, vec![a.1, [16.0, 0.0, 4.0], [20.0, 0.0, 4.0], b.1]);
+    check_against_reference(&mesh, a, b);
+}
+
+#[test]
+fn length_equals_visibility_graph_dijkstra_across_t_junctions() {
+    let mesh = t_junction_mesh();
+    let polys = walkable(&mesh);
+    let mut s = 0x7_1C7u64;
+    for _ in 0..24 {
+        let (a, b) = (pick(&polys, &mut s), pick(&polys, &mut s));
+        check_against_reference(&mesh, a, b);
+    }
+}
