@@ -735,3 +735,34 @@ fn length_equals_visibility_graph_dijkstra_across_t_junctions() {
         check_against_reference(&mesh, a, b);
     }
 }
+
+#[test]
+fn points_are_lifted_as_the_straight_path_lifts_them() {
+    // Ground, bridge and building: the ends on the detail surface (closest point), every
+    // turn at a polygon corner with that corner's height.
+    let mesh = onepath_mesh::fixtures::bridge_and_building();
+    let mut q = NavMeshQuery::new();
+    let f = QueryFilter::new();
+    let ext = [1.0, 2.0, 1.0];
+    let corners: Vec<Vec3> = walkable(&mesh)
+        .into_iter()
+        .flat_map(|(_, v)| v.into_iter())
+        .collect();
+    for (s, e) in [
+        ([2.0, 0.0, 8.0], [46.0, 0.0, 8.0]),
+        ([2.0, 0.0, 2.0], [40.0, 0.0, 14.0]),
+        ([8.0, 0.0, 14.0], [44.0, 0.0, 2.0]),
+    ] {
+        let a = q.find_nearest_poly(&mesh, s, ext, &f).unwrap().unwrap();
+        let b = q.find_nearest_poly(&mesh, e, ext, &f).unwrap().unwrap();
+        let (status, _, path) = any_angle(&mesh, (a.poly, a.point), (b.poly, b.point));
+        assert_eq!(status, AnyAngleStatus::Complete);
+        let on_start = q.closest_point_on_poly(&mesh, a.poly, a.point).unwrap();
+        let on_end = q.closest_point_on_poly(&mesh, b.poly, b.point).unwrap();
+        assert_eq!(path.first().unwrap().pos, on_start.point);
+        assert_eq!(path.last().unwrap().pos, on_end.point);
+        for p in &path[1..path.len() - 1] {
+            assert!(corners.contains(&p.pos), "{:?} is no polygon corner", p.pos);
+        }
+    }
+}
