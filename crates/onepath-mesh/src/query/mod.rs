@@ -98,6 +98,7 @@
 // `!(a < b)` is deliberate: it also rejects NaN along with the failing comparison.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+mod anyangle;
 mod bvtree;
 mod compiled;
 mod corridor;
@@ -121,6 +122,7 @@ use std::sync::Arc;
 
 use onepath_format::PolyRef;
 
+pub use anyangle::{AnyAngleError, AnyAngleQuery, AnyAngleResult, AnyAngleStatus};
 pub use bvtree::BvTree;
 pub use compiled::{CompiledGraph, MAX_EXACT_POLYGONS, MAX_LANDMARKS};
 pub use corridor::PathCorridor;
