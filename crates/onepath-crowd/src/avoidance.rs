@@ -183,8 +183,9 @@ impl ObstacleAvoidance {
         for s in &self.segments {
             let htmin = if s.touch {
                 // Touching: moving away from the wall is free, towards it an impact now.
+                // The outward normal of a counter-clockwise polygon's edge.
                 let sdir = sub(s.q, s.p);
-                let snorm = [-sdir[2], 0.0, sdir[0]];
+                let snorm = [sdir[2], 0.0, -sdir[0]];
                 if dot_2d(snorm, vcand) < 0.0 {
                     continue;
                 }

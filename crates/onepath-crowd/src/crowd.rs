@@ -782,18 +782,30 @@ impl Crowd {
     /// 6. Per walking agent: local boundary, corners, visibility optimisation, off-mesh link
     ///    trigger, steering, separation, avoidance.
     fn steer(&mut self, mesh: &TiledNavMesh, stats: &mut UpdateStats) {
+        // Three passes, so that each reads every agent's state of the same phase: the
+        // avoidance reads the neighbours' desired velocities of this update.
         for i in 0..self.agents.len() {
             if self.agents[i].state != AgentState::Walking {
                 continue;
             }
             self.update_boundary(mesh, i);
             self.update_corners(mesh, i);
-            if self.trigger_link(mesh, i) {
-                continue;
+            self.trigger_link(mesh, i);
+        }
+        for i in 0..self.agents.len() {
+            if self.agents[i].state == AgentState::Walking {
+                self.desired_velocity(i);
             }
-            self.desired_velocity(i);
-            self.separate(i);
-            stats.avoidance_samples += self.avoid(i);
+        }
+        for i in 0..self.agents.len() {
+            if self.agents[i].state == AgentState::Walking {
+                self.separate(i);
+            }
+        }
+        for i in 0..self.agents.len() {
+            if self.agents[i].state == AgentState::Walking {
+                stats.avoidance_samples += self.avoid(i);
+            }
         }
     }
 
@@ -995,8 +1007,9 @@ impl Crowd {
             oa.add_circle(b.nav.motion.position, b.params.radius, b.nav.motion.velocity, b.dvel);
         }
         for &(_, s, e) in &a.boundary.segments {
-            // Only walls facing the agent.
-            if tri_area_2d(pos, s, e) < 0.0 {
+            // Only walls facing the agent: OnePath polygons turn counter-clockwise in X/Z,
+            // so the agent lies to the left of the walls in front of it.
+            if tri_area_2d(pos, s, e) > 0.0 {
                 continue;
             }
             oa.add_segment(s, e);

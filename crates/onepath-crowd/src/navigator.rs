@@ -19,8 +19,8 @@ pub struct Motion {
     pub position: Vec3,
     /// Position at the start of the last update.
     pub last_position: Vec3,
-    /// Heading: yaw in radians about +Y, 0 facing +X, counter-clockwise seen from above
-    /// towards +Z... measured with `atan2(vz, vx)`.
+    /// Heading: `atan2(velocity.z, velocity.x)` of the direction faced, radians in (−π, π]
+    /// (0 faces +X).
     pub rotation: f64,
     /// Velocity.
     pub velocity: Vec3,
@@ -127,7 +127,9 @@ pub enum TravelMode {
 /// The tuning of the steering.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SteeringTuning {
-    /// Within `stop_multiplier × radius` of the destination the agent is at it.
+    /// Within `stop_multiplier × radius` of the destination (X/Z) the agent is at it
+    /// (default 1.5: the avoidance keeps an agent's body out of walls, so a destination in
+    /// a corner is reached up to √2 radii away).
     pub stop_multiplier: f64,
     /// Scale of the separation from agents of the same movement group.
     pub group_factor: f64,
@@ -144,7 +146,7 @@ pub struct SteeringTuning {
 impl Default for SteeringTuning {
     fn default() -> Self {
         SteeringTuning {
-            stop_multiplier: 0.25,
+            stop_multiplier: 1.5,
             group_factor: 1.0,
             avoid_factor: 1.0,
             seek_weight: 1.0,
