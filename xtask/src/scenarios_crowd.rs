@@ -1,7 +1,9 @@
 //! The hash-matrix scenario `crowd/steps`: a crowd of 64 agents on the bridge-and-building
 //! fixture stepped 300 times at 1/60 s, every agent's state hashed at every step.
 
-use onepath_crowd::{AgentParams, AgentState, Crowd, CrowdSettings, LocomotionHandler, WorldContext};
+use onepath_crowd::{
+    AgentParams, AgentState, Crowd, CrowdSettings, LocomotionHandler, WorldContext,
+};
 use onepath_mesh::fixtures::{bridge_and_building, bridge_and_building_tiles};
 use onepath_mesh::query::{NavMeshQuery, QueryFilter};
 use onepath_mesh::TiledNavMesh;
@@ -30,7 +32,11 @@ fn ground_point(rng: &mut u64) -> [f64; 3] {
 fn retarget(crowd: &mut Crowd, mesh: &TiledNavMesh, rng: &mut u64) -> Result<(), String> {
     let mut q = NavMeshQuery::new();
     let f = QueryFilter::new();
-    let ids: Vec<_> = crowd.agents().iter().map(|a| (a.id(), a.position())).collect();
+    let ids: Vec<_> = crowd
+        .agents()
+        .iter()
+        .map(|a| (a.id(), a.position()))
+        .collect();
     for (id, pos) in ids {
         let p = if pos[1] > 3.0 && pos[0] < 16.0 && pos[2] > 20.0 {
             [1.0, 0.0, 24.0]

@@ -302,7 +302,8 @@ mod tests {
         let mut oa = ObstacleAvoidance::default();
         let p = AvoidanceParams::preset(AvoidanceQuality::High);
         oa.add_circle([1.5, 0.0, 0.0], 0.5, [-2.0, 0.0, 0.0], [-2.0, 0.0, 0.0]);
-        let (v, _) = oa.sample_velocity_adaptive(&p, [0.0; 3], 0.5, 2.0, [2.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
+        let (v, _) =
+            oa.sample_velocity_adaptive(&p, [0.0; 3], 0.5, 2.0, [2.0, 0.0, 0.0], [2.0, 0.0, 0.0]);
         assert!(v[2].abs() > 0.2, "the head-on velocity must bend: {v:?}");
     }
 

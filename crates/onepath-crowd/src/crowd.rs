@@ -366,9 +366,9 @@ impl Crowd {
         }
         let i = self.index_or_err(id)?;
         let filter = request_filter(&self.agents[i].params.filter, &request);
-        let near = self
-            .query
-            .find_nearest_poly(mesh, request.target, self.placement_extents, &filter)?;
+        let near =
+            self.query
+                .find_nearest_poly(mesh, request.target, self.placement_extents, &filter)?;
         let target_ref = near.map_or(PolyRef::NULL, |n| n.poly);
         let target = near.map_or(request.target, |n| n.point);
         self.request_move_target(id, target_ref, target)?;
@@ -526,7 +526,10 @@ impl Crowd {
                 TargetState::Valid | TargetState::WaitingForPath | TargetState::Requesting
             ) && !poly_usable(mesh, a.target_ref, &filter)
             {
-                match self.query.find_nearest_poly(mesh, a.target_pos, ext, &filter) {
+                match self
+                    .query
+                    .find_nearest_poly(mesh, a.target_pos, ext, &filter)
+                {
                     Ok(Some(n)) => {
                         a.target_ref = n.poly;
                         a.target_pos = n.point;
@@ -560,7 +563,11 @@ impl Crowd {
             {
                 replan = true;
             }
-            if replan && matches!(a.target_state, TargetState::Valid | TargetState::WaitingForPath)
+            if replan
+                && matches!(
+                    a.target_state,
+                    TargetState::Valid | TargetState::WaitingForPath
+                )
             {
                 a.serial += 1;
                 a.target_state = TargetState::Requesting;
@@ -588,7 +595,11 @@ impl Crowd {
                 continue;
             };
             let delta = sub(ppos, pl.last_platform_pos);
-            pl.tracked_velocity = if dt > 0.0 { scale(delta, 1.0 / dt) } else { ZERO };
+            pl.tracked_velocity = if dt > 0.0 {
+                scale(delta, 1.0 / dt)
+            } else {
+                ZERO
+            };
             pl.last_platform_pos = ppos;
             let pos = add(a.nav.motion.position, delta);
             pl.local_offset = sub(pos, ppos);
@@ -634,18 +645,18 @@ impl Crowd {
         }
         let agents = &self.agents;
         let current = |id: AgentId, serial: u64| {
-            agents
-                .binary_search_by_key(&id, |a| a.id())
-                .is_ok_and(|i| {
-                    agents[i].serial == serial
-                        && agents[i].target_state == TargetState::WaitingForPath
-                })
+            agents.binary_search_by_key(&id, |a| a.id()).is_ok_and(|i| {
+                agents[i].serial == serial && agents[i].target_state == TargetState::WaitingForPath
+            })
         };
         let (served, used) = self.queue.serve(mesh, self.settings.path_budget, current);
         stats.path_iterations += used;
         for s in served {
             stats.requests_served += 1;
-            let Ok(i) = self.agents.binary_search_by_key(&s.request.agent, |a| a.id()) else {
+            let Ok(i) = self
+                .agents
+                .binary_search_by_key(&s.request.agent, |a| a.id())
+            else {
                 continue;
             };
             let a = &mut self.agents[i];
@@ -701,7 +712,10 @@ impl Crowd {
         for (i, a) in self.agents.iter_mut().enumerate() {
             if a.state != AgentState::Walking
                 || !matches!(a.target_state, TargetState::Valid)
-                || !a.params.update_flags.contains(UpdateFlags::OPTIMIZE_TOPOLOGY)
+                || !a
+                    .params
+                    .update_flags
+                    .contains(UpdateFlags::OPTIMIZE_TOPOLOGY)
             {
                 continue;
             }
@@ -735,7 +749,8 @@ impl Crowd {
                 continue;
             }
             let (p, r) = (a.nav.motion.position, a.params.radius);
-            self.grid.add(i as u32, p[0] - r, p[2] - r, p[0] + r, p[2] + r);
+            self.grid
+                .add(i as u32, p[0] - r, p[2] - r, p[0] + r, p[2] + r);
         }
         self.grid.finish();
         for i in 0..self.agents.len() {
@@ -864,14 +879,17 @@ impl Crowd {
             a.corners.truncate(k + 1);
         }
         a.corners.truncate(MAX_CORNERS);
-        if a.params.update_flags.contains(UpdateFlags::OPTIMIZE_VISIBILITY) && !a.corners.is_empty()
+        if a.params
+            .update_flags
+            .contains(UpdateFlags::OPTIMIZE_VISIBILITY)
+            && !a.corners.is_empty()
         {
             let next = a.corners[1.min(a.corners.len() - 1)].pos;
             let range = a.params.path_optimization_range;
             // A failed optimisation leaves the corridor as it was.
-            let _ = a
-                .corridor
-                .optimize_path_visibility(&mut self.query, mesh, &filter, next, range);
+            let _ =
+                a.corridor
+                    .optimize_path_visibility(&mut self.query, mesh, &filter, next, range);
         }
     }
 
@@ -920,7 +938,11 @@ impl Crowd {
             }
             _ => {
                 let pos = a.nav.motion.position;
-                let dir = if a.params.update_flags.contains(UpdateFlags::ANTICIPATE_TURNS) {
+                let dir = if a
+                    .params
+                    .update_flags
+                    .contains(UpdateFlags::ANTICIPATE_TURNS)
+                {
                     smooth_direction(pos, &a.corners)
                 } else {
                     normalize_2d(sub(a.corners[0].pos, pos))
@@ -995,7 +1017,11 @@ impl Crowd {
             self.agents[i].nvel = self.agents[i].dvel;
             return 0;
         };
-        if !a.params.update_flags.contains(UpdateFlags::OBSTACLE_AVOIDANCE) {
+        if !a
+            .params
+            .update_flags
+            .contains(UpdateFlags::OBSTACLE_AVOIDANCE)
+        {
             self.agents[i].nvel = self.agents[i].dvel;
             return 0;
         }
@@ -1004,7 +1030,12 @@ impl Crowd {
         let pos = a.nav.motion.position;
         for &(_, j) in &a.neighbours {
             let b = &self.agents[j as usize];
-            oa.add_circle(b.nav.motion.position, b.params.radius, b.nav.motion.velocity, b.dvel);
+            oa.add_circle(
+                b.nav.motion.position,
+                b.params.radius,
+                b.nav.motion.velocity,
+                b.dvel,
+            );
         }
         for &(_, s, e) in &a.boundary.segments {
             // Only walls facing the agent: OnePath polygons turn counter-clockwise in X/Z,
@@ -1112,11 +1143,17 @@ impl Crowd {
             }
             let filter = a.params.filter;
             let want = a.nav.motion.position;
-            match a.corridor.move_position(&mut self.query, mesh, &filter, want) {
+            match a
+                .corridor
+                .move_position(&mut self.query, mesh, &filter, want)
+            {
                 Ok(_) => a.nav.motion.position = a.corridor.pos(),
                 Err(_) => a.nav.motion.position = a.corridor.pos(),
             }
-            if matches!(a.target_state, TargetState::None | TargetState::Velocity | TargetState::NoPath) {
+            if matches!(
+                a.target_state,
+                TargetState::None | TargetState::Velocity | TargetState::NoPath
+            ) {
                 let (f, p) = (a.corridor.first_poly(), a.corridor.pos());
                 a.corridor.reset(f, p);
             }
@@ -1158,7 +1195,8 @@ impl Crowd {
             }
             let filter = a.params.filter;
             let fall = &mut a.nav.motor.handler.fall;
-            fall.vertical_speed = (fall.vertical_speed + fall.gravity * dt).min(fall.max_fall_speed);
+            fall.vertical_speed =
+                (fall.vertical_speed + fall.gravity * dt).min(fall.max_fall_speed);
             let m = &mut a.nav.motion;
             let y0 = m.position[1];
             let mut pos = m.position;
@@ -1190,10 +1228,14 @@ impl Crowd {
             // Search the column swept this step (plus the placement box).
             let half_y = (y0 - pos[1]) * 0.5 + ext[1];
             let center = [pos[0], (y0 + pos[1]) * 0.5, pos[2]];
-            let landed = match self.query.find_nearest_poly(mesh, center, [ext[0], half_y, ext[2]], &filter) {
-                Ok(Some(n)) if n.point[1] <= y0 + ext[1] => Some(n),
-                _ => None,
-            };
+            let landed =
+                match self
+                    .query
+                    .find_nearest_poly(mesh, center, [ext[0], half_y, ext[2]], &filter)
+                {
+                    Ok(Some(n)) if n.point[1] <= y0 + ext[1] => Some(n),
+                    _ => None,
+                };
             m.position = pos;
             if let Some(n) = landed {
                 m.position = n.point;
@@ -1206,7 +1248,10 @@ impl Crowd {
                 a.state = AgentState::Walking;
                 a.nav.motor.handler.mode = LocomotionKind::Move;
                 a.nav.motor.condition = TrekCondition::Grounded;
-                if matches!(a.target_state, TargetState::Valid | TargetState::WaitingForPath) {
+                if matches!(
+                    a.target_state,
+                    TargetState::Valid | TargetState::WaitingForPath
+                ) {
                     a.serial += 1;
                     a.target_state = TargetState::Requesting;
                 }
@@ -1226,7 +1271,10 @@ impl Crowd {
                 continue;
             }
             let h = &mut a.nav.motor.handler;
-            let (kind, t) = match (h.jump.and_then(|j| j.active), h.climb.and_then(|c| c.active)) {
+            let (kind, t) = match (
+                h.jump.and_then(|j| j.active),
+                h.climb.and_then(|c| c.active),
+            ) {
                 (Some(t), _) => (LocomotionKind::Jump, t),
                 (None, Some(t)) => (LocomotionKind::Climb, t),
                 (None, None) => {
@@ -1238,7 +1286,11 @@ impl Crowd {
             t.elapsed += dt;
             let arc = h.jump.map_or(0.0, |j| j.arc_per_length);
             let done = t.elapsed >= t.duration;
-            let pos = if done { t.end } else { traversal_point(kind, &t, arc) };
+            let pos = if done {
+                t.end
+            } else {
+                traversal_point(kind, &t, arc)
+            };
             a.nav.motion.velocity = ZERO;
             a.dvel = ZERO;
             a.nav.motion.position = pos;
@@ -1269,7 +1321,11 @@ impl Crowd {
         for a in &mut self.agents {
             let m = &mut a.nav.motion;
             let speed = len_2d(m.velocity);
-            m.acceleration = if dt > 0.0 { (speed - m.speed) / dt } else { 0.0 };
+            m.acceleration = if dt > 0.0 {
+                (speed - m.speed) / dt
+            } else {
+                0.0
+            };
             m.speed = speed;
             if let Some(j) = a.nav.motor.handler.jump.as_mut() {
                 j.cooldown_left = (j.cooldown_left - dt).max(0.0);

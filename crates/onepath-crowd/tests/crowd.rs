@@ -43,11 +43,23 @@ fn assert_on_mesh(crowd: &Crowd, mesh: &TiledNavMesh, step: usize) {
             continue;
         }
         let poly = a.corridor().first_poly();
-        assert!(mesh.is_valid_poly_ref(poly), "step {step}: {:?} on a stale polygon", a.id());
+        assert!(
+            mesh.is_valid_poly_ref(poly),
+            "step {step}: {:?} on a stale polygon",
+            a.id()
+        );
         let flags = mesh.poly_flags(poly).unwrap();
-        assert!(a.params().filter.passes_flags(flags), "step {step}: filtered polygon");
+        assert!(
+            a.params().filter.passes_flags(flags),
+            "step {step}: filtered polygon"
+        );
         let h = q.poly_height(mesh, poly, a.position()).unwrap();
-        assert!(h.is_some(), "step {step}: {:?} at {:?} is off its polygon", a.id(), a.position());
+        assert!(
+            h.is_some(),
+            "step {step}: {:?} at {:?} is off its polygon",
+            a.id(),
+            a.position()
+        );
     }
 }
 
@@ -67,19 +79,31 @@ fn agents_reach_their_targets_on_a_generated_level_and_never_leave_the_mesh() {
     // A seeded stream of starts and goals on walkable cells.
     let mut s = 12345u64;
     let mut next = || {
-        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((s >> 33) as f64 / (1u64 << 31) as f64) * 62.0 + 1.0
     };
     while ids.len() < 24 {
         let (x, z, gx, gz) = (next(), next(), next(), next());
-        let Some(a) = q.find_nearest_poly(mesh, [x, 0.0, z], [0.5, 1.0, 0.5], &f).unwrap() else {
+        let Some(a) = q
+            .find_nearest_poly(mesh, [x, 0.0, z], [0.5, 1.0, 0.5], &f)
+            .unwrap()
+        else {
             continue;
         };
-        let Some(b) = q.find_nearest_poly(mesh, [gx, 0.0, gz], [0.5, 1.0, 0.5], &f).unwrap() else {
+        let Some(b) = q
+            .find_nearest_poly(mesh, [gx, 0.0, gz], [0.5, 1.0, 0.5], &f)
+            .unwrap()
+        else {
             continue;
         };
         let mut path = Vec::new();
-        let r = q.find_path(mesh, a.poly, b.poly, a.point, b.point, &f, 100_000, &mut path).unwrap();
+        let r = q
+            .find_path(
+                mesh, a.poly, b.poly, a.point, b.point, &f, 100_000, &mut path,
+            )
+            .unwrap();
         if r.status != onepath_mesh::query::PathStatus::Complete {
             continue;
         }
@@ -101,7 +125,18 @@ fn agents_reach_their_targets_on_a_generated_level_and_never_leave_the_mesh() {
     for &id in &ids {
         let a = crowd.agent(id).unwrap();
         if !arrived(&crowd, id) {
-            eprintln!("{:?} {:?} {:?} pos {:?} target {:?} len {} last==target {} v {:?} stuck {}", id, a.state(), a.target_state(), a.position(), a.corridor().target(), a.corridor().path().len(), a.corridor().last_poly() == a.corridor().last_poly(), a.velocity(), a.navigator().steering.stuck_count);
+            eprintln!(
+                "{:?} {:?} {:?} pos {:?} target {:?} len {} last==target {} v {:?} stuck {}",
+                id,
+                a.state(),
+                a.target_state(),
+                a.position(),
+                a.corridor().target(),
+                a.corridor().path().len(),
+                a.corridor().last_poly() == a.corridor().last_poly(),
+                a.velocity(),
+                a.navigator().steering.stuck_count
+            );
         }
     }
     let done = ids.iter().filter(|&&id| arrived(&crowd, id)).count();
@@ -121,7 +156,10 @@ fn two_agents_crossing_head_on_keep_apart() {
     let mut min_sep = f64::INFINITY;
     for _ in 0..60 * 30 {
         crowd.update(&world, DT).unwrap();
-        let (pa, pb) = (crowd.agent(a).unwrap().position(), crowd.agent(b).unwrap().position());
+        let (pa, pb) = (
+            crowd.agent(a).unwrap().position(),
+            crowd.agent(b).unwrap().position(),
+        );
         let d = ((pa[0] - pb[0]).powi(2) + (pa[2] - pb[2]).powi(2)).sqrt();
         min_sep = min_sep.min(d);
     }
@@ -137,7 +175,9 @@ fn a_corridor_made_stale_by_a_replaced_tile_replans() {
     let mut mesh = flat_mesh(3, 1);
     let params = *mesh.params();
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd.add_agent(&mesh, [2.0, 0.0, 8.0], AgentParams::new(0.4)).unwrap();
+    let id = crowd
+        .add_agent(&mesh, [2.0, 0.0, 8.0], AgentParams::new(0.4))
+        .unwrap();
     target(&mut crowd, &mesh, id, [46.0, 0.0, 8.0]);
     for _ in 0..30 {
         crowd.update(&WorldContext::new(&mesh), DT).unwrap();
@@ -145,7 +185,8 @@ fn a_corridor_made_stale_by_a_replaced_tile_replans() {
     let before = crowd.agent(id).unwrap().navigator().steering.repath_count;
     assert_eq!(crowd.agent(id).unwrap().target_state(), TargetState::Valid);
     // The middle tile is rebuilt: its slot's generation advances, the corridor is stale.
-    mesh.replace_tile(flat_grid_tile(&params, 1, 0, 0, 0.0, 8).unwrap()).unwrap();
+    mesh.replace_tile(flat_grid_tile(&params, 1, 0, 0, 0.0, 8).unwrap())
+        .unwrap();
     assert!(!crowd
         .agent(id)
         .unwrap()
@@ -153,19 +194,28 @@ fn a_corridor_made_stale_by_a_replaced_tile_replans() {
         .is_valid(&mesh, &QueryFilter::new(), 64));
     let world = WorldContext::new(&mesh);
     crowd.update(&world, DT).unwrap();
-    assert_eq!(crowd.agent(id).unwrap().navigator().steering.repath_count, before + 1);
+    assert_eq!(
+        crowd.agent(id).unwrap().navigator().steering.repath_count,
+        before + 1
+    );
     for _ in 0..60 * 30 {
         crowd.update(&world, DT).unwrap();
     }
     assert!(arrived(&crowd, id));
-    assert!(crowd.agent(id).unwrap().corridor().is_valid(&mesh, &QueryFilter::new(), 64));
+    assert!(crowd
+        .agent(id)
+        .unwrap()
+        .corridor()
+        .is_valid(&mesh, &QueryFilter::new(), 64));
 }
 
 #[test]
 fn a_polygon_whose_flags_changed_is_planned_around() {
     let mut mesh = flat_mesh(1, 1);
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd.add_agent(&mesh, [1.0, 0.0, 7.0], AgentParams::new(0.3)).unwrap();
+    let id = crowd
+        .add_agent(&mesh, [1.0, 0.0, 7.0], AgentParams::new(0.3))
+        .unwrap();
     target(&mut crowd, &mesh, id, [15.0, 0.0, 7.0]);
     crowd.update(&WorldContext::new(&mesh), DT).unwrap();
     let path = crowd.agent(id).unwrap().corridor().path().to_vec();
@@ -189,7 +239,9 @@ fn an_agent_whose_target_streamed_out_reports_no_path_until_asked_again() {
     let mut mesh = flat_mesh(3, 1);
     let params = *mesh.params();
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd.add_agent(&mesh, [2.0, 0.0, 8.0], AgentParams::new(0.4)).unwrap();
+    let id = crowd
+        .add_agent(&mesh, [2.0, 0.0, 8.0], AgentParams::new(0.4))
+        .unwrap();
     target(&mut crowd, &mesh, id, [44.0, 0.0, 8.0]);
     for _ in 0..10 {
         crowd.update(&WorldContext::new(&mesh), DT).unwrap();
@@ -244,7 +296,10 @@ fn a_budget_of_one_iteration_ends_as_no_limit_once_every_request_is_served() {
     let world = WorldContext::new(&g.mesh);
     // Without the corridor optimisations, which run every update and so would run more
     // often in the crowd that waits longer.
-    let flags = UpdateFlags(UpdateFlags::ALL.0 & !(UpdateFlags::OPTIMIZE_VISIBILITY.0 | UpdateFlags::OPTIMIZE_TOPOLOGY.0));
+    let flags = UpdateFlags(
+        UpdateFlags::ALL.0
+            & !(UpdateFlags::OPTIMIZE_VISIBILITY.0 | UpdateFlags::OPTIMIZE_TOPOLOGY.0),
+    );
     let mut unlimited = budget_crowd(&g.mesh, u64::MAX, flags);
     let mut one = budget_crowd(&g.mesh, 1, flags);
     // dt = 0: nobody moves while the requests are served.
@@ -273,8 +328,17 @@ fn a_budget_of_one_iteration_ends_as_no_limit_once_every_request_is_served() {
     for ag in one.agents() {
         let c = ag.corridor();
         let mut path = Vec::new();
-        q.find_path(&g.mesh, c.first_poly(), c.last_poly(), c.pos(), c.target(), &ag.params().filter, u64::MAX, &mut path)
-            .unwrap();
+        q.find_path(
+            &g.mesh,
+            c.first_poly(),
+            c.last_poly(),
+            c.pos(),
+            c.target(),
+            &ag.params().filter,
+            u64::MAX,
+            &mut path,
+        )
+        .unwrap();
         assert_eq!(c.path(), &path[..]);
     }
     // And the same from there on.
@@ -310,7 +374,12 @@ fn an_agent_crosses_an_off_mesh_link() {
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
     // On the upper floor, bound for the ground west of the building: the jump link.
     let id = crowd
-        .add_agent_with(&mesh, [10.0, 3.5, 24.0], AgentParams::new(0.3), LocomotionHandler::with_all_modes())
+        .add_agent_with(
+            &mesh,
+            [10.0, 3.5, 24.0],
+            AgentParams::new(0.3),
+            LocomotionHandler::with_all_modes(),
+        )
         .unwrap();
     target(&mut crowd, &mesh, id, [1.0, 0.0, 24.0]);
     let world = WorldContext::new(&mesh);
@@ -335,7 +404,9 @@ fn an_agent_crosses_an_off_mesh_link() {
 fn an_agent_without_ground_falls_and_lands_when_the_tile_returns() {
     let mut mesh = flat_mesh(2, 1);
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd.add_agent(&mesh, [4.0, 0.0, 8.0], AgentParams::new(0.4)).unwrap();
+    let id = crowd
+        .add_agent(&mesh, [4.0, 0.0, 8.0], AgentParams::new(0.4))
+        .unwrap();
     crowd.update(&WorldContext::new(&mesh), DT).unwrap();
     let tile = mesh.remove_tile_at(0, 0, 0).unwrap();
     crowd.update(&WorldContext::new(&mesh), DT).unwrap();
@@ -356,7 +427,9 @@ fn an_agent_without_ground_falls_and_lands_when_the_tile_returns() {
 fn a_fall_past_its_limit_leaves_the_agent_invalid() {
     let mut mesh = flat_mesh(1, 1);
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd.add_agent(&mesh, [4.0, 0.0, 8.0], AgentParams::new(0.4)).unwrap();
+    let id = crowd
+        .add_agent(&mesh, [4.0, 0.0, 8.0], AgentParams::new(0.4))
+        .unwrap();
     mesh.remove_tile_at(0, 0, 0).unwrap();
     let world = WorldContext::new(&mesh);
     for _ in 0..60 * 10 {
@@ -374,14 +447,21 @@ fn water_polygons_switch_the_agent_to_swimming_at_its_speed() {
     // A swamp cell serves as water.
     let tile = mesh.tiles().next().unwrap();
     let p = (0..tile.tile().areas().len())
-        .find(|&p| tile.tile().areas()[p] == GENERATED_SWAMP_AREA && mesh.poly_flags(tile.poly_ref(p as u32).unwrap()).unwrap() != 0)
+        .find(|&p| {
+            tile.tile().areas()[p] == GENERATED_SWAMP_AREA
+                && mesh.poly_flags(tile.poly_ref(p as u32).unwrap()).unwrap() != 0
+        })
         .unwrap();
     let r = tile.poly_ref(p as u32).unwrap();
-    let c = tile.poly_world_vertices(p).fold([0.0; 3], |s, v| [s[0] + v[0] / 4.0, s[1] + v[1] / 4.0, s[2] + v[2] / 4.0]);
+    let c = tile.poly_world_vertices(p).fold([0.0; 3], |s, v| {
+        [s[0] + v[0] / 4.0, s[1] + v[1] / 4.0, s[2] + v[2] / 4.0]
+    });
     let mut handler = LocomotionHandler::with_all_modes();
     handler.water.as_mut().unwrap().water_area = GENERATED_SWAMP_AREA;
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd.add_agent_with(mesh, c, AgentParams::new(0.2), handler).unwrap();
+    let id = crowd
+        .add_agent_with(mesh, c, AgentParams::new(0.2), handler)
+        .unwrap();
     assert_eq!(crowd.agent(id).unwrap().corridor().first_poly(), r);
     crowd.request_move_velocity(id, [0.01, 0.0, 0.0]).unwrap();
     crowd.update(&WorldContext::new(mesh), DT).unwrap();
@@ -396,18 +476,32 @@ fn an_attached_agent_moves_with_its_platform() {
     let mesh = flat_mesh(2, 1);
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
     let id = crowd
-        .add_agent_with(&mesh, [4.0, 0.0, 8.0], AgentParams::new(0.4), LocomotionHandler::with_all_modes())
+        .add_agent_with(
+            &mesh,
+            [4.0, 0.0, 8.0],
+            AgentParams::new(0.4),
+            LocomotionHandler::with_all_modes(),
+        )
         .unwrap();
     let platforms = [(7u32, [4.0, 0.0, 8.0])];
-    let world = WorldContext { mesh: &mesh, platforms: &platforms };
+    let world = WorldContext {
+        mesh: &mesh,
+        platforms: &platforms,
+    };
     crowd.attach_platform(&world, id, 7).unwrap();
     assert!(matches!(
         crowd.attach_platform(&world, id, 8),
-        Err(CrowdError::InvalidSetting { what: "platform id", .. })
+        Err(CrowdError::InvalidSetting {
+            what: "platform id",
+            ..
+        })
     ));
     for k in 1..=60 {
         let platforms = [(7u32, [4.0 + 0.05 * k as f64, 0.0, 8.0])];
-        let world = WorldContext { mesh: &mesh, platforms: &platforms };
+        let world = WorldContext {
+            mesh: &mesh,
+            platforms: &platforms,
+        };
         crowd.update(&world, DT).unwrap();
     }
     let a = crowd.agent(id).unwrap();
@@ -417,17 +511,27 @@ fn an_attached_agent_moves_with_its_platform() {
     assert!((pl.tracked_velocity[0] - 3.0).abs() < 1e-6);
     assert_eq!(a.navigator().motor.handler.mode, LocomotionKind::Platform);
     crowd.detach_platform(id).unwrap();
-    assert_eq!(crowd.agent(id).unwrap().navigator().motor.handler.mode, LocomotionKind::Move);
+    assert_eq!(
+        crowd.agent(id).unwrap().navigator().motor.handler.mode,
+        LocomotionKind::Move
+    );
 }
 
 #[test]
 fn ids_are_never_reused_and_failed_calls_change_nothing() {
     let mesh = flat_mesh(1, 1);
-    let mut crowd = Crowd::new(CrowdSettings { max_agents: 2, ..CrowdSettings::default() }).unwrap();
+    let mut crowd = Crowd::new(CrowdSettings {
+        max_agents: 2,
+        ..CrowdSettings::default()
+    })
+    .unwrap();
     let p = AgentParams::new(0.4);
     let a = crowd.add_agent(&mesh, [2.0, 0.0, 2.0], p).unwrap();
     let b = crowd.add_agent(&mesh, [4.0, 0.0, 2.0], p).unwrap();
-    assert_eq!(crowd.add_agent(&mesh, [6.0, 0.0, 2.0], p), Err(CrowdError::Full { max: 2 }));
+    assert_eq!(
+        crowd.add_agent(&mesh, [6.0, 0.0, 2.0], p),
+        Err(CrowdError::Full { max: 2 })
+    );
     crowd.remove_agent(a).unwrap();
     let c = crowd.add_agent(&mesh, [6.0, 0.0, 2.0], p).unwrap();
     assert!(c > b && c != a);
@@ -457,7 +561,9 @@ fn ids_are_never_reused_and_failed_calls_change_nothing() {
 fn a_velocity_target_moves_the_agent_without_a_path_and_reset_stops_it() {
     let mesh = flat_mesh(2, 1);
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd.add_agent(&mesh, [4.0, 0.0, 8.0], AgentParams::new(0.4)).unwrap();
+    let id = crowd
+        .add_agent(&mesh, [4.0, 0.0, 8.0], AgentParams::new(0.4))
+        .unwrap();
     crowd.request_move_velocity(id, [2.0, 0.0, 0.0]).unwrap();
     let world = WorldContext::new(&mesh);
     for _ in 0..120 {
@@ -480,7 +586,9 @@ fn a_velocity_target_moves_the_agent_without_a_path_and_reset_stops_it() {
 fn an_agent_walking_into_a_wall_stays_out_of_it() {
     let mesh = flat_mesh(1, 1);
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd.add_agent(&mesh, [8.0, 0.0, 8.0], AgentParams::new(0.4)).unwrap();
+    let id = crowd
+        .add_agent(&mesh, [8.0, 0.0, 8.0], AgentParams::new(0.4))
+        .unwrap();
     crowd.request_move_velocity(id, [3.0, 0.0, 1.0]).unwrap();
     let world = WorldContext::new(&mesh);
     for step in 0..600 {
