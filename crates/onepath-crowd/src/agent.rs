@@ -56,6 +56,8 @@ pub struct Agent {
     pub(crate) serial: u64,
     /// Seconds since the target was last planned.
     pub(crate) target_replan_time: f64,
+    /// The pending request replans a corridor (its quick search keeps to the corridor).
+    pub(crate) replanning: bool,
     pub(crate) topology_opt_time: f64,
     pub(crate) corridor: PathCorridor,
     pub(crate) boundary: LocalBoundary,

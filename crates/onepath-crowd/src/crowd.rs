@@ -36,6 +36,9 @@ pub const TOPOLOGY_OPT_INTERVAL: f64 = 0.5;
 pub const TOPOLOGY_OPT_ITERATIONS: u64 = 32;
 /// Seconds after which a partial corridor that stopped short of the target is planned again.
 pub const TARGET_REPLAN_DELAY: f64 = 1.0;
+/// Iterations of the quick search a request makes from where the agent stands before it
+/// is queued (not counted in the path budget).
+pub const QUICK_SEARCH_ITERATIONS: u64 = 20;
 /// Collision resolution passes per update.
 pub const COLLISION_ITERATIONS: usize = 4;
 /// Share of an overlap each pass resolves.
@@ -58,17 +61,23 @@ pub struct CrowdSettings {
     pub path_budget: u64,
     /// Agents whose corridor the topology optimisation may rework per update.
     pub topology_opt_per_update: usize,
+    /// Iterations one queued request may use in all; a search that runs out ends with the
+    /// path to the polygon closest to the target, which the agent walks and plans on from
+    /// later (`u64::MAX`: no limit).
+    pub max_request_iterations: u64,
 }
 
 impl Default for CrowdSettings {
     /// 512 agents, radius up to 0.6, 100 iterations per update, one topology optimisation
-    /// per update (Detour's choices).
+    /// per update, 512 iterations per request (Detour's choices; its requests stop at 512
+    /// search nodes).
     fn default() -> Self {
         CrowdSettings {
             max_agents: 512,
             max_agent_radius: 0.6,
             path_budget: 100,
             topology_opt_per_update: 1,
+            max_request_iterations: 512,
         }
     }
 }
@@ -258,6 +267,7 @@ impl Crowd {
             target_pos: ZERO,
             serial: 0,
             target_replan_time: 0.0,
+            replanning: false,
             topology_opt_time: 0.0,
             corridor,
             boundary: LocalBoundary::default(),
@@ -322,6 +332,7 @@ impl Crowd {
         a.serial += 1;
         a.target_state = TargetState::Requesting;
         a.target_replan_time = 0.0;
+        a.replanning = false;
         // A new target plans from where the agent stands.
         let first = a.corridor.first_poly();
         let pos = a.corridor.pos();
@@ -569,6 +580,7 @@ impl Crowd {
                     TargetState::Valid | TargetState::WaitingForPath
                 )
             {
+                a.replanning = true;
                 a.serial += 1;
                 a.target_state = TargetState::Requesting;
                 a.target_replan_time = 0.0;
@@ -627,10 +639,46 @@ impl Crowd {
             }
             let max_iterations = match req.map(|r| r.settings) {
                 Some(RequestSettings::NavMesh { max_iterations }) if max_iterations > 0 => {
-                    max_iterations
+                    max_iterations.min(self.settings.max_request_iterations)
                 }
-                _ => u64::MAX,
+                _ => self.settings.max_request_iterations,
             };
+            // A quick search from where the agent stands, so that it walks at once; a
+            // replan keeps to the furthest polygon of its corridor the search reached.
+            let first = a.corridor.first_poly();
+            let pos = a.corridor.pos();
+            let mut quick = Vec::new();
+            let quick_ok = self
+                .query
+                .begin_path(mesh, first, a.target_ref, pos, a.target_pos, &filter)
+                .is_ok()
+                && self.query.step_path(mesh, QUICK_SEARCH_ITERATIONS).is_ok()
+                && if a.replanning {
+                    self.query
+                        .finish_path_partial(a.corridor.path(), &mut quick)
+                } else {
+                    self.query.finish_path(&mut quick)
+                }
+                .is_ok();
+            a.replanning = false;
+            let quick_end = match quick.last() {
+                Some(&last) if quick_ok && last == a.target_ref => Some(a.target_pos),
+                Some(&last) if quick_ok => self
+                    .query
+                    .closest_point_on_poly(mesh, last, a.target_pos)
+                    .ok()
+                    .map(|c| c.point),
+                _ => None,
+            };
+            match quick_end {
+                Some(end) => a.corridor.set_corridor(end, &quick),
+                None => a.corridor.reset(first, pos),
+            }
+            a.boundary.reset();
+            if a.corridor.last_poly() == a.target_ref {
+                set_valid(a);
+                continue;
+            }
             self.queue.push(QueuedRequest {
                 agent: a.id(),
                 serial: a.serial,
@@ -668,12 +716,14 @@ impl Crowd {
             };
             let Some(found) = ok else {
                 // The search failed (the mesh changed under it): plan again.
+                a.replanning = true;
                 a.serial += 1;
                 a.target_state = TargetState::Requesting;
                 continue;
             };
             if a.corridor.last_poly() != s.request.start_ref {
                 // The corridor changed end meanwhile: plan again from the new end.
+                a.replanning = true;
                 a.serial += 1;
                 a.target_state = TargetState::Requesting;
                 continue;
@@ -694,14 +744,7 @@ impl Crowd {
             };
             a.corridor.set_corridor(target, &res);
             a.boundary.reset();
-            a.target_state = TargetState::Valid;
-            a.target_replan_time = 0.0;
-            a.nav.motion.guided = true;
-            if let Some(r) = a.nav.steering.request.as_mut() {
-                r.guide_active = true;
-                r.waypoint_index = 0;
-            }
-            a.nav.steering.destination = target;
+            set_valid(a);
         }
     }
 
@@ -1371,6 +1414,7 @@ impl Crowd {
                         if s.repath_cooldown <= 0.0 {
                             s.repath_cooldown = REPATH_COOLDOWN;
                             s.repath_count += 1;
+                            a.replanning = true;
                             a.serial += 1;
                             a.target_state = TargetState::Requesting;
                         }
@@ -1382,6 +1426,18 @@ impl Crowd {
             }
         }
     }
+}
+
+/// The agent's corridor is set for its target: the target is valid.
+fn set_valid(a: &mut Agent) {
+    a.target_state = TargetState::Valid;
+    a.target_replan_time = 0.0;
+    a.nav.motion.guided = true;
+    if let Some(r) = a.nav.steering.request.as_mut() {
+        r.guide_active = true;
+        r.waypoint_index = 0;
+    }
+    a.nav.steering.destination = a.corridor.target();
 }
 
 /// The filter of a request: the agent's, with the walkability override as include flags.
