@@ -107,7 +107,6 @@ pub struct Crowd {
     grid: ProximityGrid,
     avoidance: ObstacleAvoidance,
     boundary_scratch: BoundaryScratch,
-    scratch_ids: Vec<u32>,
     placement_extents: Vec3,
 }
 
@@ -139,7 +138,6 @@ impl Crowd {
             grid: ProximityGrid::new(r * 3.0),
             avoidance: ObstacleAvoidance::default(),
             boundary_scratch: BoundaryScratch::default(),
-            scratch_ids: Vec::new(),
             placement_extents: [r * 2.0, r * 1.5, r * 2.0],
         })
     }
@@ -791,48 +789,46 @@ impl Crowd {
             if a.state == AgentState::Invalid {
                 continue;
             }
-            let (p, r) = (a.nav.motion.position, a.params.radius);
-            self.grid
-                .add(i as u32, p[0] - r, p[2] - r, p[0] + r, p[2] + r);
+            let p = a.nav.motion.position;
+            self.grid.add(i as u32, p[0], p[2], a.params.radius);
         }
         self.grid.finish();
         for i in 0..self.agents.len() {
+            let mut neis = std::mem::take(&mut self.agents[i].neighbours);
+            neis.clear();
             let a = &self.agents[i];
-            if a.state != AgentState::Walking {
-                self.agents[i].neighbours.clear();
-                continue;
+            if a.state == AgentState::Walking {
+                let (p, range, h) = (
+                    a.nav.motion.position,
+                    a.params.collision_query_range,
+                    a.params.height,
+                );
+                let agents = &self.agents;
+                self.grid.query(
+                    p[0] - range,
+                    p[2] - range,
+                    p[0] + range,
+                    p[2] + range,
+                    |j| {
+                        if j as usize == i {
+                            return;
+                        }
+                        let b = &agents[j as usize];
+                        let q = b.nav.motion.position;
+                        if (q[1] - p[1]).abs() >= (h + b.params.height) * 0.5 {
+                            return;
+                        }
+                        let d2 = dist_sqr_2d(p, q);
+                        if d2 > range * range {
+                            return;
+                        }
+                        neis.push((d2, j));
+                    },
+                );
+                // Agent indices ascend with ids, so the index breaks distance ties by id.
+                neis.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+                neis.truncate(MAX_NEIGHBOURS);
             }
-            let (p, range, h) = (
-                a.nav.motion.position,
-                a.params.collision_query_range,
-                a.params.height,
-            );
-            self.grid.query(
-                p[0] - range,
-                p[2] - range,
-                p[0] + range,
-                p[2] + range,
-                &mut self.scratch_ids,
-            );
-            let mut neis: Vec<(f64, u32)> = Vec::new();
-            for &j in &self.scratch_ids {
-                if j as usize == i {
-                    continue;
-                }
-                let b = &self.agents[j as usize];
-                let q = b.nav.motion.position;
-                if (q[1] - p[1]).abs() >= (h + b.params.height) * 0.5 {
-                    continue;
-                }
-                let d2 = dist_sqr_2d(p, q);
-                if d2 > range * range {
-                    continue;
-                }
-                neis.push((d2, j));
-            }
-            // Agent indices ascend with ids, so the index breaks distance ties by id.
-            neis.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-            neis.truncate(MAX_NEIGHBOURS);
             self.agents[i].neighbours = neis;
         }
     }
