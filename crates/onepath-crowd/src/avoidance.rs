@@ -24,6 +24,9 @@ struct Circle {
     /// Unit direction from the agent to the obstacle, and its side normal.
     dp: Vec3,
     np: Vec3,
+    /// Offset from the agent and `|s|² − (r_agent + rad)²` (the sweep's constants).
+    s: Vec3,
+    c: f64,
 }
 
 /// A wall segment obstacle.
@@ -44,13 +47,11 @@ pub(crate) struct ObstacleAvoidance {
     pattern: Vec<(f64, f64)>,
 }
 
-/// Time interval of the sweep of circle `c0` (radius `r0`, velocity `v`) against the still
-/// circle `c1` (radius `r1`): `None` when they never touch or `v` is (nearly) zero.
-fn sweep_circle_circle(c0: Vec3, r0: f64, v: Vec3, c1: Vec3, r1: f64) -> Option<(f64, f64)> {
+/// Time interval of the sweep of a circle moving at `v` against a still one, `s` the
+/// offset between their centres and `c = |s|² − (r₀ + r₁)²`: `None` when they never touch
+/// or `v` is (nearly) zero.
+fn sweep_circle_circle(s: Vec3, c: f64, v: Vec3) -> Option<(f64, f64)> {
     const EPS: f64 = 0.0001;
-    let s = sub(c1, c0);
-    let r = r0 + r1;
-    let c = dot_2d(s, s) - r * r;
     let a = dot_2d(v, v);
     if a < EPS {
         return None;
@@ -105,6 +106,8 @@ impl ObstacleAvoidance {
             rad,
             dp: [0.0; 3],
             np: [0.0; 3],
+            s: [0.0; 3],
+            c: 0.0,
         });
     }
 
@@ -119,6 +122,9 @@ impl ObstacleAvoidance {
             let dv = sub(c.dvel, dvel);
             let a = tri_area_2d([0.0; 3], dp, dv);
             c.dp = dp;
+            c.s = sub(c.p, pos);
+            let r = rad + c.rad;
+            c.c = dot_2d(c.s, c.s) - r * r;
             c.np = if a < 0.01 {
                 [-dp[2], 0.0, dp[0]]
             } else {
@@ -139,7 +145,6 @@ impl ObstacleAvoidance {
         inv_vmax: f64,
         vcand: Vec3,
         pos: Vec3,
-        rad: f64,
         vel: Vec3,
         dvel: Vec3,
         min_penalty: f64,
@@ -166,7 +171,7 @@ impl ObstacleAvoidance {
                 .min(dot_2d(c.np, vab) * 2.0)
                 .clamp(0.0, 1.0);
             nside += 1;
-            let Some((mut htmin, htmax)) = sweep_circle_circle(pos, rad, vab, c.p, c.rad) else {
+            let Some((mut htmin, htmax)) = sweep_circle_circle(c.s, c.c, vab) else {
                 continue;
             };
             // Already overlapping: the time to separate counts.
@@ -269,7 +274,7 @@ impl ObstacleAvoidance {
                     continue;
                 }
                 let penalty =
-                    self.process_sample(params, inv_vmax, vcand, pos, rad, vel, dvel, min_penalty);
+                    self.process_sample(params, inv_vmax, vcand, pos, vel, dvel, min_penalty);
                 samples += 1;
                 if penalty < min_penalty {
                     min_penalty = penalty;
