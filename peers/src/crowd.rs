@@ -42,9 +42,16 @@ impl Drop for DetourCrowd<'_> {
 impl<'m> DetourCrowd<'m> {
     /// `dtAllocCrowd` + `init(max_agents, max_radius, mesh)`, with avoidance preset 0 set to
     /// the demo's high quality (7 divisions, 3 rings, depth 3).
-    pub fn new(mesh: &'m DetourNavMesh, max_agents: i32, max_radius: f32) -> Result<Self, PeerError> {
+    pub fn new(
+        mesh: &'m DetourNavMesh,
+        max_agents: i32,
+        max_radius: f32,
+    ) -> Result<Self, PeerError> {
         if max_agents < 1 || !(max_radius.is_finite() && max_radius > 0.0) {
-            return Err(PeerError::input("crowd", "max_agents >= 1 and radius > 0".to_string()));
+            return Err(PeerError::input(
+                "crowd",
+                "max_agents >= 1 and radius > 0".to_string(),
+            ));
         }
         // SAFETY: no arguments; owned by the wrapper, freed in Drop.
         let ptr = unsafe { sys::dtAllocCrowd() };
@@ -54,9 +61,13 @@ impl<'m> DetourCrowd<'m> {
         };
         // SAFETY: both pointers are live; the borrow 'm keeps the mesh alive and unchanged
         // while the crowd exists.
-        let ok = unsafe { sys::dtCrowd_init(crowd.ptr.as_ptr(), max_agents, max_radius, mesh.raw_mut()) };
+        let ok = unsafe {
+            sys::dtCrowd_init(crowd.ptr.as_ptr(), max_agents, max_radius, mesh.raw_mut())
+        };
         if !ok {
-            return Err(PeerError::Alloc { what: "dtCrowd::init" });
+            return Err(PeerError::Alloc {
+                what: "dtCrowd::init",
+            });
         }
         // SAFETY: the crowd is initialised; index 0 is below DT_CROWD_MAX_OBSTAVOIDANCE_PARAMS
         // and the parameters are read during the call only.
@@ -107,7 +118,14 @@ impl<'m> DetourCrowd<'m> {
                 m_includeFlags: 0xffff,
                 m_excludeFlags: 0,
             };
-            let st = sys::dtNavMeshQuery_findNearestPoly(q, pos.as_ptr(), ext.as_ptr(), &f, &mut r, pt.as_mut_ptr());
+            let st = sys::dtNavMeshQuery_findNearestPoly(
+                q,
+                pos.as_ptr(),
+                ext.as_ptr(),
+                &f,
+                &mut r,
+                pt.as_mut_ptr(),
+            );
             if st & sys::DT_FAILURE != 0 || r == 0 {
                 return false;
             }
@@ -162,11 +180,11 @@ fn dist2d(a: [f64; 3], b: [f64; 3]) -> f64 {
 
 /// Runs `agents` agents in both crowds over `mesh` (and its Detour copy `detour`) for
 /// `updates` updates of 1/60 s, in blocks of `block` updates alternating between the two:
-/// starts and targets are points of the seeded stream in `0..extent[0]` × `0..extent[1]`
-/// (X/Z) snapped on OnePath's mesh (the same coordinates given to both).
+/// starts and targets are points of the seeded stream in the X/Z box `lo .. hi` (at height
+/// `lo[1] .. hi[1]`) snapped on OnePath's mesh (the same coordinates given to both).
 pub fn compare_crowds(
     mesh: &TiledNavMesh,
-    extent: [f64; 2],
+    (lo, hi): ([f64; 3], [f64; 3]),
     detour: &DetourNavMesh,
     agents: usize,
     updates: usize,
@@ -181,16 +199,17 @@ pub fn compare_crowds(
     })
     .map_err(|e| PeerError::input("crowd", e.to_string()))?;
     let mut dt_crowd = DetourCrowd::new(detour, agents as i32, 0.5)?;
-    let (ox, oz, w, h) = (0.0, 0.0, extent[0], extent[1]);
     let mut q = NavMeshQuery::new();
     let f = QueryFilter::new();
     let mut rng = seed;
     let mut point = |q: &mut NavMeshQuery| -> Result<Option<[f64; 3]>, PeerError> {
         let u = (splitmix(&mut rng) >> 11) as f64 / (1u64 << 53) as f64;
         let v = (splitmix(&mut rng) >> 11) as f64 / (1u64 << 53) as f64;
-        let p = [ox + 1.0 + u * (w - 2.0), 0.0, oz + 1.0 + v * (h - 2.0)];
+        let y = (lo[1] + hi[1]) * 0.5;
+        let p = [lo[0] + u * (hi[0] - lo[0]), y, lo[2] + v * (hi[2] - lo[2])];
+        let half_y = (hi[1] - lo[1]) * 0.5 + 1.0;
         let n = q
-            .find_nearest_poly(mesh, p, [0.5, 2.0, 0.5], &f)
+            .find_nearest_poly(mesh, p, [0.5, half_y, 0.5], &f)
             .map_err(|e| PeerError::input("point", e.to_string()))?;
         Ok(n.map(|n| n.point))
     };
@@ -199,7 +218,10 @@ pub fn compare_crowds(
     while pairs.len() < agents {
         guard += 1;
         if guard > agents * 100 {
-            return Err(PeerError::input("crowd", "too few walkable points".to_string()));
+            return Err(PeerError::input(
+                "crowd",
+                "too few walkable points".to_string(),
+            ));
         }
         let (Some(s), Some(t)) = (point(&mut q)?, point(&mut q)?) else {
             continue;
@@ -212,7 +234,7 @@ pub fn compare_crowds(
             .add_agent(mesh, s, params)
             .map_err(|e| PeerError::input("agent", e.to_string()))?;
         let tn = q
-            .find_nearest_poly(mesh, t, [0.5, 2.0, 0.5], &f)
+            .find_nearest_poly(mesh, t, [0.5, 0.5, 0.5], &f)
             .map_err(|e| PeerError::input("target", e.to_string()))?
             .ok_or_else(|| PeerError::input("target", "off the mesh".to_string()))?;
         one.request_move_target(id, tn.poly, tn.point)

@@ -34,7 +34,7 @@ struct Circle {
 struct Segment {
     p: Vec3,
     q: Vec3,
-    /// The agent touches the segment (closer than its radius).
+    /// The agent's centre touches the segment (within 0.01).
     touch: bool,
 }
 
@@ -131,8 +131,9 @@ impl ObstacleAvoidance {
                 [dp[2], 0.0, -dp[0]]
             };
         }
+        // The agent's centre within 0.01 of a wall touches it (Detour's constant).
         for s in &mut self.segments {
-            s.touch = dist_pt_seg_sqr_2d(pos, s.p, s.q) < rad * rad;
+            s.touch = dist_pt_seg_sqr_2d(pos, s.p, s.q) < 0.01 * 0.01;
         }
     }
 

@@ -1,10 +1,42 @@
 //! OnePath's crowd beside DetourCrowd over the same polygons: 32, 128 and 512 agents,
 //! 1 000 updates at 1/60 s, interleaved in blocks of 50 updates; ms per update, arrivals
-//! and the path length ratio. `cargo run --release --bin crowd_compare [updates]`.
+//! and the path length ratio, on a generated level and (with `ONEPATH_DATA`) on nav_test.
+//! `cargo run --release --bin crowd_compare [updates]`.
 
 use onepath_mesh::query::generated_grid_mesh;
+use onepath_mesh::TiledNavMesh;
 use onepath_peers::crowd::compare_crowds;
-use onepath_peers::onepath::detour_mesh;
+use onepath_peers::detour::DetourNavMesh;
+use onepath_peers::level::nav_test_path;
+use onepath_peers::onepath::{build_onepath, detour_mesh};
+use onepath_peers::{Level, RecastSettings};
+
+type Bounds = ([f64; 3], [f64; 3]);
+
+fn table(name: &str, mesh: &TiledNavMesh, d: &DetourNavMesh, bounds: Bounds, updates: usize) {
+    println!("\n{name}\n");
+    println!("| agents | updates | OnePath ms/update | Detour ms/update | ratio | OnePath arrived | Detour arrived | path length OnePath/Detour |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for agents in [32usize, 128, 512] {
+        match compare_crowds(mesh, bounds, d, agents, updates, 50, 0x5EED ^ agents as u64) {
+            Ok(c) => println!(
+                "| {} | {} | {:.3} | {:.3} | {:.2}x | {} | {} | {:.3} |",
+                c.agents,
+                c.updates,
+                c.onepath_ms,
+                c.detour_ms,
+                c.onepath_ms / c.detour_ms,
+                c.onepath_arrived,
+                c.detour_arrived,
+                c.path_length_ratio
+            ),
+            Err(e) => {
+                eprintln!("{name}, {agents} agents: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+}
 
 fn main() {
     let updates: usize = std::env::args()
@@ -20,25 +52,23 @@ fn main() {
             std::process::exit(1);
         }
     };
-    println!("| agents | updates | OnePath ms/update | Detour ms/update | ratio | OnePath arrived | Detour arrived | path length OnePath/Detour |");
-    println!("|---|---|---|---|---|---|---|---|");
-    for agents in [32usize, 128, 512] {
-        match compare_crowds(&g.mesh, [128.0, 128.0], &d, agents, updates, 50, 0x5EED ^ agents as u64) {
-            Ok(c) => println!(
-                "| {} | {} | {:.3} | {:.3} | {:.2}x | {} | {} | {:.3} |",
-                c.agents,
-                c.updates,
-                c.onepath_ms,
-                c.detour_ms,
-                c.onepath_ms / c.detour_ms,
-                c.onepath_arrived,
-                c.detour_arrived,
-                c.path_length_ratio
-            ),
-            Err(e) => {
-                eprintln!("{agents} agents: {e}");
-                std::process::exit(1);
-            }
-        }
+    table(
+        "generated 8 x 8 tiles (4 096 cells, 1 in 8 blocked)",
+        &g.mesh,
+        &d,
+        ([1.0, -1.0, 1.0], [127.0, 1.0, 127.0]),
+        updates,
+    );
+    if let Some(path) = nav_test_path() {
+        let level = Level::load_obj(&path).expect("nav_test.obj reads");
+        let built = build_onepath(&level, &RecastSettings::default()).expect("build");
+        let d = built
+            .detour_mesh(RecastSettings::default().cell_height, 1e-4)
+            .expect("detour mesh");
+        let (lo, hi) = level.bounds().expect("bounds");
+        let b = (lo.map(f64::from), hi.map(f64::from));
+        table("nav_test", &built.built.mesh, &d, b, updates);
+    } else {
+        eprintln!("skipped nav_test: ONEPATH_DATA is not set or levels/nav_test.obj is absent");
     }
 }
