@@ -61,8 +61,9 @@ fn sweep_circle_circle(s: Vec3, c: f64, v: Vec3) -> Option<(f64, f64)> {
     if d < 0.0 {
         return None;
     }
+    let inv_a = 1.0 / a;
     let rd = d.sqrt();
-    Some(((b - rd) / a, (b + rd) / a))
+    Some(((b - rd) * inv_a, (b + rd) * inv_a))
 }
 
 /// The parameter along ray `ap + u·t` where it crosses segment `bp → bq`, in 0..=1 on both.
@@ -73,11 +74,12 @@ fn isect_ray_seg(ap: Vec3, u: Vec3, bp: Vec3, bq: Vec3) -> Option<f64> {
     if d.abs() < 1e-6 {
         return None;
     }
-    let t = perp_2d(v, w) / d;
+    let inv_d = 1.0 / d;
+    let t = perp_2d(v, w) * inv_d;
     if !(0.0..=1.0).contains(&t) {
         return None;
     }
-    let s = perp_2d(u, w) / d;
+    let s = perp_2d(u, w) * inv_d;
     if !(0.0..=1.0).contains(&s) {
         return None;
     }
@@ -215,7 +217,7 @@ impl ObstacleAvoidance {
             side /= f64::from(nside);
         }
         let spen = p.weight_side * side;
-        let tpen = p.weight_toi * (1.0 / (0.1 + tmin / p.horizon_time));
+        let tpen = p.weight_toi * (1.0 / (0.1 + tmin * (1.0 / p.horizon_time)));
         vpen + vcpen + spen + tpen
     }
 

@@ -4,8 +4,14 @@
 //! covers, the box first widened by the largest radius. The crowd sorts what it reads (by
 //! distance, then index), so the grid's order never reaches a result.
 
-/// Cells of the dense block at most (the cell size doubles until the block fits).
+/// Cells of the dense block at most: four per agent, at least 256, at most 2^20 (the cell
+/// size doubles from three radii until the block fits; the size changes how many agents a
+/// query reads, never which ones it returns after the distance test).
 const MAX_CELLS: usize = 1 << 20;
+
+fn cell_limit(agents: usize) -> u64 {
+    agents.saturating_mul(4).clamp(256, MAX_CELLS) as u64
+}
 
 /// A uniform grid of square cells over X/Z.
 #[derive(Debug, Clone)]
@@ -22,6 +28,7 @@ pub(crate) struct ProximityGrid {
     /// `starts[c]..starts[c + 1]` are the items of cell `c` (row-major).
     starts: Vec<u32>,
     items: Vec<u32>,
+    fill: Vec<u32>,
     /// (index, x, z, radius) of the registrations before the build.
     pending: Vec<(u32, f64, f64, f64)>,
 }
@@ -38,6 +45,7 @@ impl ProximityGrid {
             h: 0,
             starts: Vec::new(),
             items: Vec::new(),
+            fill: Vec::new(),
             pending: Vec::new(),
         }
     }
@@ -78,7 +86,7 @@ impl ProximityGrid {
                 z1 = z1.max(cz);
             }
             let (w, h) = ((x1 - x0 + 1) as u64, (z1 - z0 + 1) as u64);
-            if w.saturating_mul(h) <= MAX_CELLS as u64 {
+            if w.saturating_mul(h) <= cell_limit(self.pending.len()) {
                 (self.x0, self.z0, self.w, self.h) = (x0, z0, w as usize, h as usize);
                 break;
             }
@@ -101,12 +109,15 @@ impl ProximityGrid {
         }
         self.items.clear();
         self.items.resize(self.pending.len(), 0);
-        let mut fill = self.starts.clone();
+        let mut fill = std::mem::take(&mut self.fill);
+        fill.clear();
+        fill.extend_from_slice(&self.starts);
         for &(i, x, z, _) in &self.pending {
             let c = slot(self, x, z);
             self.items[fill[c] as usize] = i;
             fill[c] += 1;
         }
+        self.fill = fill;
     }
 
     /// Calls `f` with each agent whose centre lies in a cell that the box
