@@ -12,9 +12,9 @@
 //! off-mesh links, and replans corridors that went stale (a tile replaced or streamed out,
 //! polygon flags changed).
 //!
-//! Each agent carries the navigator structure of `navigator-serialization.txt` §3
-//! ([`Navigator`]: transform and motion, steering session with its path request, turning,
-//! motor with its locomotion modes chosen by the ground), so that its state can be recorded.
+//! Each agent carries a navigator ([`Navigator`]: transform and motion, steering session
+//! with its path request, turning, motor with its locomotion modes chosen by the ground;
+//! `docs/crowd.md`, "Navigator"), the authoritative state a record of the agent holds.
 //!
 //! ## Invariants
 //! - Agents are updated in ascending id order; ids are handed out in increasing order and

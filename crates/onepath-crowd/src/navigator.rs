@@ -1,5 +1,5 @@
-//! The navigator structure of an agent (the shape `navigator-serialization.txt` §3
-//! records): transform and motion, a steering session with its path request, turning, and
+//! The navigator structure of an agent (the shape an agent record holds; `docs/crowd.md`,
+//! "Navigator"): transform and motion, a steering session with its path request, turning, and
 //! a motor whose locomotion handler holds the required Move and Fall modes and the
 //! optional Jump, Slide, Water, Fly, Climb and Platform modes, each with its configuration
 //! and resumable state. Every field here is authoritative state; the crowd's caches
