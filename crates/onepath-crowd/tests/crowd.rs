@@ -580,3 +580,75 @@ fn an_agent_walking_into_a_wall_stays_out_of_it() {
         assert!(p[0] <= 16.0 && p[2] <= 16.0, "{p:?}");
     }
 }
+
+#[test]
+fn a_rising_link_is_climbed_and_a_falling_one_dropped_without_a_jump_mode() {
+    let mesh = bridge_and_building();
+    let world = WorldContext::new(&mesh);
+    // The ladder joins the road (24, 0, 12) and the bridge deck (24, 3, 8).
+    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+    let up = crowd
+        .add_agent_with(
+            &mesh,
+            [24.0, 0.0, 14.0],
+            AgentParams::new(0.3),
+            LocomotionHandler::with_all_modes(),
+        )
+        .unwrap();
+    let down = crowd
+        .add_agent_with(
+            &mesh,
+            [28.0, 3.0, 8.0],
+            AgentParams::new(0.3),
+            LocomotionHandler::new(),
+        )
+        .unwrap();
+    target(&mut crowd, &mesh, up, [27.0, 3.0, 8.0]);
+    target(&mut crowd, &mesh, down, [24.0, 0.0, 14.5]);
+    let (mut climbed, mut dropped) = (false, false);
+    for _ in 0..60 * 20 {
+        crowd.update(&world, DT).unwrap();
+        let a = crowd.agent(up).unwrap();
+        climbed |= a.state() == AgentState::OffMesh
+            && a.navigator().motor.handler.mode == LocomotionKind::Climb;
+        let b = crowd.agent(down).unwrap();
+        dropped |=
+            b.state() == AgentState::Falling && b.navigator().motor.handler.fall.fall_end.is_some();
+    }
+    assert!(climbed, "the ladder was not climbed");
+    assert!(dropped, "the drop was not a fall");
+    for id in [up, down] {
+        assert!(
+            arrived(&crowd, id),
+            "{id:?} at {:?}",
+            crowd.agent(id).unwrap().position()
+        );
+    }
+    assert!((crowd.agent(up).unwrap().position()[1] - 3.0).abs() < 1e-6);
+    assert!(crowd.agent(down).unwrap().position()[1].abs() < 1e-6);
+}
+
+#[test]
+fn the_heading_turns_towards_the_velocity_at_the_turn_rate() {
+    let mesh = flat_mesh(2, 1);
+    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+    let id = crowd
+        .add_agent(&mesh, [8.0, 0.0, 8.0], AgentParams::new(0.4))
+        .unwrap();
+    crowd.turning_mut(id).unwrap().turn_rate = 1.0;
+    // Walk towards +Z: the heading must reach π/2 from 0 at one radian per second.
+    crowd.request_move_velocity(id, [0.0, 0.0, 2.0]).unwrap();
+    let world = WorldContext::new(&mesh);
+    let mut last = 0.0;
+    for step in 0..120 {
+        crowd.update(&world, DT).unwrap();
+        let r = crowd.agent(id).unwrap().navigator().motion.rotation;
+        assert!(
+            r - last <= DT * 1.0 + 1e-12,
+            "step {step}: turned {} in one step",
+            r - last
+        );
+        last = r;
+    }
+    assert!((last - core::f64::consts::FRAC_PI_2).abs() < 1e-9, "{last}");
+}
