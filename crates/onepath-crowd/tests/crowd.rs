@@ -26,6 +26,22 @@ fn flat_mesh(nx: i32, nz: i32) -> TiledNavMesh {
     mesh
 }
 
+/// A crowd with one agent of `radius` at `pos`.
+fn one_agent(mesh: &TiledNavMesh, pos: [f64; 3], radius: f64) -> (Crowd, AgentId) {
+    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+    let id = crowd
+        .add_agent(mesh, pos, AgentParams::new(radius))
+        .unwrap();
+    (crowd, id)
+}
+
+/// `steps` updates of [`DT`].
+fn run(crowd: &mut Crowd, world: &WorldContext<'_>, steps: usize) {
+    for _ in 0..steps {
+        crowd.update(world, DT).unwrap();
+    }
+}
+
 fn target(crowd: &mut Crowd, mesh: &TiledNavMesh, id: AgentId, p: [f64; 3]) {
     let n = NavMeshQuery::new()
         .find_nearest_poly(mesh, p, [1.0, 2.0, 1.0], &QueryFilter::new())
@@ -174,10 +190,7 @@ fn two_agents_crossing_head_on_keep_apart() {
 fn a_corridor_made_stale_by_a_replaced_tile_replans() {
     let mut mesh = flat_mesh(3, 1);
     let params = *mesh.params();
-    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd
-        .add_agent(&mesh, [2.0, 0.0, 8.0], AgentParams::new(0.4))
-        .unwrap();
+    let (mut crowd, id) = one_agent(&mesh, [2.0, 0.0, 8.0], 0.4);
     target(&mut crowd, &mesh, id, [46.0, 0.0, 8.0]);
     for _ in 0..30 {
         crowd.update(&WorldContext::new(&mesh), DT).unwrap();
@@ -198,9 +211,7 @@ fn a_corridor_made_stale_by_a_replaced_tile_replans() {
         crowd.agent(id).unwrap().navigator().steering.repath_count,
         before + 1
     );
-    for _ in 0..60 * 30 {
-        crowd.update(&world, DT).unwrap();
-    }
+    run(&mut crowd, &world, 60 * 30);
     assert!(arrived(&crowd, id));
     assert!(crowd
         .agent(id)
@@ -212,10 +223,7 @@ fn a_corridor_made_stale_by_a_replaced_tile_replans() {
 #[test]
 fn a_polygon_whose_flags_changed_is_planned_around() {
     let mut mesh = flat_mesh(1, 1);
-    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd
-        .add_agent(&mesh, [1.0, 0.0, 7.0], AgentParams::new(0.3))
-        .unwrap();
+    let (mut crowd, id) = one_agent(&mesh, [1.0, 0.0, 7.0], 0.3);
     target(&mut crowd, &mesh, id, [15.0, 0.0, 7.0]);
     crowd.update(&WorldContext::new(&mesh), DT).unwrap();
     let path = crowd.agent(id).unwrap().corridor().path().to_vec();
@@ -238,10 +246,7 @@ fn a_polygon_whose_flags_changed_is_planned_around() {
 fn an_agent_whose_target_streamed_out_reports_no_path_until_asked_again() {
     let mut mesh = flat_mesh(3, 1);
     let params = *mesh.params();
-    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd
-        .add_agent(&mesh, [2.0, 0.0, 8.0], AgentParams::new(0.4))
-        .unwrap();
+    let (mut crowd, id) = one_agent(&mesh, [2.0, 0.0, 8.0], 0.4);
     target(&mut crowd, &mesh, id, [44.0, 0.0, 8.0]);
     for _ in 0..10 {
         crowd.update(&WorldContext::new(&mesh), DT).unwrap();
@@ -385,10 +390,7 @@ fn an_agent_crosses_an_off_mesh_link() {
 #[test]
 fn an_agent_without_ground_falls_and_lands_when_the_tile_returns() {
     let mut mesh = flat_mesh(2, 1);
-    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd
-        .add_agent(&mesh, [4.0, 0.0, 8.0], AgentParams::new(0.4))
-        .unwrap();
+    let (mut crowd, id) = one_agent(&mesh, [4.0, 0.0, 8.0], 0.4);
     crowd.update(&WorldContext::new(&mesh), DT).unwrap();
     let tile = mesh.remove_tile_at(0, 0, 0).unwrap();
     crowd.update(&WorldContext::new(&mesh), DT).unwrap();
@@ -408,15 +410,10 @@ fn an_agent_without_ground_falls_and_lands_when_the_tile_returns() {
 #[test]
 fn a_fall_past_its_limit_leaves_the_agent_invalid() {
     let mut mesh = flat_mesh(1, 1);
-    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd
-        .add_agent(&mesh, [4.0, 0.0, 8.0], AgentParams::new(0.4))
-        .unwrap();
+    let (mut crowd, id) = one_agent(&mesh, [4.0, 0.0, 8.0], 0.4);
     mesh.remove_tile_at(0, 0, 0).unwrap();
     let world = WorldContext::new(&mesh);
-    for _ in 0..60 * 10 {
-        crowd.update(&world, DT).unwrap();
-    }
+    run(&mut crowd, &world, 60 * 10);
     assert_eq!(crowd.agent(id).unwrap().state(), AgentState::Invalid);
 }
 
@@ -542,23 +539,16 @@ fn ids_are_never_reused_and_failed_calls_change_nothing() {
 #[test]
 fn a_velocity_target_moves_the_agent_without_a_path_and_reset_stops_it() {
     let mesh = flat_mesh(2, 1);
-    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd
-        .add_agent(&mesh, [4.0, 0.0, 8.0], AgentParams::new(0.4))
-        .unwrap();
+    let (mut crowd, id) = one_agent(&mesh, [4.0, 0.0, 8.0], 0.4);
     crowd.request_move_velocity(id, [2.0, 0.0, 0.0]).unwrap();
     let world = WorldContext::new(&mesh);
-    for _ in 0..120 {
-        crowd.update(&world, DT).unwrap();
-    }
+    run(&mut crowd, &world, 120);
     let a = crowd.agent(id).unwrap();
     assert_eq!(a.target_state(), TargetState::Velocity);
     assert!(a.position()[0] > 6.5, "{:?}", a.position());
     assert!((a.navigator().motion.rotation).abs() < 1e-9);
     crowd.reset_move_target(id).unwrap();
-    for _ in 0..120 {
-        crowd.update(&world, DT).unwrap();
-    }
+    run(&mut crowd, &world, 120);
     let a = crowd.agent(id).unwrap();
     assert_eq!(a.velocity(), [0.0; 3]);
     assert_eq!(a.target_state(), TargetState::None);
@@ -567,10 +557,7 @@ fn a_velocity_target_moves_the_agent_without_a_path_and_reset_stops_it() {
 #[test]
 fn an_agent_walking_into_a_wall_stays_out_of_it() {
     let mesh = flat_mesh(1, 1);
-    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd
-        .add_agent(&mesh, [8.0, 0.0, 8.0], AgentParams::new(0.4))
-        .unwrap();
+    let (mut crowd, id) = one_agent(&mesh, [8.0, 0.0, 8.0], 0.4);
     crowd.request_move_velocity(id, [3.0, 0.0, 1.0]).unwrap();
     let world = WorldContext::new(&mesh);
     for step in 0..600 {
@@ -631,10 +618,7 @@ fn a_rising_link_is_climbed_and_a_falling_one_dropped_without_a_jump_mode() {
 #[test]
 fn the_heading_turns_towards_the_velocity_at_the_turn_rate() {
     let mesh = flat_mesh(2, 1);
-    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
-    let id = crowd
-        .add_agent(&mesh, [8.0, 0.0, 8.0], AgentParams::new(0.4))
-        .unwrap();
+    let (mut crowd, id) = one_agent(&mesh, [8.0, 0.0, 8.0], 0.4);
     crowd.turning_mut(id).unwrap().turn_rate = 1.0;
     // Walk towards +Z: the heading must reach π/2 from 0 at one radian per second.
     crowd.request_move_velocity(id, [0.0, 0.0, 2.0]).unwrap();
