@@ -128,3 +128,81 @@ impl PathQueue {
         (out, budget - remaining)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use onepath_mesh::fixtures::bridge_and_building;
+
+    fn request(mesh: &TiledNavMesh, agent: u32, from: Vec3, to: Vec3) -> QueuedRequest {
+        let mut q = NavMeshQuery::new();
+        let f = QueryFilter::new();
+        let a = q
+            .find_nearest_poly(mesh, from, [1.0, 2.0, 1.0], &f)
+            .unwrap()
+            .unwrap();
+        let b = q
+            .find_nearest_poly(mesh, to, [1.0, 2.0, 1.0], &f)
+            .unwrap()
+            .unwrap();
+        QueuedRequest {
+            agent: AgentId(agent),
+            serial: 1,
+            start_ref: a.poly,
+            start_pos: a.point,
+            end_ref: b.poly,
+            end_pos: b.point,
+            filter: f,
+            max_iterations: u64::MAX,
+        }
+    }
+
+    #[test]
+    fn requests_are_served_in_order_under_the_budget_and_stale_ones_cost_nothing() {
+        let mesh = bridge_and_building();
+        let far = request(&mesh, 0, [2.0, 0.0, 2.0], [30.0, 0.0, 30.0]);
+        let stale = request(&mesh, 1, [2.0, 0.0, 2.0], [46.0, 0.0, 2.0]);
+        let near = request(&mesh, 2, [2.0, 0.0, 2.0], [6.0, 0.0, 2.0]);
+        // The one-shot searches' iterations.
+        let mut q = NavMeshQuery::new();
+        let mut path = Vec::new();
+        let cost = |r: &QueuedRequest, q: &mut NavMeshQuery, path: &mut Vec<PolyRef>| {
+            q.find_path(
+                &mesh,
+                r.start_ref,
+                r.end_ref,
+                r.start_pos,
+                r.end_pos,
+                &r.filter,
+                u64::MAX,
+                path,
+            )
+            .unwrap()
+        };
+        let far_res = cost(&far, &mut q, &mut path);
+        let far_path = path.clone();
+        let near_res = cost(&near, &mut q, &mut path);
+        assert!(far_res.iterations > 2 && near_res.iterations >= 1);
+        let mut queue = PathQueue::default();
+        for r in [far, stale, near] {
+            queue.push(r);
+        }
+        let current = |a: AgentId, _| a != AgentId(1);
+        // One iteration short of the far search: nothing finishes.
+        let (served, used) = queue.serve(&mesh, far_res.iterations - 1, current);
+        assert!(served.is_empty());
+        assert_eq!(used, far_res.iterations - 1);
+        // The rest of the far search and all of the near one; the stale one is skipped.
+        let (served, used) = queue.serve(&mesh, 1 + near_res.iterations, current);
+        assert_eq!(used, 1 + near_res.iterations);
+        let agents: Vec<_> = served.iter().map(|s| s.request.agent).collect();
+        assert_eq!(agents, vec![AgentId(0), AgentId(2)]);
+        let (res, p) = served[0].result.clone().unwrap();
+        assert_eq!(
+            (res.status, res.iterations, p),
+            (far_res.status, far_res.iterations, far_path)
+        );
+        assert!(queue.is_idle());
+        assert_eq!(queue.serve(&mesh, 100, current).1, 0);
+    }
+}
