@@ -40,6 +40,16 @@ pub enum TargetState {
     Velocity,
 }
 
+/// The plan of a grid-guided agent: the grid (by id in the world context), the goal cell
+/// and the path's cell centres in world space, with the next one to steer to.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GridGuide {
+    pub(crate) grid_id: u32,
+    pub(crate) goal: (u32, u32),
+    pub(crate) waypoints: Vec<Vec3>,
+    pub(crate) next: usize,
+}
+
 /// An agent: navigator, parameters, target and corridor.
 #[derive(Debug, Clone)]
 pub struct Agent {
@@ -60,6 +70,9 @@ pub struct Agent {
     pub(crate) replanning: bool,
     pub(crate) topology_opt_time: f64,
     pub(crate) corridor: PathCorridor,
+    /// Set for a grid-guided agent (a grid A* request); its corridor is then only the
+    /// polygon it stands in.
+    pub(crate) grid: Option<GridGuide>,
     pub(crate) boundary: LocalBoundary,
     /// (squared X/Z distance, agent index) of the neighbours, nearest first, then by id.
     pub(crate) neighbours: Vec<(f64, u32)>,
@@ -176,6 +189,11 @@ impl Agent {
         }
         if h.fall.falling {
             f(out, h.fall.vertical_speed);
+        }
+        if let Some(g) = &self.grid {
+            out.extend_from_slice(&g.grid_id.to_le_bytes());
+            out.extend_from_slice(&(g.next as u32).to_le_bytes());
+            out.extend_from_slice(&(g.waypoints.len() as u32).to_le_bytes());
         }
     }
 }

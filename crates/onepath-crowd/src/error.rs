@@ -53,8 +53,18 @@ pub enum CrowdError {
         /// The argument, e.g. `dt` or `target`.
         what: &'static str,
     },
-    /// A path request kind the navmesh crowd does not serve (grids, flow fields and voxel
-    /// paths are guided by their own searches).
+    /// A grid A* request whose grid is not in the world context, or whose target is off the
+    /// grid or on a blocked cell.
+    #[error("grid {grid}: no walkable cell at ({x}, {z})")]
+    OffGrid {
+        /// The grid id.
+        grid: u32,
+        /// X of the target.
+        x: f64,
+        /// Z of the target.
+        z: f64,
+    },
+    /// A path request kind the crowd does not serve (flow fields, voxel and hybrid paths).
     #[error("path request kind {0:?} is not served by the navmesh crowd")]
     UnsupportedRequest(crate::PathRequestKind),
     /// A mesh query failed (a bad reference or coordinate).

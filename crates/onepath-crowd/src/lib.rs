@@ -10,7 +10,8 @@
 //! corners, separates, chooses a velocity by velocity-sampling obstacle avoidance (Detour's
 //! adaptive pattern), integrates, resolves collisions, moves along the surface, crosses
 //! off-mesh links, and replans corridors that went stale (a tile replaced or streamed out,
-//! polygon flags changed).
+//! polygon flags changed). Agents may also be guided by a grid path (`onepath-gridstate`'s
+//! sliced grid A*, under the same budget) while they walk the mesh.
 //!
 //! Each agent carries a navigator ([`Navigator`]: transform and motion, steering session
 //! with its path request, turning, motor with its locomotion modes chosen by the ground;

@@ -108,9 +108,12 @@ pub struct PathRequest {
     pub settings: RequestSettings,
     /// Whether a guide (the corridor) was built for this request.
     pub guide_active: bool,
-    /// Index of the next waypoint of the guide (for a corridor, the number of polygons
-    /// passed).
+    /// Index of the next waypoint of the guide (for a corridor, the polygons left in it;
+    /// for a grid path, the next cell of the path).
     pub waypoint_index: u32,
+    /// The part of the world context the request plans on: for a grid A* request, the
+    /// grid's id in [`crate::WorldContext::grids`] (0 for the mesh).
+    pub context_id: u32,
 }
 
 /// How the steering moves the agent.

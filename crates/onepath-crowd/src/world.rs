@@ -2,6 +2,7 @@
 //! host moves). The context is host binding, never agent state: agents refer to its parts
 //! by stable ids only.
 
+use onepath_gridstate::Grid;
 use onepath_mesh::query::Vec3;
 use onepath_mesh::TiledNavMesh;
 
@@ -13,6 +14,9 @@ pub struct WorldContext<'a> {
     pub mesh: &'a TiledNavMesh,
     /// Platforms (id, position this step), ascending by id, ids unique.
     pub platforms: &'a [(u32, Vec3)],
+    /// Grids that grid-guided agents plan on (id, grid), ascending by id, ids unique; a
+    /// grid's world placement (`GridSpace`) maps its X/Y to the mesh's X/Z.
+    pub grids: &'a [(u32, &'a Grid)],
 }
 
 impl<'a> WorldContext<'a> {
@@ -21,7 +25,16 @@ impl<'a> WorldContext<'a> {
         WorldContext {
             mesh,
             platforms: &[],
+            grids: &[],
         }
+    }
+
+    /// The grid `id`.
+    pub fn grid(&self, id: u32) -> Option<&'a Grid> {
+        self.grids
+            .binary_search_by_key(&id, |g| g.0)
+            .ok()
+            .map(|i| self.grids[i].1)
     }
 
     /// The position of platform `id` this step.

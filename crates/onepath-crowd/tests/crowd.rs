@@ -464,8 +464,8 @@ fn an_attached_agent_moves_with_its_platform() {
         .unwrap();
     let platforms = [(7u32, [4.0, 0.0, 8.0])];
     let world = WorldContext {
-        mesh: &mesh,
         platforms: &platforms,
+        ..WorldContext::new(&mesh)
     };
     crowd.attach_platform(&world, id, 7).unwrap();
     assert!(matches!(
@@ -478,8 +478,8 @@ fn an_attached_agent_moves_with_its_platform() {
     for k in 1..=60 {
         let platforms = [(7u32, [4.0 + 0.05 * k as f64, 0.0, 8.0])];
         let world = WorldContext {
-            mesh: &mesh,
             platforms: &platforms,
+            ..WorldContext::new(&mesh)
         };
         crowd.update(&world, DT).unwrap();
     }
@@ -635,4 +635,87 @@ fn the_heading_turns_towards_the_velocity_at_the_turn_rate() {
         last = r;
     }
     assert!((last - core::f64::consts::FRAC_PI_2).abs() < 1e-9, "{last}");
+}
+
+#[test]
+fn a_grid_guided_agent_follows_its_grid_path_around_grid_walls() {
+    use onepath_crowd::{PathRequest, PathRequestKind, RequestSettings};
+    use onepath_gridstate::{Grid, GridSpace};
+    // A 16 × 16 grid of unit cells over the open 16 × 16 mesh, with a wall the mesh does
+    // not have: x = 8, z 0..13.
+    let rows: Vec<String> = (0..16)
+        .map(|z| {
+            (0..16)
+                .map(|x| if x == 8 && z < 13 { '#' } else { '.' })
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut grid = Grid::from_ascii(&refs).unwrap();
+    grid.set_space(GridSpace::new(0.0, 0.0, 1.0).unwrap());
+    let mesh = flat_mesh(1, 1);
+    let grids = [(3u32, &grid)];
+    let world = WorldContext {
+        grids: &grids,
+        ..WorldContext::new(&mesh)
+    };
+    let (mut crowd, id) = one_agent(&mesh, [2.5, 0.0, 2.5], 0.3);
+    crowd.set_path_budget(1);
+    let request = PathRequest {
+        kind: PathRequestKind::GridAStar,
+        origin: [2.5, 0.0, 2.5],
+        target: [13.5, 0.0, 2.5],
+        unit_size: 0.3,
+        walkability_override: None,
+        max_search_range: 0.0,
+        settings: RequestSettings::GridAStar {
+            heuristic_weight: 1.0,
+        },
+        guide_active: false,
+        waypoint_index: 0,
+        context_id: 3,
+    };
+    // A target on a grid wall, or a grid the world does not have, is refused.
+    let mut on_wall = request;
+    on_wall.target = [8.5, 0.0, 2.5];
+    assert!(matches!(
+        crowd.request_path(&world, id, on_wall),
+        Err(CrowdError::OffGrid { grid: 3, .. })
+    ));
+    let mut no_grid = request;
+    no_grid.context_id = 4;
+    assert!(matches!(
+        crowd.request_path(&world, id, no_grid),
+        Err(CrowdError::OffGrid { grid: 4, .. })
+    ));
+    let mut flow = request;
+    flow.kind = PathRequestKind::FlowField;
+    assert_eq!(
+        crowd.request_path(&world, id, flow),
+        Err(CrowdError::UnsupportedRequest(PathRequestKind::FlowField))
+    );
+    crowd.request_path(&world, id, request).unwrap();
+    let mut max_z: f64 = 0.0;
+    for step in 0..60 * 30 {
+        crowd.update(&world, DT).unwrap();
+        let a = crowd.agent(id).unwrap();
+        let p = a.position();
+        max_z = max_z.max(p[2]);
+        // Never through the grid wall (the cells x = 8 below z = 13).
+        assert!(
+            !(p[0] > 8.0 && p[0] < 9.0 && p[2] < 12.7),
+            "step {step}: {p:?}"
+        );
+        if arrived(&crowd, id) {
+            break;
+        }
+    }
+    let a = crowd.agent(id).unwrap();
+    assert!(arrived(&crowd, id), "{:?}", a.position());
+    assert!(
+        max_z > 12.5,
+        "the agent went around the wall's end: {max_z}"
+    );
+    assert_eq!(a.target_state(), TargetState::Valid);
+    assert!(a.navigator().steering.request.unwrap().guide_active);
 }

@@ -7,7 +7,7 @@ use onepath_mesh::query::{
 };
 use onepath_mesh::TiledNavMesh;
 
-use crate::agent::{Agent, AgentState, TargetState};
+use crate::agent::{Agent, AgentState, GridGuide, TargetState};
 use crate::avoidance::ObstacleAvoidance;
 use crate::boundary::{BoundaryScratch, LocalBoundary};
 use crate::error::CrowdError;
@@ -23,6 +23,7 @@ use crate::navigator::{
 use crate::params::{AgentParams, AvoidanceParams, AvoidanceType, UpdateFlags};
 use crate::queue::{PathQueue, QueuedRequest};
 use crate::world::WorldContext;
+use onepath_gridstate::{GridAStar, GridOptions, SlicedSearch};
 
 mod locomotion;
 mod requests;
@@ -112,6 +113,11 @@ pub struct Crowd {
     agents: Vec<Agent>,
     next_id: u32,
     queue: PathQueue,
+    /// Grid-guided agents waiting for their grid search, first come first served, and the
+    /// one whose search is begun (agent, serial, iterations used).
+    grid_queue: std::collections::VecDeque<(AgentId, u64)>,
+    grid_active: Option<(AgentId, u64, u64)>,
+    grid_search: GridAStar,
     query: NavMeshQuery,
     grid: ProximityGrid,
     avoidance: ObstacleAvoidance,
@@ -143,6 +149,15 @@ impl Crowd {
             agents: Vec::new(),
             next_id: 0,
             queue: PathQueue::default(),
+            grid_queue: std::collections::VecDeque::new(),
+            grid_active: None,
+            grid_search: GridAStar::new(GridOptions::default()).map_err(|_| {
+                CrowdError::InvalidSetting {
+                    what: "grid search options",
+                    value: 0.0,
+                    rule: "the default grid options to validate",
+                }
+            })?,
             query: NavMeshQuery::new(),
             grid: ProximityGrid::new(r * 3.0),
             avoidance: ObstacleAvoidance::default(),
@@ -277,6 +292,7 @@ impl Crowd {
             replanning: false,
             topology_opt_time: 0.0,
             corridor,
+            grid: None,
             boundary: LocalBoundary::default(),
             neighbours: Vec::new(),
             corners: Vec::new(),
@@ -340,6 +356,7 @@ impl Crowd {
         a.target_state = TargetState::Requesting;
         a.target_replan_time = 0.0;
         a.replanning = false;
+        a.grid = None;
         // A new target plans from where the agent stands.
         let first = a.corridor.first_poly();
         let pos = a.corridor.pos();
@@ -363,22 +380,35 @@ impl Crowd {
             settings: RequestSettings::NavMesh { max_iterations: 0 },
             guide_active: false,
             waypoint_index: 0,
+            context_id: 0,
         });
         Ok(())
     }
 
-    /// Asks the agent to follow a path request of its own shape; only
-    /// [`PathRequestKind::NavMesh`] is served here ([`CrowdError::UnsupportedRequest`]
-    /// otherwise). The target is placed with [`Crowd::placement_extents`]; the request's
-    /// walkability override replaces the filter's include flags for this request, its
-    /// iteration limit caps the search, and its search range refuses far targets
-    /// ([`TargetState::NoPath`]).
+    /// Asks the agent to follow a path request of its own shape.
+    ///
+    /// [`PathRequestKind::NavMesh`]: the target is placed with
+    /// [`Crowd::placement_extents`]; the request's walkability override replaces the
+    /// filter's include flags for this request, its iteration limit caps the search, and its
+    /// search range refuses far targets ([`TargetState::NoPath`]).
+    ///
+    /// [`PathRequestKind::GridAStar`]: the path is planned by grid A* (`onepath-gridstate`,
+    /// sliced under the same path budget) on grid `context_id` of `world`, from the cell
+    /// under the agent to the cell under the target ([`CrowdError::OffGrid`] when that cell
+    /// is missing or blocked); the agent steers through the path's cell centres and still
+    /// moves on the mesh.
+    ///
+    /// Other kinds: [`CrowdError::UnsupportedRequest`]. Nothing changes on error.
     pub fn request_path(
         &mut self,
-        mesh: &TiledNavMesh,
+        world: &WorldContext<'_>,
         id: AgentId,
         request: PathRequest,
     ) -> Result<(), CrowdError> {
+        let mesh = world.mesh;
+        if request.kind == PathRequestKind::GridAStar {
+            return self.request_grid_path(world, id, request);
+        }
         if request.kind != PathRequestKind::NavMesh {
             return Err(CrowdError::UnsupportedRequest(request.kind));
         }
@@ -397,6 +427,50 @@ impl Crowd {
         Ok(())
     }
 
+    fn request_grid_path(
+        &mut self,
+        world: &WorldContext<'_>,
+        id: AgentId,
+        request: PathRequest,
+    ) -> Result<(), CrowdError> {
+        let i = self.index_or_err(id)?;
+        let t = request.target;
+        let off = CrowdError::OffGrid {
+            grid: request.context_id,
+            x: t[0],
+            z: t[2],
+        };
+        let grid = world.grid(request.context_id).ok_or(off.clone())?;
+        let goal = match grid.space().cell_at(t[0], t[2]) {
+            Some((x, y))
+                if x >= 0
+                    && y >= 0
+                    && x < i64::from(grid.width())
+                    && y < i64::from(grid.height())
+                    && grid.is_walkable(x, y) =>
+            {
+                (x as u32, y as u32)
+            }
+            _ => return Err(off),
+        };
+        if !finite(t) {
+            return Err(CrowdError::NotFinite { what: "target" });
+        }
+        let (cx, cz) = grid.space().cell_center(goal.0, goal.1);
+        self.request_move_target(id, PolyRef::NULL, [cx, t[1], cz])?;
+        let a = &mut self.agents[i];
+        let mut req = request;
+        req.origin = a.corridor.pos();
+        a.nav.steering.request = Some(req);
+        a.grid = Some(GridGuide {
+            grid_id: request.context_id,
+            goal,
+            waypoints: Vec::new(),
+            next: 0,
+        });
+        Ok(())
+    }
+
     /// Asks the agent to move at `velocity` (X/Z), with no path.
     pub fn request_move_velocity(&mut self, id: AgentId, velocity: Vec3) -> Result<(), CrowdError> {
         if !finite(velocity) {
@@ -408,6 +482,7 @@ impl Crowd {
         a.target_pos = velocity;
         a.serial += 1;
         a.target_state = TargetState::Velocity;
+        a.grid = None;
         let s = &mut a.nav.steering;
         s.should_move = true;
         s.at_destination = false;
@@ -498,6 +573,7 @@ impl Crowd {
         self.check_path_validity(mesh, dt, &mut stats);
         self.update_platforms(world, dt);
         self.update_move_requests(mesh, &mut stats);
+        self.update_grid_requests(world, &mut stats);
         self.update_topology_optimization(mesh, dt);
         self.find_neighbours();
         self.steer(mesh, &mut stats);
@@ -654,10 +730,12 @@ impl Crowd {
                 Ok(_) => a.nav.motion.position = a.corridor.pos(),
                 Err(_) => a.nav.motion.position = a.corridor.pos(),
             }
-            if matches!(
-                a.target_state,
-                TargetState::None | TargetState::Velocity | TargetState::NoPath
-            ) {
+            if a.grid.is_some()
+                || matches!(
+                    a.target_state,
+                    TargetState::None | TargetState::Velocity | TargetState::NoPath
+                )
+            {
                 let (f, p) = (a.corridor.first_poly(), a.corridor.pos());
                 a.corridor.reset(f, p);
             }
@@ -723,14 +801,28 @@ impl Crowd {
             let s = &mut a.nav.steering;
             s.repath_cooldown = (s.repath_cooldown - dt).max(0.0);
             if let Some(r) = s.request.as_mut() {
-                r.waypoint_index = a.corridor.path().len() as u32;
+                r.waypoint_index = match &a.grid {
+                    Some(g) => g.next as u32,
+                    None => a.corridor.path().len() as u32,
+                };
             }
             if a.target_state == TargetState::Valid && a.state == AgentState::Walking {
-                let d = dist_2d(m.position, a.corridor.target());
-                s.distance_to_target = d;
-                s.destination = a.corridor.target();
-                let arrived = a.corridor.last_poly() == a.target_ref
-                    && d <= a.params.radius * s.tuning.stop_multiplier;
+                let stop = a.params.radius * s.tuning.stop_multiplier;
+                let arrived = match &a.grid {
+                    Some(g) => {
+                        let end = g.waypoints.last().copied().unwrap_or(m.position);
+                        let d = dist_2d(m.position, end);
+                        s.distance_to_target = d;
+                        s.destination = end;
+                        g.next + 1 >= g.waypoints.len() && d <= stop
+                    }
+                    None => {
+                        let d = dist_2d(m.position, a.corridor.target());
+                        s.distance_to_target = d;
+                        s.destination = a.corridor.target();
+                        a.corridor.last_poly() == a.target_ref && d <= stop
+                    }
+                };
                 s.at_destination = arrived;
                 if arrived && s.auto_stop {
                     reset_target(a);
@@ -761,6 +853,7 @@ impl Crowd {
 
 fn reset_target(a: &mut Agent) {
     a.target_state = TargetState::None;
+    a.grid = None;
     a.target_ref = PolyRef::NULL;
     a.target_pos = ZERO;
     a.serial += 1;

@@ -3,6 +3,7 @@
 
 use super::locomotion::start_fall;
 use super::*;
+use onepath_gridstate::{GridPathStatus, SearchStatus};
 
 impl Crowd {
     /// 1. Stale corridors: an agent whose polygon is gone is placed again (or falls); a
@@ -38,6 +39,11 @@ impl Crowd {
                         continue;
                     }
                 }
+            }
+            if a.grid.is_some() {
+                // A grid path is kept until the host asks again; the corridor is the
+                // agent's polygon only.
+                continue;
             }
             if matches!(
                 a.target_state,
@@ -102,6 +108,11 @@ impl Crowd {
     pub(super) fn update_move_requests(&mut self, mesh: &TiledNavMesh, stats: &mut UpdateStats) {
         for a in &mut self.agents {
             if a.target_state != TargetState::Requesting || a.state == AgentState::Invalid {
+                continue;
+            }
+            if a.grid.is_some() {
+                self.grid_queue.push_back((a.id(), a.serial));
+                a.target_state = TargetState::WaitingForPath;
                 continue;
             }
             let req = a.nav.steering.request;
@@ -221,6 +232,109 @@ impl Crowd {
             };
             a.corridor.set_corridor(target, &res);
             a.boundary.reset();
+            set_valid(a);
+        }
+    }
+
+    /// Grid requests, after the mesh's: the budget left over, first come first served, one
+    /// sliced grid A* at a time from the cell under the agent to its goal cell.
+    pub(super) fn update_grid_requests(
+        &mut self,
+        world: &WorldContext<'_>,
+        stats: &mut UpdateStats,
+    ) {
+        let mut remaining = self
+            .settings
+            .path_budget
+            .saturating_sub(stats.path_iterations);
+        while remaining > 0 {
+            let (id, serial, used) = match self.grid_active.take() {
+                Some(x) => x,
+                None => {
+                    let Some((id, serial)) = self.grid_queue.pop_front() else {
+                        break;
+                    };
+                    (id, serial, u64::MAX)
+                }
+            };
+            let Ok(i) = self.agents.binary_search_by_key(&id, |a| a.id()) else {
+                continue;
+            };
+            let a = &mut self.agents[i];
+            if a.serial != serial || a.target_state != TargetState::WaitingForPath {
+                continue;
+            }
+            let Some(guide) = a.grid.as_mut() else {
+                continue;
+            };
+            let Some(grid) = world.grid(guide.grid_id) else {
+                a.target_state = TargetState::NoPath;
+                a.nav.steering.should_move = false;
+                continue;
+            };
+            let used = if used == u64::MAX {
+                // Begin: from the cell under the agent.
+                let p = a.nav.motion.position;
+                let start = match grid.space().cell_at(p[0], p[2]) {
+                    Some((x, y))
+                        if x >= 0
+                            && y >= 0
+                            && x < i64::from(grid.width())
+                            && y < i64::from(grid.height()) =>
+                    {
+                        (x as u32, y as u32)
+                    }
+                    _ => {
+                        a.target_state = TargetState::NoPath;
+                        a.nav.steering.should_move = false;
+                        continue;
+                    }
+                };
+                if self.grid_search.begin(grid, start, guide.goal).is_err() {
+                    a.target_state = TargetState::NoPath;
+                    a.nav.steering.should_move = false;
+                    continue;
+                }
+                0
+            } else {
+                used
+            };
+            let status = match self.grid_search.step(grid, remaining) {
+                Ok(s) => s,
+                Err(_) => {
+                    // The grid changed since the search began: begin again.
+                    self.grid_queue.push_back((id, serial));
+                    continue;
+                }
+            };
+            let Ok(result) = self.grid_search.result() else {
+                continue;
+            };
+            let total = u64::from(result.iterations);
+            let step_used = total.saturating_sub(used).min(remaining);
+            remaining -= step_used;
+            stats.path_iterations += step_used;
+            if status == SearchStatus::InProgress {
+                self.grid_active = Some((id, serial, total));
+                continue;
+            }
+            stats.requests_served += 1;
+            if result.status != GridPathStatus::Found || result.nodes.is_empty() {
+                a.target_state = TargetState::NoPath;
+                a.nav.steering.should_move = false;
+                continue;
+            }
+            let y = a.nav.motion.position[1];
+            guide.waypoints = result
+                .nodes
+                .iter()
+                .map(|&n| {
+                    let (x, z) = grid.xy(n);
+                    let (cx, cz) = grid.space().cell_center(x, z);
+                    [cx, y, cz]
+                })
+                .collect();
+            guide.next = usize::from(guide.waypoints.len() > 1);
             set_valid(a);
         }
     }

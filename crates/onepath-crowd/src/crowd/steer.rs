@@ -67,6 +67,9 @@ impl Crowd {
     pub(super) fn update_corners(&mut self, mesh: &TiledNavMesh, i: usize) {
         let a = &mut self.agents[i];
         a.corners.clear();
+        if a.grid.is_some() {
+            return;
+        }
         if !matches!(
             a.target_state,
             TargetState::Valid | TargetState::WaitingForPath | TargetState::Requesting
@@ -141,6 +144,33 @@ impl Crowd {
                 s.target_direction = normalize_2d(a.dvel);
                 s.distance_to_target = 0.0;
                 s.line_of_sight = true;
+            }
+            _ if a.target_state == TargetState::Valid
+                && a.grid.as_ref().is_some_and(|g| !g.waypoints.is_empty()) =>
+            {
+                let pos = a.nav.motion.position;
+                let r = a.params.radius;
+                let Some(g) = a.grid.as_mut() else {
+                    return;
+                };
+                // Waypoints within a radius are passed (never the last).
+                while g.next + 1 < g.waypoints.len() && dist_2d(pos, g.waypoints[g.next]) <= r {
+                    g.next += 1;
+                }
+                let wp = g.waypoints[g.next];
+                let last = g.next + 1 == g.waypoints.len();
+                let dir = normalize_2d(sub(wp, pos));
+                let slow = r * s.tuning.braking;
+                let to_goal = if last {
+                    dist_2d(pos, wp).min(slow)
+                } else {
+                    slow
+                };
+                let speed_scale = if slow > 0.0 { to_goal / slow } else { 1.0 };
+                a.desired_speed = max_speed;
+                a.dvel = scale(dir, max_speed * speed_scale * s.tuning.seek_weight);
+                s.target_direction = dir;
+                s.line_of_sight = last;
             }
             _ if a.corners.is_empty() => {
                 a.dvel = ZERO;
