@@ -79,15 +79,16 @@ pub struct CrowdSettings {
 
 impl Default for CrowdSettings {
     /// 512 agents, radius up to 0.6, 100 iterations per update, one topology optimisation
-    /// per update, 512 iterations per request (Detour's choices; its requests stop at 512
-    /// search nodes).
+    /// per update (Detour's choices), 256 iterations per request (Detour's requests stop at
+    /// 512 search nodes, open ones included: about 256 expanded polygons on its demo meshes,
+    /// and the arrivals of the side-by-side runs agree at 256, `docs/perf/crowd.md`).
     fn default() -> Self {
         CrowdSettings {
             max_agents: 512,
             max_agent_radius: 0.6,
             path_budget: 100,
             topology_opt_per_update: 1,
-            max_request_iterations: 512,
+            max_request_iterations: 256,
         }
     }
 }
