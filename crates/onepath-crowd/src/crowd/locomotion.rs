@@ -1,10 +1,10 @@
-//! Steps 3, 14 and 15 of the update: platforms, falls and off-mesh link traversals, and the
+//! Steps 3, 14 and 15 of the update (`docs/crowd.md`): platforms, falls and off-mesh link traversals, and the
 //! heading's turn.
 
 use super::*;
 
 impl Crowd {
-    /// 2. Platforms: attached agents move by their platform's displacement.
+    /// 3. Platforms: attached agents move by their platform's displacement.
     pub(super) fn update_platforms(&mut self, world: &WorldContext<'_>, dt: f64) {
         for a in &mut self.agents {
             let Some(pl) = a.nav.motor.handler.platform.as_mut() else {
@@ -34,7 +34,7 @@ impl Crowd {
         }
     }
 
-    /// 10. Falls: gravity on falling agents; they land on the first polygon met under them,
+    /// 14. Falls: gravity on falling agents; they land on the first polygon met under them,
     ///     or become invalid past the fall limit.
     pub(super) fn update_falls(&mut self, mesh: &TiledNavMesh, dt: f64) {
         let ext = self.placement_extents;
@@ -96,7 +96,7 @@ impl Crowd {
         }
     }
 
-    /// 11. Off-mesh links: the traversal advances by dt; at its end the agent stands on the
+    /// 15. Off-mesh links: the traversal advances by dt; at its end the agent stands on the
     ///     arrival point and walks on.
     pub(super) fn update_links(&mut self, dt: f64) {
         for a in &mut self.agents {

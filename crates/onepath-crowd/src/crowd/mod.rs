@@ -587,7 +587,7 @@ impl Crowd {
         Ok(stats)
     }
 
-    /// 5. Neighbours: every agent on the mesh registered in the proximity grid; each walking
+    /// 6. Neighbours: every agent on the mesh registered in the proximity grid; each walking
     ///    agent keeps the [`MAX_NEIGHBOURS`] nearest within its query range whose heights
     ///    overlap, by distance, then id.
     fn find_neighbours(&mut self) {
@@ -640,7 +640,7 @@ impl Crowd {
         }
     }
 
-    /// 7. Integration: the velocity moves towards the new one by at most max acceleration
+    /// 11. Integration: the velocity moves towards the new one by at most max acceleration
     ///    × dt, then the position by velocity × dt.
     fn integrate(&mut self, dt: f64) {
         for a in &mut self.agents {
@@ -664,7 +664,7 @@ impl Crowd {
         }
     }
 
-    /// 8. Collisions: [`COLLISION_ITERATIONS`] passes; each computes every walking agent's
+    /// 12. Collisions: [`COLLISION_ITERATIONS`] passes; each computes every walking agent's
     ///    push-out from its overlapping neighbours from the positions at the start of the
     ///    pass, then applies them all.
     fn resolve_collisions(&mut self) {
@@ -715,7 +715,7 @@ impl Crowd {
         }
     }
 
-    /// 9. Move along the surface: the corridor walks to the new position, constrained by
+    /// 13. Move along the surface: the corridor walks to the new position, constrained by
     ///    walls; the agent takes the corridor's position (on the surface).
     fn move_on_surface(&mut self, mesh: &TiledNavMesh) {
         for a in &mut self.agents {
@@ -768,7 +768,7 @@ impl Crowd {
         }
     }
 
-    /// 12. Motion: speed, acceleration, heading (turning at its rate), arrival, stuck
+    /// 16. Motion: speed, acceleration, heading (turning at its rate), arrival, stuck
     ///     detection.
     fn finish_motion(&mut self, dt: f64) {
         for a in &mut self.agents {

@@ -1,4 +1,4 @@
-//! Steps 1, 4 and 5 of the update: stale corridors, path requests (the quick search and
+//! Steps 2, 4 and 5 of the update (`docs/crowd.md`): stale corridors, path requests (the quick search and
 //! the queue under the budget) and topology optimisation.
 
 use super::locomotion::start_fall;
@@ -6,7 +6,7 @@ use super::*;
 use onepath_gridstate::{GridPathStatus, SearchStatus};
 
 impl Crowd {
-    /// 1. Stale corridors: an agent whose polygon is gone is placed again (or falls); a
+    /// 2. Stale corridors: an agent whose polygon is gone is placed again (or falls); a
     ///    target whose polygon is gone is placed again (or the target has no path); a
     ///    corridor whose look-ahead is stale is trimmed and planned again.
     pub(super) fn check_path_validity(
@@ -103,7 +103,7 @@ impl Crowd {
         }
     }
 
-    /// 3. Requests: agents that asked are queued in agent order, then the queue is served
+    /// 4. Requests: agents that asked are queued in agent order, then the queue is served
     ///    under the budget, first come first served.
     pub(super) fn update_move_requests(&mut self, mesh: &TiledNavMesh, stats: &mut UpdateStats) {
         for a in &mut self.agents {
@@ -339,7 +339,7 @@ impl Crowd {
         }
     }
 
-    /// 4. Topology optimisation: agents due (every [`TOPOLOGY_OPT_INTERVAL`]) longest
+    /// 5. Topology optimisation: agents due (every [`TOPOLOGY_OPT_INTERVAL`]) longest
     ///    waiting first, then by id, at most `topology_opt_per_update` of them.
     pub(super) fn update_topology_optimization(&mut self, mesh: &TiledNavMesh, dt: f64) {
         let mut due: Vec<(f64, u32)> = Vec::new();

@@ -1,11 +1,11 @@
-//! Steps 7 to 10 of the update: local boundary, corners, off-mesh link trigger, desired
+//! Steps 7 to 10 of the update (`docs/crowd.md`): local boundary, corners, off-mesh link trigger, desired
 //! velocity, separation, avoidance.
 
 use super::locomotion::begin_link;
 use super::*;
 
 impl Crowd {
-    /// 6. Per walking agent: local boundary, corners, visibility optimisation, off-mesh link
+    /// 7 to 10. Per walking agent: local boundary, corners, visibility optimisation, off-mesh link
     ///    trigger, steering, separation, avoidance.
     pub(super) fn steer(&mut self, mesh: &TiledNavMesh, stats: &mut UpdateStats) {
         // Three passes, so that each reads every agent's state of the same phase: the
