@@ -1,5 +1,5 @@
-//! Steps 3, 14 and 15 of the update (`docs/crowd.md`): platforms, falls and off-mesh link traversals, and the
-//! heading's turn.
+//! Steps 3, 14 and 15 of the update (`docs/crowd.md`): platforms, falls and off-mesh link
+//! traversals, and the heading's turn.
 
 use super::*;
 

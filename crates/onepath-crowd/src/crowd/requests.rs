@@ -1,5 +1,5 @@
-//! Steps 2, 4 and 5 of the update (`docs/crowd.md`): stale corridors, path requests (the quick search and
-//! the queue under the budget) and topology optimisation.
+//! Steps 2, 4 and 5 of the update (`docs/crowd.md`): stale corridors, path requests (the quick
+//! search and the queue under the budget) and topology optimisation.
 
 use super::locomotion::start_fall;
 use super::*;

@@ -1,5 +1,5 @@
-//! Steps 7 to 10 of the update (`docs/crowd.md`): local boundary, corners, off-mesh link trigger, desired
-//! velocity, separation, avoidance.
+//! Steps 7 to 10 of the update (`docs/crowd.md`): local boundary, corners, off-mesh link
+//! trigger, desired velocity, separation, avoidance.
 
 use super::locomotion::begin_link;
 use super::*;
