@@ -566,6 +566,11 @@ pub struct DetourNavMesh {
 }
 
 impl DetourNavMesh {
+    /// The raw mesh, for the crowd wrapper (`crowd.rs`), which must not outlive `self`.
+    pub(crate) fn raw_mut(&self) -> *mut sys::dtNavMesh {
+        self.ptr.as_ptr()
+    }
+
     /// `dtAllocNavMesh` + `dtNavMesh::init`.
     pub fn new(params: &DetourMeshParams) -> Result<Self, PeerError> {
         let finite = params.origin.iter().all(|v| v.is_finite());

@@ -67,6 +67,8 @@
 #![deny(unsafe_code)]
 
 pub mod compare;
+#[allow(unsafe_code)]
+pub mod crowd;
 pub mod detour;
 pub mod error;
 pub mod external;

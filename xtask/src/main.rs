@@ -11,6 +11,7 @@ mod hash_matrix;
 mod layers;
 mod scenarios;
 mod scenarios_build3d;
+mod scenarios_crowd;
 mod scenarios_grid;
 mod scenarios_mesh;
 mod scenarios_snapshot;

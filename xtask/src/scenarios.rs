@@ -48,6 +48,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         run: crate::scenarios_grid::grid_state_bytes,
     },
     Scenario {
+        name: "crowd/steps",
+        parallel: true,
+        run: crate::scenarios_crowd::crowd_steps,
+    },
+    Scenario {
         name: "build3d/build",
         parallel: true,
         run: crate::scenarios_build3d::build3d_build,

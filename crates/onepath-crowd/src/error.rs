@@ -1,0 +1,73 @@
+//! Errors of the crowd.
+
+use onepath_mesh::query::QueryError;
+
+use crate::AgentId;
+
+/// A crowd call that could not run; the crowd is left exactly as it was.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CrowdError {
+    /// An agent parameter outside its range.
+    #[error("agent parameter {what} = {value} must be {rule}")]
+    InvalidParameter {
+        /// The parameter, e.g. `radius`.
+        what: &'static str,
+        /// The value given.
+        value: f64,
+        /// What it must be.
+        rule: &'static str,
+    },
+    /// A crowd setting outside its range.
+    #[error("crowd setting {what} = {value} must be {rule}")]
+    InvalidSetting {
+        /// The setting, e.g. `max_agents`.
+        what: &'static str,
+        /// The value given.
+        value: f64,
+        /// What it must be.
+        rule: &'static str,
+    },
+    /// The crowd already holds its largest number of agents.
+    #[error("the crowd is full ({max} agents)")]
+    Full {
+        /// The crowd's capacity.
+        max: usize,
+    },
+    /// No agent has this id (never added, or removed).
+    #[error("no agent {0:?} in the crowd")]
+    UnknownAgent(AgentId),
+    /// No polygon within the search box around the position.
+    #[error("no walkable polygon within the search box around ({x}, {y}, {z})")]
+    OffMesh {
+        /// X of the position.
+        x: f64,
+        /// Y of the position.
+        y: f64,
+        /// Z of the position.
+        z: f64,
+    },
+    /// A position, velocity or time step that is not finite.
+    #[error("{what} is not finite")]
+    NotFinite {
+        /// The argument, e.g. `dt` or `target`.
+        what: &'static str,
+    },
+    /// A grid A* request whose grid is not in the world context, or whose target is off the
+    /// grid or on a blocked cell.
+    #[error("grid {grid}: no walkable cell at ({x}, {z})")]
+    OffGrid {
+        /// The grid id.
+        grid: u32,
+        /// X of the target.
+        x: f64,
+        /// Z of the target.
+        z: f64,
+    },
+    /// A path request kind the crowd does not serve (flow fields, voxel and hybrid paths).
+    #[error("path request kind {0:?} is not served by the navmesh crowd")]
+    UnsupportedRequest(crate::PathRequestKind),
+    /// A mesh query failed (a bad reference or coordinate).
+    #[error(transparent)]
+    Query(#[from] QueryError),
+}

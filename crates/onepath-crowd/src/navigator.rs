@@ -1,0 +1,574 @@
+//! The navigator structure of an agent (the shape an agent record holds; `docs/crowd.md`,
+//! "Navigator"): transform and motion, a steering session with its path request, turning, and
+//! a motor whose locomotion handler holds the required Move and Fall modes and the
+//! optional Jump, Slide, Water, Fly, Climb and Platform modes, each with its configuration
+//! and resumable state. Every field here is authoritative state; the crowd's caches
+//! (corners, boundary, neighbours) live apart and are rebuilt.
+
+use onepath_mesh::query::Vec3;
+
+/// A stable agent id: assigned in increasing order by [`crate::Crowd::add_agent`], never
+/// reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AgentId(pub u32);
+
+/// Transform and motion of an agent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Motion {
+    /// Position (on the mesh surface while walking).
+    pub position: Vec3,
+    /// Position at the start of the last update.
+    pub last_position: Vec3,
+    /// Heading: `atan2(velocity.z, velocity.x)` of the direction faced, radians in (−π, π]
+    /// (0 faces +X).
+    pub rotation: f64,
+    /// Velocity.
+    pub velocity: Vec3,
+    /// |velocity| in X/Z.
+    pub speed: f64,
+    /// Change of speed over the last update, per second.
+    pub acceleration: f64,
+    /// Size: radius and height.
+    pub size: [f64; 2],
+    /// Height of the feet under the position (the host's model offset).
+    pub foot_offset: f64,
+    /// The agent's id.
+    pub id: AgentId,
+    /// Occupant group (agents of one group may share a flow field).
+    pub group_id: u32,
+    /// Whether the agent is locked on a target (the host's meaning; kept as state).
+    pub locked_on: bool,
+    /// Below this speed, an agent that should move counts as stuck.
+    pub stuck_threshold_speed: f64,
+    /// Whether a guide (corridor) drives the agent.
+    pub guided: bool,
+}
+
+/// What kind of search a path request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PathRequestKind {
+    /// A polygon corridor on the navmesh (the crowd's own kind).
+    NavMesh,
+    /// A grid A* path (gridstate).
+    GridAStar,
+    /// A flow field shared per target by a movement group.
+    FlowField,
+    /// A voxel path for flyers.
+    Voxel,
+    /// A hybrid of the above.
+    Hybrid,
+}
+
+/// The kind-specific settings of a path request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RequestSettings {
+    /// Navmesh corridor: the largest number of search iterations in total (0: no limit).
+    NavMesh {
+        /// Iterations the whole request may use.
+        max_iterations: u64,
+    },
+    /// Grid A*: the heuristic weight.
+    GridAStar {
+        /// Weight of the heuristic (1 = admissible).
+        heuristic_weight: f64,
+    },
+    /// Flow field: how far beyond the target's region the flood goes.
+    FlowField {
+        /// Extra flood range in cells.
+        extra_flood_range: u32,
+    },
+    /// Voxel path: the highest climb.
+    Voxel {
+        /// Largest climb height.
+        max_climb_height: f64,
+    },
+    /// Hybrid: the switch-over distance.
+    Hybrid {
+        /// Distance from which the coarse guide takes over.
+        switch_distance: f64,
+    },
+}
+
+/// The request a steering session follows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathRequest {
+    /// The kind of search.
+    pub kind: PathRequestKind,
+    /// Where the path starts.
+    pub origin: Vec3,
+    /// Where it goes.
+    pub target: Vec3,
+    /// The agent's radius the path is planned for.
+    pub unit_size: f64,
+    /// Polygon flags used instead of the agent filter's include flags, if any.
+    pub walkability_override: Option<u16>,
+    /// The largest distance the target may lie from the origin (X/Z; 0: no limit).
+    pub max_search_range: f64,
+    /// Kind-specific settings.
+    pub settings: RequestSettings,
+    /// Whether a guide (the corridor) was built for this request.
+    pub guide_active: bool,
+    /// Index of the next waypoint of the guide (for a corridor, the polygons left in it;
+    /// for a grid path, the next cell of the path).
+    pub waypoint_index: u32,
+    /// The part of the world context the request plans on: for a grid A* request, the
+    /// grid's id in [`crate::WorldContext::grids`] (0 for the mesh).
+    pub context_id: u32,
+}
+
+/// How the steering moves the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TravelMode {
+    /// No target.
+    Idle,
+    /// Along a path to a point.
+    Path,
+    /// At a velocity the host sets.
+    Velocity,
+}
+
+/// The tuning of the steering.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SteeringTuning {
+    /// Within `stop_multiplier × radius` of the destination (X/Z) the agent is at it
+    /// (default 1.5: the avoidance keeps an agent's body out of walls, so a destination in
+    /// a corner is reached up to √2 radii away).
+    pub stop_multiplier: f64,
+    /// Scale of the separation from agents of the same movement group.
+    pub group_factor: f64,
+    /// Scale of the separation from other agents.
+    pub avoid_factor: f64,
+    /// Weight of the seek (path) direction in the desired velocity.
+    pub seek_weight: f64,
+    /// Weight of the separation in the desired velocity.
+    pub separation_weight: f64,
+    /// Slow-down radius at the end of the path, in radii (Detour: 2).
+    pub braking: f64,
+}
+
+impl Default for SteeringTuning {
+    fn default() -> Self {
+        SteeringTuning {
+            stop_multiplier: 1.5,
+            group_factor: 1.0,
+            avoid_factor: 1.0,
+            seek_weight: 1.0,
+            separation_weight: 1.0,
+            braking: 2.0,
+        }
+    }
+}
+
+/// The steering session of an agent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Steering {
+    /// The agent has a target to move to.
+    pub should_move: bool,
+    /// The agent has been slower than its stuck threshold for longer than the stuck time.
+    pub is_stuck: bool,
+    /// The agent stands at its destination.
+    pub at_destination: bool,
+    /// The next corner is the destination (nothing left to turn around).
+    pub line_of_sight: bool,
+    /// Where the corridor ends (the reachable end of the request).
+    pub destination: Vec3,
+    /// Where the host asked to go.
+    pub requested_destination: Vec3,
+    /// Unit X/Z direction the agent steers in.
+    pub target_direction: Vec3,
+    /// X/Z distance to the destination along the straight line.
+    pub distance_to_target: f64,
+    /// Tuning.
+    pub tuning: SteeringTuning,
+    /// Seconds before the next replan may be asked for.
+    pub repath_cooldown: f64,
+    /// Seconds spent below the stuck threshold speed.
+    pub stuck_time: f64,
+    /// Times the agent became stuck.
+    pub stuck_count: u32,
+    /// Replans asked for (stale corridor, stuck, target moved).
+    pub repath_count: u32,
+    /// Stop and drop the target on arrival.
+    pub auto_stop: bool,
+    /// Movement group id (0: none).
+    pub movement_group: u32,
+    /// How the agent travels.
+    pub travel_mode: TravelMode,
+    /// The active request.
+    pub request: Option<PathRequest>,
+}
+
+impl Default for Steering {
+    fn default() -> Self {
+        Steering {
+            should_move: false,
+            is_stuck: false,
+            at_destination: false,
+            line_of_sight: false,
+            destination: [0.0; 3],
+            requested_destination: [0.0; 3],
+            target_direction: [0.0; 3],
+            distance_to_target: 0.0,
+            tuning: SteeringTuning::default(),
+            repath_cooldown: 0.0,
+            stuck_time: 0.0,
+            stuck_count: 0,
+            repath_count: 0,
+            auto_stop: false,
+            movement_group: 0,
+            travel_mode: TravelMode::Idle,
+            request: None,
+        }
+    }
+}
+
+/// Turning: the heading follows the velocity at a limited rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Turning {
+    /// Whether the agent turns at all.
+    pub can_turn: bool,
+    /// Largest turn per second, radians (0: turn at once).
+    pub turn_rate: f64,
+    /// The heading being turned to (frame-local buffered state, rebuilt on load).
+    pub target_rotation: Option<f64>,
+}
+
+impl Default for Turning {
+    fn default() -> Self {
+        Turning {
+            can_turn: true,
+            turn_rate: core::f64::consts::TAU,
+            target_rotation: None,
+        }
+    }
+}
+
+/// A locomotion mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LocomotionKind {
+    /// Walking on the mesh (required).
+    Move,
+    /// Falling without ground (required); also drops down off-mesh links.
+    Fall,
+    /// Jumping along an off-mesh link.
+    Jump,
+    /// Sliding on steep-slope polygons.
+    Slide,
+    /// Swimming on water polygons.
+    Water,
+    /// Flying (needs a voxel guide, which the navmesh crowd does not build).
+    Fly,
+    /// Climbing up an off-mesh link.
+    Climb,
+    /// Standing on a platform the host moves.
+    Platform,
+}
+
+impl LocomotionKind {
+    /// The bit of this kind in [`LocomotionHandler::installed`].
+    pub fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// The crossing of an off-mesh link: from where the agent stood, to the link's departure,
+/// to its arrival, over `duration` seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkTraversal {
+    /// Where the agent stood when it began.
+    pub init_pos: Vec3,
+    /// The link's departure point.
+    pub start: Vec3,
+    /// The link's arrival point.
+    pub end: Vec3,
+    /// Seconds since it began.
+    pub elapsed: f64,
+    /// Seconds it takes.
+    pub duration: f64,
+}
+
+/// Walking: configuration and frame velocity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MoveLocomotion {
+    /// Scale of the agent's max speed while walking.
+    pub speed_factor: f64,
+    /// The velocity of the last walking step.
+    pub frame_velocity: Vec3,
+}
+
+/// Falling: configuration and the fall in progress.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FallLocomotion {
+    /// Gravity, units per second² (positive, pulls towards −Y).
+    pub gravity: f64,
+    /// Largest downward speed.
+    pub max_fall_speed: f64,
+    /// A fall longer than this many units leaves the agent invalid (it fell off the world).
+    pub max_fall_distance: f64,
+    /// Whether a fall is in progress.
+    pub falling: bool,
+    /// Where it began.
+    pub fall_start: Vec3,
+    /// Where it must end (a drop link's arrival), if known.
+    pub fall_end: Option<Vec3>,
+    /// Current downward speed.
+    pub vertical_speed: f64,
+}
+
+/// Jumping along off-mesh links: configuration, the jump in progress and its cooldown.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JumpLocomotion {
+    /// Height of the arc over the straight line, per unit of X/Z length.
+    pub arc_per_length: f64,
+    /// Seconds after a jump before the next.
+    pub cooldown: f64,
+    /// The jump in progress.
+    pub active: Option<LinkTraversal>,
+    /// Seconds left of the cooldown.
+    pub cooldown_left: f64,
+}
+
+/// Sliding: the slope area and the slide state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlideLocomotion {
+    /// Polygons of this area are steep slopes.
+    pub slope_area: u8,
+    /// Scale of the max speed while sliding.
+    pub speed_factor: f64,
+    /// Whether the agent is sliding.
+    pub is_sliding: bool,
+}
+
+/// Swimming: the water area and the swim timers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WaterLocomotion {
+    /// Polygons of this area are water.
+    pub water_area: u8,
+    /// Scale of the max speed while swimming.
+    pub speed_factor: f64,
+    /// Seconds since the agent entered the water (0 out of it).
+    pub swim_time: f64,
+    /// Total seconds spent swimming.
+    pub total_swim_time: f64,
+}
+
+/// Flying: configuration and state (driven only by a voxel guide).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlyLocomotion {
+    /// Flight speed.
+    pub speed: f64,
+    /// Flight acceleration.
+    pub acceleration: f64,
+    /// Whether the agent flies.
+    pub is_flying: bool,
+}
+
+/// Climbing up off-mesh links: configuration and the climb in progress.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClimbLocomotion {
+    /// A link rising more than this is climbed rather than jumped.
+    pub min_height: f64,
+    /// Climbing speed (units per second along the link).
+    pub speed: f64,
+    /// The climb in progress.
+    pub active: Option<LinkTraversal>,
+}
+
+/// Standing on a platform the host moves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlatformLocomotion {
+    /// The platform's id in the world context, when attached.
+    pub attached: Option<u32>,
+    /// The platform attached before (kept after detaching).
+    pub previous: Option<u32>,
+    /// The agent's offset from the platform's position.
+    pub local_offset: Vec3,
+    /// The platform's position at the last update.
+    pub last_platform_pos: Vec3,
+    /// The platform's velocity over the last update.
+    pub tracked_velocity: Vec3,
+}
+
+/// The locomotion modes of an agent and which one is in control.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LocomotionHandler {
+    /// Whether the handler drives the agent (false: the host does).
+    pub in_control: bool,
+    /// Bits of the installed kinds ([`LocomotionKind::bit`]); Move and Fall always.
+    pub installed: u8,
+    /// The mode in control.
+    pub mode: LocomotionKind,
+    /// Walking (required).
+    pub walk: MoveLocomotion,
+    /// Falling (required).
+    pub fall: FallLocomotion,
+    /// Jumping.
+    pub jump: Option<JumpLocomotion>,
+    /// Sliding.
+    pub slide: Option<SlideLocomotion>,
+    /// Swimming.
+    pub water: Option<WaterLocomotion>,
+    /// Flying.
+    pub fly: Option<FlyLocomotion>,
+    /// Climbing.
+    pub climb: Option<ClimbLocomotion>,
+    /// Platforms.
+    pub platform: Option<PlatformLocomotion>,
+}
+
+impl LocomotionHandler {
+    /// Move and Fall only (gravity 9.81, fall speed up to 50, falls up to 100 units).
+    pub fn new() -> LocomotionHandler {
+        LocomotionHandler {
+            in_control: true,
+            installed: LocomotionKind::Move.bit() | LocomotionKind::Fall.bit(),
+            mode: LocomotionKind::Move,
+            walk: MoveLocomotion {
+                speed_factor: 1.0,
+                frame_velocity: [0.0; 3],
+            },
+            fall: FallLocomotion {
+                gravity: 9.81,
+                max_fall_speed: 50.0,
+                max_fall_distance: 100.0,
+                falling: false,
+                fall_start: [0.0; 3],
+                fall_end: None,
+                vertical_speed: 0.0,
+            },
+            jump: None,
+            slide: None,
+            water: None,
+            fly: None,
+            climb: None,
+            platform: None,
+        }
+    }
+
+    /// Every mode installed with its default configuration: jumps (arc 0.25 per unit,
+    /// cooldown 0), climbs above 1.5 units at speed 1.5, water area 5 at 0.5 speed, slope
+    /// area 6 at 1.5 speed, flight at speed 5.
+    pub fn with_all_modes() -> LocomotionHandler {
+        let mut h = LocomotionHandler::new();
+        h.jump = Some(JumpLocomotion {
+            arc_per_length: 0.25,
+            cooldown: 0.0,
+            active: None,
+            cooldown_left: 0.0,
+        });
+        h.slide = Some(SlideLocomotion {
+            slope_area: 6,
+            speed_factor: 1.5,
+            is_sliding: false,
+        });
+        h.water = Some(WaterLocomotion {
+            water_area: 5,
+            speed_factor: 0.5,
+            swim_time: 0.0,
+            total_swim_time: 0.0,
+        });
+        h.fly = Some(FlyLocomotion {
+            speed: 5.0,
+            acceleration: 10.0,
+            is_flying: false,
+        });
+        h.climb = Some(ClimbLocomotion {
+            min_height: 1.5,
+            speed: 1.5,
+            active: None,
+        });
+        h.platform = Some(PlatformLocomotion {
+            attached: None,
+            previous: None,
+            local_offset: [0.0; 3],
+            last_platform_pos: [0.0; 3],
+            tracked_velocity: [0.0; 3],
+        });
+        h.refresh_installed();
+        h
+    }
+
+    /// Recomputes [`LocomotionHandler::installed`] from the modes present.
+    pub fn refresh_installed(&mut self) {
+        let mut bits = LocomotionKind::Move.bit() | LocomotionKind::Fall.bit();
+        for (on, k) in [
+            (self.jump.is_some(), LocomotionKind::Jump),
+            (self.slide.is_some(), LocomotionKind::Slide),
+            (self.water.is_some(), LocomotionKind::Water),
+            (self.fly.is_some(), LocomotionKind::Fly),
+            (self.climb.is_some(), LocomotionKind::Climb),
+            (self.platform.is_some(), LocomotionKind::Platform),
+        ] {
+            if on {
+                bits |= k.bit();
+            }
+        }
+        self.installed = bits;
+    }
+
+    /// The scale of the max speed in the current mode.
+    pub fn speed_factor(&self) -> f64 {
+        match self.mode {
+            LocomotionKind::Water => self.water.map_or(1.0, |w| w.speed_factor),
+            LocomotionKind::Slide => self.slide.map_or(1.0, |s| s.speed_factor),
+            _ => self.walk.speed_factor,
+        }
+    }
+}
+
+impl Default for LocomotionHandler {
+    fn default() -> Self {
+        LocomotionHandler::new()
+    }
+}
+
+/// What the ground under the agent is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TrekCondition {
+    /// On a walkable polygon.
+    Grounded,
+    /// No polygon under the agent.
+    Airborne,
+    /// Crossing an off-mesh link.
+    OnLink,
+    /// On a platform the host moves.
+    OnPlatform,
+}
+
+/// The motor: the locomotion handler and the ground conditions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Motor {
+    /// The modes.
+    pub handler: LocomotionHandler,
+    /// The ground now.
+    pub condition: TrekCondition,
+    /// The ground at the update before.
+    pub previous_condition: TrekCondition,
+    /// Whether the motor has run once.
+    pub initialized: bool,
+}
+
+impl Motor {
+    /// A motor over `handler`, grounded, not yet run.
+    pub fn new(handler: LocomotionHandler) -> Motor {
+        Motor {
+            handler,
+            condition: TrekCondition::Grounded,
+            previous_condition: TrekCondition::Grounded,
+            initialized: false,
+        }
+    }
+}
+
+/// The navigator of one agent: transform and motion, steering, turning, motor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Navigator {
+    /// Transform and motion.
+    pub motion: Motion,
+    /// The steering session.
+    pub steering: Steering,
+    /// Turning.
+    pub turning: Turning,
+    /// The motor.
+    pub motor: Motor,
+}

@@ -1,0 +1,47 @@
+//! [`WorldContext`]: what a crowd binds to at each update (the mesh, the platforms the
+//! host moves). The context is host binding, never agent state: agents refer to its parts
+//! by stable ids only.
+
+use onepath_gridstate::Grid;
+use onepath_mesh::query::Vec3;
+use onepath_mesh::TiledNavMesh;
+
+/// The world an update runs in: the mesh and the host's moving platforms (id, position),
+/// ascending by id.
+#[derive(Debug, Clone, Copy)]
+pub struct WorldContext<'a> {
+    /// The mesh agents walk.
+    pub mesh: &'a TiledNavMesh,
+    /// Platforms (id, position this step), ascending by id, ids unique.
+    pub platforms: &'a [(u32, Vec3)],
+    /// Grids that grid-guided agents plan on (id, grid), ascending by id, ids unique; a
+    /// grid's world placement (`GridSpace`) maps its X/Y to the mesh's X/Z.
+    pub grids: &'a [(u32, &'a Grid)],
+}
+
+impl<'a> WorldContext<'a> {
+    /// A world of `mesh` without platforms.
+    pub fn new(mesh: &'a TiledNavMesh) -> WorldContext<'a> {
+        WorldContext {
+            mesh,
+            platforms: &[],
+            grids: &[],
+        }
+    }
+
+    /// The grid `id`.
+    pub fn grid(&self, id: u32) -> Option<&'a Grid> {
+        self.grids
+            .binary_search_by_key(&id, |g| g.0)
+            .ok()
+            .map(|i| self.grids[i].1)
+    }
+
+    /// The position of platform `id` this step.
+    pub fn platform(&self, id: u32) -> Option<Vec3> {
+        self.platforms
+            .binary_search_by_key(&id, |p| p.0)
+            .ok()
+            .map(|i| self.platforms[i].1)
+    }
+}
