@@ -641,7 +641,7 @@ impl Crowd {
     }
 
     /// 11. Integration: the velocity moves towards the new one by at most max acceleration
-    ///    × dt, then the position by velocity × dt.
+    ///     × dt, then the position by velocity × dt.
     fn integrate(&mut self, dt: f64) {
         for a in &mut self.agents {
             if a.state != AgentState::Walking {
@@ -665,8 +665,8 @@ impl Crowd {
     }
 
     /// 12. Collisions: [`COLLISION_ITERATIONS`] passes; each computes every walking agent's
-    ///    push-out from its overlapping neighbours from the positions at the start of the
-    ///    pass, then applies them all.
+    ///     push-out from its overlapping neighbours from the positions at the start of the
+    ///     pass, then applies them all.
     fn resolve_collisions(&mut self) {
         for _ in 0..COLLISION_ITERATIONS {
             for i in 0..self.agents.len() {
@@ -716,7 +716,7 @@ impl Crowd {
     }
 
     /// 13. Move along the surface: the corridor walks to the new position, constrained by
-    ///    walls; the agent takes the corridor's position (on the surface).
+    ///     walls; the agent takes the corridor's position (on the surface).
     fn move_on_surface(&mut self, mesh: &TiledNavMesh) {
         for a in &mut self.agents {
             if a.state != AgentState::Walking {
