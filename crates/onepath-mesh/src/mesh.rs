@@ -10,8 +10,8 @@ use onepath_format::{
     MAX_SLOTS,
 };
 use onepath_stitch::{
-    restitch_scope, stitch_all, stitch_tiles, ColumnIndex, Link, OffMeshConnection, TileLinks,
-    TileSet,
+    end_columns, restitch_scope, stitch_all, stitch_tiles, ColumnIndex, Link, LinkEndIndex,
+    OffMeshConnection, TileLinks, TileSet,
 };
 
 use crate::error::MeshError;
@@ -273,8 +273,10 @@ pub struct TiledNavMesh {
     /// Derived from `columns` for [`TiledNavMesh::tiles_at`] (queries look up a column per
     /// call): never serialized, never compared.
     column_grid: ColumnGrid,
-    /// Number of tiles with at least one off-mesh link slot.
-    off_mesh_tiles: usize,
+    /// Where the off-mesh links of the tiles end, for stitching: column -> (owner slot,
+    /// link index) ascending. A function of the tiles in their slots, kept in step on every
+    /// change, so a change re-attaches only the links ending where it is.
+    ends: LinkEndIndex,
     /// Changes with every change of the mesh ([`TiledNavMesh::state_id`]).
     state: StateId,
 }
@@ -296,7 +298,7 @@ impl TiledNavMesh {
             positions: BTreeMap::new(),
             columns: ColumnIndex::new(),
             column_grid: ColumnGrid::default(),
-            off_mesh_tiles: 0,
+            ends: LinkEndIndex::new(),
             state: StateId::fresh(),
         }
     }
@@ -336,9 +338,7 @@ impl TiledNavMesh {
                 Some(tile) => {
                     let (x, z, layer) = tile.position();
                     mesh.place(x, z, layer, slot);
-                    if !tile.data().off_mesh_links.is_empty() {
-                        mesh.off_mesh_tiles += 1;
-                    }
+                    mesh.ends.add_tile(&mesh.params, slot, &tile);
                     Some(mesh.mesh_tile(
                         TileRef {
                             salt: generation,
@@ -546,8 +546,9 @@ impl TiledNavMesh {
 
     /// Adds a tile into the lowest free slot. Checks, in order: the fingerprint
     /// ([`FormatError::Fingerprint`]), the position ([`MeshError::OccupiedPosition`]), a free
-    /// slot ([`MeshError::SlotsExhausted`]). Restitches the tile's column and its four side
-    /// neighbours (every tile when off-mesh links are involved).
+    /// slot ([`MeshError::SlotsExhausted`]). Restitches what the new tile can affect: its
+    /// column and the four side neighbours, the owners of off-mesh links ending in its
+    /// column, and the tiles where its own links end.
     pub fn add_tile(&mut self, tile: NavTile) -> Result<TileRef, MeshError> {
         self.check_fingerprint(&tile, "added tile")?;
         let (x, z, layer) = tile.position();
@@ -566,18 +567,15 @@ impl TiledNavMesh {
             None => return Err(MeshError::SlotsExhausted),
         };
         self.free.remove(&slot);
-        let off_mesh_before = self.off_mesh_tiles > 0;
-        if !tile.data().off_mesh_links.is_empty() {
-            self.off_mesh_tiles += 1;
-        }
         let tile_ref = TileRef {
             salt: self.slots[slot as usize].generation,
             slot,
         };
+        self.ends.add_tile(&self.params, slot, &tile);
         let mt = self.mesh_tile(tile_ref, tile);
         self.slots[slot as usize].tile = Some(mt);
         self.place(x, z, layer, slot);
-        self.restitch(&[(x, z)], off_mesh_before);
+        self.restitch(&[(x, z)], &[]);
         Ok(tile_ref)
     }
 
@@ -591,26 +589,23 @@ impl TiledNavMesh {
         let Some(&slot) = self.positions.get(&(x, z, layer)) else {
             return Err(MeshError::NoTileAtPosition { x, z, layer });
         };
-        let off_mesh_before = self.off_mesh_tiles > 0;
+        if let Some(old) = &self.slots[slot as usize].tile {
+            self.ends.remove_tile(&self.params, slot, &old.tile);
+        }
+        self.ends.add_tile(&self.params, slot, &tile);
         let s = &mut self.slots[slot as usize];
         s.generation = next_salt(s.generation);
         let tile_ref = TileRef {
             salt: s.generation,
             slot,
         };
-        let new_has = !tile.data().off_mesh_links.is_empty();
         let mt = self.mesh_tile(tile_ref, tile);
         let old = self.slots[slot as usize]
             .tile
             .replace(mt)
             .expect("positions index names an occupied slot");
-        if !old.tile.data().off_mesh_links.is_empty() {
-            self.off_mesh_tiles -= 1;
-        }
-        if new_has {
-            self.off_mesh_tiles += 1;
-        }
-        self.restitch(&[(x, z)], off_mesh_before);
+        let departed: Vec<(i32, i32)> = end_columns(&self.params, &old.tile).collect();
+        self.restitch(&[(x, z)], &departed);
         Ok((tile_ref, old.tile))
     }
 
@@ -620,10 +615,10 @@ impl TiledNavMesh {
         if self.tile(r).is_none() {
             return Err(MeshError::StaleTileRef(r));
         }
-        let off_mesh_before = self.off_mesh_tiles > 0;
         let tile = self.take_slot(r.slot);
         let (x, z, _) = tile.position();
-        self.restitch(&[(x, z)], off_mesh_before);
+        let departed: Vec<(i32, i32)> = end_columns(&self.params, &tile).collect();
+        self.restitch(&[(x, z)], &departed);
         Ok(tile)
     }
 
@@ -645,9 +640,12 @@ impl TiledNavMesh {
         if slots.is_empty() {
             return Vec::new();
         }
-        let off_mesh_before = self.off_mesh_tiles > 0;
-        let removed = slots.into_iter().map(|s| self.take_slot(s)).collect();
-        self.restitch(&[(x, z)], off_mesh_before);
+        let removed: Vec<NavTile> = slots.into_iter().map(|s| self.take_slot(s)).collect();
+        let departed: Vec<(i32, i32)> = removed
+            .iter()
+            .flat_map(|t| end_columns(&self.params, t))
+            .collect();
+        self.restitch(&[(x, z)], &departed);
         removed
     }
 
@@ -674,9 +672,7 @@ impl TiledNavMesh {
             }
         }
         self.column_grid.update(x, z, &self.columns);
-        if !mt.tile.data().off_mesh_links.is_empty() {
-            self.off_mesh_tiles -= 1;
-        }
+        self.ends.remove_tile(&self.params, slot, &mt.tile);
         mt.tile
     }
 
@@ -765,20 +761,24 @@ impl TiledNavMesh {
     }
 
     fn tile_set(&self) -> TileSet<'_> {
-        TileSet::with_columns(
+        TileSet::with_indexes(
             &self.params,
             self.slots
                 .iter()
                 .enumerate()
                 .filter_map(|(i, s)| s.tile.as_ref().map(|t| (i as u32, s.generation, &t.tile))),
             &self.columns,
+            &self.ends,
         )
     }
 
-    fn restitch(&mut self, columns: &[(i32, i32)], off_mesh_before: bool) {
+    /// Restitches what a change of the tiles in `columns` can affect
+    /// ([`restitch_scope`]); `departed` are the end columns of the off-mesh links of the
+    /// tiles that left.
+    fn restitch(&mut self, columns: &[(i32, i32)], departed: &[(i32, i32)]) {
         self.state = StateId::fresh();
         let set = self.tile_set();
-        let scope = restitch_scope(&set, columns, off_mesh_before);
+        let scope = restitch_scope(&set, columns, departed);
         let fresh = stitch_tiles(&set, &scope);
         drop(set);
         for (slot, links) in fresh {
