@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use onepath_format::{
-    next_salt, Fingerprint, FormatError, NavMeshParams, NavTile, PolyRef, TileRef, MAX_AREA,
-    MAX_SLOTS,
+    next_salt, Fingerprint, FormatError, NavMeshParams, NavTile, NavTileData, OffMeshLinkSlot,
+    PolyRef, TileRef, MAX_AREA, MAX_SLOTS,
 };
 use onepath_stitch::{
     end_columns, restitch_scope, stitch_all, stitch_tiles, ColumnIndex, Link, LinkEndIndex,
@@ -317,6 +317,97 @@ impl TiledNavMesh {
             table.push(generation, tile)?;
         }
         Ok(table.into_mesh())
+    }
+
+    /// Makes this mesh the mesh of slots a [`SlotTable`] checked against the mesh's own
+    /// parameters (the result equals [`TiledNavMesh::from_checked_slots`] of them), keeping
+    /// what did not change: a slot with the same generation and a tile of the same geometry
+    /// ([`same_geometry`]) keeps its tile's links and takes the new current areas, flags
+    /// and switches; only the slots that differ are taken out and put in, and only what
+    /// they can affect is restitched. Cannot fail (every entry was checked).
+    pub(crate) fn assign_checked_slots(&mut self, slots: Vec<(u32, Option<NavTile>)>) {
+        let old_len = self.slots.len();
+        let new_len = slots.len();
+        // The slots whose tile (or the generation of their tile) changes.
+        let differs = |i: usize, new: Option<&(u32, Option<NavTile>)>| {
+            let old = self.slots.get(i);
+            match (old, new) {
+                (Some(o), Some((g, t))) => match (&o.tile, t) {
+                    (None, None) => false,
+                    (Some(mt), Some(t)) => o.generation != *g || !same_geometry(&mt.tile, t),
+                    _ => true,
+                },
+                (Some(o), None) => o.tile.is_some(),
+                (None, Some((_, t))) => t.is_some(),
+                (None, None) => false,
+            }
+        };
+        let changed: Vec<usize> = (0..old_len.max(new_len))
+            .filter(|&i| differs(i, slots.get(i)))
+            .collect();
+        if changed.len() * 2 > self.tile_count().max(1) {
+            // Most tiles differ: building the new state whole costs less than the edits.
+            *self = TiledNavMesh::from_checked_slots(self.params, slots);
+            return;
+        }
+        self.state = StateId::fresh();
+        let mut columns = BTreeSet::new();
+        let mut departed = BTreeSet::new();
+        for &i in &changed {
+            if let Some(mt) = self.slots.get_mut(i).and_then(|s| s.tile.take()) {
+                let tile = self.unplace(i as u32, mt);
+                let (x, z, _) = tile.position();
+                columns.insert((x, z));
+                departed.extend(end_columns(&self.params, &tile));
+            }
+        }
+        // Dropped slots are empty now; their indexes leave the free set.
+        self.slots.truncate(new_len);
+        let _ = self.free.split_off(&(new_len as u32));
+        let mut changed = changed.into_iter().peekable();
+        for (i, (generation, tile)) in slots.into_iter().enumerate() {
+            let slot = i as u32;
+            let is_changed = changed.next_if_eq(&i).is_some();
+            if i == self.slots.len() {
+                self.slots.push(Slot {
+                    generation,
+                    tile: None,
+                });
+            }
+            self.slots[i].generation = generation;
+            match tile {
+                None => {
+                    self.free.insert(slot);
+                }
+                Some(tile) if is_changed => {
+                    self.free.remove(&slot);
+                    let (x, z, layer) = tile.position();
+                    columns.insert((x, z));
+                    self.ends.add_tile(&self.params, slot, &tile);
+                    let mt = self.mesh_tile(
+                        TileRef {
+                            salt: generation,
+                            slot,
+                        },
+                        tile,
+                    );
+                    self.slots[i].tile = Some(mt);
+                    self.place(x, z, layer, slot);
+                }
+                Some(tile) => {
+                    // Same generation, same geometry: the links stay; the current state is
+                    // the snapshot's.
+                    if let Some(mt) = self.slots[i].tile.as_mut() {
+                        mt.tile = tile;
+                    }
+                }
+            }
+        }
+        if !columns.is_empty() {
+            let columns: Vec<(i32, i32)> = columns.into_iter().collect();
+            let departed: Vec<(i32, i32)> = departed.into_iter().collect();
+            self.restitch(&columns, &departed);
+        }
     }
 
     /// The mesh of slots a [`SlotTable`] checked: validated parameters, at most
@@ -663,6 +754,11 @@ impl TiledNavMesh {
         let mt = s.tile.take().expect("caller checked the slot is occupied");
         s.generation = next_salt(s.generation);
         self.free.insert(slot);
+        self.unplace(slot, mt)
+    }
+
+    /// Forgets the position and link ends of `mt`, just taken out of `slot`.
+    fn unplace(&mut self, slot: u32, mt: MeshTile) -> NavTile {
         let (x, z, layer) = mt.tile.position();
         self.positions.remove(&(x, z, layer));
         if let Some(col) = self.columns.get_mut(&(x, z)) {
@@ -787,4 +883,72 @@ impl TiledNavMesh {
             }
         }
     }
+}
+
+/// True when two tiles have the same geometry bit for bit (the same shared geometry, or
+/// equal data with every float compared by its bits) and fingerprint: then their links in
+/// the same slot and neighbourhood are the same, and so are their content ids.
+fn same_geometry(a: &NavTile, b: &NavTile) -> bool {
+    a.fingerprint() == b.fingerprint()
+        && (Arc::ptr_eq(a.geometry(), b.geometry()) || same_data_bits(a.data(), b.data()))
+}
+
+/// Field by field (a new field of the data is a compile error here): integers by value,
+/// floats by their bits, so +0.0 and -0.0 differ as their bytes do.
+fn same_data_bits(a: &NavTileData, b: &NavTileData) -> bool {
+    fn vec3s(a: &[[f32; 3]], b: &[[f32; 3]]) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x.map(f32::to_bits) == y.map(f32::to_bits))
+    }
+    fn link(a: &OffMeshLinkSlot, b: &OffMeshLinkSlot) -> bool {
+        let OffMeshLinkSlot {
+            start,
+            end,
+            radius,
+            area,
+            bidirectional,
+            flags,
+            user_id,
+        } = a;
+        vec3s(&[*start, *end], &[b.start, b.end])
+            && radius.to_bits() == b.radius.to_bits()
+            && (*area, *bidirectional, *flags, *user_id)
+                == (b.area, b.bidirectional, b.flags, b.user_id)
+    }
+    let NavTileData {
+        tile_x,
+        tile_z,
+        layer,
+        origin_y,
+        vertices,
+        poly_sizes,
+        poly_areas,
+        poly_flags,
+        corners,
+        edge_neighbours,
+        edge_portal_sides,
+        detail_meshes,
+        detail_vertices,
+        detail_triangles,
+        off_mesh_links,
+    } = a;
+    (*tile_x, *tile_z, *layer) == (b.tile_x, b.tile_z, b.layer)
+        && origin_y.to_bits() == b.origin_y.to_bits()
+        && vec3s(vertices, &b.vertices)
+        && *poly_sizes == b.poly_sizes
+        && *poly_areas == b.poly_areas
+        && *poly_flags == b.poly_flags
+        && *corners == b.corners
+        && *edge_neighbours == b.edge_neighbours
+        && *edge_portal_sides == b.edge_portal_sides
+        && *detail_meshes == b.detail_meshes
+        && vec3s(detail_vertices, &b.detail_vertices)
+        && *detail_triangles == b.detail_triangles
+        && off_mesh_links.len() == b.off_mesh_links.len()
+        && off_mesh_links
+            .iter()
+            .zip(&b.off_mesh_links)
+            .all(|(x, y)| link(x, y))
 }
