@@ -87,7 +87,7 @@ pub mod normative;
 mod reader;
 mod writer;
 
-use onepath_format::{FormatError, NavTile};
+use onepath_format::FormatError;
 
 pub use layout::{
     SnapshotMode, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_HEADER_LEN, ONPS_KINDS, ONPS_MAGIC,
@@ -113,7 +113,7 @@ impl NavMeshSnapshot {
     /// Only if the slots section would exceed `u32::MAX` bytes (more than 4 GiB of inline
     /// tiles), which the layout cannot express.
     pub fn take(mesh: &TiledNavMesh, mode: SnapshotMode) -> Vec<u8> {
-        writer::write(mesh, mode, &mut NavTile::content_id)
+        writer::write(mesh, mode, &mut |_, t| t.content_id())
     }
 
     /// Restores `bytes` as a new mesh. Referenced tiles are looked up in `library` (a Full
