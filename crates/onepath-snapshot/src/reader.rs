@@ -19,7 +19,7 @@
 use std::sync::Arc;
 
 use onepath_format::bytes::ByteReader;
-use onepath_format::{ContentId, FormatError, NavMeshParams, NavTile, MAX_AREA};
+use onepath_format::{ContentId, Fingerprint, FormatError, NavMeshParams, NavTile, MAX_AREA};
 use onepath_mesh::{SlotTable, TiledNavMesh};
 
 use crate::layout::{
@@ -121,6 +121,8 @@ fn read_slots(
 ) -> Result<SlotTable, FormatError> {
     let count = r.count("slot count", 5)?;
     let mut table = SlotTable::new(params, count)?;
+    // A hash of the parameters: computed once, not per referenced tile.
+    let fingerprint = params.fingerprint();
     for i in 0..count {
         let generation = named(r, || format!("slot {i}: generation"), |r, f| r.u32(f))?;
         table.check_generation(generation)?;
@@ -128,7 +130,7 @@ fn read_slots(
         let tile = match table.check_kind(kind, ONPS_KINDS)? {
             KIND_FREE => None,
             kind => {
-                let tile = read_tile(r, i, kind, params, library)?;
+                let tile = read_tile(r, i, kind, (params, &fingerprint), library)?;
                 table.check_tile(&tile)?;
                 Some(read_state(r, i, tile)?)
             }
@@ -143,7 +145,7 @@ fn read_tile(
     r: &mut ByteReader<'_>,
     i: usize,
     kind: u8,
-    params: &NavMeshParams,
+    (params, fingerprint): (&NavMeshParams, &Fingerprint),
     library: Option<&TileLibrary>,
 ) -> Result<NavTile, FormatError> {
     if kind == KIND_INLINE {
@@ -174,7 +176,7 @@ fn read_tile(
             format!("tile {id} is not in the tile library"),
         ));
     };
-    let expected = params.fingerprint();
+    let expected = *fingerprint;
     if tile.fingerprint() != expected {
         return Err(FormatError::Fingerprint {
             at: format!("slot {i}: referenced tile"),

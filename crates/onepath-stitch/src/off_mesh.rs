@@ -253,10 +253,16 @@ pub(crate) struct PolyIndexes {
 }
 
 impl PolyIndexes {
-    /// No index built yet, room for every slot of `set`.
+    /// No index built yet, room for every slot of `set` (none when no tile has an
+    /// off-mesh link, so nothing can ask for one).
     pub(crate) fn new(set: &TileSet<'_>) -> PolyIndexes {
+        let len = if set.has_off_mesh_links() {
+            set.slot_len()
+        } else {
+            0
+        };
         PolyIndexes {
-            slots: (0..set.slot_len()).map(|_| OnceCell::new()).collect(),
+            slots: (0..len).map(|_| OnceCell::new()).collect(),
         }
     }
 
