@@ -11,22 +11,11 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use onepath_format::NavMeshParams;
-use onepath_mesh::fixtures::flat_grid_tile;
-use onepath_mesh::TiledNavMesh;
-use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, SnapshotWriter, TileLibrary};
+use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, SnapshotWriter};
 
-fn edit(mesh: &mut TiledNavMesh, step: usize, offset: usize, area: u8) {
-    let refs: Vec<_> = mesh
-        .tiles()
-        .flat_map(|t| (0..16).map(move |i| t.poly_ref(i).unwrap()))
-        .skip(offset)
-        .step_by(step)
-        .collect();
-    for r in refs {
-        mesh.set_poly_area(r, area).unwrap();
-    }
-}
+#[path = "../benches/common/mod.rs"]
+mod common;
+use common::{edit, thousand_tiles};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -36,17 +25,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100);
-    let p = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
-    let mut tiles = Vec::with_capacity(1000);
-    for z in 0..25 {
-        for x in 0..40 {
-            tiles.push((1, Some(flat_grid_tile(&p, x, z, 0, 0.0, 4).unwrap())));
-        }
-    }
-    let mut mesh = TiledNavMesh::from_slots(p, tiles).unwrap();
-    edit(&mut mesh, step, 0, 7);
-    let mut lib = TileLibrary::new(&p);
-    lib.extend(mesh.tiles().map(|t| t.tile())).unwrap();
+    let (mut mesh, lib) = thousand_tiles(step, 0);
     let saved = NavMeshSnapshot::take(&mesh, SnapshotMode::Referenced);
     let mut moved = mesh.clone();
     edit(&mut moved, step, step / 2, 9);

@@ -18,9 +18,11 @@
 //!   remain before anything is allocated, and every failure is a
 //!   [`FormatError`] naming the section, slot, edit or field. Tiles built against other
 //!   parameters are [`FormatError::Fingerprint`].
-//! - A restore parses and validates everything first, then builds the complete new mesh on
-//!   the side (stitched once in slot order), and only then swaps it in
-//!   ([`NavMeshSnapshot::restore_in_place`]): an error leaves the mesh untouched.
+//! - A restore parses and validates everything first, and only then builds the new mesh
+//!   (stitched once in slot order) or, in place ([`NavMeshSnapshot::restore_in_place`]),
+//!   changes the mesh into it: the slots found unchanged (same generation, same geometry)
+//!   keep their tiles' links, only the others are replaced and restitched around, with the
+//!   same result as a new mesh. An error leaves the mesh untouched.
 //! - [`SnapshotWriter`] writes the same bytes as [`NavMeshSnapshot::take`], caching tile
 //!   content ids between snapshots (for a Referenced snapshot every frame).
 //! - Restored meshes equal the mesh the snapshot was taken from: same slots, generations,
@@ -137,9 +139,12 @@ impl NavMeshSnapshot {
 
     /// Replaces the state of `mesh` with the snapshot's, keeping the object. The snapshot's
     /// parameters must equal the mesh's bitwise (else [`FormatError::Fingerprint`] at
-    /// `parameters`). Everything is parsed, validated and built on the side first; the swap
-    /// cannot fail, and any error leaves `mesh` untouched. Errors as
-    /// [`NavMeshSnapshot::restore`].
+    /// `parameters`). Everything is parsed and validated first; then the slots that differ
+    /// from the mesh's (generation, or tile geometry) are replaced and restitched around,
+    /// the others keep their links and take the snapshot's areas, flags and switches, so the
+    /// cost follows the change, not the mesh. That step cannot fail; the result equals
+    /// [`NavMeshSnapshot::restore`] of the same bytes, and any error leaves `mesh`
+    /// untouched. Errors as [`NavMeshSnapshot::restore`].
     pub fn restore_in_place(
         mesh: &mut TiledNavMesh,
         bytes: &[u8],

@@ -145,10 +145,9 @@ proptest! {
     }
 }
 
-#[test]
-fn restitch_scope_is_the_column_and_its_four_side_neighbours() {
-    let p = params();
-    let tiles = [
+/// Slots 0..7: (0, 0), (1, 0), (1, 1), (0, 0) layer 1, (−1, 0), (0, −1), (0, 1).
+fn around_the_origin() -> Vec<NavTile> {
+    vec![
         strips(0, 0, 0, 0.0, 1, Vec::new()),
         strips(1, 0, 0, 0.0, 1, Vec::new()),
         strips(1, 1, 0, 0.0, 1, Vec::new()),
@@ -156,7 +155,13 @@ fn restitch_scope_is_the_column_and_its_four_side_neighbours() {
         strips(-1, 0, 0, 0.0, 1, Vec::new()),
         strips(0, -1, 0, 0.0, 1, Vec::new()),
         strips(0, 1, 0, 0.0, 1, Vec::new()),
-    ];
+    ]
+}
+
+#[test]
+fn restitch_scope_is_the_column_and_its_four_side_neighbours() {
+    let p = params();
+    let tiles = around_the_origin();
     let set = TileSet::new(&p, tiles.iter().enumerate().map(|(i, t)| (i as u32, 1, t)));
     assert_eq!(restitch_scope(&set, &[(0, 0)], &[]), vec![0, 1, 3, 4, 5, 6]);
 }
@@ -178,14 +183,8 @@ fn restitch_scope_adds_the_links_ending_in_a_changed_column_and_the_ends_of_its_
     let p = params();
     // Slot 7 at column (5, 5) owns a link ending in column (0, 0) (-18 / 4 floors to -5)
     // and one ending in its own column; slot 8 at (9, 0) one ending in (1, 1).
-    let tiles = [
-        strips(0, 0, 0, 0.0, 1, Vec::new()),
-        strips(1, 0, 0, 0.0, 1, Vec::new()),
-        strips(1, 1, 0, 0.0, 1, Vec::new()),
-        strips(0, 0, 1, 3.0, 1, Vec::new()),
-        strips(-1, 0, 0, 0.0, 1, Vec::new()),
-        strips(0, -1, 0, 0.0, 1, Vec::new()),
-        strips(0, 1, 0, 0.0, 1, Vec::new()),
+    let mut tiles = around_the_origin();
+    tiles.extend([
         strips(
             5,
             5,
@@ -195,7 +194,7 @@ fn restitch_scope_adds_the_links_ending_in_a_changed_column_and_the_ends_of_its_
             vec![link_to([-18.0, 0.0, -18.0]), link_to([2.0, 0.0, 2.0])],
         ),
         strips(9, 0, 0, 0.0, 1, vec![link_to([-30.0, 0.0, 5.0])]),
-    ];
+    ]);
     let set = TileSet::new(&p, tiles.iter().enumerate().map(|(i, t)| (i as u32, 1, t)));
     assert_eq!(set.link_ends_at(0, 0), &[(7, 0)]);
     assert_eq!(set.link_ends_at(5, 5), &[(7, 1)]);
