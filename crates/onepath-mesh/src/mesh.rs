@@ -958,3 +958,34 @@ fn same_data_bits(a: &NavTileData, b: &NavTileData) -> bool {
             .zip(&b.off_mesh_links)
             .all(|(x, y)| link(x, y))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::flat_grid_data;
+
+    #[test]
+    fn same_geometry_compares_floats_by_their_bits() {
+        let p = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+        let a = NavTile::create(&p, flat_grid_data(&p, 0, 0, 0, 0.0, 2)).unwrap();
+        let b = NavTile::create(&p, flat_grid_data(&p, 0, 0, 0, 0.0, 2)).unwrap();
+        // Equal data in separate geometries, and the same geometry with other edits.
+        assert!(same_geometry(&a, &b));
+        let mut edited = a.areas().to_vec();
+        edited[0] = 5;
+        let c = a
+            .with_current_state(
+                edited.into(),
+                Arc::clone(a.flags()),
+                Arc::clone(a.link_enabled()),
+            )
+            .unwrap();
+        assert!(same_geometry(&a, &c));
+        // -0.0 equals 0.0 as a float, not as bytes: another geometry.
+        let mut d = flat_grid_data(&p, 0, 0, 0, 0.0, 2);
+        d.vertices[0][1] = -0.0;
+        let negative = NavTile::create(&p, d).unwrap();
+        assert_eq!(negative.data(), a.data());
+        assert!(!same_geometry(&a, &negative));
+    }
+}
