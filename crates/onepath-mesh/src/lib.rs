@@ -14,8 +14,9 @@
 //!   (wrong salt, salt 0, slot out of range, polygon past the count) are invalid.
 //! - Positions (column, row, layer) are unique. Every add and replace checks the tile's
 //!   fingerprint first.
-//! - Links are a function of the tiles in their slots: each edit restitches the changed
-//!   column and its four side neighbours (every tile when off-mesh links are involved), and
+//! - Links are a function of the tiles in their slots: each edit restitches only what it
+//!   can affect (the changed column and its four side neighbours, the owners of off-mesh
+//!   links ending in the column, and the tiles where the changed tiles' links end), and
 //!   the result always equals [`TiledNavMesh::restitch_all`].
 //! - The mesh owns its areas, flags and link switches (copy on write): editing never changes
 //!   a caller's `NavTile`; a failed operation leaves the mesh exactly as it was.

@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use onepath_format::{
-    next_salt, Fingerprint, FormatError, NavMeshParams, NavTile, PolyRef, TileRef, MAX_AREA,
-    MAX_SLOTS,
+    next_salt, Fingerprint, FormatError, NavMeshParams, NavTile, NavTileData, OffMeshLinkSlot,
+    PolyRef, TileRef, MAX_AREA, MAX_SLOTS,
 };
 use onepath_stitch::{
-    restitch_scope, stitch_all, stitch_tiles, ColumnIndex, Link, OffMeshConnection, TileLinks,
-    TileSet,
+    end_columns, restitch_scope, stitch_all, stitch_tiles, ColumnIndex, Link, LinkEndIndex,
+    OffMeshConnection, TileLinks, TileSet,
 };
 
 use crate::error::MeshError;
@@ -101,7 +101,13 @@ impl MeshTile {
     pub fn poly_edits(&self) -> impl Iterator<Item = (u32, u8, u16)> + '_ {
         let (a, f) = (self.tile.areas(), self.tile.flags());
         let (ba, bf) = (self.tile.as_built_areas(), self.tile.as_built_flags());
-        (0..a.len())
+        // Most tiles of a mesh carry no edit: two slice comparisons skip the walk.
+        let walk = if a[..] == ba[..] && f[..] == bf[..] {
+            0
+        } else {
+            a.len()
+        };
+        (0..walk)
             .filter(move |&p| a[p] != ba[p] || f[p] != bf[p])
             .map(move |p| (p as u32, a[p], f[p]))
     }
@@ -273,8 +279,10 @@ pub struct TiledNavMesh {
     /// Derived from `columns` for [`TiledNavMesh::tiles_at`] (queries look up a column per
     /// call): never serialized, never compared.
     column_grid: ColumnGrid,
-    /// Number of tiles with at least one off-mesh link slot.
-    off_mesh_tiles: usize,
+    /// Where the off-mesh links of the tiles end, for stitching: column -> (owner slot,
+    /// link index) ascending. A function of the tiles in their slots, kept in step on every
+    /// change, so a change re-attaches only the links ending where it is.
+    ends: LinkEndIndex,
     /// Changes with every change of the mesh ([`TiledNavMesh::state_id`]).
     state: StateId,
 }
@@ -296,7 +304,7 @@ impl TiledNavMesh {
             positions: BTreeMap::new(),
             columns: ColumnIndex::new(),
             column_grid: ColumnGrid::default(),
-            off_mesh_tiles: 0,
+            ends: LinkEndIndex::new(),
             state: StateId::fresh(),
         }
     }
@@ -315,6 +323,97 @@ impl TiledNavMesh {
             table.push(generation, tile)?;
         }
         Ok(table.into_mesh())
+    }
+
+    /// Makes this mesh the mesh of slots a [`SlotTable`] checked against the mesh's own
+    /// parameters (the result equals [`TiledNavMesh::from_checked_slots`] of them), keeping
+    /// what did not change: a slot with the same generation and a tile of the same geometry
+    /// ([`same_geometry`]) keeps its tile's links and takes the new current areas, flags
+    /// and switches; only the slots that differ are taken out and put in, and only what
+    /// they can affect is restitched. Cannot fail (every entry was checked).
+    pub(crate) fn assign_checked_slots(&mut self, slots: Vec<(u32, Option<NavTile>)>) {
+        let old_len = self.slots.len();
+        let new_len = slots.len();
+        // The slots whose tile (or the generation of their tile) changes.
+        let differs = |i: usize, new: Option<&(u32, Option<NavTile>)>| {
+            let old = self.slots.get(i);
+            match (old, new) {
+                (Some(o), Some((g, t))) => match (&o.tile, t) {
+                    (None, None) => false,
+                    (Some(mt), Some(t)) => o.generation != *g || !same_geometry(&mt.tile, t),
+                    _ => true,
+                },
+                (Some(o), None) => o.tile.is_some(),
+                (None, Some((_, t))) => t.is_some(),
+                (None, None) => false,
+            }
+        };
+        let changed: Vec<usize> = (0..old_len.max(new_len))
+            .filter(|&i| differs(i, slots.get(i)))
+            .collect();
+        if changed.len() * 2 > self.tile_count().max(1) {
+            // Most tiles differ: building the new state whole costs less than the edits.
+            *self = TiledNavMesh::from_checked_slots(self.params, slots);
+            return;
+        }
+        self.state = StateId::fresh();
+        let mut columns = BTreeSet::new();
+        let mut departed = BTreeSet::new();
+        for &i in &changed {
+            if let Some(mt) = self.slots.get_mut(i).and_then(|s| s.tile.take()) {
+                let tile = self.unplace(i as u32, mt);
+                let (x, z, _) = tile.position();
+                columns.insert((x, z));
+                departed.extend(end_columns(&self.params, &tile));
+            }
+        }
+        // Dropped slots are empty now; their indexes leave the free set.
+        self.slots.truncate(new_len);
+        let _ = self.free.split_off(&(new_len as u32));
+        let mut changed = changed.into_iter().peekable();
+        for (i, (generation, tile)) in slots.into_iter().enumerate() {
+            let slot = i as u32;
+            let is_changed = changed.next_if_eq(&i).is_some();
+            if i == self.slots.len() {
+                self.slots.push(Slot {
+                    generation,
+                    tile: None,
+                });
+            }
+            self.slots[i].generation = generation;
+            match tile {
+                None => {
+                    self.free.insert(slot);
+                }
+                Some(tile) if is_changed => {
+                    self.free.remove(&slot);
+                    let (x, z, layer) = tile.position();
+                    columns.insert((x, z));
+                    self.ends.add_tile(&self.params, slot, &tile);
+                    let mt = self.mesh_tile(
+                        TileRef {
+                            salt: generation,
+                            slot,
+                        },
+                        tile,
+                    );
+                    self.slots[i].tile = Some(mt);
+                    self.place(x, z, layer, slot);
+                }
+                Some(tile) => {
+                    // Same generation, same geometry: the links stay; the current state is
+                    // the snapshot's.
+                    if let Some(mt) = self.slots[i].tile.as_mut() {
+                        mt.tile = tile;
+                    }
+                }
+            }
+        }
+        if !columns.is_empty() {
+            let columns: Vec<(i32, i32)> = columns.into_iter().collect();
+            let departed: Vec<(i32, i32)> = departed.into_iter().collect();
+            self.restitch(&columns, &departed);
+        }
     }
 
     /// The mesh of slots a [`SlotTable`] checked: validated parameters, at most
@@ -336,9 +435,7 @@ impl TiledNavMesh {
                 Some(tile) => {
                     let (x, z, layer) = tile.position();
                     mesh.place(x, z, layer, slot);
-                    if !tile.data().off_mesh_links.is_empty() {
-                        mesh.off_mesh_tiles += 1;
-                    }
+                    mesh.ends.add_tile(&mesh.params, slot, &tile);
                     Some(mesh.mesh_tile(
                         TileRef {
                             salt: generation,
@@ -546,8 +643,9 @@ impl TiledNavMesh {
 
     /// Adds a tile into the lowest free slot. Checks, in order: the fingerprint
     /// ([`FormatError::Fingerprint`]), the position ([`MeshError::OccupiedPosition`]), a free
-    /// slot ([`MeshError::SlotsExhausted`]). Restitches the tile's column and its four side
-    /// neighbours (every tile when off-mesh links are involved).
+    /// slot ([`MeshError::SlotsExhausted`]). Restitches what the new tile can affect: its
+    /// column and the four side neighbours, the owners of off-mesh links ending in its
+    /// column, and the tiles where its own links end.
     pub fn add_tile(&mut self, tile: NavTile) -> Result<TileRef, MeshError> {
         self.check_fingerprint(&tile, "added tile")?;
         let (x, z, layer) = tile.position();
@@ -566,18 +664,15 @@ impl TiledNavMesh {
             None => return Err(MeshError::SlotsExhausted),
         };
         self.free.remove(&slot);
-        let off_mesh_before = self.off_mesh_tiles > 0;
-        if !tile.data().off_mesh_links.is_empty() {
-            self.off_mesh_tiles += 1;
-        }
         let tile_ref = TileRef {
             salt: self.slots[slot as usize].generation,
             slot,
         };
+        self.ends.add_tile(&self.params, slot, &tile);
         let mt = self.mesh_tile(tile_ref, tile);
         self.slots[slot as usize].tile = Some(mt);
         self.place(x, z, layer, slot);
-        self.restitch(&[(x, z)], off_mesh_before);
+        self.restitch(&[(x, z)], &[]);
         Ok(tile_ref)
     }
 
@@ -591,26 +686,23 @@ impl TiledNavMesh {
         let Some(&slot) = self.positions.get(&(x, z, layer)) else {
             return Err(MeshError::NoTileAtPosition { x, z, layer });
         };
-        let off_mesh_before = self.off_mesh_tiles > 0;
+        if let Some(old) = &self.slots[slot as usize].tile {
+            self.ends.remove_tile(&self.params, slot, &old.tile);
+        }
+        self.ends.add_tile(&self.params, slot, &tile);
         let s = &mut self.slots[slot as usize];
         s.generation = next_salt(s.generation);
         let tile_ref = TileRef {
             salt: s.generation,
             slot,
         };
-        let new_has = !tile.data().off_mesh_links.is_empty();
         let mt = self.mesh_tile(tile_ref, tile);
         let old = self.slots[slot as usize]
             .tile
             .replace(mt)
             .expect("positions index names an occupied slot");
-        if !old.tile.data().off_mesh_links.is_empty() {
-            self.off_mesh_tiles -= 1;
-        }
-        if new_has {
-            self.off_mesh_tiles += 1;
-        }
-        self.restitch(&[(x, z)], off_mesh_before);
+        let departed: Vec<(i32, i32)> = end_columns(&self.params, &old.tile).collect();
+        self.restitch(&[(x, z)], &departed);
         Ok((tile_ref, old.tile))
     }
 
@@ -620,10 +712,10 @@ impl TiledNavMesh {
         if self.tile(r).is_none() {
             return Err(MeshError::StaleTileRef(r));
         }
-        let off_mesh_before = self.off_mesh_tiles > 0;
         let tile = self.take_slot(r.slot);
         let (x, z, _) = tile.position();
-        self.restitch(&[(x, z)], off_mesh_before);
+        let departed: Vec<(i32, i32)> = end_columns(&self.params, &tile).collect();
+        self.restitch(&[(x, z)], &departed);
         Ok(tile)
     }
 
@@ -645,9 +737,12 @@ impl TiledNavMesh {
         if slots.is_empty() {
             return Vec::new();
         }
-        let off_mesh_before = self.off_mesh_tiles > 0;
-        let removed = slots.into_iter().map(|s| self.take_slot(s)).collect();
-        self.restitch(&[(x, z)], off_mesh_before);
+        let removed: Vec<NavTile> = slots.into_iter().map(|s| self.take_slot(s)).collect();
+        let departed: Vec<(i32, i32)> = removed
+            .iter()
+            .flat_map(|t| end_columns(&self.params, t))
+            .collect();
+        self.restitch(&[(x, z)], &departed);
         removed
     }
 
@@ -665,6 +760,11 @@ impl TiledNavMesh {
         let mt = s.tile.take().expect("caller checked the slot is occupied");
         s.generation = next_salt(s.generation);
         self.free.insert(slot);
+        self.unplace(slot, mt)
+    }
+
+    /// Forgets the position and link ends of `mt`, just taken out of `slot`.
+    fn unplace(&mut self, slot: u32, mt: MeshTile) -> NavTile {
         let (x, z, layer) = mt.tile.position();
         self.positions.remove(&(x, z, layer));
         if let Some(col) = self.columns.get_mut(&(x, z)) {
@@ -674,9 +774,7 @@ impl TiledNavMesh {
             }
         }
         self.column_grid.update(x, z, &self.columns);
-        if !mt.tile.data().off_mesh_links.is_empty() {
-            self.off_mesh_tiles -= 1;
-        }
+        self.ends.remove_tile(&self.params, slot, &mt.tile);
         mt.tile
     }
 
@@ -765,20 +863,24 @@ impl TiledNavMesh {
     }
 
     fn tile_set(&self) -> TileSet<'_> {
-        TileSet::with_columns(
+        TileSet::with_indexes(
             &self.params,
             self.slots
                 .iter()
                 .enumerate()
                 .filter_map(|(i, s)| s.tile.as_ref().map(|t| (i as u32, s.generation, &t.tile))),
             &self.columns,
+            &self.ends,
         )
     }
 
-    fn restitch(&mut self, columns: &[(i32, i32)], off_mesh_before: bool) {
+    /// Restitches what a change of the tiles in `columns` can affect
+    /// ([`restitch_scope`]); `departed` are the end columns of the off-mesh links of the
+    /// tiles that left.
+    fn restitch(&mut self, columns: &[(i32, i32)], departed: &[(i32, i32)]) {
         self.state = StateId::fresh();
         let set = self.tile_set();
-        let scope = restitch_scope(&set, columns, off_mesh_before);
+        let scope = restitch_scope(&set, columns, departed);
         let fresh = stitch_tiles(&set, &scope);
         drop(set);
         for (slot, links) in fresh {
@@ -786,5 +888,104 @@ impl TiledNavMesh {
                 t.links = links;
             }
         }
+    }
+}
+
+/// True when two tiles have the same geometry bit for bit (the same shared geometry, or
+/// equal data with every float compared by its bits) and fingerprint: then their links in
+/// the same slot and neighbourhood are the same, and so are their content ids.
+fn same_geometry(a: &NavTile, b: &NavTile) -> bool {
+    a.fingerprint() == b.fingerprint()
+        && (Arc::ptr_eq(a.geometry(), b.geometry()) || same_data_bits(a.data(), b.data()))
+}
+
+/// Field by field (a new field of the data is a compile error here): integers by value,
+/// floats by their bits, so +0.0 and -0.0 differ as their bytes do.
+fn same_data_bits(a: &NavTileData, b: &NavTileData) -> bool {
+    fn vec3s(a: &[[f32; 3]], b: &[[f32; 3]]) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x.map(f32::to_bits) == y.map(f32::to_bits))
+    }
+    fn link(a: &OffMeshLinkSlot, b: &OffMeshLinkSlot) -> bool {
+        let OffMeshLinkSlot {
+            start,
+            end,
+            radius,
+            area,
+            bidirectional,
+            flags,
+            user_id,
+        } = a;
+        vec3s(&[*start, *end], &[b.start, b.end])
+            && radius.to_bits() == b.radius.to_bits()
+            && (*area, *bidirectional, *flags, *user_id)
+                == (b.area, b.bidirectional, b.flags, b.user_id)
+    }
+    let NavTileData {
+        tile_x,
+        tile_z,
+        layer,
+        origin_y,
+        vertices,
+        poly_sizes,
+        poly_areas,
+        poly_flags,
+        corners,
+        edge_neighbours,
+        edge_portal_sides,
+        detail_meshes,
+        detail_vertices,
+        detail_triangles,
+        off_mesh_links,
+    } = a;
+    (*tile_x, *tile_z, *layer) == (b.tile_x, b.tile_z, b.layer)
+        && origin_y.to_bits() == b.origin_y.to_bits()
+        && vec3s(vertices, &b.vertices)
+        && *poly_sizes == b.poly_sizes
+        && *poly_areas == b.poly_areas
+        && *poly_flags == b.poly_flags
+        && *corners == b.corners
+        && *edge_neighbours == b.edge_neighbours
+        && *edge_portal_sides == b.edge_portal_sides
+        && *detail_meshes == b.detail_meshes
+        && vec3s(detail_vertices, &b.detail_vertices)
+        && *detail_triangles == b.detail_triangles
+        && off_mesh_links.len() == b.off_mesh_links.len()
+        && off_mesh_links
+            .iter()
+            .zip(&b.off_mesh_links)
+            .all(|(x, y)| link(x, y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::flat_grid_data;
+
+    #[test]
+    fn same_geometry_compares_floats_by_their_bits() {
+        let p = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+        let a = NavTile::create(&p, flat_grid_data(&p, 0, 0, 0, 0.0, 2)).unwrap();
+        let b = NavTile::create(&p, flat_grid_data(&p, 0, 0, 0, 0.0, 2)).unwrap();
+        // Equal data in separate geometries, and the same geometry with other edits.
+        assert!(same_geometry(&a, &b));
+        let mut edited = a.areas().to_vec();
+        edited[0] = 5;
+        let c = a
+            .with_current_state(
+                edited.into(),
+                Arc::clone(a.flags()),
+                Arc::clone(a.link_enabled()),
+            )
+            .unwrap();
+        assert!(same_geometry(&a, &c));
+        // -0.0 equals 0.0 as a float, not as bytes: another geometry.
+        let mut d = flat_grid_data(&p, 0, 0, 0, 0.0, 2);
+        d.vertices[0][1] = -0.0;
+        let negative = NavTile::create(&p, d).unwrap();
+        assert_eq!(negative.data(), a.data());
+        assert!(!same_geometry(&a, &negative));
     }
 }

@@ -285,4 +285,16 @@ impl SlotTable {
     pub fn into_mesh(self) -> TiledNavMesh {
         TiledNavMesh::from_checked_slots(self.params, self.slots)
     }
+
+    /// Makes `mesh` the mesh of these slots, equal to [`SlotTable::into_mesh`], keeping the
+    /// tiles and links of the slots that are unchanged (same generation, same geometry) and
+    /// restitching only around those that differ. Parameters that are not bitwise those of
+    /// `mesh` replace it whole.
+    pub fn restore_into(self, mesh: &mut TiledNavMesh) {
+        if self.params.bitwise_eq(mesh.params()) {
+            mesh.assign_checked_slots(self.slots);
+        } else {
+            *mesh = self.into_mesh();
+        }
+    }
 }

@@ -1,40 +1,24 @@
 //! Referenced snapshot and restore of a mesh of 1 000 tiles (40 × 25 columns, 16 polygons
 //! each) with 1 % of its polygons edited (every 100th polygon in slot order), plus the Full
-//! snapshot for comparison. The snapshot sizes are printed once.
+//! snapshot for comparison; then the growth with the edits (0.1 %, 1 %, 10 % of the
+//! polygons) of a Referenced snapshot and of a rollback: an in-place Referenced restore
+//! into the mesh after an excursion that edited other polygons, and after one that also
+//! replaced one tile (a new generation, so the tiles around it restitch). The snapshot
+//! sizes are printed once.
+//!
+//! `cargo bench -p onepath-snapshot --bench snapshot -- --warm-up-time 1 --measurement-time 2`
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use onepath_format::NavMeshParams;
-use onepath_mesh::fixtures::flat_grid_tile;
-use onepath_mesh::TiledNavMesh;
-use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, SnapshotWriter, TileLibrary};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, SnapshotWriter};
 use std::hint::black_box;
 
-fn thousand_tiles() -> (TiledNavMesh, TileLibrary) {
-    let p = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
-    let mut tiles = Vec::with_capacity(1000);
-    for z in 0..25 {
-        for x in 0..40 {
-            tiles.push((1, Some(flat_grid_tile(&p, x, z, 0, 0.0, 4).unwrap())));
-        }
-    }
-    let mut mesh = TiledNavMesh::from_slots(p, tiles).unwrap();
-    let refs: Vec<_> = mesh
-        .tiles()
-        .flat_map(|t| (0..16).map(move |i| t.poly_ref(i).unwrap()))
-        .step_by(100)
-        .collect();
-    for r in refs {
-        mesh.set_poly_area(r, 7).unwrap();
-    }
-    let mut lib = TileLibrary::new(&p);
-    lib.extend(mesh.tiles().map(|t| t.tile())).unwrap();
-    (mesh, lib)
-}
+mod common;
+use common::{edit, thousand_tiles};
 
 fn bench(c: &mut Criterion) {
-    let (mesh, lib) = thousand_tiles();
+    let (mesh, lib) = thousand_tiles(100, 0);
     let referenced = NavMeshSnapshot::take(&mesh, SnapshotMode::Referenced);
     let full = NavMeshSnapshot::take(&mesh, SnapshotMode::Full);
     let edits: usize = mesh.tiles().map(|t| t.poly_edits().count()).sum();
@@ -66,6 +50,48 @@ fn bench(c: &mut Criterion) {
     g.bench_function("restore_full_new", |b| {
         b.iter(|| NavMeshSnapshot::restore_full(black_box(&full)).unwrap())
     });
+    g.finish();
+
+    let mut g = c.benchmark_group("rollback_1000_tiles");
+    for (name, step) in [("0.1%", 1000), ("1%", 100), ("10%", 10)] {
+        let (mesh, lib) = thousand_tiles(step, 0);
+        let saved = NavMeshSnapshot::take(&mesh, SnapshotMode::Referenced);
+        let mut writer = SnapshotWriter::new();
+        g.bench_function(format!("take_referenced_with_writer_cache/{name}"), |b| {
+            b.iter(|| writer.take(black_box(&mesh), SnapshotMode::Referenced))
+        });
+        // The excursion: as many other polygons edited (another area), the saved edits
+        // partly undone.
+        let mut moved = mesh.clone();
+        edit(&mut moved, step, step / 2, 9);
+        edit(&mut moved, 2 * step, 0, 0);
+        g.bench_function(format!("restore_in_place_after_edits/{name}"), |b| {
+            b.iter_batched(
+                || moved.clone(),
+                |mut m| {
+                    NavMeshSnapshot::restore_in_place(&mut m, black_box(&saved), &lib).unwrap();
+                    m
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        let mut replaced = moved.clone();
+        let t = replaced.tile_at(20, 12, 0).unwrap().tile().clone();
+        replaced.replace_tile(t).unwrap();
+        g.bench_function(
+            format!("restore_in_place_after_edits_and_a_replace/{name}"),
+            |b| {
+                b.iter_batched(
+                    || replaced.clone(),
+                    |mut m| {
+                        NavMeshSnapshot::restore_in_place(&mut m, black_box(&saved), &lib).unwrap();
+                        m
+                    },
+                    BatchSize::LargeInput,
+                )
+            },
+        );
+    }
     g.finish();
 }
 

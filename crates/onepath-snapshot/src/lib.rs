@@ -18,9 +18,11 @@
 //!   remain before anything is allocated, and every failure is a
 //!   [`FormatError`] naming the section, slot, edit or field. Tiles built against other
 //!   parameters are [`FormatError::Fingerprint`].
-//! - A restore parses and validates everything first, then builds the complete new mesh on
-//!   the side (stitched once in slot order), and only then swaps it in
-//!   ([`NavMeshSnapshot::restore_in_place`]): an error leaves the mesh untouched.
+//! - A restore parses and validates everything first, and only then builds the new mesh
+//!   (stitched once in slot order) or, in place ([`NavMeshSnapshot::restore_in_place`]),
+//!   changes the mesh into it: the slots found unchanged (same generation, same geometry)
+//!   keep their tiles' links, only the others are replaced and restitched around, with the
+//!   same result as a new mesh. An error leaves the mesh untouched.
 //! - [`SnapshotWriter`] writes the same bytes as [`NavMeshSnapshot::take`], caching tile
 //!   content ids between snapshots (for a Referenced snapshot every frame).
 //! - Restored meshes equal the mesh the snapshot was taken from: same slots, generations,
@@ -87,7 +89,7 @@ pub mod normative;
 mod reader;
 mod writer;
 
-use onepath_format::{FormatError, NavTile};
+use onepath_format::FormatError;
 
 pub use layout::{
     SnapshotMode, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_HEADER_LEN, ONPS_KINDS, ONPS_MAGIC,
@@ -113,7 +115,7 @@ impl NavMeshSnapshot {
     /// Only if the slots section would exceed `u32::MAX` bytes (more than 4 GiB of inline
     /// tiles), which the layout cannot express.
     pub fn take(mesh: &TiledNavMesh, mode: SnapshotMode) -> Vec<u8> {
-        writer::write(mesh, mode, &mut NavTile::content_id)
+        writer::write(mesh, mode, &mut |_, t| t.content_id())
     }
 
     /// Restores `bytes` as a new mesh. Referenced tiles are looked up in `library` (a Full
@@ -137,22 +139,29 @@ impl NavMeshSnapshot {
 
     /// Replaces the state of `mesh` with the snapshot's, keeping the object. The snapshot's
     /// parameters must equal the mesh's bitwise (else [`FormatError::Fingerprint`] at
-    /// `parameters`). Everything is parsed, validated and built on the side first; the swap
-    /// cannot fail, and any error leaves `mesh` untouched. Errors as
-    /// [`NavMeshSnapshot::restore`].
+    /// `parameters`). Everything is parsed and validated first; then the slots that differ
+    /// from the mesh's (generation, or tile geometry) are replaced and restitched around,
+    /// the others keep their links and take the snapshot's areas, flags and switches, so the
+    /// cost follows the change, not the mesh. That step cannot fail; the result equals
+    /// [`NavMeshSnapshot::restore`] of the same bytes, and any error leaves `mesh`
+    /// untouched. Errors as [`NavMeshSnapshot::restore`].
     pub fn restore_in_place(
         mesh: &mut TiledNavMesh,
         bytes: &[u8],
         library: &TileLibrary,
     ) -> Result<(), FormatError> {
-        *mesh = reader::build(reader::parse(bytes, Some(library), Some(mesh.params()))?);
+        reader::parse(bytes, Some(library), Some(mesh.params()))?
+            .slots
+            .restore_into(mesh);
         Ok(())
     }
 
     /// [`NavMeshSnapshot::restore_in_place`] of a Full snapshot, with no tile library:
     /// errors as [`NavMeshSnapshot::restore_full`], and any error leaves `mesh` untouched.
     pub fn restore_full_in_place(mesh: &mut TiledNavMesh, bytes: &[u8]) -> Result<(), FormatError> {
-        *mesh = reader::build(reader::parse(bytes, None, Some(mesh.params()))?);
+        reader::parse(bytes, None, Some(mesh.params()))?
+            .slots
+            .restore_into(mesh);
         Ok(())
     }
 }

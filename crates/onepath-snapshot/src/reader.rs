@@ -19,7 +19,7 @@
 use std::sync::Arc;
 
 use onepath_format::bytes::ByteReader;
-use onepath_format::{ContentId, FormatError, NavMeshParams, NavTile, MAX_AREA};
+use onepath_format::{ContentId, Fingerprint, FormatError, NavMeshParams, NavTile, MAX_AREA};
 use onepath_mesh::{SlotTable, TiledNavMesh};
 
 use crate::layout::{
@@ -95,6 +95,24 @@ pub(crate) fn parse(
     Ok(Parsed { slots })
 }
 
+/// Runs `read` on a copy of `r` with no field name and, only when that fails, again on
+/// `r` with the name `field()`: a valid input formats no name, and a broken one fails with
+/// exactly the error the named read gives.
+fn named<'a, T>(
+    r: &mut ByteReader<'a>,
+    field: impl FnOnce() -> String,
+    read: impl Fn(&mut ByteReader<'a>, &str) -> Result<T, FormatError>,
+) -> Result<T, FormatError> {
+    let mut probe = r.clone();
+    match read(&mut probe, "") {
+        Ok(v) => {
+            *r = probe;
+            Ok(v)
+        }
+        Err(_) => read(r, &field()),
+    }
+}
+
 /// Reads section 1.
 fn read_slots(
     r: &mut ByteReader<'_>,
@@ -103,13 +121,16 @@ fn read_slots(
 ) -> Result<SlotTable, FormatError> {
     let count = r.count("slot count", 5)?;
     let mut table = SlotTable::new(params, count)?;
+    // A hash of the parameters: computed once, not per referenced tile.
+    let fingerprint = params.fingerprint();
     for i in 0..count {
-        let generation = r.u32(&format!("slot {i}: generation"))?;
+        let generation = named(r, || format!("slot {i}: generation"), |r, f| r.u32(f))?;
         table.check_generation(generation)?;
-        let tile = match table.check_kind(r.u8(&format!("slot {i}: kind"))?, ONPS_KINDS)? {
+        let kind = named(r, || format!("slot {i}: kind"), |r, f| r.u8(f))?;
+        let tile = match table.check_kind(kind, ONPS_KINDS)? {
             KIND_FREE => None,
             kind => {
-                let tile = read_tile(r, i, kind, params, library)?;
+                let tile = read_tile(r, i, kind, (params, &fingerprint), library)?;
                 table.check_tile(&tile)?;
                 Some(read_state(r, i, tile)?)
             }
@@ -124,18 +145,26 @@ fn read_tile(
     r: &mut ByteReader<'_>,
     i: usize,
     kind: u8,
-    params: &NavMeshParams,
+    (params, fingerprint): (&NavMeshParams, &Fingerprint),
     library: Option<&TileLibrary>,
 ) -> Result<NavTile, FormatError> {
     if kind == KIND_INLINE {
-        let body = r.length_prefixed_bytes(
-            &format!("slot {i}: tile length"),
-            &format!("slot {i}: tile"),
-        )?;
+        let body =
+            named(r, || format!("slot {i}: tile length"), |r, f| r.u32(f)).and_then(|len| {
+                named(
+                    r,
+                    || format!("slot {i}: tile"),
+                    |r, f| r.bytes(len as usize, f),
+                )
+            })?;
         return NavTile::from_bytes(body, params).map_err(|e| e.within(format!("slot {i}: tile")));
     }
     // KIND_REFERENCED, the last kind ONPS_KINDS names.
-    let id = ContentId(r.array::<32>(&format!("slot {i}: content id"))?);
+    let id = ContentId(named(
+        r,
+        || format!("slot {i}: content id"),
+        |r, f| r.array::<32>(f),
+    )?);
     let Some(library) = library else {
         return Err(FormatError::LibraryRequired {
             at: format!("slot {i}"),
@@ -147,7 +176,7 @@ fn read_tile(
             format!("tile {id} is not in the tile library"),
         ));
     };
-    let expected = params.fingerprint();
+    let expected = *fingerprint;
     if tile.fingerprint() != expected {
         return Err(FormatError::Fingerprint {
             at: format!("slot {i}: referenced tile"),
@@ -162,7 +191,11 @@ fn read_tile(
 /// Reads the polygon edits and disabled links of slot `i` and applies them to `tile`.
 fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile, FormatError> {
     let polys = tile.poly_count();
-    let edits = r.count(&format!("slot {i}: edit count"), EDIT_LEN)?;
+    let edits = named(
+        r,
+        || format!("slot {i}: edit count"),
+        |r, f| r.count(f, EDIT_LEN),
+    )?;
     if edits > polys {
         return Err(FormatError::malformed(
             format!("slot {i}: edit count"),
@@ -173,10 +206,7 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
     let mut flags: Option<Vec<u16>> = None;
     let mut prev: Option<u32> = None;
     // The count was checked against the bytes that remain: the read cannot fall short.
-    for (k, e) in r
-        .chunks::<EDIT_LEN>(edits, &format!("slot {i}: edits"))?
-        .enumerate()
-    {
+    for (k, e) in r.chunks::<EDIT_LEN>(edits, "")?.enumerate() {
         let at = |field: &str| format!("slot {i}: edit {k}: {field}");
         let p = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
         let area = e[4];
@@ -213,7 +243,11 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
         flags.get_or_insert_with(|| tile.as_built_flags().to_vec())[pi] = f;
     }
     let link_count = tile.data().off_mesh_links.len();
-    let disabled = r.count(&format!("slot {i}: disabled link count"), 4)?;
+    let disabled = named(
+        r,
+        || format!("slot {i}: disabled link count"),
+        |r, f| r.count(f, 4),
+    )?;
     if disabled > link_count {
         return Err(FormatError::malformed(
             format!("slot {i}: disabled link count"),
@@ -222,7 +256,8 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
     }
     let mut switches: Option<Vec<bool>> = None;
     let mut prev: Option<u32> = None;
-    let links = r.chunks::<4>(disabled, &format!("slot {i}: disabled links"))?;
+    // The count was checked against the bytes that remain: the read cannot fall short.
+    let links = r.chunks::<4>(disabled, "")?;
     for (k, l) in links.map(u32::from_le_bytes).enumerate() {
         let at = || format!("slot {i}: disabled link {k}");
         if let Some(prev) = prev {

@@ -58,10 +58,12 @@ pub mod stitch;
 pub mod tiles;
 
 pub use links::{Link, LinkKind, OffMeshConnection, TileLinks};
-pub use off_mesh::{attach_links, attach_score, best_poly, best_poly_in_data, polygon_score};
+pub use off_mesh::{
+    attach_links, attach_score, best_poly, best_poly_in_data, link_end_column, polygon_score,
+};
 pub use portals::{
     boundary_axis, edge_at, neighbour_column, portal_edges, portal_overlap, PortalEdge,
     PortalOverlap,
 };
 pub use stitch::{restitch_scope, stitch_all, stitch_tiles, stitch_tiles_with_cost, StitchCost};
-pub use tiles::{ColumnIndex, SlotTile, TileSet};
+pub use tiles::{end_columns, ColumnIndex, LinkEndIndex, SlotTile, TileSet};

@@ -5,7 +5,7 @@
 use std::cell::OnceCell;
 use std::ops::Range;
 
-use onepath_format::{NavTile, NavTileData, OffMeshLinkSlot, PolyRef};
+use onepath_format::{NavMeshParams, NavTile, NavTileData, OffMeshLinkSlot, PolyRef};
 
 use crate::links::OffMeshConnection;
 use crate::tiles::TileSet;
@@ -126,54 +126,88 @@ fn lowest_score(scores: impl Iterator<Item = Option<f64>>) -> Option<(u32, f64)>
 /// `OriginY(owner) + end.y`. Among every layer of that column the smallest score wins; ties
 /// go to the lower layer, then the lower polygon index.
 pub fn attach_links(set: &TileSet<'_>, slot: u32) -> Vec<OffMeshConnection> {
-    attach_links_indexed(set, slot, &PolyIndexes::new(set), &mut 0)
-}
-
-/// [`attach_links`] through the per-tile polygon indexes of a stitching pass; adds the
-/// number of polygons scored to `scored`.
-pub(crate) fn attach_links_indexed(
-    set: &TileSet<'_>,
-    slot: u32,
-    indexes: &PolyIndexes,
-    scored: &mut u64,
-) -> Vec<OffMeshConnection> {
-    let Some(owner) = set.get(slot) else {
-        return Vec::new();
-    };
-    let params = set.params();
-    let climb = f64::from(params.walkable_climb);
-    let d = owner.tile.data();
-    let (tx, tz) = (d.tile_x, d.tile_z);
-    let (ox, oz) = params.tile_origin(tx, tz);
-    d.off_mesh_links
-        .iter()
-        .map(|l| attach_link(set, indexes, slot, owner.tile, l, climb, scored))
-        .map(|(start_poly, end_poly, link)| OffMeshConnection {
-            start: [
-                ox + f64::from(link.start[0]),
-                d.origin_y + f64::from(link.start[1]),
-                oz + f64::from(link.start[2]),
-            ],
-            end: [
-                ox + f64::from(link.end[0]),
-                d.origin_y + f64::from(link.end[1]),
-                oz + f64::from(link.end[2]),
-            ],
-            start_poly,
-            end_poly,
-        })
+    let indexes = PolyIndexes::new(set);
+    let count = set
+        .get(slot)
+        .map_or(0, |o| o.tile.data().off_mesh_links.len());
+    (0..count)
+        .filter_map(|i| attach_one(set, &indexes, slot, i, &mut 0))
         .collect()
 }
 
-fn attach_link<'l>(
+/// The tile column an off-mesh link slot of the tile `d` ends in: the owning column offset
+/// by `floor(end.x / TileSize)`, `floor(end.z / TileSize)`; `None` outside the i32 range
+/// (such an end attaches nowhere). A function of the owning tile alone.
+pub fn link_end_column(
+    params: &NavMeshParams,
+    d: &NavTileData,
+    link: &OffMeshLinkSlot,
+) -> Option<(i32, i32)> {
+    let (_, column) = end_offset(params, d, link);
+    let (Ok(cx), Ok(cz)) = (i32::try_from(column.0), i32::try_from(column.1)) else {
+        return None;
+    };
+    Some((cx, cz))
+}
+
+/// `floor(end / TileSize)` along X and Z, and the end column as i64.
+fn end_offset(
+    params: &NavMeshParams,
+    d: &NavTileData,
+    link: &OffMeshLinkSlot,
+) -> ((f64, f64), (i64, i64)) {
+    let ts = params.tile_size;
+    let dx = (f64::from(link.end[0]) / ts).floor();
+    let dz = (f64::from(link.end[2]) / ts).floor();
+    let column = (
+        i64::from(d.tile_x) + dx as i64,
+        i64::from(d.tile_z) + dz as i64,
+    );
+    ((dx, dz), column)
+}
+
+/// Attaches off-mesh link slot `link` of the tile in `slot` through the polygon indexes
+/// of a stitching pass; adds the number of polygons scored to `scored`. `None` when the
+/// slot is free or has no such link.
+pub(crate) fn attach_one(
+    set: &TileSet<'_>,
+    indexes: &PolyIndexes,
+    slot: u32,
+    link: usize,
+    scored: &mut u64,
+) -> Option<OffMeshConnection> {
+    let owner = set.get(slot)?;
+    let params = set.params();
+    let d = owner.tile.data();
+    let l = d.off_mesh_links.get(link)?;
+    let (ox, oz) = params.tile_origin(d.tile_x, d.tile_z);
+    let climb = f64::from(params.walkable_climb);
+    let (start_poly, end_poly) = attach_link(set, indexes, slot, owner.tile, l, climb, scored);
+    Some(OffMeshConnection {
+        start: [
+            ox + f64::from(l.start[0]),
+            d.origin_y + f64::from(l.start[1]),
+            oz + f64::from(l.start[2]),
+        ],
+        end: [
+            ox + f64::from(l.end[0]),
+            d.origin_y + f64::from(l.end[1]),
+            oz + f64::from(l.end[2]),
+        ],
+        start_poly,
+        end_poly,
+    })
+}
+
+fn attach_link(
     set: &TileSet<'_>,
     indexes: &PolyIndexes,
     slot: u32,
     owner: &NavTile,
-    link: &'l OffMeshLinkSlot,
+    link: &OffMeshLinkSlot,
     climb: f64,
     scored: &mut u64,
-) -> (Option<PolyRef>, Option<PolyRef>, &'l OffMeshLinkSlot) {
+) -> (Option<PolyRef>, Option<PolyRef>) {
     let d = owner.data();
     let radius = f64::from(link.radius);
     let start = [
@@ -187,18 +221,15 @@ fn attach_link<'l>(
         .and_then(|(p, _)| set.poly_ref(slot, p));
 
     let ts = set.params().tile_size;
-    let ex = f64::from(link.end[0]);
-    let ez = f64::from(link.end[2]);
-    let dx = (ex / ts).floor();
-    let dz = (ez / ts).floor();
+    let ((dx, dz), _) = end_offset(set.params(), d, link);
     let end_y = d.origin_y + f64::from(link.end[1]);
-    let column = (
-        i64::from(d.tile_x) + dx as i64,
-        i64::from(d.tile_z) + dz as i64,
-    );
     let mut end_poly = None;
-    if let (Ok(cx), Ok(cz)) = (i32::try_from(column.0), i32::try_from(column.1)) {
-        let local = [ex - dx * ts, end_y, ez - dz * ts];
+    if let Some((cx, cz)) = link_end_column(set.params(), d, link) {
+        let local = [
+            f64::from(link.end[0]) - dx * ts,
+            end_y,
+            f64::from(link.end[2]) - dz * ts,
+        ];
         let mut best: Option<f64> = None;
         // Layers ascend, so a strictly smaller score is needed to move to a higher layer.
         for &(_, s) in set.column(cx, cz) {
@@ -212,7 +243,7 @@ fn attach_link<'l>(
             }
         }
     }
-    (start_poly, end_poly, link)
+    (start_poly, end_poly)
 }
 
 /// The polygon indexes of a stitching pass, one per slot, each built the first time an
@@ -222,10 +253,16 @@ pub(crate) struct PolyIndexes {
 }
 
 impl PolyIndexes {
-    /// No index built yet, room for every slot of `set`.
+    /// No index built yet, room for every slot of `set` (none when no tile has an
+    /// off-mesh link, so nothing can ask for one).
     pub(crate) fn new(set: &TileSet<'_>) -> PolyIndexes {
+        let len = if set.has_off_mesh_links() {
+            set.slot_len()
+        } else {
+            0
+        };
         PolyIndexes {
-            slots: (0..set.slot_len()).map(|_| OnceCell::new()).collect(),
+            slots: (0..len).map(|_| OnceCell::new()).collect(),
         }
     }
 

@@ -1,45 +1,65 @@
 //! Assembling the links of tiles in the prescribed order, and the restitch scope.
 
+use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
 
 use onepath_format::{NavTile, PolyRef};
 
 use crate::links::{Link, LinkKind, OffMeshConnection, TileLinks};
-use crate::off_mesh::{attach_links_indexed, PolyIndexes};
+use crate::off_mesh::{attach_one, PolyIndexes};
 use crate::portals::{
     neighbour_column, opposite_side, overlapping_pairs, portal_edges, portal_overlap, PortalEdge,
 };
 use crate::tiles::TileSet;
 
-/// Off-mesh attachments of every tile plus the reverse links they produce, computed once
-/// for a stitching pass.
-struct OffMeshPass {
-    /// Per slot: the attachments of the tile's own links.
-    attached: Vec<Vec<OffMeshConnection>>,
-    /// (end slot, end poly, owner slot, link index, start polygon), in (owner slot, link)
-    /// order.
-    reverse: Vec<(u32, u32, u32, u32, PolyRef)>,
+/// The off-mesh attachments a stitching pass needs, each computed the first time it is
+/// asked for and at most once: the links of the stitched tiles, and the bidirectional links
+/// ending in their columns (for their reverse links). A link nothing stitched reaches is
+/// never attached, so a pass over a few tiles costs what those tiles reach, not the mesh.
+struct Attachments<'s, 'a> {
+    set: &'s TileSet<'a>,
+    indexes: PolyIndexes,
+    /// Per slot, per link slot of its tile.
+    slots: Vec<OnceCell<Box<[OnceCell<OffMeshConnection>]>>>,
+    polygons_scored: Cell<u64>,
+    links_attached: Cell<u64>,
 }
 
-impl OffMeshPass {
-    fn new(set: &TileSet<'_>, cost: &mut StitchCost) -> OffMeshPass {
-        let mut attached = vec![Vec::new(); set.slot_len()];
-        let mut reverse = Vec::new();
-        if set.has_off_mesh_links() {
-            let indexes = PolyIndexes::new(set);
-            for (slot, st) in set.occupied() {
-                let conns = attach_links_indexed(set, slot, &indexes, &mut cost.polygons_scored);
-                for (i, (c, l)) in conns.iter().zip(&st.tile.data().off_mesh_links).enumerate() {
-                    if let (true, Some(s), Some(e)) = (l.bidirectional, c.start_poly, c.end_poly) {
-                        reverse.push((e.slot(), e.poly(), slot, i as u32, s));
-                    }
-                }
-                attached[slot as usize] = conns;
-            }
-            // Stable: keeps (owner slot, link) order within each end polygon.
-            reverse.sort_by_key(|r| (r.0, r.1));
+impl<'s, 'a> Attachments<'s, 'a> {
+    fn new(set: &'s TileSet<'a>) -> Attachments<'s, 'a> {
+        let slots = if set.has_off_mesh_links() {
+            (0..set.slot_len()).map(|_| OnceCell::new()).collect()
+        } else {
+            Vec::new()
+        };
+        Attachments {
+            set,
+            indexes: PolyIndexes::new(set),
+            slots,
+            polygons_scored: Cell::new(0),
+            links_attached: Cell::new(0),
         }
-        OffMeshPass { attached, reverse }
+    }
+
+    /// Where link slot `link` of the tile in `slot` attached (`None`: no such link).
+    fn get(&self, slot: u32, link: u32) -> Option<&OffMeshConnection> {
+        let links = self.slots.get(slot as usize)?.get_or_init(|| {
+            let count = self
+                .set
+                .get(slot)
+                .map_or(0, |t| t.tile.data().off_mesh_links.len());
+            (0..count).map(|_| OnceCell::new()).collect()
+        });
+        let cell = links.get(link as usize)?;
+        if let Some(c) = cell.get() {
+            return Some(c);
+        }
+        let mut scored = 0;
+        let c = attach_one(self.set, &self.indexes, slot, link as usize, &mut scored)?;
+        self.polygons_scored
+            .set(self.polygons_scored.get() + scored);
+        self.links_attached.set(self.links_attached.get() + 1);
+        Some(cell.get_or_init(|| c))
     }
 }
 
@@ -68,44 +88,67 @@ pub struct StitchCost {
     pub portal_tests: u64,
     /// Polygons scored while attaching off-mesh link ends ([`crate::polygon_score`]).
     pub polygons_scored: u64,
+    /// Off-mesh link slots attached (each at most once a pass): those of the stitched
+    /// tiles and the bidirectional links ending in their columns.
+    pub links_attached: u64,
 }
 
 /// [`stitch_tiles`], also returning what the pass cost. Portal edges are matched by a
 /// sweep over their sorted boundary intervals, so `portal_tests` grows with the edges and
 /// the overlapping pairs, not with their product; link ends are attached through a
 /// per-tile tree of polygon bounds, so `polygons_scored` grows with the polygons within
-/// reach of each end, not with the tile.
+/// reach of each end, not with the tile; only the links the stitched tiles own or that end
+/// in their columns are attached (`links_attached`).
 pub fn stitch_tiles_with_cost(
     set: &TileSet<'_>,
     slots: &[u32],
 ) -> (Vec<(u32, TileLinks)>, StitchCost) {
     let mut cost = StitchCost::default();
-    let pass = OffMeshPass::new(set, &mut cost);
+    let pass = Attachments::new(set);
     let links = slots
         .iter()
         .filter_map(|&slot| stitch_one(set, &pass, slot, &mut cost).map(|l| (slot, l)))
         .collect();
+    cost.polygons_scored = pass.polygons_scored.get();
+    cost.links_attached = pass.links_attached.get();
     (links, cost)
 }
 
-/// The slots whose links can change when the tiles in `changed_columns` change: every
-/// occupied slot of those columns and of their four side neighbours; every occupied slot
-/// when `off_mesh_involved` (some tile before or after the change has off-mesh links).
-/// Ascending slot order.
+/// The slots whose links can change when the tiles in `changed_columns` change (tiles
+/// added, replaced or removed there), in ascending order. `set` is the set after the
+/// change; `departed_ends` are the end columns of the off-mesh links of the tiles that left
+/// ([`crate::end_columns`] of each removed or replaced tile). The scope is every occupied
+/// slot of:
+/// - a changed column and its four side neighbours (portal links);
+/// - the owners of the links that end in a changed column (their attachments);
+/// - the end columns of the links of the tiles now in a changed column, and the departed
+///   ends (the reverse links there).
+///
+/// Links outside the scope stay exactly what they were: a link's attachment is a function
+/// of its owner and of the tiles of its end column, and a tile's reverse links of the
+/// attachments of the links ending in its column.
 pub fn restitch_scope(
     set: &TileSet<'_>,
     changed_columns: &[(i32, i32)],
-    off_mesh_involved: bool,
+    departed_ends: &[(i32, i32)],
 ) -> Vec<u32> {
-    if off_mesh_involved || set.has_off_mesh_links() {
-        return set.occupied().map(|(s, _)| s).collect();
-    }
     let mut slots = BTreeSet::new();
+    let mut end_columns = BTreeSet::new();
+    end_columns.extend(departed_ends.iter().copied());
     for &(x, z) in changed_columns {
         let cols = std::iter::once(Some((x, z))).chain((0..4).map(|s| neighbour_column(x, z, s)));
         for (cx, cz) in cols.flatten() {
             slots.extend(set.column(cx, cz).iter().map(|&(_, s)| s));
         }
+        slots.extend(set.link_ends_at(x, z).iter().map(|&(owner, _)| owner));
+        for &(_, s) in set.column(x, z) {
+            if let Some(t) = set.get(s) {
+                end_columns.extend(crate::tiles::end_columns(set.params(), t.tile));
+            }
+        }
+    }
+    for (x, z) in end_columns {
+        slots.extend(set.column(x, z).iter().map(|&(_, s)| s));
     }
     slots.into_iter().collect()
 }
@@ -282,21 +325,38 @@ fn overlapping_by_own(
 
 fn stitch_one(
     set: &TileSet<'_>,
-    pass: &OffMeshPass,
+    pass: &Attachments<'_, '_>,
     slot: u32,
     cost: &mut StitchCost,
 ) -> Option<TileLinks> {
     let st = set.get(slot)?;
     let tile = st.tile;
+    let d = tile.data();
     let climb = f64::from(set.params().walkable_climb);
 
     let sides: [SidePortals; 4] = std::array::from_fn(|s| SidePortals::new(set, tile, s as u8));
 
-    let empty = Vec::new();
-    let attached = pass.attached.get(slot as usize).unwrap_or(&empty);
-    let r_lo = pass.reverse.partition_point(|r| r.0 < slot);
-    let r_hi = pass.reverse.partition_point(|r| r.0 <= slot);
-    let reverse = &pass.reverse[r_lo..r_hi];
+    let attached: Vec<OffMeshConnection> = (0..d.off_mesh_links.len() as u32)
+        .filter_map(|i| pass.get(slot, i).copied())
+        .collect();
+    // Reverse links: the bidirectional links ending in this column whose both ends attached
+    // and whose end is a polygon of this tile, as (end polygon, owner slot, link index,
+    // start polygon). The index lists them by (owner slot, link index); the stable sort by
+    // end polygon keeps that order within one polygon.
+    let mut reverse: Vec<(u32, u32, u32, PolyRef)> = set
+        .link_ends_at(d.tile_x, d.tile_z)
+        .iter()
+        .filter_map(|&(owner, i)| {
+            let l = set.get(owner)?.tile.data().off_mesh_links.get(i as usize)?;
+            if !l.bidirectional {
+                return None;
+            }
+            let c = pass.get(owner, i)?;
+            let (s, e) = (c.start_poly?, c.end_poly?);
+            (e.slot() == slot).then_some((e.poly(), owner, i, s))
+        })
+        .collect();
+    reverse.sort_by_key(|r| r.0);
     // Connected links as (start polygon, link index, end): sorted by start polygon, and
     // within one by link index, so each polygon reads its own run instead of every link.
     let mut forward: Vec<(u32, u32, PolyRef)> = attached
@@ -326,18 +386,18 @@ fn stitch_one(
                 });
             }
             // Reverse off-mesh links in (owner slot, link index) order.
-            let lo = reverse.partition_point(|r| (r.1 as usize) < p);
-            for r in reverse[lo..].iter().take_while(|r| r.1 as usize == p) {
+            let lo = reverse.partition_point(|r| (r.0 as usize) < p);
+            for r in reverse[lo..].iter().take_while(|r| r.0 as usize == p) {
                 out.push(Link {
-                    target: r.4,
+                    target: r.3,
                     kind: LinkKind::OffMeshReverse {
-                        owner_slot: r.2,
-                        link: r.3,
+                        owner_slot: r.1,
+                        link: r.2,
                     },
                 });
             }
         },
-        attached.clone(),
+        attached,
     );
     Some(links)
 }

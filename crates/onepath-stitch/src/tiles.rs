@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use onepath_format::{NavMeshParams, NavTile, PolyRef};
 
+use crate::off_mesh::link_end_column;
+
 /// A tile in its slot, as stitching sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct SlotTile<'a> {
@@ -16,17 +18,86 @@ pub struct SlotTile<'a> {
 }
 
 /// A column index: (column, row) -> (layer, slot) pairs, ascending by layer. A mesh can keep
-/// one up to date and lend it to [`TileSet::with_columns`] instead of having it rebuilt.
+/// one up to date and lend it to [`TileSet::with_indexes`] instead of having it rebuilt.
 pub type ColumnIndex = BTreeMap<(i32, i32), Vec<(u16, u32)>>;
 
-/// The tiles of a mesh in their slots, with a column index. Stitching is a function of this
-/// value only.
+/// Where off-mesh links end: per tile column, the (owner slot, link index) of every link
+/// slot whose end lies in that column ([`link_end_column`]), ascending. A function of the
+/// tiles in their slots (each entry of its owner alone), so a mesh can keep one up to date
+/// tile by tile and lend it to [`TileSet::with_indexes`]: it is what lets a change
+/// re-attach only the links that end where the change is.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LinkEndIndex {
+    columns: BTreeMap<(i32, i32), Vec<(u32, u32)>>,
+}
+
+impl LinkEndIndex {
+    /// An empty index.
+    pub fn new() -> LinkEndIndex {
+        LinkEndIndex::default()
+    }
+
+    /// Records the link ends of `tile`, placed in `slot` (whose entries must not be present).
+    pub fn add_tile(&mut self, params: &NavMeshParams, slot: u32, tile: &NavTile) {
+        let d = tile.data();
+        for (i, l) in d.off_mesh_links.iter().enumerate() {
+            let Some(column) = link_end_column(params, d, l) else {
+                continue;
+            };
+            let key = (slot, i as u32);
+            let v = self.columns.entry(column).or_default();
+            // The links of one tile come in ascending order, so for a tile added after
+            // every other owner of the column this appends.
+            let at = v.partition_point(|&e| e < key);
+            v.insert(at, key);
+        }
+    }
+
+    /// Forgets the link ends of `tile`, which was in `slot`.
+    pub fn remove_tile(&mut self, params: &NavMeshParams, slot: u32, tile: &NavTile) {
+        for column in end_columns(params, tile) {
+            if let Some(v) = self.columns.get_mut(&column) {
+                v.retain(|&(s, _)| s != slot);
+                if v.is_empty() {
+                    self.columns.remove(&column);
+                }
+            }
+        }
+    }
+
+    /// The (owner slot, link index) of the links ending in column (x, z), ascending.
+    pub fn at(&self, x: i32, z: i32) -> &[(u32, u32)] {
+        self.columns.get(&(x, z)).map_or(&[], Vec::as_slice)
+    }
+
+    /// True when no link end is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+}
+
+/// The end column of every off-mesh link slot of `tile` that has one, in link order
+/// (repeats included).
+pub fn end_columns<'t>(
+    params: &'t NavMeshParams,
+    tile: &'t NavTile,
+) -> impl Iterator<Item = (i32, i32)> + 't {
+    let d = tile.data();
+    d.off_mesh_links
+        .iter()
+        .filter_map(move |l| link_end_column(params, d, l))
+}
+
+/// The tiles of a mesh in their slots, with a column index and a [`LinkEndIndex`].
+/// Stitching is a function of the tiles only; the indexes are derived from them.
 #[derive(Debug, Clone)]
 pub struct TileSet<'a> {
     params: &'a NavMeshParams,
     slots: Vec<Option<SlotTile<'a>>>,
     /// (column, row) -> (layer, slot), ascending by layer.
     columns: Cow<'a, ColumnIndex>,
+    /// Column -> the links ending there.
+    ends: Cow<'a, LinkEndIndex>,
     off_mesh_tiles: usize,
 }
 
@@ -48,27 +119,39 @@ impl<'a> TileSet<'a> {
         for v in columns.values_mut() {
             v.sort_unstable();
         }
+        let mut ends = LinkEndIndex::new();
+        if off_mesh_tiles > 0 {
+            for (i, s) in slots.iter().enumerate() {
+                if let Some(s) = s {
+                    ends.add_tile(params, i as u32, s.tile);
+                }
+            }
+        }
         TileSet {
             params,
             slots,
             columns: Cow::Owned(columns),
+            ends: Cow::Owned(ends),
             off_mesh_tiles,
         }
     }
 
-    /// The same set with a column index the caller keeps: it must list exactly the
-    /// occupied slots by their tiles' positions, ascending by layer (a mesh maintains it on
-    /// every edit). Entries naming a free slot are skipped.
-    pub fn with_columns(
+    /// The same set with a column index and a link end index the caller keeps: `columns`
+    /// must list exactly the occupied slots by their tiles' positions, ascending by layer,
+    /// and `ends` exactly the link ends of the tiles in their slots (a mesh maintains both
+    /// on every edit). Entries naming a free slot are skipped.
+    pub fn with_indexes(
         params: &'a NavMeshParams,
         tiles: impl IntoIterator<Item = (u32, u32, &'a NavTile)>,
         columns: &'a ColumnIndex,
+        ends: &'a LinkEndIndex,
     ) -> TileSet<'a> {
         let (slots, off_mesh_tiles) = Self::slot_table(tiles);
         TileSet {
             params,
             slots,
             columns: Cow::Borrowed(columns),
+            ends: Cow::Borrowed(ends),
             off_mesh_tiles,
         }
     }
@@ -121,8 +204,13 @@ impl<'a> TileSet<'a> {
         self.columns.get(&(x, z)).map_or(&[], Vec::as_slice)
     }
 
-    /// True when at least one tile has an off-mesh link slot (then every edit restitches
-    /// every tile).
+    /// The (owner slot, link index) of the off-mesh links ending in column (x, z),
+    /// ascending.
+    pub fn link_ends_at(&self, x: i32, z: i32) -> &[(u32, u32)] {
+        self.ends.at(x, z)
+    }
+
+    /// True when at least one tile has an off-mesh link slot.
     pub fn has_off_mesh_links(&self) -> bool {
         self.off_mesh_tiles > 0
     }

@@ -1,7 +1,10 @@
 //! Crafted valid tiles whose stitching used to cost the product of their sizes: the cost
 //! is now bounded by counts (portal tests, polygons scored), never by a time.
 
-use onepath_stitch::{stitch_tiles_with_cost, LinkKind, TileSet};
+use onepath_format::{NavTile, OffMeshLinkSlot};
+use onepath_stitch::{
+    end_columns, restitch_scope, stitch_all, stitch_tiles_with_cost, LinkKind, TileSet,
+};
 
 mod crafted;
 
@@ -76,4 +79,75 @@ fn off_mesh_ends_score_only_the_polygons_within_reach() {
         assert_eq!(c.start_poly.unwrap().poly() as usize, i % count);
         assert_eq!(c.end_poly.unwrap().poly() as usize, (7 * i + 3) % count);
     }
+}
+
+/// A link of a 4 × 4-cell tile of 16 units from the centre of cell 0 to `end` (tile-local).
+fn cell_link(end: [f32; 3], bidirectional: bool) -> OffMeshLinkSlot {
+    OffMeshLinkSlot {
+        start: [2.0, 0.0, 2.0],
+        end,
+        radius: 1.0,
+        area: 0,
+        bidirectional,
+        flags: 1,
+        user_id: 0,
+    }
+}
+
+#[test]
+fn replacing_one_tile_of_1024_with_links_attaches_only_the_links_it_can_affect() {
+    let p = crafted::params();
+    // 32 × 32 tiles, slot = 32·z + x; each tile links from its cell 0 into the +X neighbour
+    // (bidirectional), into the −X neighbour (one way) and inside itself (one way).
+    let links = vec![
+        cell_link([18.0, 0.0, 6.0], true),
+        cell_link([-2.0, 0.0, 10.0], false),
+        cell_link([14.0, 0.0, 14.0], false),
+    ];
+    let tiles: Vec<NavTile> = (0..32 * 32)
+        .map(|i| crafted::square_cells(&p, i % 32, i / 32, 0, 0.0, 4, links.clone()))
+        .collect();
+    let (x, z) = (16, 16);
+    let changed = (32 * z + x) as u32;
+    // The replacement is the same tile in a new generation: every link to or from it changes.
+    let before = TileSet::new(&p, tiles.iter().enumerate().map(|(i, t)| (i as u32, 1, t)));
+    let after = TileSet::new(
+        &p,
+        tiles.iter().enumerate().map(|(i, t)| {
+            let salt = if i as u32 == changed { 2 } else { 1 };
+            (i as u32, salt, t)
+        }),
+    );
+    let departed: Vec<(i32, i32)> = end_columns(&p, &tiles[changed as usize]).collect();
+    let scope = restitch_scope(&after, &[(x, z)], &departed);
+    // The tile and its four side neighbours; the owners of links ending at (16, 16) are the
+    // tile itself and its −X and +X neighbours, and its links end in those columns too.
+    assert_eq!(
+        scope,
+        vec![
+            changed - 32,
+            changed - 1,
+            changed,
+            changed + 1,
+            changed + 32
+        ]
+    );
+    let (fresh, cost) = stitch_tiles_with_cost(&after, &scope);
+    // Each of the 5 tiles attaches its own 3 links; the reverse links of the 5 columns need
+    // the bidirectional links ending there, of which those of (14, 16), (15, 15) and
+    // (15, 17) belong to tiles outside the scope: 18 attachments (a full pass makes 3 072).
+    assert_eq!(cost.links_attached, 5 * 3 + 3);
+    // Every end lies inside one cell, within a radius of a quarter of a cell of no other.
+    assert_eq!(cost.polygons_scored, 2 * cost.links_attached);
+    let full = stitch_all(&after);
+    for (slot, l) in &fresh {
+        assert_eq!(Some(l), full[*slot as usize].as_ref());
+    }
+    // Outside the scope nothing changed.
+    let old = stitch_all(&before);
+    for slot in (0..32 * 32).filter(|s| !scope.contains(s)) {
+        assert_eq!(old[slot as usize], full[slot as usize]);
+    }
+    let (_, all) = stitch_tiles_with_cost(&after, &(0..32 * 32).collect::<Vec<u32>>());
+    assert_eq!(all.links_attached, 3 * 32 * 32);
 }

@@ -145,10 +145,9 @@ proptest! {
     }
 }
 
-#[test]
-fn restitch_scope_is_the_column_and_its_four_side_neighbours() {
-    let p = params();
-    let tiles = [
+/// Slots 0..7: (0, 0), (1, 0), (1, 1), (0, 0) layer 1, (−1, 0), (0, −1), (0, 1).
+fn around_the_origin() -> Vec<NavTile> {
+    vec![
         strips(0, 0, 0, 0.0, 1, Vec::new()),
         strips(1, 0, 0, 0.0, 1, Vec::new()),
         strips(1, 1, 0, 0.0, 1, Vec::new()),
@@ -156,40 +155,57 @@ fn restitch_scope_is_the_column_and_its_four_side_neighbours() {
         strips(-1, 0, 0, 0.0, 1, Vec::new()),
         strips(0, -1, 0, 0.0, 1, Vec::new()),
         strips(0, 1, 0, 0.0, 1, Vec::new()),
-    ];
+    ]
+}
+
+#[test]
+fn restitch_scope_is_the_column_and_its_four_side_neighbours() {
+    let p = params();
+    let tiles = around_the_origin();
     let set = TileSet::new(&p, tiles.iter().enumerate().map(|(i, t)| (i as u32, 1, t)));
+    assert_eq!(restitch_scope(&set, &[(0, 0)], &[]), vec![0, 1, 3, 4, 5, 6]);
+}
+
+fn link_to(end: [f32; 3]) -> OffMeshLinkSlot {
+    OffMeshLinkSlot {
+        start: [1.0, 0.0, 1.0],
+        end,
+        radius: 0.5,
+        area: 0,
+        bidirectional: true,
+        flags: 1,
+        user_id: 0,
+    }
+}
+
+#[test]
+fn restitch_scope_adds_the_links_ending_in_a_changed_column_and_the_ends_of_its_tiles() {
+    let p = params();
+    // Slot 7 at column (5, 5) owns a link ending in column (0, 0) (-18 / 4 floors to -5)
+    // and one ending in its own column; slot 8 at (9, 0) one ending in (1, 1).
+    let mut tiles = around_the_origin();
+    tiles.extend([
+        strips(
+            5,
+            5,
+            0,
+            0.0,
+            1,
+            vec![link_to([-18.0, 0.0, -18.0]), link_to([2.0, 0.0, 2.0])],
+        ),
+        strips(9, 0, 0, 0.0, 1, vec![link_to([-30.0, 0.0, 5.0])]),
+    ]);
+    let set = TileSet::new(&p, tiles.iter().enumerate().map(|(i, t)| (i as u32, 1, t)));
+    assert_eq!(set.link_ends_at(0, 0), &[(7, 0)]);
+    assert_eq!(set.link_ends_at(5, 5), &[(7, 1)]);
+    assert_eq!(set.link_ends_at(1, 1), &[(8, 0)]);
+    // A change at (0, 0): its portal neighbours and the owner of the link ending there.
     assert_eq!(
-        restitch_scope(&set, &[(0, 0)], false),
-        vec![0, 1, 3, 4, 5, 6]
+        restitch_scope(&set, &[(0, 0)], &[]),
+        vec![0, 1, 3, 4, 5, 6, 7]
     );
-    // Off-mesh links anywhere (before or after the change) widen the scope to every tile.
-    assert_eq!(
-        restitch_scope(&set, &[(0, 0)], true),
-        vec![0, 1, 2, 3, 4, 5, 6]
-    );
-    let with_link = strips(
-        5,
-        5,
-        0,
-        0.0,
-        1,
-        vec![OffMeshLinkSlot {
-            start: [1.0, 0.0, 1.0],
-            end: [2.0, 0.0, 2.0],
-            radius: 0.5,
-            area: 0,
-            bidirectional: false,
-            flags: 1,
-            user_id: 0,
-        }],
-    );
-    let set = TileSet::new(
-        &p,
-        tiles
-            .iter()
-            .chain([&with_link])
-            .enumerate()
-            .map(|(i, t)| (i as u32, 1, t)),
-    );
-    assert_eq!(restitch_scope(&set, &[(0, 0)], false).len(), 8);
+    // A change at (5, 5): the tiles where its links end (both layers of (0, 0)).
+    assert_eq!(restitch_scope(&set, &[(5, 5)], &[]), vec![0, 3, 7]);
+    // A tile with a link ending in (1, 1) left an empty column: the tiles there.
+    assert_eq!(restitch_scope(&set, &[(20, 20)], &[(1, 1)]), vec![2]);
 }

@@ -1,0 +1,181 @@
+//! Incremental restitching with off-mesh links: an edit restitches only what it can affect
+//! (`docs/navmesh-stitching.md` §3.5), and after any history of adds, replaces, removals
+//! and streamed loads the mesh equals a full restitch, link for link and byte for byte.
+
+use onepath_format::{NavMeshParams, NavTile, OffMeshLinkSlot};
+use onepath_mesh::fixtures::flat_grid_data;
+use onepath_mesh::{NavMeshSerializer, TileStreamer, TiledNavMesh};
+use proptest::prelude::*;
+
+fn params() -> NavMeshParams {
+    let mut p = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+    p.walkable_climb = 0.5;
+    p
+}
+
+/// Tile `variant` at column (x, z), layer `layer` (layer 1 lies 3 units above layer 0): a
+/// grid of 1, 2 or 4 cells a side with up to three off-mesh links whose ends lie up to two
+/// columns away (some in empty columns or off the grid, some at the other layer's height),
+/// bidirectional or not, all drawn from the variant.
+fn tile(x: i32, z: i32, layer: u16, variant: u8) -> NavTile {
+    let p = params();
+    let n = [1, 2, 4][usize::from(variant % 3)];
+    let mut d = flat_grid_data(&p, x, z, layer, 3.0 * f64::from(layer), n);
+    let mut r = u32::from(variant).wrapping_mul(2_654_435_761) ^ (x as u32) << 8 ^ z as u32;
+    let mut next = |m: u32| {
+        r ^= r << 13;
+        r ^= r >> 17;
+        r ^= r << 5;
+        r % m
+    };
+    for _ in 0..next(4) {
+        let start = [1.0 + next(6) as f32, 0.0, 1.0 + next(6) as f32];
+        let end = [
+            -15.0 + next(38) as f32,
+            [0.0, 0.25, 3.0, -3.0][next(4) as usize],
+            -15.0 + next(38) as f32,
+        ];
+        d.off_mesh_links.push(OffMeshLinkSlot {
+            start,
+            end,
+            radius: [0.5, 1.0, 2.5][next(3) as usize],
+            area: 1,
+            bidirectional: next(2) == 0,
+            flags: 1,
+            user_id: 0,
+        });
+    }
+    NavTile::create(&p, d).unwrap()
+}
+
+/// Positions: a 3 × 3 grid of columns, each with layers 0 and 1.
+fn position(pos: u8) -> (i32, i32, u16) {
+    let pos = i32::from(pos % 18);
+    (pos % 3, (pos / 3) % 3, (pos / 9) as u16)
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Add(u8, u8),
+    Replace(u8, u8),
+    Remove(u8),
+    RemoveColumn(u8),
+    /// Through a [`TileStreamer`]: replace if the position is occupied, else add.
+    Load(u8, u8),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (0u8..18, any::<u8>()).prop_map(|(p, v)| Op::Add(p, v)),
+        3 => (0u8..18, any::<u8>()).prop_map(|(p, v)| Op::Replace(p, v)),
+        2 => (0u8..18).prop_map(Op::Remove),
+        1 => (0u8..18).prop_map(Op::RemoveColumn),
+        2 => (0u8..18, any::<u8>()).prop_map(|(p, v)| Op::Load(p, v)),
+    ]
+}
+
+fn run(m: &mut TiledNavMesh, op: &Op) {
+    match *op {
+        Op::Add(p, v) => {
+            let (x, z, l) = position(p);
+            let _ = m.add_tile(tile(x, z, l, v));
+        }
+        Op::Replace(p, v) => {
+            let (x, z, l) = position(p);
+            let _ = m.replace_tile(tile(x, z, l, v));
+        }
+        Op::Remove(p) => {
+            let (x, z, l) = position(p);
+            m.remove_tile_at(x, z, l);
+        }
+        Op::RemoveColumn(p) => {
+            let (x, z, _) = position(p);
+            m.remove_column(x, z);
+        }
+        Op::Load(p, v) => {
+            let (x, z, l) = position(p);
+            let mut s = TileStreamer::new();
+            s.queue_load(NavMeshSerializer::write_tile(&tile(x, z, l, v)));
+            assert_eq!(s.update(m, 1), Ok(1));
+        }
+    }
+}
+
+fn restitched(m: &TiledNavMesh) -> TiledNavMesh {
+    let mut full = m.clone();
+    full.restitch_all();
+    full
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(128, |c: u32| (c / 8).max(128))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn with_off_mesh_links_incremental_restitching_equals_a_full_restitch_after_every_edit(
+        ops in proptest::collection::vec(op(), 1..40),
+    ) {
+        let mut m = TiledNavMesh::new(params()).unwrap();
+        for o in &ops {
+            run(&mut m, o);
+            let full = restitched(&m);
+            prop_assert_eq!(&full, &m, "after {:?}", o);
+            // The same slots built at once: equal, and the same ONPM bytes.
+            let slots = m
+                .slots()
+                .map(|s| (s.generation, s.tile.map(|t| t.tile().clone())))
+                .collect();
+            let fresh = TiledNavMesh::from_slots(params(), slots).unwrap();
+            prop_assert_eq!(&fresh, &m);
+            prop_assert_eq!(
+                NavMeshSerializer::write_mesh(&fresh),
+                NavMeshSerializer::write_mesh(&m)
+            );
+        }
+    }
+}
+
+#[test]
+fn links_into_a_removed_column_detach_and_reattach_when_it_returns() {
+    let p = params();
+    let mut m = TiledNavMesh::new(p).unwrap();
+    let mut d = flat_grid_data(&p, 0, 0, 0, 0.0, 2);
+    d.off_mesh_links.push(OffMeshLinkSlot {
+        start: [2.0, 0.0, 2.0],
+        // Column (2, 0), local (2, 2).
+        end: [18.0, 0.0, 2.0],
+        radius: 1.0,
+        area: 1,
+        bidirectional: true,
+        flags: 1,
+        user_id: 0,
+    });
+    let owner = m.add_tile(NavTile::create(&p, d).unwrap()).unwrap();
+    let far = || NavTile::create(&p, flat_grid_data(&p, 2, 0, 0, 0.0, 2)).unwrap();
+    let target = m.add_tile(far()).unwrap();
+    let end = m.off_mesh_connection(owner, 0).unwrap().end_poly.unwrap();
+    assert_eq!(end.tile(), target);
+    // The reverse link sits on the far tile (which has no neighbours, so no portal links).
+    let back_links = m.poly_links(end).unwrap();
+    assert_eq!(back_links.len(), 1);
+    assert_eq!(
+        back_links[0].kind,
+        onepath_mesh::LinkKind::OffMeshReverse {
+            owner_slot: owner.slot,
+            link: 0
+        }
+    );
+    m.remove_column(2, 0);
+    assert_eq!(m.off_mesh_connection(owner, 0).unwrap().end_poly, None);
+    assert_eq!(m, restitched(&m));
+    let back = m.add_tile(far()).unwrap();
+    let end = m.off_mesh_connection(owner, 0).unwrap().end_poly.unwrap();
+    assert_eq!(end.tile(), back);
+    assert_eq!(m, restitched(&m));
+}
