@@ -62,6 +62,17 @@ impl BvTree {
     /// Calls `f` with every polygon whose box overlaps the tile-local box `[min, max]`
     /// (closed intervals), in tree order.
     pub fn query(&self, min: [f64; 3], max: [f64; 3], mut f: impl FnMut(u32)) {
+        self.query_boxes(min, max, |p, _, _| f(p));
+    }
+
+    /// [`BvTree::query`] handing over each polygon's box too (tile-local, over its corners
+    /// and detail vertices), so that a caller can skip a polygon the box says cannot matter.
+    pub(crate) fn query_boxes(
+        &self,
+        min: [f64; 3],
+        max: [f64; 3],
+        mut f: impl FnMut(u32, [f32; 3], [f32; 3]),
+    ) {
         let mut i = 0;
         while i < self.nodes.len() {
             let n = &self.nodes[i];
@@ -69,7 +80,7 @@ impl BvTree {
                 (0..3).all(|a| f64::from(n.min[a]) <= max[a] && f64::from(n.max[a]) >= min[a]);
             let leaf = n.poly != u32::MAX;
             if leaf && overlap {
-                f(n.poly);
+                f(n.poly, n.min, n.max);
             }
             if overlap || leaf {
                 i += 1;

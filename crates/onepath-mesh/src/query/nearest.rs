@@ -123,9 +123,93 @@ pub(crate) fn closest_point(tile: &MeshTile, p: usize, verts: &[Vec3], pos: Vec3
     }
 }
 
+/// Where a candidate stands in [`NavMeshQuery::find_nearest_poly`]'s order.
+#[derive(Debug, Clone, Copy)]
+enum Rank {
+    /// The point is over the polygon within climb of its surface, `gap` away vertically.
+    On { gap: f64, tie: u64 },
+    /// Any other polygon, `d2` the squared 3D distance to its closest point.
+    Off { d2: f64, tie: u64 },
+}
+
+impl Rank {
+    /// True when `self` comes strictly before `other`: "on" before "off", then the smaller
+    /// gap or distance, then the lower tie key.
+    fn before(&self, other: &Rank) -> bool {
+        match (*self, *other) {
+            (Rank::On { .. }, Rank::Off { .. }) => true,
+            (Rank::Off { .. }, Rank::On { .. }) => false,
+            (Rank::On { gap: a, tie: ta }, Rank::On { gap: b, tie: tb })
+            | (Rank::Off { d2: a, tie: ta }, Rank::Off { d2: b, tie: tb }) => {
+                a < b || (a == b && ta < tb)
+            }
+        }
+    }
+
+    /// What a later candidate's bounding box must allow to possibly come before `self`.
+    fn bound(&self) -> Bound {
+        match *self {
+            Rank::On { gap, .. } => Bound::On { gap },
+            Rank::Off { d2, .. } => Bound::Near {
+                dist: d2.sqrt() + BOX_SLACK,
+            },
+        }
+    }
+}
+
+/// A necessary condition on a candidate's bounding box for it to beat the best so far, so
+/// that most candidates are dismissed by their box alone. The box covers the polygon's
+/// corners and detail vertices, hence its surface and every closest point; `BOX_SLACK`
+/// covers the rounding of the interpolations that compute those points, so a skipped
+/// candidate could never have won, not even a tie: skipping changes no answer.
+#[derive(Debug, Clone, Copy)]
+enum Bound {
+    /// Nothing found yet.
+    Any,
+    /// The best is a polygon the point is on, `gap` below or above it: only a polygon the
+    /// point is over, at most as far vertically, can beat it.
+    On { gap: f64 },
+    /// The best is `dist` away (slack included): only a polygon at most that far, or one
+    /// the point may be on, can beat it.
+    Near { dist: f64 },
+}
+
+/// World units of slack in the box tests of [`Bound`]: far above the rounding of a few
+/// operations on coordinates within ±2^21 (an ulp there is below 5e-10), far below
+/// anything a query distinguishes.
+const BOX_SLACK: f64 = 1e-6;
+
+impl Bound {
+    /// Whether a polygon with tile-local box `[bmin, bmax]` in a tile at `origin` may come
+    /// before the best so far for the query point `c` (climb `climb`).
+    fn may_hold(
+        &self,
+        origin: [f64; 3],
+        bmin: [f32; 3],
+        bmax: [f32; 3],
+        c: Vec3,
+        climb: f64,
+    ) -> bool {
+        let gap = |a: usize| {
+            let lo = origin[a] + f64::from(bmin[a]);
+            let hi = origin[a] + f64::from(bmax[a]);
+            (lo - c[a]).max(c[a] - hi).max(0.0)
+        };
+        let (gx, gy, gz) = (gap(0), gap(1), gap(2));
+        let over = gx <= BOX_SLACK && gz <= BOX_SLACK;
+        match *self {
+            Bound::Any => true,
+            Bound::On { gap } => over && gy <= gap + BOX_SLACK,
+            Bound::Near { dist } => {
+                (over && gy <= climb + BOX_SLACK) || gx * gx + gy * gy + gz * gz <= dist * dist
+            }
+        }
+    }
+}
+
 impl NavMeshQuery {
-    /// Calls `f(tile, polygon)` for every polygon passing `filter` whose bounding box
-    /// overlaps the box `center ± half_extents` (in no promised order: callers break ties by
+    /// Calls `f(tile, polygon, box min, box max)` (the box tile-local) for every polygon
+    /// passing `filter` whose bounding box overlaps the box `center ± half_extents` (in no promised order: callers break ties by
     /// explicit keys). Columns one beyond the box are searched too, since a tile's vertices
     /// may reach one tile into its neighbours.
     fn for_each_poly_in_box(
@@ -134,7 +218,7 @@ impl NavMeshQuery {
         center: Vec3,
         half_extents: Vec3,
         filter: &QueryFilter,
-        mut f: impl FnMut(&MeshTile, usize),
+        mut f: impl FnMut(&MeshTile, usize, [f32; 3], [f32; 3]),
     ) -> Result<(), QueryError> {
         check_point("center", center)?;
         check_extents(half_extents)?;
@@ -158,9 +242,9 @@ impl NavMeshQuery {
             let lmin = [min[0] - o[0], min[1] - o[1], min[2] - o[2]];
             let lmax = [max[0] - o[0], max[1] - o[1], max[2] - o[2]];
             let tree = self.bv.get(t.slot(), t.tile());
-            tree.query(lmin, lmax, |p| {
+            tree.query_boxes(lmin, lmax, |p, bmin, bmax| {
                 if poly_passes(t, p as usize, filter) {
-                    f(t, p as usize);
+                    f(t, p as usize, bmin, bmax);
                 }
             });
         };
@@ -201,7 +285,7 @@ impl NavMeshQuery {
         out: &mut Vec<PolyRef>,
     ) -> Result<(), QueryError> {
         out.clear();
-        self.for_each_poly_in_box(mesh, center, half_extents, filter, |t, p| {
+        self.for_each_poly_in_box(mesh, center, half_extents, filter, |t, p, _, _| {
             if let Some(r) = t.poly_ref(p as u32) {
                 out.push(r);
             }
@@ -212,10 +296,15 @@ impl NavMeshQuery {
 
     /// The polygon nearest `center` among those passing `filter` whose bounding box overlaps
     /// the box `center ± half_extents`, with the nearest point on it (heights from the detail
-    /// mesh when the tile has one). Nearest means the smallest squared 3D distance from
-    /// `center` to the polygon's closest point; equal distances go to the lower slot, then the
-    /// lower polygon index ([`tie_key`]).
-    /// `None` when no polygon is in the box.
+    /// mesh when the tile has one).
+    ///
+    /// A polygon the point is **on** comes first: the point lies over it (inside or on its
+    /// boundary in X/Z) and within the mesh's walkable climb of its surface, straight above or
+    /// below (a point a little off a slope or a step stays on its polygon, as in Detour).
+    /// Among such polygons the smaller vertical gap wins; among the others the smaller
+    /// squared 3D distance from `center` to the polygon's closest point; equal values go to
+    /// the lower slot, then the lower polygon index ([`tie_key`]). `None` when no polygon is
+    /// in the box.
     pub fn find_nearest_poly(
         &mut self,
         mesh: &TiledNavMesh,
@@ -223,29 +312,47 @@ impl NavMeshQuery {
         half_extents: Vec3,
         filter: &QueryFilter,
     ) -> Result<Option<NearestPoly>, QueryError> {
-        let mut best: Option<NearestPoly> = None;
+        let climb = f64::from(mesh.params().walkable_climb);
+        let mut best: Option<(Rank, NearestPoly)> = None;
+        // What a candidate's box must reach to possibly beat `best` (see `Rank::bound`).
+        let mut bound = Bound::Any;
         let mut verts = PolyVerts::new();
-        self.for_each_poly_in_box(mesh, center, half_extents, filter, |t, p| {
+        self.for_each_poly_in_box(mesh, center, half_extents, filter, |t, p, bmin, bmax| {
+            if !bound.may_hold(t.origin(), bmin, bmax, center, climb) {
+                return;
+            }
             let Some(r) = t.poly_ref(p as u32) else {
                 return;
             };
             poly_verts(t, p, &mut verts);
             let cp = closest_point(t, p, &verts, center);
             let d2 = dist_sqr(center, cp.point);
-            let better = match &best {
-                None => true,
-                Some(b) => d2 < b.dist_sqr || (d2 == b.dist_sqr && tie_key(r) < tie_key(b.poly)),
+            let gap = (center[1] - cp.point[1]).abs();
+            let rank = if cp.over_poly && gap <= climb {
+                Rank::On {
+                    gap,
+                    tie: tie_key(r),
+                }
+            } else {
+                Rank::Off {
+                    d2,
+                    tie: tie_key(r),
+                }
             };
-            if better {
-                best = Some(NearestPoly {
-                    poly: r,
-                    point: cp.point,
-                    over_poly: cp.over_poly,
-                    dist_sqr: d2,
-                });
+            if best.as_ref().map_or(true, |(b, _)| rank.before(b)) {
+                bound = rank.bound();
+                best = Some((
+                    rank,
+                    NearestPoly {
+                        poly: r,
+                        point: cp.point,
+                        over_poly: cp.over_poly,
+                        dist_sqr: d2,
+                    },
+                ));
             }
         })?;
-        Ok(best)
+        Ok(best.map(|(_, n)| n))
     }
 
     /// The point of polygon `r` closest to `pos`: straight above or below `pos` on the
