@@ -1,7 +1,7 @@
 //! Nearest polygon: equal to a brute-force scan of every polygon (a polygon the point is on,
 //! over it within climb, by the smaller vertical gap, before every other polygon, those by
-//! the smaller squared distance to its closest point; then the lower slot and polygon
-//! index), for any box, including
+//! the squared distance to the climb band of a polygon the point is over, else to the
+//! closest point; then the lower slot and polygon index), for any box, including
 //! boxes far larger than the mesh; the per-tile trees follow tile replacement.
 
 use onepath_format::{NavMeshParams, PolyRef};
@@ -45,9 +45,12 @@ fn brute_force(
                 .map(|a| (cp.point[a] - c[a]) * (cp.point[a] - c[a]))
                 .sum::<f64>();
             let gap = (c[1] - cp.point[1]).abs();
-            // (0, vertical gap) for a polygon the point is on, (1, squared distance) else.
+            // (0, vertical gap) for a polygon the point is on, (1, squared distance to the
+            // climb band) for one it is over beyond climb, (1, squared distance) else.
             let key = if cp.over_poly && gap <= climb {
                 (0, gap)
+            } else if cp.over_poly {
+                (1, (gap - climb) * (gap - climb))
             } else {
                 (1, d2)
             };

@@ -1,7 +1,8 @@
 //! The nearest polygon is the one under the point: a point over a polygon (inside it in X/Z)
 //! within the walkable climb of its surface counts as on it, however close another
-//! polygon's edge is in 3D; beyond the climb, or over no polygon, the nearest is by 3D
-//! distance. A raycast from such a point never stops where it starts.
+//! polygon's edge is in 3D; beyond the climb the distance to the climb band competes with
+//! the 3D distances of the polygons the point is not over. A raycast from such a point never
+//! stops where it starts.
 
 use onepath_format::{NavMeshParams, NavTile, NavTileAssembler, PolyRef};
 use onepath_mesh::fixtures::bridge_and_building;
@@ -82,18 +83,30 @@ fn a_point_over_a_steep_polygon_within_climb_is_on_it_though_an_edge_is_closer()
 }
 
 #[test]
-fn beyond_climb_the_nearest_polygon_is_the_nearest_in_3d() {
+fn beyond_climb_the_distance_to_the_climb_band_competes_with_3d_distances() {
     let mesh = floor_and_ramp();
     let mut q = NavMeshQuery::new();
     let f = QueryFilter::new();
-    // 0.6 below the ramp's surface (more than the climb): the floor's edge, 0.3 away, wins.
+    let (floor, ramp) = (poly(&mesh, 0), poly(&mesh, 1));
+    // 0.6 below the ramp's surface (y 0.6 at x 4.3; climb 0.5): 0.1 beyond the climb band,
+    // nearer than the floor's edge (0.3 away): the ramp.
     let n = q
         .find_nearest_poly(&mesh, [4.3, 0.0, 2.0], HALF, &f)
         .unwrap()
         .unwrap();
-    assert_eq!(n.poly, poly(&mesh, 0));
+    assert_eq!(n.poly, ramp);
+    assert!(n.over_poly);
+    // The reported distance is the 3D one, the gap.
+    assert!((n.dist_sqr - 0.36).abs() < 1e-12, "{n:?}");
+    // 1.2 below: 0.7 beyond the band, while the floor's edge is sqrt(0.3² + 0.6²) ≈ 0.67
+    // away: the floor.
+    let n = q
+        .find_nearest_poly(&mesh, [4.3, -0.6, 2.0], HALF, &f)
+        .unwrap()
+        .unwrap();
+    assert_eq!(n.poly, floor);
     assert!(!n.over_poly);
-    assert!((n.dist_sqr - 0.09).abs() < 1e-12, "{n:?}");
+    assert!((n.dist_sqr - 0.45).abs() < 1e-12, "{n:?}");
 }
 
 #[test]

@@ -131,7 +131,9 @@ pub(crate) fn closest_point(tile: &MeshTile, p: usize, verts: &[Vec3], pos: Vec3
 enum Rank {
     /// The point is over the polygon within climb of its surface, `gap` away vertically.
     On { gap: f64, tie: u64 },
-    /// Any other polygon, `d2` the squared 3D distance to its closest point.
+    /// Any other polygon: `d2` the squared 3D distance to its closest point, or, when the
+    /// point is over it beyond the climb, the squared distance to the band within climb of
+    /// its surface, `(gap − climb)²`.
     Off { d2: f64, tie: u64 },
 }
 
@@ -173,7 +175,7 @@ enum Bound {
     /// point is over, at most as far vertically, can beat it.
     On { gap: f64 },
     /// The best is `dist` away (slack included): only a polygon at most that far, or one
-    /// the point may be on, can beat it.
+    /// the point may be over within `climb + dist` of, can beat it.
     Near { dist: f64 },
 }
 
@@ -190,7 +192,7 @@ impl Bound {
         let (xz, y) = match *self {
             Bound::Any => return *whole,
             Bound::On { gap } => (BOX_SLACK, gap + BOX_SLACK),
-            Bound::Near { dist } => (dist, dist.max(climb + BOX_SLACK)),
+            Bound::Near { dist } => (dist, climb + dist),
         };
         let h = [xz, y, xz];
         WorldBox {
@@ -220,7 +222,7 @@ impl Bound {
             Bound::Any => true,
             Bound::On { gap } => over && gy <= gap + BOX_SLACK,
             Bound::Near { dist } => {
-                (over && gy <= climb + BOX_SLACK) || gx * gx + gy * gy + gz * gz <= dist * dist
+                (over && gy <= climb + dist) || gx * gx + gy * gy + gz * gz <= dist * dist
             }
         }
     }
@@ -381,10 +383,12 @@ impl NavMeshQuery {
     /// A polygon the point is **on** comes first: the point lies over it (inside or on its
     /// boundary in X/Z) and within the mesh's walkable climb of its surface, straight above or
     /// below (a point a little off a slope or a step stays on its polygon, as in Detour).
-    /// Among such polygons the smaller vertical gap wins; among the others the smaller
-    /// squared 3D distance from `center` to the polygon's closest point; equal values go to
-    /// the lower slot, then the lower polygon index ([`tie_key`]). `None` when no polygon is
-    /// in the box.
+    /// Among such polygons the smaller vertical gap wins. The others rank by a squared
+    /// distance: for a polygon the point is over (beyond the climb) the distance to the band
+    /// within climb of its surface, `(gap − climb)²` (Detour's measure), for any other the 3D
+    /// distance from `center` to the polygon's closest point. Equal values go to the lower
+    /// slot, then the lower polygon index ([`tie_key`]). `None` when no polygon is in the
+    /// box. [`NearestPoly::dist_sqr`] is always the squared 3D distance.
     pub fn find_nearest_poly(
         &mut self,
         mesh: &TiledNavMesh,
@@ -424,6 +428,15 @@ impl NavMeshQuery {
                 let rank = if cp.over_poly && gap <= climb {
                     Rank::On {
                         gap,
+                        tie: tie_key(r),
+                    }
+                } else if cp.over_poly {
+                    // Over it beyond the climb: the distance to the band within climb of
+                    // the surface (Detour's measure), so a point far off a curved surface
+                    // still goes to the polygon it is over before a neighbour's edge that
+                    // is not much nearer.
+                    Rank::Off {
+                        d2: (gap - climb) * (gap - climb),
                         tie: tie_key(r),
                     }
                 } else {
