@@ -66,7 +66,8 @@ impl NavMeshQuery {
         check_point("start_pos", start_pos)?;
         check_point("end_pos", end_pos)?;
         visited.clear();
-        decode_passing(mesh, start_ref, filter)?;
+        // The current polygon: its reference, tile and index (an in-tile step keeps the tile).
+        let (mut tile, mut p) = decode_passing(mesh, start_ref, filter)?;
         let mut cur = start_ref;
         let mut verts = PolyVerts::new();
         let len = {
@@ -77,7 +78,6 @@ impl NavMeshQuery {
         let mut t_in = 0.0f64;
         let mut cost = 0.0f64;
         loop {
-            let (tile, p) = decode(mesh, cur)?;
             poly_verts(tile, p, &mut verts);
             visited.push(cur);
             let area_cost = filter.area_cost(tile.tile().areas()[p]);
@@ -123,14 +123,17 @@ impl NavMeshQuery {
                 closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
                     && !visited.contains(&target)
             };
+            // The next polygon, with its index when it is in this tile.
             let mut next = None;
             for &k in &candidates {
                 next = in_tile_neighbour(tile, p, filter, k)
-                    .filter(|&r| on_crossing(r, verts[(k + 1) % n], verts[k], visited))
+                    .filter(|&(r, _)| on_crossing(r, verts[(k + 1) % n], verts[k], visited))
+                    .map(|(r, q)| (r, Some(q)))
                     .or_else(|| {
                         first_edge_neighbour(mesh, tile, p, filter, k, |target, left, right| {
                             on_crossing(target, left, right, visited)
                         })
+                        .map(|r| (r, None))
                     });
                 if next.is_some() {
                     break;
@@ -140,7 +143,13 @@ impl NavMeshQuery {
             cost += area_cost * ((t_out - t_in) * len);
             t_in = t_out;
             match next {
-                Some(r) if visited.len() < MAX_VISITED => cur = r,
+                Some((r, q)) if visited.len() < MAX_VISITED => {
+                    cur = r;
+                    match q {
+                        Some(q) => p = q,
+                        None => (tile, p) = decode(mesh, r)?,
+                    }
+                }
                 _ => {
                     let a = verts[exit];
                     let b = verts[(exit + 1) % n];
@@ -159,12 +168,17 @@ impl NavMeshQuery {
     }
 }
 
-/// The in-tile neighbour across edge `k` of polygon `p` when it is what
+/// The in-tile neighbour across edge `k` of polygon `p` (reference and index) when it is what
 /// [`first_edge_neighbour`] reports first for that edge: it passes `filter` and no earlier
 /// edge names the same polygon (which would hide it there). `None` otherwise, and the
 /// caller asks [`first_edge_neighbour`]; the in-tile crossing is the whole edge, whose
 /// corners the caller has.
-fn in_tile_neighbour(tile: &MeshTile, p: usize, filter: &QueryFilter, k: usize) -> Option<PolyRef> {
+fn in_tile_neighbour(
+    tile: &MeshTile,
+    p: usize,
+    filter: &QueryFilter,
+    k: usize,
+) -> Option<(PolyRef, usize)> {
     let d = tile.tile().data();
     let base = tile.tile().poly_corners(p).start;
     let nb = d.edge_neighbours[base + k];
@@ -174,5 +188,5 @@ fn in_tile_neighbour(tile: &MeshTile, p: usize, filter: &QueryFilter, k: usize) 
     if !poly_passes(tile, (nb - 1) as usize, filter) {
         return None;
     }
-    tile.poly_ref(nb - 1)
+    Some((tile.poly_ref(nb - 1)?, (nb - 1) as usize))
 }
