@@ -1,5 +1,7 @@
-//! Nearest polygon: equal to a brute-force scan of every polygon (smallest squared distance
-//! to its closest point, then the lower slot and polygon index), for any box, including
+//! Nearest polygon: equal to a brute-force scan of every polygon (a polygon the point is on,
+//! over it within climb, by the smaller vertical gap, before every other polygon, those by
+//! the squared distance to the climb band of a polygon the point is over, else to the
+//! closest point; then the lower slot and polygon index), for any box, including
 //! boxes far larger than the mesh; the per-tile trees follow tile replacement.
 
 use onepath_format::{NavMeshParams, PolyRef};
@@ -16,7 +18,8 @@ fn brute_force(
     h: Vec3,
     f: &QueryFilter,
 ) -> Option<(PolyRef, f64)> {
-    let mut best: Option<(PolyRef, f64)> = None;
+    let climb = f64::from(mesh.params().walkable_climb);
+    let mut best: Option<(PolyRef, (u8, f64), f64)> = None;
     for t in mesh.tiles() {
         let d = t.tile().data();
         let o = t.origin();
@@ -37,16 +40,30 @@ fn brute_force(
                 continue;
             }
             let r = t.poly_ref(p as u32).unwrap();
-            let cp = q.closest_point_on_poly(mesh, r, c).unwrap().point;
-            let d2 = (0..3).map(|a| (cp[a] - c[a]) * (cp[a] - c[a])).sum::<f64>();
-            if best.map_or(true, |(b, bd)| {
-                d2 < bd || (d2 == bd && tie_key(r) < tie_key(b))
+            let cp = q.closest_point_on_poly(mesh, r, c).unwrap();
+            let d2 = (0..3)
+                .map(|a| (cp.point[a] - c[a]) * (cp.point[a] - c[a]))
+                .sum::<f64>();
+            let gap = (c[1] - cp.point[1]).abs();
+            // (0, vertical gap) for a polygon the point is on, (1, squared distance to the
+            // climb band) for one it is over beyond climb, (1, squared distance) else.
+            let key = if cp.over_poly && gap <= climb {
+                (0, gap)
+            } else if cp.over_poly {
+                (1, (gap - climb) * (gap - climb))
+            } else {
+                (1, d2)
+            };
+            if best.map_or(true, |(b, bk, _)| {
+                key.0 < bk.0
+                    || (key.0 == bk.0
+                        && (key.1 < bk.1 || (key.1 == bk.1 && tie_key(r) < tie_key(b))))
             }) {
-                best = Some((r, d2));
+                best = Some((r, key, d2));
             }
         }
     }
-    best
+    best.map(|(r, _, d2)| (r, d2))
 }
 
 fn cases() -> u32 {

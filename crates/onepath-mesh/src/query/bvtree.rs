@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use onepath_format::{NavTile, TileGeometry};
 
+use crate::mesh::TiledNavMesh;
+
 /// One node of the flattened tree, in depth-first order. A leaf holds one polygon; an
 /// inner node holds the index just past its subtree (`escape`), so a query skips a subtree
 /// whose box misses in one step.
@@ -26,6 +28,10 @@ struct BvNode {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BvTree {
     nodes: Vec<BvNode>,
+    /// The first node's box (kept next to the tree's handle, so that a query box missing
+    /// the whole tile is told without reading the nodes); inverted for an empty tree.
+    root_min: [f32; 3],
+    root_max: [f32; 3],
 }
 
 impl BvTree {
@@ -56,20 +62,47 @@ impl BvTree {
             .collect();
         let mut nodes = Vec::with_capacity(items.len() * 2);
         subdivide(&mut items, &mut nodes);
-        BvTree { nodes }
+        let (root_min, root_max) = nodes
+            .first()
+            .map_or(([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]), |n| {
+                (n.min, n.max)
+            });
+        BvTree {
+            nodes,
+            root_min,
+            root_max,
+        }
     }
 
     /// Calls `f` with every polygon whose box overlaps the tile-local box `[min, max]`
     /// (closed intervals), in tree order.
     pub fn query(&self, min: [f64; 3], max: [f64; 3], mut f: impl FnMut(u32)) {
+        let mut b = LocalBox::new(min, max);
+        self.query_boxes(&mut b, |p, _, _, _| f(p));
+    }
+
+    /// [`BvTree::query`] over `query` (see [`LocalBox`]), handing `f` each polygon's box too
+    /// (tile-local, over its corners and detail vertices) and the query box itself, which
+    /// `f` may shrink: the rest of the walk then tests against the smaller box.
+    pub(crate) fn query_boxes(
+        &self,
+        query: &mut LocalBox,
+        mut f: impl FnMut(u32, [f32; 3], [f32; 3], &mut LocalBox),
+    ) {
         let mut i = 0;
         while i < self.nodes.len() {
             let n = &self.nodes[i];
-            let overlap =
-                (0..3).all(|a| f64::from(n.min[a]) <= max[a] && f64::from(n.max[a]) >= min[a]);
+            // Each test is the f64 comparison of the query's bounds (see `LocalBox`); `&`
+            // rather than `&&`: six comparisons without branches.
+            let overlap = (n.min[0] <= query.max[0])
+                & (n.min[1] <= query.max[1])
+                & (n.min[2] <= query.max[2])
+                & (n.max[0] >= query.min[0])
+                & (n.max[1] >= query.min[1])
+                & (n.max[2] >= query.min[2]);
             let leaf = n.poly != u32::MAX;
             if leaf && overlap {
-                f(n.poly);
+                f(n.poly, n.min, n.max, query);
             }
             if overlap || leaf {
                 i += 1;
@@ -79,9 +112,68 @@ impl BvTree {
         }
     }
 
+    /// Whether the tile-local box `[min, max]` overlaps the tree's root box (closed
+    /// intervals, compared in f64 as the walk does): false means no polygon can be found.
+    pub(crate) fn root_overlaps(&self, min: [f64; 3], max: [f64; 3]) -> bool {
+        (0..3)
+            .all(|a| f64::from(self.root_min[a]) <= max[a] && f64::from(self.root_max[a]) >= min[a])
+    }
+
     /// Number of nodes.
     pub fn node_count(&self) -> usize {
         self.nodes.len()
+    }
+}
+
+/// A tile-local query box in f32, rounded inward from its f64 bounds: `max` the largest f32
+/// not above the f64 maximum, `min` the smallest f32 not below the f64 minimum. A node bound
+/// `b` is an f32, so `b <= max` holds exactly when `f64(b) <= max64`, and `b >= min` exactly
+/// when `f64(b) >= min64`: the f32 tests answer as the f64 ones would, at f32 cost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct LocalBox {
+    pub(crate) min: [f32; 3],
+    pub(crate) max: [f32; 3],
+}
+
+impl LocalBox {
+    /// The box `[min, max]` (tile-local f64) for f32 comparisons.
+    pub(crate) fn new(min: [f64; 3], max: [f64; 3]) -> LocalBox {
+        LocalBox {
+            min: min.map(f32_at_least),
+            max: max.map(f32_at_most),
+        }
+    }
+}
+
+/// The largest f32 not above `x` (`x` not NaN).
+fn f32_at_most(x: f64) -> f32 {
+    let m = x as f32;
+    if f64::from(m) > x {
+        next_toward_neg_inf(m)
+    } else {
+        m
+    }
+}
+
+/// The smallest f32 not below `x` (`x` not NaN).
+fn f32_at_least(x: f64) -> f32 {
+    let m = x as f32;
+    if f64::from(m) < x {
+        -next_toward_neg_inf(-m)
+    } else {
+        m
+    }
+}
+
+/// The next f32 below `m` (not NaN, not −∞: the callers only step a value that lies above
+/// another one).
+fn next_toward_neg_inf(m: f32) -> f32 {
+    if m == 0.0 {
+        -f32::from_bits(1)
+    } else if m > 0.0 {
+        f32::from_bits(m.to_bits() - 1)
+    } else {
+        f32::from_bits(m.to_bits() + 1)
     }
 }
 
@@ -139,27 +231,85 @@ fn subdivide(items: &mut [(u32, [f32; 3], [f32; 3])], nodes: &mut Vec<BvNode>) {
 /// with the *same* shared geometry (`Arc::ptr_eq`; the entry keeps the `Arc` alive, so the
 /// comparison cannot be fooled by a freed address), and rebuilt otherwise: after a
 /// replace, a removal and re-add, a stream in, or a snapshot restore.
+///
+/// It also keeps the mesh's **reach**: how far (world units, in X or Z) any tile's vertex
+/// lies outside its own tile column (the format allows up to one tile), the largest over the
+/// mesh's tiles, for the mesh state it was computed for ([`TiledNavMesh::state_id`]). A box
+/// query then searches only the columns a tile can reach the box from: for meshes whose
+/// tiles stay inside their columns (Recast-style builds) the columns under the box alone.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct BvCache {
-    slots: Vec<Option<(Arc<TileGeometry>, BvTree)>>,
+    slots: Vec<Option<Entry>>,
+    /// (state id, reach) of the last mesh state asked about.
+    reach: Option<(u64, f64)>,
+}
+
+/// What the cache keeps for one slot's geometry; tree and reach are computed on first use.
+#[derive(Debug, Clone)]
+struct Entry {
+    geometry: Arc<TileGeometry>,
+    tree: Option<BvTree>,
+    reach: Option<f64>,
 }
 
 impl BvCache {
-    /// The tree of `tile` in `slot`, built on first use.
-    pub(crate) fn get(&mut self, slot: u32, tile: &NavTile) -> &BvTree {
+    /// The entry of `tile` in `slot`, emptied when the slot holds other geometry.
+    fn entry(&mut self, slot: u32, tile: &NavTile) -> &mut Entry {
         let i = slot as usize;
         if self.slots.len() <= i {
             self.slots.resize(i + 1, None);
         }
-        let fresh = matches!(&self.slots[i], Some((g, _)) if Arc::ptr_eq(g, tile.geometry()));
-        if !fresh {
-            self.slots[i] = Some((Arc::clone(tile.geometry()), BvTree::build(tile)));
+        let e = &mut self.slots[i];
+        if !matches!(e, Some(x) if Arc::ptr_eq(&x.geometry, tile.geometry())) {
+            *e = None;
         }
-        match &self.slots[i] {
-            Some((_, t)) => t,
-            None => unreachable!("entry filled above"),
+        e.get_or_insert_with(|| Entry {
+            geometry: Arc::clone(tile.geometry()),
+            tree: None,
+            reach: None,
+        })
+    }
+
+    /// The tree of `tile` in `slot`, built on first use.
+    pub(crate) fn get(&mut self, slot: u32, tile: &NavTile) -> &BvTree {
+        self.entry(slot, tile)
+            .tree
+            .get_or_insert_with(|| BvTree::build(tile))
+    }
+
+    /// The reach of `mesh` (see [`BvCache`]): kept while the mesh's state id stays the same;
+    /// after a change, one pass over the tiles (pointer comparisons, plus one pass over the
+    /// vertices of each tile not seen before).
+    pub(crate) fn mesh_reach(&mut self, mesh: &TiledNavMesh) -> f64 {
+        let id = mesh.state_id();
+        if let Some((s, r)) = self.reach {
+            if s == id {
+                return r;
+            }
+        }
+        let size = mesh.params().tile_size;
+        let mut r = 0.0f64;
+        for t in mesh.tiles() {
+            let e = self.entry(t.slot(), t.tile());
+            r = r.max(*e.reach.get_or_insert_with(|| tile_reach(t.tile(), size)));
+        }
+        self.reach = Some((id, r));
+        r
+    }
+}
+
+/// How far any vertex of `tile` (polygon or detail) lies outside `[0, size]` in local X or
+/// Z: 0 when all lie inside.
+fn tile_reach(tile: &NavTile, size: f64) -> f64 {
+    let d = tile.data();
+    let mut r = 0.0f64;
+    for v in d.vertices.iter().chain(&d.detail_vertices) {
+        for a in [0, 2] {
+            let x = f64::from(v[a]);
+            r = r.max(-x).max(x - size);
         }
     }
+    r
 }
 
 #[cfg(test)]
@@ -167,6 +317,36 @@ mod tests {
     use super::*;
     use crate::fixtures::flat_grid_tile;
     use onepath_format::NavMeshParams;
+
+    #[test]
+    fn the_f32_box_compares_as_its_f64_bounds_do() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            -0.1,
+            1.0e-40,
+            -1.0e-40,
+            3.000_000_1,
+            -2.999_999_9,
+            1.0e300,
+            -1.0e300,
+            2_097_151.9,
+        ];
+        for &x in &values {
+            let lo = f32_at_most(x);
+            let hi = f32_at_least(x);
+            assert!(f64::from(lo) <= x && f64::from(hi) >= x, "{x}");
+            // No f32 lies strictly between the rounded value and `x`.
+            for b in [lo, hi].into_iter().filter(|b| b.is_finite()) {
+                for n in [next_toward_neg_inf(b), -next_toward_neg_inf(-b), b] {
+                    assert_eq!(n <= lo, f64::from(n) <= x, "{x} {n}");
+                    assert_eq!(n >= hi, f64::from(n) >= x, "{x} {n}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_tree_finds_exactly_the_polygons_whose_box_overlaps() {

@@ -117,6 +117,18 @@ pub(crate) fn clip_segment_poly_2d(
     p1: Vec3,
     verts: &[Vec3],
 ) -> Option<(f64, f64, Option<usize>, Option<usize>)> {
+    clip_segment_poly_2d_leaving(p0, p1, verts, |_, _| {})
+}
+
+/// [`clip_segment_poly_2d`], also calling `leaving(k, t)` for every edge `k` the segment's
+/// line leaves the polygon through, with its parameter `t` (in edge order; the exit edge is
+/// among them).
+pub(crate) fn clip_segment_poly_2d_leaving(
+    p0: Vec3,
+    p1: Vec3,
+    verts: &[Vec3],
+    mut leaving: impl FnMut(usize, f64),
+) -> Option<(f64, f64, Option<usize>, Option<usize>)> {
     let n = verts.len();
     let mut tmin = 0.0f64;
     let mut tmax = 1.0f64;
@@ -142,6 +154,7 @@ pub(crate) fn clip_segment_poly_2d(
         let t = -num / den;
         if den < 0.0 {
             // Moving to the right of the edge: leaving.
+            leaving(k, t);
             if t < tmax {
                 tmax = t;
                 seg_max = Some(k);

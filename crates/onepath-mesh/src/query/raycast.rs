@@ -4,12 +4,15 @@
 use onepath_format::PolyRef;
 use smallvec::SmallVec;
 
+use crate::mesh::MeshTile;
 use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{check_point, clip_segment_poly_2d, closest_on_segment_2d, lerp, Vec3};
+use crate::query::geom::{
+    check_point, clip_segment_poly_2d_leaving, closest_on_segment_2d, lerp, Vec3,
+};
 use crate::query::graph::first_edge_neighbour;
-use crate::query::poly::{decode, decode_passing, poly_verts, PolyVerts};
+use crate::query::poly::{decode, decode_passing, poly_passes, poly_verts, PolyVerts};
 use crate::query::NavMeshQuery;
 
 /// Parameter tolerance for "the segment leaves the polygon through several edges at once"
@@ -63,7 +66,8 @@ impl NavMeshQuery {
         check_point("start_pos", start_pos)?;
         check_point("end_pos", end_pos)?;
         visited.clear();
-        decode_passing(mesh, start_ref, filter)?;
+        // The current polygon: its reference, tile and index (an in-tile step keeps the tile).
+        let (mut tile, mut p) = decode_passing(mesh, start_ref, filter)?;
         let mut cur = start_ref;
         let mut verts = PolyVerts::new();
         let len = {
@@ -74,11 +78,15 @@ impl NavMeshQuery {
         let mut t_in = 0.0f64;
         let mut cost = 0.0f64;
         loop {
-            let (tile, p) = decode(mesh, cur)?;
             poly_verts(tile, p, &mut verts);
             visited.push(cur);
             let area_cost = filter.area_cost(tile.tile().areas()[p]);
-            let Some((_, tmax, _, seg_max)) = clip_segment_poly_2d(start_pos, end_pos, &verts)
+            // The parameters of the edges the segment leaves through, for the corner test.
+            let mut leaves: SmallVec<[(usize, f64); 16]> = SmallVec::new();
+            let Some((_, tmax, _, seg_max)) =
+                clip_segment_poly_2d_leaving(start_pos, end_pos, &verts, |k, t| {
+                    leaves.push((k, t))
+                })
             else {
                 // The segment misses the polygon (the start is not over the start polygon,
                 // or rounding at an entry corner): blocked where it entered.
@@ -101,34 +109,32 @@ impl NavMeshQuery {
                 });
             };
             // Every edge the segment leaves through at (about) tmax, the first exit edge
-            // first.
+            // first, then in edge order.
             let n = verts.len();
             let mut candidates: SmallVec<[usize; 4]> = SmallVec::new();
             candidates.push(exit);
-            let (dx, dz) = (end_pos[0] - start_pos[0], end_pos[2] - start_pos[2]);
-            for k in 0..n {
-                if k == exit {
-                    continue;
-                }
-                let a = verts[k];
-                let b = verts[(k + 1) % n];
-                let (ex, ez) = (b[0] - a[0], b[2] - a[2]);
-                let den = ex * dz - ez * dx;
-                if den < 0.0 {
-                    let num = ex * (start_pos[2] - a[2]) - ez * (start_pos[0] - a[0]);
-                    let t = -num / den;
-                    if (t - tmax).abs() <= T_EPS {
-                        candidates.push(k);
-                    }
+            for &(k, t) in &leaves {
+                if k != exit && (t - tmax).abs() <= T_EPS {
+                    candidates.push(k);
                 }
             }
             let x = lerp(start_pos, end_pos, tmax);
+            let on_crossing = |target: PolyRef, left: Vec3, right: Vec3, visited: &[PolyRef]| {
+                closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
+                    && !visited.contains(&target)
+            };
+            // The next polygon, with its index when it is in this tile.
             let mut next = None;
             for &k in &candidates {
-                next = first_edge_neighbour(mesh, tile, p, filter, k, |target, left, right| {
-                    closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
-                        && !visited.contains(&target)
-                });
+                next = in_tile_neighbour(tile, p, filter, k)
+                    .filter(|&(r, _)| on_crossing(r, verts[(k + 1) % n], verts[k], visited))
+                    .map(|(r, q)| (r, Some(q)))
+                    .or_else(|| {
+                        first_edge_neighbour(mesh, tile, p, filter, k, |target, left, right| {
+                            on_crossing(target, left, right, visited)
+                        })
+                        .map(|r| (r, None))
+                    });
                 if next.is_some() {
                     break;
                 }
@@ -137,7 +143,13 @@ impl NavMeshQuery {
             cost += area_cost * ((t_out - t_in) * len);
             t_in = t_out;
             match next {
-                Some(r) if visited.len() < MAX_VISITED => cur = r,
+                Some((r, q)) if visited.len() < MAX_VISITED => {
+                    cur = r;
+                    match q {
+                        Some(q) => p = q,
+                        None => (tile, p) = decode(mesh, r)?,
+                    }
+                }
                 _ => {
                     let a = verts[exit];
                     let b = verts[(exit + 1) % n];
@@ -154,4 +166,27 @@ impl NavMeshQuery {
             }
         }
     }
+}
+
+/// The in-tile neighbour across edge `k` of polygon `p` (reference and index) when it is what
+/// [`first_edge_neighbour`] reports first for that edge: it passes `filter` and no earlier
+/// edge names the same polygon (which would hide it there). `None` otherwise, and the
+/// caller asks [`first_edge_neighbour`]; the in-tile crossing is the whole edge, whose
+/// corners the caller has.
+fn in_tile_neighbour(
+    tile: &MeshTile,
+    p: usize,
+    filter: &QueryFilter,
+    k: usize,
+) -> Option<(PolyRef, usize)> {
+    let d = tile.tile().data();
+    let base = tile.tile().poly_corners(p).start;
+    let nb = d.edge_neighbours[base + k];
+    if nb == 0 || d.edge_neighbours[base..base + k].contains(&nb) {
+        return None;
+    }
+    if !poly_passes(tile, (nb - 1) as usize, filter) {
+        return None;
+    }
+    Some((tile.poly_ref(nb - 1)?, (nb - 1) as usize))
 }
