@@ -12,7 +12,6 @@ use onepath_format::{NavMeshParams, NavTileData};
 use crate::compact::CompactHeightfield;
 use crate::config::VoxelConfig;
 use crate::error::BuildError;
-use crate::handover::TileFrame;
 use crate::input::TriangleSoup;
 use crate::pipeline::{
     rasterize_job, tile_jobs_soup, triangle_areas, vertical_grid, ErodedTile, Mesh3DPipeline,
@@ -79,13 +78,7 @@ impl Mesh3DPipeline {
         layer: u16,
         sub: &CompactHeightfield,
     ) -> Result<Option<NavTileData>, BuildError> {
-        let frame = TileFrame {
-            tile_cells: vc.tile_cells,
-            cs: vc.cs,
-            ch: vc.ch,
-            base_y: vgrid.base_y,
-            tile_size_f32: params.tile_size_f32(),
-        };
+        let frame = crate::pipeline::tile_frame(params, vc, vgrid);
         let regions = crate::region::monotone(sub, vc.min_region_area, vc.merge_region_area);
         self.polygons_to_data(params, vc, &frame, tile_x, tile_z, layer, sub, &regions.ids)
     }

@@ -379,13 +379,7 @@ impl Mesh3DPipeline {
         tile_z: i32,
         chf: &CompactHeightfield,
     ) -> Result<Vec<NavTileData>, BuildError> {
-        let frame = TileFrame {
-            tile_cells: vc.tile_cells,
-            cs: vc.cs,
-            ch: vc.ch,
-            base_y: vgrid.base_y,
-            tile_size_f32: params.tile_size_f32(),
-        };
+        let frame = tile_frame(params, vc, vgrid);
         let regions = match vc.partition {
             Partition::Monotone => region::monotone(chf, vc.min_region_area, vc.merge_region_area),
             Partition::Layers => {
@@ -573,4 +567,20 @@ pub(crate) fn tile_jobs_soup(
         }
     }
     Ok(jobs)
+}
+
+/// The tile frame stage 5 writes tile data in: the voxel grid's cell sizes and tile edge,
+/// the vertical grid's base and the parameters' `(float)TileSize`.
+pub(crate) fn tile_frame(
+    params: &NavMeshParams,
+    vc: &VoxelConfig,
+    vgrid: VerticalGrid,
+) -> TileFrame {
+    TileFrame {
+        tile_cells: vc.tile_cells,
+        cs: vc.cs,
+        ch: vc.ch,
+        base_y: vgrid.base_y,
+        tile_size_f32: params.tile_size_f32(),
+    }
 }
