@@ -235,7 +235,8 @@ fn scan_neighbours<'m>(
 /// The first neighbour of polygon `p` of `tile`, in [`for_each_neighbour`] order, whose
 /// crossing is an edge crossing on the departing edge `k` and which `accept(target, left,
 /// right)` takes: exactly what scanning [`for_each_neighbour`] for it finds, but computing
-/// only the crossings that can matter.
+/// only the crossings that can matter. Also hands over the neighbour's tile and polygon
+/// index (the caller then needs no second decode).
 ///
 /// The scan reports a crossing on edge `k` to `target` unless an earlier reported crossing
 /// already named `target`. Earlier reported crossings to `target` are: an in-tile edge
@@ -244,14 +245,14 @@ fn scan_neighbours<'m>(
 /// crossing exists (an earlier link to `target` that is itself hidden is hidden by one still
 /// earlier, which then has a crossing). So only the in-tile neighbour on `k` and the portals
 /// on `k` are tried, and the hiding test runs for a candidate only, over its own target.
-pub(crate) fn first_edge_neighbour(
-    mesh: &TiledNavMesh,
-    tile: &MeshTile,
+pub(crate) fn first_edge_neighbour<'m>(
+    mesh: &'m TiledNavMesh,
+    tile: &'m MeshTile,
     p: usize,
     filter: &QueryFilter,
     k: usize,
     mut accept: impl FnMut(PolyRef, Vec3, Vec3) -> bool,
-) -> Option<PolyRef> {
+) -> Option<(PolyRef, &'m MeshTile, usize)> {
     let d = tile.tile().data();
     let o = tile.origin();
     let corners = tile.tile().poly_corners(p);
@@ -264,7 +265,7 @@ pub(crate) fn first_edge_neighbour(
     if nb != 0 && !edges[..k].contains(&nb) && poly_passes(tile, (nb - 1) as usize, filter) {
         if let Some(target) = tile.poly_ref(nb - 1) {
             if accept(target, vertex(k + 1), vertex(k)) {
-                return Some(target);
+                return Some((target, tile, (nb - 1) as usize));
             }
         }
     }
@@ -281,18 +282,19 @@ pub(crate) fn first_edge_neighbour(
         if !matches!(link.kind, LinkKind::Portal { edge, .. } if usize::from(edge) == k) {
             continue;
         }
-        let Some((Crossing::Edge { left, right, .. }, _, _)) =
+        let Some((Crossing::Edge { left, right, .. }, tt, tp)) =
             link_crossing(mesh, tile, p, link, filter)
         else {
             continue;
         };
-        let hidden = in_tile_names(link.target)
+        // An in-tile edge neighbour lies in this tile: a target in another one is none.
+        let hidden = (std::ptr::eq(tt, tile) && in_tile_names(link.target))
             || links[..i].iter().any(|earlier| {
                 earlier.target == link.target
                     && link_crossing(mesh, tile, p, earlier, filter).is_some()
             });
         if !hidden && accept(link.target, left, right) {
-            return Some(link.target);
+            return Some((link.target, tt, tp));
         }
     }
     None
@@ -636,13 +638,18 @@ mod tests {
                         let all = |_: PolyRef, _: Vec3, _: Vec3| true;
                         let some = |r: PolyRef, l: Vec3, _: Vec3| (r.0 ^ l[0].to_bits()) & 1 == 0;
                         for f in [&QueryFilter::new(), &filter] {
+                            // The reference, and the tile and index it decodes to.
+                            let first = |accept: &dyn Fn(PolyRef, Vec3, Vec3) -> bool| {
+                                first_edge_neighbour(mesh, t, p, f, k, accept).map(|(r, tt, tp)| {
+                                    let (dt, dp) = mesh.poly(r).unwrap();
+                                    assert!(std::ptr::eq(dt, tt) && dp == tp);
+                                    r
+                                })
+                            };
                             let expected = scan(mesh, t, p, f, k, all);
-                            assert_eq!(first_edge_neighbour(mesh, t, p, f, k, all), expected);
+                            assert_eq!(first(&all), expected);
                             found += usize::from(expected.is_some());
-                            assert_eq!(
-                                first_edge_neighbour(mesh, t, p, f, k, some),
-                                scan(mesh, t, p, f, k, some)
-                            );
+                            assert_eq!(first(&some), scan(mesh, t, p, f, k, some));
                         }
                     }
                 }
