@@ -235,57 +235,66 @@ fn scan_neighbours<'m>(
 /// The first neighbour of polygon `p` of `tile`, in [`for_each_neighbour`] order, whose
 /// crossing is an edge crossing on the departing edge `k` and which `accept(target, left,
 /// right)` takes: exactly what scanning [`for_each_neighbour`] for it finds, but computing
-/// the crossing only of the links that can matter (a portal on edge `k`, or a link whose
-/// target a later portal on edge `k` shares, since reporting it hides that target there).
-pub(crate) fn first_edge_neighbour(
-    mesh: &TiledNavMesh,
-    tile: &MeshTile,
+/// only the crossings that can matter. Also hands over the neighbour's tile and polygon
+/// index (the caller then needs no second decode).
+///
+/// The scan reports a crossing on edge `k` to `target` unless an earlier reported crossing
+/// already named `target`. Earlier reported crossings to `target` are: an in-tile edge
+/// neighbour `target` passing `filter` (edges before `k` for the in-tile neighbour on `k`;
+/// any edge for a link, links coming after every edge), or an earlier link to `target` whose
+/// crossing exists (an earlier link to `target` that is itself hidden is hidden by one still
+/// earlier, which then has a crossing). So only the in-tile neighbour on `k` and the portals
+/// on `k` are tried, and the hiding test runs for a candidate only, over its own target.
+pub(crate) fn first_edge_neighbour<'m>(
+    mesh: &'m TiledNavMesh,
+    tile: &'m MeshTile,
     p: usize,
     filter: &QueryFilter,
     k: usize,
     mut accept: impl FnMut(PolyRef, Vec3, Vec3) -> bool,
-) -> Option<PolyRef> {
+) -> Option<(PolyRef, &'m MeshTile, usize)> {
     let d = tile.tile().data();
     let o = tile.origin();
     let corners = tile.tile().poly_corners(p);
     let n = corners.len();
-    let mut seen: SmallVec<[PolyRef; 16]> = SmallVec::new();
+    let edges = &d.edge_neighbours[corners.clone()];
     let vertex = |j: usize| world(o, d.vertices[usize::from(d.corners[corners.start + j % n])]);
-    for j in 0..n {
-        let nb = d.edge_neighbours[corners.start + j];
-        if nb == 0 {
-            continue;
-        }
-        let q = (nb - 1) as usize;
-        let Some(target) = tile.poly_ref(nb - 1) else {
-            continue;
-        };
-        if !poly_passes(tile, q, filter) || seen.contains(&target) {
-            continue;
-        }
-        seen.push(target);
-        if j == k && accept(target, vertex(j + 1), vertex(j)) {
-            return Some(target);
+    // The in-tile neighbour on edge `k`: hidden only by an earlier edge naming the same
+    // polygon (which passes `filter` exactly when it does).
+    let nb = edges[k];
+    if nb != 0 && !edges[..k].contains(&nb) && poly_passes(tile, (nb - 1) as usize, filter) {
+        if let Some(target) = tile.poly_ref(nb - 1) {
+            if accept(target, vertex(k + 1), vertex(k)) {
+                return Some((target, tile, (nb - 1) as usize));
+            }
         }
     }
-    let on_k = |l: &Link| matches!(l.kind, LinkKind::Portal { edge, .. } if usize::from(edge) == k);
+    // Whether an in-tile edge neighbour reported by the scan is `target`.
+    let in_tile_names = |target: PolyRef| {
+        edges.iter().any(|&nb| {
+            nb != 0
+                && tile.poly_ref(nb - 1) == Some(target)
+                && poly_passes(tile, (nb - 1) as usize, filter)
+        })
+    };
     let links = tile.poly_links(p);
     for (i, link) in links.iter().enumerate() {
-        let relevant = on_k(link)
-            || links[i + 1..]
-                .iter()
-                .any(|later| later.target == link.target && on_k(later));
-        if !relevant || seen.contains(&link.target) {
+        if !matches!(link.kind, LinkKind::Portal { edge, .. } if usize::from(edge) == k) {
             continue;
         }
-        let Some((crossing, _, _)) = link_crossing(mesh, tile, p, link, filter) else {
+        let Some((Crossing::Edge { left, right, .. }, tt, tp)) =
+            link_crossing(mesh, tile, p, link, filter)
+        else {
             continue;
         };
-        seen.push(link.target);
-        if let Crossing::Edge { left, right, edge } = crossing {
-            if usize::from(edge) == k && accept(link.target, left, right) {
-                return Some(link.target);
-            }
+        // An in-tile edge neighbour lies in this tile: a target in another one is none.
+        let hidden = (std::ptr::eq(tt, tile) && in_tile_names(link.target))
+            || links[..i].iter().any(|earlier| {
+                earlier.target == link.target
+                    && link_crossing(mesh, tile, p, earlier, filter).is_some()
+            });
+        if !hidden && accept(link.target, left, right) {
+            return Some((link.target, tt, tp));
         }
     }
     None
@@ -629,13 +638,18 @@ mod tests {
                         let all = |_: PolyRef, _: Vec3, _: Vec3| true;
                         let some = |r: PolyRef, l: Vec3, _: Vec3| (r.0 ^ l[0].to_bits()) & 1 == 0;
                         for f in [&QueryFilter::new(), &filter] {
+                            // The reference, and the tile and index it decodes to.
+                            let first = |accept: &dyn Fn(PolyRef, Vec3, Vec3) -> bool| {
+                                first_edge_neighbour(mesh, t, p, f, k, accept).map(|(r, tt, tp)| {
+                                    let (dt, dp) = mesh.poly(r).unwrap();
+                                    assert!(std::ptr::eq(dt, tt) && dp == tp);
+                                    r
+                                })
+                            };
                             let expected = scan(mesh, t, p, f, k, all);
-                            assert_eq!(first_edge_neighbour(mesh, t, p, f, k, all), expected);
+                            assert_eq!(first(&all), expected);
                             found += usize::from(expected.is_some());
-                            assert_eq!(
-                                first_edge_neighbour(mesh, t, p, f, k, some),
-                                scan(mesh, t, p, f, k, some)
-                            );
+                            assert_eq!(first(&some), scan(mesh, t, p, f, k, some));
                         }
                     }
                 }

@@ -12,7 +12,7 @@ use crate::query::geom::{
     check_point, clip_segment_poly_2d_leaving, closest_on_segment_2d, lerp, Vec3,
 };
 use crate::query::graph::first_edge_neighbour;
-use crate::query::poly::{decode, decode_passing, poly_passes, poly_verts, PolyVerts};
+use crate::query::poly::{decode_passing, poly_passes, poly_verts, PolyVerts};
 use crate::query::NavMeshQuery;
 
 /// Parameter tolerance for "the segment leaves the polygon through several edges at once"
@@ -123,17 +123,16 @@ impl NavMeshQuery {
                 closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
                     && !visited.contains(&target)
             };
-            // The next polygon, with its index when it is in this tile.
+            // The next polygon, with its tile and index.
             let mut next = None;
             for &k in &candidates {
                 next = in_tile_neighbour(tile, p, filter, k)
                     .filter(|&(r, _)| on_crossing(r, verts[(k + 1) % n], verts[k], visited))
-                    .map(|(r, q)| (r, Some(q)))
+                    .map(|(r, q)| (r, tile, q))
                     .or_else(|| {
                         first_edge_neighbour(mesh, tile, p, filter, k, |target, left, right| {
                             on_crossing(target, left, right, visited)
                         })
-                        .map(|r| (r, None))
                     });
                 if next.is_some() {
                     break;
@@ -143,12 +142,9 @@ impl NavMeshQuery {
             cost += area_cost * ((t_out - t_in) * len);
             t_in = t_out;
             match next {
-                Some((r, q)) if visited.len() < MAX_VISITED => {
+                Some((r, t, q)) if visited.len() < MAX_VISITED => {
                     cur = r;
-                    match q {
-                        Some(q) => p = q,
-                        None => (tile, p) = decode(mesh, r)?,
-                    }
+                    (tile, p) = (t, q);
                 }
                 _ => {
                     let a = verts[exit];
