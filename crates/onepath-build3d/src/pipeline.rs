@@ -177,6 +177,18 @@ impl Mesh3DPipeline {
 
     /// Stages 1–3 of every tile a triangle soup touches, in tile order (built in parallel).
     pub fn eroded_tiles_soup(&self, soup: &TriangleSoup) -> Result<Vec<ErodedTile>, BuildError> {
+        self.eroded_tiles_soup_where(soup, false, |_, _| true)
+    }
+
+    /// Stages 1–3 of the tiles of `soup` that `keep` accepts (given the tile's job and every
+    /// triangle's area after the slope test), in tile order (built in parallel, merged in
+    /// order); with `mark_obstacles` each heightfield then carries the pipeline's obstacles.
+    pub(crate) fn eroded_tiles_soup_where(
+        &self,
+        soup: &TriangleSoup,
+        mark_obstacles: bool,
+        keep: impl Fn(&TileJob, &[u8]) -> bool,
+    ) -> Result<Vec<ErodedTile>, BuildError> {
         self.check()?;
         soup.validate()?;
         let params = self.config.params();
@@ -187,15 +199,25 @@ impl Mesh3DPipeline {
         let jobs = tile_jobs_soup(&params, &vc, soup, bmin, bmax)?;
         let vgrid = vertical_grid(&params, &vc, bmin[1], bmax[1])?;
         let areas = triangle_areas(soup, &vc, self.config.area);
-        Ok(jobs
+        let kept: Vec<_> = jobs.into_iter().filter(|j| keep(j, &areas)).collect();
+        Ok(kept
             .par_iter()
-            .map(|job| ErodedTile {
-                tile_x: job.tile_x,
-                tile_z: job.tile_z,
-                vgrid,
-                chf: self.eroded_heightfield(&params, &vc, vgrid, job.tile_x, job.tile_z, |hf| {
-                    rasterize_job(hf, soup, &areas, &job.triangles, vc.walkable_climb)
-                }),
+            .map(|job| {
+                let mut chf =
+                    self.eroded_heightfield(&params, &vc, vgrid, job.tile_x, job.tile_z, |hf| {
+                        rasterize_job(hf, soup, &areas, &job.triangles, vc.walkable_climb)
+                    });
+                if mark_obstacles {
+                    for o in &self.obstacles {
+                        o.mark(&mut chf, &vc);
+                    }
+                }
+                ErodedTile {
+                    tile_x: job.tile_x,
+                    tile_z: job.tile_z,
+                    vgrid,
+                    chf,
+                }
             })
             .collect())
     }
