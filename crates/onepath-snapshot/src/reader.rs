@@ -35,17 +35,18 @@ pub(crate) struct Parsed {
 }
 
 /// Parses and validates `bytes` completely. `library` is `None` for a restore of Full
-/// snapshots only (a referenced tile is then [`FormatError::LibraryRequired`]); `expected`
-/// are the parameters of the mesh an in-place restore targets (compared bitwise).
+/// snapshots only (a referenced tile is then [`FormatError::LibraryRequired`]); `live` is
+/// the mesh an in-place restore targets (its parameters compared bitwise; its tiles'
+/// current states shared where equal, nothing else read from it).
 pub(crate) fn parse(
     bytes: &[u8],
     library: Option<&TileLibrary>,
-    expected: Option<&NavMeshParams>,
+    live: Option<&TiledNavMesh>,
 ) -> Result<Parsed, FormatError> {
     let mut r = ByteReader::new(bytes);
     r.header(&ONPS_MAGIC, "ONPS", ONPS_VERSION)?;
     let params = NavMeshParams::read_block(&mut r)?;
-    if let Some(mesh) = expected {
+    if let Some(mesh) = live.map(TiledNavMesh::params) {
         if !params.bitwise_eq(mesh) {
             return Err(FormatError::Fingerprint {
                 at: "parameters".to_string(),
@@ -82,7 +83,7 @@ pub(crate) fn parse(
             ));
         }
         let mut body = r.length_prefixed(&format!("section {k}: body length"))?;
-        slots = Some(read_slots(&mut body, &params, library)?);
+        slots = Some(read_slots(&mut body, &params, library, live)?);
         body.expect_end("section 1 (slots): body")?;
     }
     r.expect_end("ONPS")?;
@@ -113,11 +114,12 @@ fn named<'a, T>(
     }
 }
 
-/// Reads section 1.
+/// Reads section 1. `live` is the mesh an in-place restore targets.
 fn read_slots(
     r: &mut ByteReader<'_>,
     params: &NavMeshParams,
     library: Option<&TileLibrary>,
+    live: Option<&TiledNavMesh>,
 ) -> Result<SlotTable, FormatError> {
     let count = r.count("slot count", 5)?;
     let mut table = SlotTable::new(params, count)?;
@@ -127,15 +129,19 @@ fn read_slots(
         let generation = named(r, || format!("slot {i}: generation"), |r, f| r.u32(f))?;
         table.check_generation(generation)?;
         let kind = named(r, || format!("slot {i}: kind"), |r, f| r.u8(f))?;
-        let tile = match table.check_kind(kind, ONPS_KINDS)? {
-            KIND_FREE => None,
+        match table.check_kind(kind, ONPS_KINDS)? {
+            KIND_FREE => table.push(generation, None)?,
             kind => {
                 let tile = read_tile(r, i, kind, (params, &fingerprint), library)?;
-                table.check_tile(&tile)?;
-                Some(read_state(r, i, tile)?)
+                // The slot rules (fingerprint, position) before the state, as the layout
+                // orders the checks; the state changes nothing they looked at.
+                table.push(generation, Some(tile))?;
+                let live = live
+                    .and_then(|m| m.tile_at_slot(i as u32))
+                    .map(|t| t.tile());
+                table.set_last_state(|tile| read_state(r, i, tile, live))?;
             }
-        };
-        table.push(generation, tile)?;
+        }
     }
     Ok(table)
 }
@@ -188,8 +194,93 @@ fn read_tile(
     Ok(tile.clone())
 }
 
-/// Reads the polygon edits and disabled links of slot `i` and applies them to `tile`.
-fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile, FormatError> {
+/// The current areas, flags and link switches of a tile.
+type State = (Arc<[u8]>, Arc<[u16]>, Arc<[bool]>);
+
+/// Reads the polygon edits and disabled links of slot `i`, whose tile (as built) is
+/// `tile`: its current state, `None` when that is the as-built state. `live` is the tile
+/// in the same slot of the mesh an in-place restore targets: where the state read equals
+/// its current state, the result shares its arrays instead of allocating new ones (so an
+/// unchanged slot allocates nothing).
+fn read_state(
+    r: &mut ByteReader<'_>,
+    i: usize,
+    tile: &NavTile,
+    live: Option<&NavTile>,
+) -> Result<Option<State>, FormatError> {
+    let edits = read_edits(r, i, tile)?;
+    let disabled = read_disabled(r, i, tile)?;
+    if edits.is_empty() && disabled.is_empty() {
+        return Ok(None);
+    }
+    let (areas, flags) = if edits.is_empty() {
+        (Arc::clone(tile.areas()), Arc::clone(tile.flags()))
+    } else if let Some(live) = live.filter(|l| edits_match(tile, &edits, l)) {
+        (Arc::clone(live.areas()), Arc::clone(live.flags()))
+    } else {
+        let mut areas = tile.as_built_areas().to_vec();
+        let mut flags = tile.as_built_flags().to_vec();
+        for (p, area, f) in edits.iter() {
+            areas[p] = area;
+            flags[p] = f;
+        }
+        (Arc::from(areas), Arc::from(flags))
+    };
+    let switches = if disabled.is_empty() {
+        Arc::clone(tile.link_enabled())
+    } else if let Some(live) = live.filter(|l| switches_match(tile, &disabled, l)) {
+        Arc::clone(live.link_enabled())
+    } else {
+        let mut switches = vec![true; tile.data().off_mesh_links.len()];
+        for l in disabled.iter() {
+            switches[l] = false;
+        }
+        Arc::from(switches)
+    };
+    Ok(Some((areas, flags, switches)))
+}
+
+/// The validated polygon edits of a slot: [`EDIT_LEN`] bytes each, polygons strictly
+/// ascending and in range.
+struct Edits<'a>(&'a [u8]);
+
+impl Edits<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// (polygon, area, flags), ascending polygon.
+    fn iter(&self) -> impl Iterator<Item = (usize, u8, u16)> + '_ {
+        self.0.chunks_exact(EDIT_LEN).map(|e| {
+            let p = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+            (p as usize, e[4], u16::from_le_bytes([e[5], e[6]]))
+        })
+    }
+}
+
+/// The validated disabled links of a slot: 4 bytes each, strictly ascending and in range.
+struct Disabled<'a>(&'a [u8]);
+
+impl Disabled<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The link indices, ascending.
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0
+            .chunks_exact(4)
+            .map(|l| u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize)
+    }
+}
+
+/// Reads and checks the polygon edits of slot `i` (count, then each edit: polygon strictly
+/// ascending and in range, area ≤ 63, differs from as built).
+fn read_edits<'a>(
+    r: &mut ByteReader<'a>,
+    i: usize,
+    tile: &NavTile,
+) -> Result<Edits<'a>, FormatError> {
     let polys = tile.poly_count();
     let edits = named(
         r,
@@ -202,11 +293,11 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
             format!("{edits} edits for a tile of {polys} polygons"),
         ));
     }
-    let mut areas: Option<Vec<u8>> = None;
-    let mut flags: Option<Vec<u16>> = None;
-    let mut prev: Option<u32> = None;
     // The count was checked against the bytes that remain: the read cannot fall short.
-    for (k, e) in r.chunks::<EDIT_LEN>(edits, "")?.enumerate() {
+    let bytes = r.bytes(edits * EDIT_LEN, "")?;
+    let (areas, flags) = (tile.as_built_areas(), tile.as_built_flags());
+    let mut prev: Option<u32> = None;
+    for (k, e) in bytes.chunks_exact(EDIT_LEN).enumerate() {
         let at = |field: &str| format!("slot {i}: edit {k}: {field}");
         let p = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
         let area = e[4];
@@ -233,15 +324,23 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
                 format!("{area} is above {MAX_AREA}"),
             ));
         }
-        if area == tile.as_built_areas()[pi] && f == tile.as_built_flags()[pi] {
+        if area == areas[pi] && f == flags[pi] {
             return Err(FormatError::malformed(
                 at("polygon"),
                 format!("the edit of polygon {p} equals its as-built area and flags"),
             ));
         }
-        areas.get_or_insert_with(|| tile.as_built_areas().to_vec())[pi] = area;
-        flags.get_or_insert_with(|| tile.as_built_flags().to_vec())[pi] = f;
     }
+    Ok(Edits(bytes))
+}
+
+/// Reads and checks the disabled links of slot `i` (count, then each index: strictly
+/// ascending, in range).
+fn read_disabled<'a>(
+    r: &mut ByteReader<'a>,
+    i: usize,
+    tile: &NavTile,
+) -> Result<Disabled<'a>, FormatError> {
     let link_count = tile.data().off_mesh_links.len();
     let disabled = named(
         r,
@@ -254,11 +353,11 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
             format!("{disabled} disabled links for a tile of {link_count} off-mesh links"),
         ));
     }
-    let mut switches: Option<Vec<bool>> = None;
-    let mut prev: Option<u32> = None;
     // The count was checked against the bytes that remain: the read cannot fall short.
-    let links = r.chunks::<4>(disabled, "")?;
-    for (k, l) in links.map(u32::from_le_bytes).enumerate() {
+    let bytes = r.bytes(disabled * 4, "")?;
+    let mut prev: Option<u32> = None;
+    for (k, l) in bytes.chunks_exact(4).enumerate() {
+        let l = u32::from_le_bytes([l[0], l[1], l[2], l[3]]);
         let at = || format!("slot {i}: disabled link {k}");
         if let Some(prev) = prev {
             if l <= prev {
@@ -269,23 +368,51 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
             }
         }
         prev = Some(l);
-        let li = l as usize;
-        if li >= link_count {
+        if l as usize >= link_count {
             return Err(FormatError::malformed(
                 at(),
                 format!("{l} is out of range (the tile has {link_count} off-mesh links)"),
             ));
         }
-        switches.get_or_insert_with(|| vec![true; link_count])[li] = false;
     }
-    if areas.is_none() && switches.is_none() {
-        return Ok(tile);
+    Ok(Disabled(bytes))
+}
+
+/// True when `live`'s current areas and flags are those of `tile` (as built) with `edits`
+/// applied.
+fn edits_match(tile: &NavTile, edits: &Edits<'_>, live: &NavTile) -> bool {
+    let (built_a, built_f) = (tile.as_built_areas(), tile.as_built_flags());
+    let (live_a, live_f) = (&live.areas()[..], &live.flags()[..]);
+    if live_a.len() != built_a.len() || live_f.len() != built_f.len() {
+        return false;
     }
-    let areas = areas.map_or_else(|| Arc::clone(tile.areas()), Arc::from);
-    let flags = flags.map_or_else(|| Arc::clone(tile.flags()), Arc::from);
-    let switches = switches.map_or_else(|| Arc::clone(tile.link_enabled()), Arc::from);
-    tile.with_current_state(areas, flags, switches)
-        .map_err(|e| e.within(format!("slot {i}")))
+    let mut next = 0;
+    for (p, area, f) in edits.iter() {
+        if live_a[next..p] != built_a[next..p]
+            || live_f[next..p] != built_f[next..p]
+            || (live_a[p], live_f[p]) != (area, f)
+        {
+            return false;
+        }
+        next = p + 1;
+    }
+    live_a[next..] == built_a[next..] && live_f[next..] == built_f[next..]
+}
+
+/// True when `live`'s current link switches are all on but the `disabled` ones.
+fn switches_match(tile: &NavTile, disabled: &Disabled<'_>, live: &NavTile) -> bool {
+    let live = &live.link_enabled()[..];
+    if live.len() != tile.data().off_mesh_links.len() {
+        return false;
+    }
+    let mut next = 0;
+    for l in disabled.iter() {
+        if live[next..l].iter().any(|&on| !on) || live[l] {
+            return false;
+        }
+        next = l + 1;
+    }
+    live[next..].iter().all(|&on| on)
 }
 
 /// Builds the complete new mesh from validated slots: slots and generations placed exactly,
