@@ -21,7 +21,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use onepath_format::{Fingerprint, FormatError, NavMeshParams, NavTile, MAX_SALT, MAX_SLOTS};
+use onepath_format::{
+    Fingerprint, FormatError, NavMeshParams, NavTile, TileReader, MAX_SALT, MAX_SLOTS,
+};
 
 use crate::error::MeshError;
 use crate::mesh::TiledNavMesh;
@@ -166,8 +168,8 @@ impl fmt::Display for KindList {
 /// [`SlotTable::into_mesh`] cannot fail.
 #[derive(Debug, Clone)]
 pub struct SlotTable {
-    params: NavMeshParams,
-    fingerprint: Fingerprint,
+    /// The parameters with their fingerprint (hashed once).
+    tiles: TileReader,
     slots: Vec<(u32, Option<NavTile>)>,
     /// (column, row, layer) -> slot, of the tiles pushed so far.
     positions: Positions,
@@ -243,8 +245,7 @@ impl SlotTable {
             return Err(SlotTableError::TooManySlots { count });
         }
         Ok(SlotTable {
-            params: *params,
-            fingerprint: params.fingerprint(),
+            tiles: TileReader::new(params),
             slots: Vec::with_capacity(count),
             positions: Positions::default(),
         })
@@ -252,7 +253,13 @@ impl SlotTable {
 
     /// The parameters the table's tiles are built against.
     pub fn params(&self) -> &NavMeshParams {
-        &self.params
+        self.tiles.params()
+    }
+
+    /// A reader of tiles against the table's parameters, their fingerprint already
+    /// computed: what a byte reader reads the table's tiles with.
+    pub fn tile_reader(&self) -> &TileReader {
+        &self.tiles
     }
 
     /// Number of slots pushed; the index the next slot gets.
@@ -306,11 +313,11 @@ impl SlotTable {
 
     /// Checks the fingerprint of the tile of the next slot.
     fn check_fingerprint(&self, tile: &NavTile) -> Result<(), SlotTableError> {
-        if tile.fingerprint() != self.fingerprint {
+        if tile.fingerprint() != self.tiles.fingerprint() {
             return Err(SlotTableError::Fingerprint {
                 slot: self.next_slot(),
                 found: tile.fingerprint(),
-                expected: self.fingerprint,
+                expected: self.tiles.fingerprint(),
             });
         }
         Ok(())
@@ -392,7 +399,7 @@ impl SlotTable {
     /// The mesh of these slots: every slot with its exact generation (free slots
     /// included), stitched once in slot order.
     pub fn into_mesh(self) -> TiledNavMesh {
-        TiledNavMesh::from_checked_slots(self.params, self.slots)
+        TiledNavMesh::from_checked_slots(*self.tiles.params(), self.slots)
     }
 
     /// Makes `mesh` the mesh of these slots, equal to [`SlotTable::into_mesh`], keeping the
@@ -400,7 +407,7 @@ impl SlotTable {
     /// restitching only around those that differ. Parameters that are not bitwise those of
     /// `mesh` replace it whole.
     pub fn restore_into(self, mesh: &mut TiledNavMesh) {
-        if self.params.bitwise_eq(mesh.params()) {
+        if self.tiles.params().bitwise_eq(mesh.params()) {
             mesh.assign_checked_slots(self.slots);
         } else {
             *mesh = self.into_mesh();

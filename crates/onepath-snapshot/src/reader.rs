@@ -19,12 +19,12 @@
 use std::sync::Arc;
 
 use onepath_format::bytes::ByteReader;
-use onepath_format::{ContentId, Fingerprint, FormatError, NavMeshParams, NavTile, MAX_AREA};
+use onepath_format::{ContentId, FormatError, NavMeshParams, NavTile, TileReader, MAX_AREA};
 use onepath_mesh::{SlotTable, TiledNavMesh};
 
 use crate::layout::{
-    EDIT_LEN, KIND_FREE, KIND_INLINE, ONPS_KINDS, ONPS_MAGIC, ONPS_VERSION, SECTION_HEADER_LEN,
-    SECTION_SLOTS,
+    EDIT_LEN, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_KINDS, ONPS_MAGIC, ONPS_VERSION,
+    SECTION_HEADER_LEN, SECTION_SLOTS,
 };
 use crate::library::TileLibrary;
 
@@ -123,27 +123,76 @@ fn read_slots(
 ) -> Result<SlotTable, FormatError> {
     let count = r.count("slot count", 5)?;
     let mut table = SlotTable::new(params, count)?;
-    // A hash of the parameters: computed once, not per referenced tile.
-    let fingerprint = params.fingerprint();
+    // The parameters hashed once, not per tile (inline or referenced).
+    let tiles = *table.tile_reader();
     for i in 0..count {
-        let generation = named(r, || format!("slot {i}: generation"), |r, f| r.u32(f))?;
-        table.check_generation(generation)?;
-        let kind = named(r, || format!("slot {i}: kind"), |r, f| r.u8(f))?;
-        match table.check_kind(kind, ONPS_KINDS)? {
-            KIND_FREE => table.push(generation, None)?,
-            kind => {
-                let tile = read_tile(r, i, kind, (params, &fingerprint), library)?;
-                // The slot rules (fingerprint, position) before the state, as the layout
-                // orders the checks; the state changes nothing they looked at.
-                table.push(generation, Some(tile))?;
-                let live = live
-                    .and_then(|m| m.tile_at_slot(i as u32))
-                    .map(|t| t.tile());
-                table.set_last_state(|tile| read_state(r, i, tile, live))?;
+        if !push_referenced_head(r, &mut table, &tiles, library) {
+            let generation = named(r, || format!("slot {i}: generation"), |r, f| r.u32(f))?;
+            table.check_generation(generation)?;
+            let kind = named(r, || format!("slot {i}: kind"), |r, f| r.u8(f))?;
+            if table.check_kind(kind, ONPS_KINDS)? == KIND_FREE {
+                table.push(generation, None)?;
+                continue;
             }
+            let tile = read_tile(r, i, kind, &tiles, library)?;
+            // The slot rules (fingerprint, position) before the state, as the layout
+            // orders the checks; the state changes nothing they looked at.
+            table.push(generation, Some(tile))?;
         }
+        if skip_as_built_state(r) {
+            continue;
+        }
+        let live = live
+            .and_then(|m| m.tile_at_slot(i as u32))
+            .map(|t| t.tile());
+        table.set_last_state(|tile| read_state(r, i, tile, live))?;
     }
     Ok(table)
+}
+
+/// Bytes of the head of a referenced slot: generation (4), kind (1), content id (32).
+const REFERENCED_HEAD_LEN: usize = 37;
+
+/// The head of the next slot (generation, kind, tile) when it names a tile of `library`
+/// by content id (most slots of a per-frame snapshot) and passes every check: pushed, `r`
+/// past it, `true`, without the named reads of the general path. Otherwise nothing is
+/// read or pushed and the result is `false`: the general path reads the head and reports
+/// its first broken field. Both accept the same heads and push the same entry.
+fn push_referenced_head(
+    r: &mut ByteReader<'_>,
+    table: &mut SlotTable,
+    tiles: &TileReader,
+    library: Option<&TileLibrary>,
+) -> bool {
+    let Some(library) = library else {
+        return false;
+    };
+    let mut probe = r.clone();
+    let Ok(b) = probe.bytes(REFERENCED_HEAD_LEN, "") else {
+        return false;
+    };
+    let (Ok(generation), Ok(id)) = (
+        <[u8; 4]>::try_from(&b[..4]),
+        <[u8; 32]>::try_from(&b[5..37]),
+    ) else {
+        return false;
+    };
+    if b[4] != KIND_REFERENCED {
+        return false;
+    }
+    let Some(tile) = library.get(&ContentId(id)) else {
+        return false;
+    };
+    // `push` checks the generation, the fingerprint (the parameters' own) and the position.
+    if tile.fingerprint() != tiles.fingerprint()
+        || table
+            .push(u32::from_le_bytes(generation), Some(tile.clone()))
+            .is_err()
+    {
+        return false;
+    }
+    *r = probe;
+    true
 }
 
 /// Reads the tile entry of slot `i` (kind 1 or 2, checked by the caller), as built.
@@ -151,7 +200,7 @@ fn read_tile(
     r: &mut ByteReader<'_>,
     i: usize,
     kind: u8,
-    (params, fingerprint): (&NavMeshParams, &Fingerprint),
+    tiles: &TileReader,
     library: Option<&TileLibrary>,
 ) -> Result<NavTile, FormatError> {
     if kind == KIND_INLINE {
@@ -163,7 +212,9 @@ fn read_tile(
                     |r, f| r.bytes(len as usize, f),
                 )
             })?;
-        return NavTile::from_bytes(body, params).map_err(|e| e.within(format!("slot {i}: tile")));
+        return tiles
+            .read(body)
+            .map_err(|e| e.within(format!("slot {i}: tile")));
     }
     // KIND_REFERENCED, the last kind ONPS_KINDS names.
     let id = ContentId(named(
@@ -182,7 +233,7 @@ fn read_tile(
             format!("tile {id} is not in the tile library"),
         ));
     };
-    let expected = *fingerprint;
+    let expected = tiles.fingerprint();
     if tile.fingerprint() != expected {
         return Err(FormatError::Fingerprint {
             at: format!("slot {i}: referenced tile"),
@@ -192,6 +243,17 @@ fn read_tile(
     }
     // Library tiles are stored as built; the clone shares the geometry.
     Ok(tile.clone())
+}
+
+/// Skips the state of a slot when it is the as-built state: an edit count of 0 and a
+/// disabled link count of 0, which [`read_state`] always accepts (returning `None`).
+fn skip_as_built_state(r: &mut ByteReader<'_>) -> bool {
+    let mut probe = r.clone();
+    if probe.bytes(8, "").is_ok_and(|b| b == [0; 8]) {
+        *r = probe;
+        return true;
+    }
+    false
 }
 
 /// The current areas, flags and link switches of a tile.
@@ -218,26 +280,43 @@ fn read_state(
     } else if let Some(live) = live.filter(|l| edits_match(tile, &edits, l)) {
         (Arc::clone(live.areas()), Arc::clone(live.flags()))
     } else {
-        let mut areas = tile.as_built_areas().to_vec();
-        let mut flags = tile.as_built_flags().to_vec();
-        for (p, area, f) in edits.iter() {
-            areas[p] = area;
-            flags[p] = f;
-        }
-        (Arc::from(areas), Arc::from(flags))
+        (
+            edited(tile.as_built_areas(), edits.iter().map(|(p, a, _)| (p, a))),
+            edited(tile.as_built_flags(), edits.iter().map(|(p, _, f)| (p, f))),
+        )
     };
     let switches = if disabled.is_empty() {
         Arc::clone(tile.link_enabled())
     } else if let Some(live) = live.filter(|l| switches_match(tile, &disabled, l)) {
         Arc::clone(live.link_enabled())
     } else {
-        let mut switches = vec![true; tile.data().off_mesh_links.len()];
-        for l in disabled.iter() {
-            switches[l] = false;
-        }
-        Arc::from(switches)
+        let all_on = vec![true; tile.data().off_mesh_links.len()];
+        edited(&all_on, disabled.iter().map(|l| (l, false)))
     };
     Ok(Some((areas, flags, switches)))
+}
+
+/// `built` with the values of `changes` (index, value; ascending, in range) put in, in
+/// one allocation.
+fn edited<T: Copy>(built: &[T], changes: impl Iterator<Item = (usize, T)>) -> Arc<[T]> {
+    let apply = |values: &mut [T]| {
+        for (k, v) in changes {
+            if let Some(slot) = values.get_mut(k) {
+                *slot = v;
+            }
+        }
+    };
+    let mut out: Arc<[T]> = Arc::from(built);
+    match Arc::get_mut(&mut out) {
+        // A new `Arc` is its only owner: always this arm.
+        Some(values) => apply(values),
+        None => {
+            let mut values = built.to_vec();
+            apply(&mut values);
+            out = Arc::from(values);
+        }
+    }
+    out
 }
 
 /// The validated polygon edits of a slot: [`EDIT_LEN`] bytes each, polygons strictly
