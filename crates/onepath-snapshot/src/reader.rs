@@ -275,23 +275,21 @@ fn read_state(
     if edits.is_empty() && disabled.is_empty() {
         return Ok(None);
     }
-    let (areas, flags) = if edits.is_empty() {
-        (Arc::clone(tile.areas()), Arc::clone(tile.flags()))
-    } else if let Some(live) = live.filter(|l| edits_match(tile, &edits, l)) {
-        (Arc::clone(live.areas()), Arc::clone(live.flags()))
-    } else {
-        (
+    let (areas, flags) = match live.filter(|l| edits_match(tile, &edits, l)) {
+        Some(live) => (Arc::clone(live.areas()), Arc::clone(live.flags())),
+        None if edits.is_empty() => (Arc::clone(tile.areas()), Arc::clone(tile.flags())),
+        None => (
             edited(tile.as_built_areas(), edits.iter().map(|(p, a, _)| (p, a))),
             edited(tile.as_built_flags(), edits.iter().map(|(p, _, f)| (p, f))),
-        )
+        ),
     };
-    let switches = if disabled.is_empty() {
-        Arc::clone(tile.link_enabled())
-    } else if let Some(live) = live.filter(|l| switches_match(tile, &disabled, l)) {
-        Arc::clone(live.link_enabled())
-    } else {
-        let all_on = vec![true; tile.data().off_mesh_links.len()];
-        edited(&all_on, disabled.iter().map(|l| (l, false)))
+    let switches = match live.filter(|l| switches_match(tile, &disabled, l)) {
+        Some(live) => Arc::clone(live.link_enabled()),
+        None if disabled.is_empty() => Arc::clone(tile.link_enabled()),
+        None => {
+            let all_on = vec![true; tile.data().off_mesh_links.len()];
+            edited(&all_on, disabled.iter().map(|l| (l, false)))
+        }
     };
     Ok(Some((areas, flags, switches)))
 }
