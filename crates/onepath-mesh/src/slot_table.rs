@@ -10,9 +10,9 @@
 //! it has read the generation and pushes the slot as soon as it has read the tile, so the
 //! first broken field of the input is the one reported; `push` checks every rule itself
 //! (each position looked up once, and not at all when it follows every earlier one in
-//! (column, row, layer) order, as the tiles of a mesh built row by row do), so a table never holds an entry that was not checked. A reader that
-//! reads a tile's current state after its slot ([`SlotTable::set_last_state`]) changes
-//! only what no rule looks at.
+//! (row, column, layer) order, as the tiles of a mesh built row by row do), so a table
+//! never holds an entry that was not checked. A reader that reads a tile's current state
+//! after its slot ([`SlotTable::set_last_state`]) changes only what no rule looks at.
 //!
 //! [`NavMeshSerializer`]: crate::NavMeshSerializer
 
@@ -191,7 +191,7 @@ fn row_major((x, z, layer): Position) -> RowMajor {
 /// in a sorted vector, the others in a map. A table of tiles in that order (a mesh built
 /// row by row, and every snapshot or ONPM of it) costs one comparison per tile; any other
 /// order costs what a map costs, a lookup and an insertion.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Positions {
     /// Ascending, each above every position pushed before it.
     run: Vec<(RowMajor, u32)>,
@@ -247,7 +247,10 @@ impl SlotTable {
         Ok(SlotTable {
             tiles: TileReader::new(params),
             slots: Vec::with_capacity(count),
-            positions: Positions::default(),
+            positions: Positions {
+                run: Vec::with_capacity(count),
+                rest: BTreeMap::new(),
+            },
         })
     }
 
