@@ -275,16 +275,19 @@ fn set_last_state_changes_only_the_current_state_of_the_last_tile() {
     table.push(2, Some(t.clone())).unwrap();
     table.set_last_state(none).unwrap();
     assert_eq!(table.slots()[1], (2, Some(t.clone())));
-    let areas: std::sync::Arc<[u8]> = vec![9; t.poly_count()].into();
-    table
-        .set_last_state(|tile| {
+    // The tile's flags and switches with these areas.
+    let with_areas = |areas: &std::sync::Arc<[u8]>| {
+        let areas = areas.clone();
+        move |tile: &NavTile| {
             Ok(Some((
-                areas.clone(),
+                areas,
                 std::sync::Arc::clone(tile.flags()),
                 std::sync::Arc::clone(tile.link_enabled()),
             )))
-        })
-        .unwrap();
+        }
+    };
+    let areas: std::sync::Arc<[u8]> = vec![9; t.poly_count()].into();
+    table.set_last_state(with_areas(&areas)).unwrap();
     let (_, Some(now)) = &table.slots()[1] else {
         panic!("slot 1 holds its tile");
     };
@@ -293,15 +296,7 @@ fn set_last_state_changes_only_the_current_state_of_the_last_tile() {
     assert!(std::sync::Arc::ptr_eq(now.geometry(), t.geometry()));
     // Lengths the tile does not have are the tile's error, within the slot; nothing changes.
     let short: std::sync::Arc<[u8]> = vec![9; t.poly_count() + 1].into();
-    let e = table
-        .set_last_state(|tile| {
-            Ok(Some((
-                short.clone(),
-                std::sync::Arc::clone(tile.flags()),
-                std::sync::Arc::clone(tile.link_enabled()),
-            )))
-        })
-        .unwrap_err();
+    let e = table.set_last_state(with_areas(&short)).unwrap_err();
     assert!(e.to_string().contains("slot 1"), "{e}");
     assert_eq!(
         &table.slots()[1].1.as_ref().unwrap().areas()[..],
