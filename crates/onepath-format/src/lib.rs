@@ -56,6 +56,15 @@
 //!     NavTile::from_bytes(&bytes, &other),
 //!     Err(FormatError::Fingerprint { .. })
 //! ));
+//!
+//! // Many tiles against one set of parameters: the parameters hashed once, same checks.
+//! let reader = onepath_format::TileReader::new(&params);
+//! assert_eq!(reader.fingerprint(), params.fingerprint());
+//! assert_eq!(reader.read(&bytes), NavTile::from_bytes(&bytes, &params));
+//! assert_eq!(
+//!     onepath_format::TileReader::new(&other).read(&bytes),
+//!     NavTile::from_bytes(&bytes, &other)
+//! );
 //! ```
 #![forbid(unsafe_code)]
 
