@@ -5,7 +5,8 @@
 //! digest ([`NavSettings`], [`OffMeshLinkDefinition`]), the build fingerprint, polygon and
 //! tile references ([`PolyRef`], [`TileRef`]), tiles ([`NavTileData`] → [`NavTile`]) with
 //! exact validation ([`orient2d_exact`]), the tile bytes ONPT ([`NavTile::to_bytes`],
-//! [`NavTile::from_bytes`]), the tile content id ([`ContentId`]), the 2D builder hand-over
+//! [`NavTile::from_bytes`], or [`TileReader`] for many tiles against one set of parameters),
+//! the tile content id ([`ContentId`]), the 2D builder hand-over
 //! ([`NavTileAssembler`]), and the byte cursor ([`bytes::ByteReader`]) and error family
 //! ([`FormatError`]) that every OnePath reader shares. `docs/navmesh-format.md` has every
 //! table and rule.
@@ -55,6 +56,15 @@
 //!     NavTile::from_bytes(&bytes, &other),
 //!     Err(FormatError::Fingerprint { .. })
 //! ));
+//!
+//! // Many tiles against one set of parameters: the parameters hashed once, same checks.
+//! let reader = onepath_format::TileReader::new(&params);
+//! assert_eq!(reader.fingerprint(), params.fingerprint());
+//! assert_eq!(reader.read(&bytes), NavTile::from_bytes(&bytes, &params));
+//! assert_eq!(
+//!     onepath_format::TileReader::new(&other).read(&bytes),
+//!     NavTile::from_bytes(&bytes, &other)
+//! );
 //! ```
 #![forbid(unsafe_code)]
 
@@ -74,7 +84,7 @@ mod validate;
 pub use assembler::{NavTileAssembler, DEFAULT_AREA, DEFAULT_FLAGS};
 pub use content_id::ContentId;
 pub use error::{CoordinateError, FormatError, FormatErrorKind};
-pub use onpt::{onpt_len, ONPT_HEADER_LEN, ONPT_MAGIC};
+pub use onpt::{onpt_len, TileReader, ONPT_HEADER_LEN, ONPT_MAGIC};
 pub use orient::orient2d_exact;
 pub use params::{Fingerprint, NavMeshParams, COORD_BOUND, FORMAT_VERSION, PARAMS_BLOCK_LEN};
 pub use polyref::{next_salt, PolyRef, TileRef, MAX_SALT, MAX_SLOTS};

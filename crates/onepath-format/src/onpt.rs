@@ -154,12 +154,50 @@ impl NavTile {
     /// other validation of the tile), reserved header field, exact length from the counts
     /// (before allocating; trailing bytes are an error), then every rule of
     /// [`NavTile::create`]. The tile's areas and flags, as-built and current, are the ones
-    /// in the bytes.
+    /// in the bytes. A reader of many tiles against the same parameters hashes them once
+    /// through a [`TileReader`].
     pub fn from_bytes(bytes: &[u8], params: &NavMeshParams) -> Result<NavTile, FormatError> {
+        TileReader::new(params).read(bytes)
+    }
+}
+
+/// Reads ONPT bytes against one set of parameters, whose fingerprint (a SHA-256 of the
+/// parameter block) it computes once: for a reader of many tiles (a mesh, a snapshot).
+/// [`TileReader::read`] is [`NavTile::from_bytes`], same checks in the same order, same
+/// errors.
+#[derive(Debug, Clone, Copy)]
+pub struct TileReader {
+    params: NavMeshParams,
+    fingerprint: Fingerprint,
+}
+
+impl TileReader {
+    /// A reader of tiles built against `params`.
+    pub fn new(params: &NavMeshParams) -> TileReader {
+        TileReader {
+            params: *params,
+            fingerprint: params.fingerprint(),
+        }
+    }
+
+    /// The parameters tiles are read against.
+    pub fn params(&self) -> &NavMeshParams {
+        &self.params
+    }
+
+    /// Their fingerprint, which every tile read must carry.
+    pub fn fingerprint(&self) -> Fingerprint {
+        self.fingerprint
+    }
+
+    /// Reads and validates one tile's ONPT bytes, as [`NavTile::from_bytes`] against the
+    /// reader's parameters. Never panics.
+    pub fn read(&self, bytes: &[u8]) -> Result<NavTile, FormatError> {
+        let params = &self.params;
         let mut r = ByteReader::new(bytes);
         r.header(&ONPT_MAGIC, "ONPT", FORMAT_VERSION)?;
         let found = Fingerprint(r.array::<16>("fingerprint")?);
-        let expected = params.fingerprint();
+        let expected = self.fingerprint;
         if found != expected {
             return Err(FormatError::Fingerprint {
                 at: String::new(),

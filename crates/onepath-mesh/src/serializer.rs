@@ -76,6 +76,8 @@ impl NavMeshSerializer {
         let params = NavMeshParams::read_block(&mut r)?;
         let count = r.count("slot count", 5)?;
         let mut table = SlotTable::new(&params, count)?;
+        // The parameters hashed once for every tile, not per tile.
+        let tiles = *table.tile_reader();
         for i in 0..count {
             let generation = r.u32(&format!("slot {i}: generation"))?;
             table.check_generation(generation)?;
@@ -87,7 +89,8 @@ impl NavMeshSerializer {
                         &format!("slot {i}: tile length"),
                         &format!("slot {i}: tile"),
                     )?;
-                    let tile = NavTile::from_bytes(body, &params)
+                    let tile = tiles
+                        .read(body)
                         .map_err(|e| e.within(format!("slot {i}: tile")))?;
                     Some(tile)
                 }

@@ -6,17 +6,24 @@
 //! [`MAX_SLOTS`] slots; a generation in `1..=MAX_SALT`; a tile built against the table's
 //! parameters; a (column, row, layer) position no earlier slot holds. A byte reader also
 //! checks each slot's kind byte against the kinds its layout defines
-//! ([`SlotTable::check_kind`]). A reader calls [`SlotTable::check_generation`] and
-//! [`SlotTable::check_tile`] as soon as it has read the value, so the first broken field of
-//! the input is the one reported; `push` runs the same checks again (they are cheap), so a
-//! table never holds an entry that was not checked.
+//! ([`SlotTable::check_kind`]). A reader calls [`SlotTable::check_generation`] as soon as
+//! it has read the generation and pushes the slot as soon as it has read the tile, so the
+//! first broken field of the input is the one reported; `push` checks every rule itself
+//! (each position looked up once, and not at all when it follows every earlier one in
+//! (row, column, layer) order, as the tiles of a mesh built row by row do), so a table
+//! never holds an entry that was not checked. A reader that reads a tile's current state
+//! after its slot ([`SlotTable::set_last_state`]) changes only what no rule looks at.
 //!
 //! [`NavMeshSerializer`]: crate::NavMeshSerializer
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
-use onepath_format::{Fingerprint, FormatError, NavMeshParams, NavTile, MAX_SALT, MAX_SLOTS};
+use onepath_format::{
+    Fingerprint, FormatError, NavMeshParams, NavTile, TileReader, MAX_SALT, MAX_SLOTS,
+};
 
 use crate::error::MeshError;
 use crate::mesh::TiledNavMesh;
@@ -161,11 +168,71 @@ impl fmt::Display for KindList {
 /// [`SlotTable::into_mesh`] cannot fail.
 #[derive(Debug, Clone)]
 pub struct SlotTable {
-    params: NavMeshParams,
-    fingerprint: Fingerprint,
+    /// The parameters with their fingerprint (hashed once).
+    tiles: TileReader,
     slots: Vec<(u32, Option<NavTile>)>,
     /// (column, row, layer) -> slot, of the tiles pushed so far.
-    positions: BTreeMap<(i32, i32, u16), u32>,
+    positions: Positions,
+}
+
+/// A tile position: (column, row, layer).
+type Position = (i32, i32, u16);
+
+/// A position as (row, column, layer), the order of [`Positions`]: the order of a mesh
+/// built row by row.
+type RowMajor = (i32, i32, u16);
+
+fn row_major((x, z, layer): Position) -> RowMajor {
+    (z, x, layer)
+}
+
+/// The positions of the tiles pushed so far, with the slot of each: those that came in
+/// ascending row-major order (each above every earlier one, so unique without a lookup)
+/// in a sorted vector, the others in a map. A table of tiles in that order (a mesh built
+/// row by row, and every snapshot or ONPM of it) costs one comparison per tile; any other
+/// order costs what a map costs, a lookup and an insertion.
+#[derive(Debug, Clone)]
+struct Positions {
+    /// Ascending, each above every position pushed before it.
+    run: Vec<(RowMajor, u32)>,
+    /// The positions that were not above every earlier one.
+    rest: BTreeMap<RowMajor, u32>,
+}
+
+impl Positions {
+    /// The slot holding `at`, if any.
+    fn get(&self, at: Position) -> Option<u32> {
+        let key = row_major(at);
+        if let Ok(k) = self.run.binary_search_by(|(p, _)| p.cmp(&key)) {
+            return Some(self.run[k].1);
+        }
+        self.rest.get(&key).copied()
+    }
+
+    /// Records `at` for `slot`, or returns the slot already holding it (then nothing
+    /// changes).
+    fn insert(&mut self, at: Position, slot: u32) -> Result<(), u32> {
+        let key = row_major(at);
+        let above_all = self.run.last().map_or(true, |(last, _)| key > *last)
+            && self
+                .rest
+                .last_key_value()
+                .map_or(true, |(last, _)| key > *last);
+        if above_all {
+            self.run.push((key, slot));
+            return Ok(());
+        }
+        if let Ok(k) = self.run.binary_search_by(|(p, _)| p.cmp(&key)) {
+            return Err(self.run[k].1);
+        }
+        match self.rest.entry(key) {
+            Entry::Occupied(o) => Err(*o.get()),
+            Entry::Vacant(v) => {
+                v.insert(slot);
+                Ok(())
+            }
+        }
+    }
 }
 
 impl SlotTable {
@@ -178,16 +245,24 @@ impl SlotTable {
             return Err(SlotTableError::TooManySlots { count });
         }
         Ok(SlotTable {
-            params: *params,
-            fingerprint: params.fingerprint(),
+            tiles: TileReader::new(params),
             slots: Vec::with_capacity(count),
-            positions: BTreeMap::new(),
+            positions: Positions {
+                run: Vec::with_capacity(count),
+                rest: BTreeMap::new(),
+            },
         })
     }
 
     /// The parameters the table's tiles are built against.
     pub fn params(&self) -> &NavMeshParams {
-        &self.params
+        self.tiles.params()
+    }
+
+    /// A reader of tiles against the table's parameters, their fingerprint already
+    /// computed: what a byte reader reads the table's tiles with.
+    pub fn tile_reader(&self) -> &TileReader {
+        &self.tiles
     }
 
     /// Number of slots pushed; the index the next slot gets.
@@ -239,32 +314,43 @@ impl SlotTable {
         Ok(kind)
     }
 
-    /// Checks the tile of the next slot: its fingerprint, then that no earlier slot holds
-    /// its position.
-    pub fn check_tile(&self, tile: &NavTile) -> Result<(), SlotTableError> {
-        let slot = self.next_slot();
-        if tile.fingerprint() != self.fingerprint {
+    /// Checks the fingerprint of the tile of the next slot.
+    fn check_fingerprint(&self, tile: &NavTile) -> Result<(), SlotTableError> {
+        if tile.fingerprint() != self.tiles.fingerprint() {
             return Err(SlotTableError::Fingerprint {
-                slot,
+                slot: self.next_slot(),
                 found: tile.fingerprint(),
-                expected: self.fingerprint,
-            });
-        }
-        let (x, z, layer) = tile.position();
-        if let Some(&other) = self.positions.get(&(x, z, layer)) {
-            return Err(SlotTableError::Position {
-                slot,
-                x,
-                z,
-                layer,
-                other,
+                expected: self.tiles.fingerprint(),
             });
         }
         Ok(())
     }
 
+    /// The error for the tile of the next slot at `(x, z, layer)`, held by slot `other`.
+    fn position_error(&self, (x, z, layer): (i32, i32, u16), other: u32) -> SlotTableError {
+        SlotTableError::Position {
+            slot: self.next_slot(),
+            x,
+            z,
+            layer,
+            other,
+        }
+    }
+
+    /// Checks the tile of the next slot: its fingerprint, then that no earlier slot holds
+    /// its position ([`SlotTable::push`] checks the same).
+    pub fn check_tile(&self, tile: &NavTile) -> Result<(), SlotTableError> {
+        self.check_fingerprint(tile)?;
+        let at = tile.position();
+        if let Some(other) = self.positions.get(at) {
+            return Err(self.position_error(at, other));
+        }
+        Ok(())
+    }
+
     /// Appends the next slot after checking, in order: the slot limit, the generation, and
-    /// for a tile its fingerprint and position. On error the table is unchanged.
+    /// for a tile its fingerprint and position (one lookup of the position). On error the
+    /// table is unchanged.
     pub fn push(&mut self, generation: u32, tile: Option<NavTile>) -> Result<(), SlotTableError> {
         if self.slots.len() >= MAX_SLOTS as usize {
             return Err(SlotTableError::TooManySlots {
@@ -273,17 +359,50 @@ impl SlotTable {
         }
         self.check_generation(generation)?;
         if let Some(tile) = &tile {
-            self.check_tile(tile)?;
-            self.positions.insert(tile.position(), self.next_slot());
+            self.check_fingerprint(tile)?;
+            let slot = self.next_slot();
+            let at = tile.position();
+            if let Err(other) = self.positions.insert(at, slot) {
+                return Err(self.position_error(at, other));
+            }
         }
         self.slots.push((generation, tile));
+        Ok(())
+    }
+
+    /// Gives the tile of the last slot pushed the current areas, flags and off-mesh link
+    /// switches `state` returns for it (`None`: keep them), through
+    /// [`NavTile::with_current_state`]: its geometry, fingerprint and position, which the
+    /// rules checked, stay. For a reader that reads a tile's current state after pushing
+    /// its slot. Errors, the table unchanged: those of `state`, the lengths or an area
+    /// that `with_current_state` rejects (within `slot N`), or no tile in the last slot
+    /// (`slot table`).
+    #[allow(clippy::type_complexity)]
+    pub fn set_last_state(
+        &mut self,
+        state: impl FnOnce(
+            &NavTile,
+        ) -> Result<Option<(Arc<[u8]>, Arc<[u16]>, Arc<[bool]>)>, FormatError>,
+    ) -> Result<(), FormatError> {
+        let count = self.slots.len();
+        let Some((_, Some(tile))) = self.slots.last_mut() else {
+            return Err(FormatError::malformed(
+                "slot table",
+                format!("the last of {count} slots holds no tile to give a current state"),
+            ));
+        };
+        if let Some((areas, flags, link_enabled)) = state(tile)? {
+            *tile = tile
+                .with_current_state(areas, flags, link_enabled)
+                .map_err(|e| e.within(format!("slot {}", count - 1)))?;
+        }
         Ok(())
     }
 
     /// The mesh of these slots: every slot with its exact generation (free slots
     /// included), stitched once in slot order.
     pub fn into_mesh(self) -> TiledNavMesh {
-        TiledNavMesh::from_checked_slots(self.params, self.slots)
+        TiledNavMesh::from_checked_slots(*self.tiles.params(), self.slots)
     }
 
     /// Makes `mesh` the mesh of these slots, equal to [`SlotTable::into_mesh`], keeping the
@@ -291,7 +410,7 @@ impl SlotTable {
     /// restitching only around those that differ. Parameters that are not bitwise those of
     /// `mesh` replace it whole.
     pub fn restore_into(self, mesh: &mut TiledNavMesh) {
-        if self.params.bitwise_eq(mesh.params()) {
+        if self.tiles.params().bitwise_eq(mesh.params()) {
             mesh.assign_checked_slots(self.slots);
         } else {
             *mesh = self.into_mesh();

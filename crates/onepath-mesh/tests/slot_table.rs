@@ -214,3 +214,92 @@ fn into_mesh_equals_from_slots_and_keeps_free_slots_and_generations() {
         mesh
     );
 }
+
+mod positions {
+    //! The position index (ascending positions in a run, the others in a map) against a
+    //! plain map, over orders that mix both: the same duplicate found, naming the same
+    //! earlier slot, at the same push.
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn every_repeated_position_is_found_whatever_the_order(
+            order in proptest::collection::vec((0i32..4, -1i32..3, 0u16..2, any::<bool>()), 1..40),
+        ) {
+            let mut tiles: BTreeMap<(i32, i32, u16), NavTile> = BTreeMap::new();
+            let mut table = SlotTable::new(&params(), order.len()).unwrap();
+            let mut model: BTreeMap<(i32, i32, u16), u32> = BTreeMap::new();
+            for (x, z, layer, free) in order {
+                let slot = table.len() as u32;
+                if free {
+                    table.push(1, None).unwrap();
+                    continue;
+                }
+                let t = tiles
+                    .entry((x, z, layer))
+                    .or_insert_with(|| tile(x, z, layer))
+                    .clone();
+                let want = match model.get(&(x, z, layer)) {
+                    Some(&other) => Err(SlotTableError::Position { slot, x, z, layer, other }),
+                    None => Ok(()),
+                };
+                prop_assert_eq!(table.check_tile(&t), want.clone());
+                prop_assert_eq!(table.push(1, Some(t)), want.clone());
+                if want.is_ok() {
+                    model.insert((x, z, layer), slot);
+                } else {
+                    prop_assert_eq!(table.len() as u32, slot, "a failed push changes nothing");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn set_last_state_changes_only_the_current_state_of_the_last_tile() {
+    let mut table = SlotTable::new(&params(), 2).unwrap();
+    let none = |_: &NavTile| Ok(None);
+    assert!(table.set_last_state(none).is_err(), "no slot pushed");
+    table.push(1, None).unwrap();
+    assert_eq!(
+        table.set_last_state(none),
+        Err(FormatError::malformed(
+            "slot table",
+            "the last of 1 slots holds no tile to give a current state"
+        ))
+    );
+    let t = tile(0, 0, 0);
+    table.push(2, Some(t.clone())).unwrap();
+    table.set_last_state(none).unwrap();
+    assert_eq!(table.slots()[1], (2, Some(t.clone())));
+    // The tile's flags and switches with these areas.
+    let with_areas = |areas: &std::sync::Arc<[u8]>| {
+        let areas = areas.clone();
+        move |tile: &NavTile| {
+            Ok(Some((
+                areas,
+                std::sync::Arc::clone(tile.flags()),
+                std::sync::Arc::clone(tile.link_enabled()),
+            )))
+        }
+    };
+    let areas: std::sync::Arc<[u8]> = vec![9; t.poly_count()].into();
+    table.set_last_state(with_areas(&areas)).unwrap();
+    let (_, Some(now)) = &table.slots()[1] else {
+        panic!("slot 1 holds its tile");
+    };
+    assert_eq!(&now.areas()[..], &areas[..]);
+    assert_eq!(now.as_built_areas(), t.as_built_areas());
+    assert!(std::sync::Arc::ptr_eq(now.geometry(), t.geometry()));
+    // Lengths the tile does not have are the tile's error, within the slot; nothing changes.
+    let short: std::sync::Arc<[u8]> = vec![9; t.poly_count() + 1].into();
+    let e = table.set_last_state(with_areas(&short)).unwrap_err();
+    assert!(e.to_string().contains("slot 1"), "{e}");
+    assert_eq!(
+        &table.slots()[1].1.as_ref().unwrap().areas()[..],
+        &areas[..]
+    );
+}

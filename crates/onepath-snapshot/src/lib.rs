@@ -150,7 +150,7 @@ impl NavMeshSnapshot {
         bytes: &[u8],
         library: &TileLibrary,
     ) -> Result<(), FormatError> {
-        reader::parse(bytes, Some(library), Some(mesh.params()))?
+        reader::parse(bytes, Some(library), Some(mesh))?
             .slots
             .restore_into(mesh);
         Ok(())
@@ -159,7 +159,7 @@ impl NavMeshSnapshot {
     /// [`NavMeshSnapshot::restore_in_place`] of a Full snapshot, with no tile library:
     /// errors as [`NavMeshSnapshot::restore_full`], and any error leaves `mesh` untouched.
     pub fn restore_full_in_place(mesh: &mut TiledNavMesh, bytes: &[u8]) -> Result<(), FormatError> {
-        reader::parse(bytes, None, Some(mesh.params()))?
+        reader::parse(bytes, None, Some(mesh))?
             .slots
             .restore_into(mesh);
         Ok(())

@@ -1,6 +1,8 @@
 //! [`TileLibrary`]: the tiles a host keeps, found by content id, for Referenced snapshots.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use onepath_format::{ContentId, Fingerprint, FormatError, NavMeshParams, NavTile};
@@ -15,10 +17,53 @@ use onepath_format::{ContentId, Fingerprint, FormatError, NavMeshParams, NavTile
 /// id ignores run-time edits, and a snapshot carries the edits itself).
 ///
 /// Iteration is in ascending content id order (never hash order).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct TileLibrary {
     fingerprint: Fingerprint,
+    /// The tiles, ascending by id: what iteration, equality and `Debug` show.
     tiles: BTreeMap<ContentId, NavTile>,
+    /// The same tiles (sharing their geometry) for [`TileLibrary::get`], which a restore
+    /// calls once per referenced slot: one probe instead of a descent comparing 32-byte
+    /// keys. Never iterated, so its order reaches nothing.
+    index: HashMap<ContentId, NavTile, BuildHasherDefault<IdHasher>>,
+}
+
+/// Hashes a [`ContentId`] as its first 8 bytes. An id is a SHA-256 digest, already
+/// uniform; the ids in the table are those of the tiles added (digests of their bytes),
+/// so the ids a snapshot names choose only which probe is made, never how the table's
+/// entries collide.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // The id's bytes come in one call (after its length, a constant).
+        let mut word = [0u8; 8];
+        let n = bytes.len().min(8);
+        word[..n].copy_from_slice(&bytes[..n]);
+        self.0 = self.0.rotate_left(8) ^ u64::from_le_bytes(word);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl PartialEq for TileLibrary {
+    /// The fingerprint and the tiles (the index holds the same tiles).
+    fn eq(&self, other: &TileLibrary) -> bool {
+        self.fingerprint == other.fingerprint && self.tiles == other.tiles
+    }
+}
+
+impl fmt::Debug for TileLibrary {
+    /// The fingerprint and the tiles, ascending by id (not the index, in hash order).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TileLibrary")
+            .field("fingerprint", &self.fingerprint)
+            .field("tiles", &self.tiles)
+            .finish()
+    }
 }
 
 impl TileLibrary {
@@ -27,6 +72,7 @@ impl TileLibrary {
         TileLibrary {
             fingerprint: params.fingerprint(),
             tiles: BTreeMap::new(),
+            index: HashMap::default(),
         }
     }
 
@@ -48,7 +94,9 @@ impl TileLibrary {
         }
         let id = tile.content_id();
         if let std::collections::btree_map::Entry::Vacant(slot) = self.tiles.entry(id) {
-            slot.insert(as_built(tile)?);
+            let tile = as_built(tile)?;
+            self.index.insert(id, tile.clone());
+            slot.insert(tile);
         }
         Ok(id)
     }
@@ -67,16 +115,17 @@ impl TileLibrary {
 
     /// The tile with this content id (as built), if the library holds it.
     pub fn get(&self, id: &ContentId) -> Option<&NavTile> {
-        self.tiles.get(id)
+        self.index.get(id)
     }
 
     /// True iff the library holds a tile with this content id.
     pub fn contains(&self, id: &ContentId) -> bool {
-        self.tiles.contains_key(id)
+        self.index.contains_key(id)
     }
 
     /// Removes the tile with this content id; returns it if it was there.
     pub fn remove(&mut self, id: &ContentId) -> Option<NavTile> {
+        self.index.remove(id);
         self.tiles.remove(id)
     }
 

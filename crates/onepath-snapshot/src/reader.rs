@@ -19,12 +19,12 @@
 use std::sync::Arc;
 
 use onepath_format::bytes::ByteReader;
-use onepath_format::{ContentId, Fingerprint, FormatError, NavMeshParams, NavTile, MAX_AREA};
+use onepath_format::{ContentId, FormatError, NavMeshParams, NavTile, TileReader, MAX_AREA};
 use onepath_mesh::{SlotTable, TiledNavMesh};
 
 use crate::layout::{
-    EDIT_LEN, KIND_FREE, KIND_INLINE, ONPS_KINDS, ONPS_MAGIC, ONPS_VERSION, SECTION_HEADER_LEN,
-    SECTION_SLOTS,
+    EDIT_LEN, KIND_FREE, KIND_INLINE, KIND_REFERENCED, ONPS_KINDS, ONPS_MAGIC, ONPS_VERSION,
+    SECTION_HEADER_LEN, SECTION_SLOTS,
 };
 use crate::library::TileLibrary;
 
@@ -35,17 +35,18 @@ pub(crate) struct Parsed {
 }
 
 /// Parses and validates `bytes` completely. `library` is `None` for a restore of Full
-/// snapshots only (a referenced tile is then [`FormatError::LibraryRequired`]); `expected`
-/// are the parameters of the mesh an in-place restore targets (compared bitwise).
+/// snapshots only (a referenced tile is then [`FormatError::LibraryRequired`]); `live` is
+/// the mesh an in-place restore targets (its parameters compared bitwise; its tiles'
+/// current states shared where equal, nothing else read from it).
 pub(crate) fn parse(
     bytes: &[u8],
     library: Option<&TileLibrary>,
-    expected: Option<&NavMeshParams>,
+    live: Option<&TiledNavMesh>,
 ) -> Result<Parsed, FormatError> {
     let mut r = ByteReader::new(bytes);
     r.header(&ONPS_MAGIC, "ONPS", ONPS_VERSION)?;
     let params = NavMeshParams::read_block(&mut r)?;
-    if let Some(mesh) = expected {
+    if let Some(mesh) = live.map(TiledNavMesh::params) {
         if !params.bitwise_eq(mesh) {
             return Err(FormatError::Fingerprint {
                 at: "parameters".to_string(),
@@ -82,7 +83,7 @@ pub(crate) fn parse(
             ));
         }
         let mut body = r.length_prefixed(&format!("section {k}: body length"))?;
-        slots = Some(read_slots(&mut body, &params, library)?);
+        slots = Some(read_slots(&mut body, &params, library, live)?);
         body.expect_end("section 1 (slots): body")?;
     }
     r.expect_end("ONPS")?;
@@ -113,31 +114,85 @@ fn named<'a, T>(
     }
 }
 
-/// Reads section 1.
+/// Reads section 1. `live` is the mesh an in-place restore targets.
 fn read_slots(
     r: &mut ByteReader<'_>,
     params: &NavMeshParams,
     library: Option<&TileLibrary>,
+    live: Option<&TiledNavMesh>,
 ) -> Result<SlotTable, FormatError> {
     let count = r.count("slot count", 5)?;
     let mut table = SlotTable::new(params, count)?;
-    // A hash of the parameters: computed once, not per referenced tile.
-    let fingerprint = params.fingerprint();
+    // The parameters hashed once, not per tile (inline or referenced).
+    let tiles = *table.tile_reader();
     for i in 0..count {
-        let generation = named(r, || format!("slot {i}: generation"), |r, f| r.u32(f))?;
-        table.check_generation(generation)?;
-        let kind = named(r, || format!("slot {i}: kind"), |r, f| r.u8(f))?;
-        let tile = match table.check_kind(kind, ONPS_KINDS)? {
-            KIND_FREE => None,
-            kind => {
-                let tile = read_tile(r, i, kind, (params, &fingerprint), library)?;
-                table.check_tile(&tile)?;
-                Some(read_state(r, i, tile)?)
+        if !push_referenced_head(r, &mut table, &tiles, library) {
+            let generation = named(r, || format!("slot {i}: generation"), |r, f| r.u32(f))?;
+            table.check_generation(generation)?;
+            let kind = named(r, || format!("slot {i}: kind"), |r, f| r.u8(f))?;
+            if table.check_kind(kind, ONPS_KINDS)? == KIND_FREE {
+                table.push(generation, None)?;
+                continue;
             }
-        };
-        table.push(generation, tile)?;
+            let tile = read_tile(r, i, kind, &tiles, library)?;
+            // The slot rules (fingerprint, position) before the state, as the layout
+            // orders the checks; the state changes nothing they looked at.
+            table.push(generation, Some(tile))?;
+        }
+        if skip_as_built_state(r) {
+            continue;
+        }
+        let live = live
+            .and_then(|m| m.tile_at_slot(i as u32))
+            .map(|t| t.tile());
+        table.set_last_state(|tile| read_state(r, i, tile, live))?;
     }
     Ok(table)
+}
+
+/// Bytes of the head of a referenced slot: generation (4), kind (1), content id (32).
+const REFERENCED_HEAD_LEN: usize = 37;
+
+/// The head of the next slot (generation, kind, tile) when it names a tile of `library`
+/// by content id (most slots of a per-frame snapshot) and passes every check: pushed, `r`
+/// past it, `true`, without the named reads of the general path. Otherwise nothing is
+/// read or pushed and the result is `false`: the general path reads the head and reports
+/// its first broken field. Both accept the same heads and push the same entry.
+fn push_referenced_head(
+    r: &mut ByteReader<'_>,
+    table: &mut SlotTable,
+    tiles: &TileReader,
+    library: Option<&TileLibrary>,
+) -> bool {
+    let Some(library) = library else {
+        return false;
+    };
+    let mut probe = r.clone();
+    let Ok(b) = probe.bytes(REFERENCED_HEAD_LEN, "") else {
+        return false;
+    };
+    let (Ok(generation), Ok(id)) = (
+        <[u8; 4]>::try_from(&b[..4]),
+        <[u8; 32]>::try_from(&b[5..37]),
+    ) else {
+        return false;
+    };
+    if b[4] != KIND_REFERENCED {
+        return false;
+    }
+    let Some(tile) = library.get(&ContentId(id)) else {
+        return false;
+    };
+    // `push` checks the generation, the fingerprint (the parameters' own) and the position.
+    if tile.fingerprint() != tiles.fingerprint()
+        || table
+            .push(u32::from_le_bytes(generation), Some(tile.clone()))
+            .is_err()
+    {
+        return false;
+    }
+    *r = probe;
+    true
 }
 
 /// Reads the tile entry of slot `i` (kind 1 or 2, checked by the caller), as built.
@@ -145,7 +200,7 @@ fn read_tile(
     r: &mut ByteReader<'_>,
     i: usize,
     kind: u8,
-    (params, fingerprint): (&NavMeshParams, &Fingerprint),
+    tiles: &TileReader,
     library: Option<&TileLibrary>,
 ) -> Result<NavTile, FormatError> {
     if kind == KIND_INLINE {
@@ -157,7 +212,9 @@ fn read_tile(
                     |r, f| r.bytes(len as usize, f),
                 )
             })?;
-        return NavTile::from_bytes(body, params).map_err(|e| e.within(format!("slot {i}: tile")));
+        return tiles
+            .read(body)
+            .map_err(|e| e.within(format!("slot {i}: tile")));
     }
     // KIND_REFERENCED, the last kind ONPS_KINDS names.
     let id = ContentId(named(
@@ -176,7 +233,7 @@ fn read_tile(
             format!("tile {id} is not in the tile library"),
         ));
     };
-    let expected = *fingerprint;
+    let expected = tiles.fingerprint();
     if tile.fingerprint() != expected {
         return Err(FormatError::Fingerprint {
             at: format!("slot {i}: referenced tile"),
@@ -188,8 +245,119 @@ fn read_tile(
     Ok(tile.clone())
 }
 
-/// Reads the polygon edits and disabled links of slot `i` and applies them to `tile`.
-fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile, FormatError> {
+/// Skips the state of a slot when it is the as-built state: an edit count of 0 and a
+/// disabled link count of 0, which [`read_state`] always accepts (returning `None`).
+fn skip_as_built_state(r: &mut ByteReader<'_>) -> bool {
+    let mut probe = r.clone();
+    if probe.bytes(8, "").is_ok_and(|b| b == [0; 8]) {
+        *r = probe;
+        return true;
+    }
+    false
+}
+
+/// The current areas, flags and link switches of a tile.
+type State = (Arc<[u8]>, Arc<[u16]>, Arc<[bool]>);
+
+/// Reads the polygon edits and disabled links of slot `i`, whose tile (as built) is
+/// `tile`: its current state, `None` when that is the as-built state. `live` is the tile
+/// in the same slot of the mesh an in-place restore targets: where the state read equals
+/// its current state, the result shares its arrays instead of allocating new ones (so an
+/// unchanged slot allocates nothing).
+fn read_state(
+    r: &mut ByteReader<'_>,
+    i: usize,
+    tile: &NavTile,
+    live: Option<&NavTile>,
+) -> Result<Option<State>, FormatError> {
+    let edits = read_edits(r, i, tile)?;
+    let disabled = read_disabled(r, i, tile)?;
+    if edits.is_empty() && disabled.is_empty() {
+        return Ok(None);
+    }
+    let (areas, flags) = match live.filter(|l| edits_match(tile, &edits, l)) {
+        Some(live) => (Arc::clone(live.areas()), Arc::clone(live.flags())),
+        None if edits.is_empty() => (Arc::clone(tile.areas()), Arc::clone(tile.flags())),
+        None => (
+            edited(tile.as_built_areas(), edits.iter().map(|(p, a, _)| (p, a))),
+            edited(tile.as_built_flags(), edits.iter().map(|(p, _, f)| (p, f))),
+        ),
+    };
+    let switches = match live.filter(|l| switches_match(tile, &disabled, l)) {
+        Some(live) => Arc::clone(live.link_enabled()),
+        None if disabled.is_empty() => Arc::clone(tile.link_enabled()),
+        None => {
+            let all_on = vec![true; tile.data().off_mesh_links.len()];
+            edited(&all_on, disabled.iter().map(|l| (l, false)))
+        }
+    };
+    Ok(Some((areas, flags, switches)))
+}
+
+/// `built` with the values of `changes` (index, value; ascending, in range) put in, in
+/// one allocation.
+fn edited<T: Copy>(built: &[T], changes: impl Iterator<Item = (usize, T)>) -> Arc<[T]> {
+    let apply = |values: &mut [T]| {
+        for (k, v) in changes {
+            if let Some(slot) = values.get_mut(k) {
+                *slot = v;
+            }
+        }
+    };
+    let mut out: Arc<[T]> = Arc::from(built);
+    match Arc::get_mut(&mut out) {
+        // A new `Arc` is its only owner: always this arm.
+        Some(values) => apply(values),
+        None => {
+            let mut values = built.to_vec();
+            apply(&mut values);
+            out = Arc::from(values);
+        }
+    }
+    out
+}
+
+/// The validated polygon edits of a slot: [`EDIT_LEN`] bytes each, polygons strictly
+/// ascending and in range.
+struct Edits<'a>(&'a [u8]);
+
+impl Edits<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// (polygon, area, flags), ascending polygon.
+    fn iter(&self) -> impl Iterator<Item = (usize, u8, u16)> + '_ {
+        self.0.chunks_exact(EDIT_LEN).map(|e| {
+            let p = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+            (p as usize, e[4], u16::from_le_bytes([e[5], e[6]]))
+        })
+    }
+}
+
+/// The validated disabled links of a slot: 4 bytes each, strictly ascending and in range.
+struct Disabled<'a>(&'a [u8]);
+
+impl Disabled<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The link indices, ascending.
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0
+            .chunks_exact(4)
+            .map(|l| u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize)
+    }
+}
+
+/// Reads and checks the polygon edits of slot `i` (count, then each edit: polygon strictly
+/// ascending and in range, area ≤ 63, differs from as built).
+fn read_edits<'a>(
+    r: &mut ByteReader<'a>,
+    i: usize,
+    tile: &NavTile,
+) -> Result<Edits<'a>, FormatError> {
     let polys = tile.poly_count();
     let edits = named(
         r,
@@ -202,11 +370,11 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
             format!("{edits} edits for a tile of {polys} polygons"),
         ));
     }
-    let mut areas: Option<Vec<u8>> = None;
-    let mut flags: Option<Vec<u16>> = None;
-    let mut prev: Option<u32> = None;
     // The count was checked against the bytes that remain: the read cannot fall short.
-    for (k, e) in r.chunks::<EDIT_LEN>(edits, "")?.enumerate() {
+    let bytes = r.bytes(edits * EDIT_LEN, "")?;
+    let (areas, flags) = (tile.as_built_areas(), tile.as_built_flags());
+    let mut prev: Option<u32> = None;
+    for (k, e) in bytes.chunks_exact(EDIT_LEN).enumerate() {
         let at = |field: &str| format!("slot {i}: edit {k}: {field}");
         let p = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
         let area = e[4];
@@ -233,15 +401,23 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
                 format!("{area} is above {MAX_AREA}"),
             ));
         }
-        if area == tile.as_built_areas()[pi] && f == tile.as_built_flags()[pi] {
+        if area == areas[pi] && f == flags[pi] {
             return Err(FormatError::malformed(
                 at("polygon"),
                 format!("the edit of polygon {p} equals its as-built area and flags"),
             ));
         }
-        areas.get_or_insert_with(|| tile.as_built_areas().to_vec())[pi] = area;
-        flags.get_or_insert_with(|| tile.as_built_flags().to_vec())[pi] = f;
     }
+    Ok(Edits(bytes))
+}
+
+/// Reads and checks the disabled links of slot `i` (count, then each index: strictly
+/// ascending, in range).
+fn read_disabled<'a>(
+    r: &mut ByteReader<'a>,
+    i: usize,
+    tile: &NavTile,
+) -> Result<Disabled<'a>, FormatError> {
     let link_count = tile.data().off_mesh_links.len();
     let disabled = named(
         r,
@@ -254,11 +430,11 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
             format!("{disabled} disabled links for a tile of {link_count} off-mesh links"),
         ));
     }
-    let mut switches: Option<Vec<bool>> = None;
-    let mut prev: Option<u32> = None;
     // The count was checked against the bytes that remain: the read cannot fall short.
-    let links = r.chunks::<4>(disabled, "")?;
-    for (k, l) in links.map(u32::from_le_bytes).enumerate() {
+    let bytes = r.bytes(disabled * 4, "")?;
+    let mut prev: Option<u32> = None;
+    for (k, l) in bytes.chunks_exact(4).enumerate() {
+        let l = u32::from_le_bytes([l[0], l[1], l[2], l[3]]);
         let at = || format!("slot {i}: disabled link {k}");
         if let Some(prev) = prev {
             if l <= prev {
@@ -269,23 +445,51 @@ fn read_state(r: &mut ByteReader<'_>, i: usize, tile: NavTile) -> Result<NavTile
             }
         }
         prev = Some(l);
-        let li = l as usize;
-        if li >= link_count {
+        if l as usize >= link_count {
             return Err(FormatError::malformed(
                 at(),
                 format!("{l} is out of range (the tile has {link_count} off-mesh links)"),
             ));
         }
-        switches.get_or_insert_with(|| vec![true; link_count])[li] = false;
     }
-    if areas.is_none() && switches.is_none() {
-        return Ok(tile);
+    Ok(Disabled(bytes))
+}
+
+/// True when `live`'s current areas and flags are those of `tile` (as built) with `edits`
+/// applied.
+fn edits_match(tile: &NavTile, edits: &Edits<'_>, live: &NavTile) -> bool {
+    let (built_a, built_f) = (tile.as_built_areas(), tile.as_built_flags());
+    let (live_a, live_f) = (&live.areas()[..], &live.flags()[..]);
+    if live_a.len() != built_a.len() || live_f.len() != built_f.len() {
+        return false;
     }
-    let areas = areas.map_or_else(|| Arc::clone(tile.areas()), Arc::from);
-    let flags = flags.map_or_else(|| Arc::clone(tile.flags()), Arc::from);
-    let switches = switches.map_or_else(|| Arc::clone(tile.link_enabled()), Arc::from);
-    tile.with_current_state(areas, flags, switches)
-        .map_err(|e| e.within(format!("slot {i}")))
+    let mut next = 0;
+    for (p, area, f) in edits.iter() {
+        if live_a[next..p] != built_a[next..p]
+            || live_f[next..p] != built_f[next..p]
+            || (live_a[p], live_f[p]) != (area, f)
+        {
+            return false;
+        }
+        next = p + 1;
+    }
+    live_a[next..] == built_a[next..] && live_f[next..] == built_f[next..]
+}
+
+/// True when `live`'s current link switches are all on but the `disabled` ones.
+fn switches_match(tile: &NavTile, disabled: &Disabled<'_>, live: &NavTile) -> bool {
+    let live = &live.link_enabled()[..];
+    if live.len() != tile.data().off_mesh_links.len() {
+        return false;
+    }
+    let mut next = 0;
+    for l in disabled.iter() {
+        if live[next..l].iter().any(|&on| !on) || live[l] {
+            return false;
+        }
+        next = l + 1;
+    }
+    live[next..].iter().all(|&on| on)
 }
 
 /// Builds the complete new mesh from validated slots: slots and generations placed exactly,

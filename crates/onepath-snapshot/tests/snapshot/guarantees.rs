@@ -398,3 +398,55 @@ fn a_query_object_used_before_and_during_the_excursion_answers_as_a_fresh_one_af
     m.restore(&saved, &lib).unwrap();
     assert_eq!(query_battery_with(&mut q, &m, &points), expected);
 }
+
+/// The current state arrays (areas, flags, switches) of every tile, as pointers: which
+/// arrays a mesh holds, not what they hold.
+fn state_arrays(m: &TiledNavMesh) -> Vec<[*const u8; 3]> {
+    m.tiles()
+        .map(|t| {
+            let t = t.tile();
+            [
+                std::sync::Arc::as_ptr(t.areas()).cast::<u8>(),
+                std::sync::Arc::as_ptr(t.flags()).cast::<u8>(),
+                std::sync::Arc::as_ptr(t.link_enabled()).cast::<u8>(),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn an_in_place_restore_of_the_live_state_keeps_its_arrays_and_a_different_state_replaces_them() {
+    // The small mesh has an edited area, edited flags and a disabled link.
+    let mut m = small_mesh();
+    let lib = library_of(&m);
+    for mode in [SnapshotMode::Referenced, SnapshotMode::Full] {
+        let saved = m.snapshot(mode);
+        let before = state_arrays(&m);
+        let copy = m.clone();
+        NavMeshSnapshot::restore_in_place(&mut m, &saved, &lib).unwrap();
+        assert_eq!(m, copy);
+        assert_eq!(
+            state_arrays(&m),
+            before,
+            "{mode:?}: the live arrays are kept"
+        );
+    }
+    // Into a mesh whose edits differ: the snapshot's state, in arrays of its own, and the
+    // mesh it changed keeps its values (copy on write).
+    let saved = m.snapshot(SnapshotMode::Referenced);
+    let mut other = m.clone();
+    let a = other.tile_at(0, 0, 0).unwrap().tile_ref();
+    let b = other.tile_at(1, 0, 0).unwrap().tile_ref();
+    other.set_poly_area(a.poly(1).unwrap(), 6).unwrap();
+    other.set_off_mesh_link_enabled(b, 1, true).unwrap();
+    other.set_off_mesh_link_enabled(b, 0, false).unwrap();
+    let edited = other.clone();
+    NavMeshSnapshot::restore_in_place(&mut other, &saved, &lib).unwrap();
+    assert_eq!(other, m);
+    assert_eq!(other.snapshot(SnapshotMode::Referenced), saved);
+    assert_eq!(edited.poly_area(a.poly(1).unwrap()), Ok(6));
+    assert_eq!(edited.off_mesh_link_enabled(b, 0), Ok(false));
+    assert_eq!(other.poly_area(a.poly(1).unwrap()), Ok(5));
+    assert_eq!(other.off_mesh_link_enabled(b, 0), Ok(true));
+    assert_eq!(other.off_mesh_link_enabled(b, 1), Ok(false));
+}
