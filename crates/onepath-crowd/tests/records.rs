@@ -3,6 +3,10 @@
 //! through both transports; canonical defaults (omitted on save, loaded when missing);
 //! deep branches (absent: the shell's kept); load into a shell; guides re-acquired from
 //! the request; fail closed (typed error, agent idle).
+//!
+//! The transports need the `serde` feature (on in the workspace through the crate's
+//! dev-dependency on itself).
+#![cfg(feature = "serde")]
 
 mod common;
 use common::*;
