@@ -607,3 +607,52 @@ proptest::proptest! {
         })?;
     }
 }
+
+/// The fuzz target's seeds (`fuzz/seeds/crowd_state_reader/`: a selector byte, then an
+/// ONCS snapshot or a postcard agent record of the bridge-and-building crowd) must still
+/// load; `ONEPATH_WRITE_FUZZ_SEEDS=1` writes them anew.
+#[test]
+fn fuzz_seeds_still_load() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/seeds/crowd_state_reader");
+    let mesh = bridge_and_building();
+    let w = onepath_crowd::WorldContext::new(&mesh);
+    let make = || {
+        let mut c = Crowd::new(CrowdSettings::default()).unwrap();
+        for p in [[2.0, 0.0, 2.0], [10.0, 3.5, 24.0], [24.0, 0.0, 14.0]] {
+            c.add_agent_with(
+                &mesh,
+                p,
+                AgentParams::new(0.3),
+                LocomotionHandler::with_all_modes(),
+            )
+            .unwrap();
+        }
+        c
+    };
+    if std::env::var_os("ONEPATH_WRITE_FUZZ_SEEDS").is_some() {
+        let mut c = make();
+        let id = AgentId(1);
+        target(&mut c, &mesh, id, [1.0, 0.0, 24.0]);
+        target(&mut c, &mesh, AgentId(2), [27.0, 3.0, 8.0]);
+        for _ in 0..90 {
+            c.update(&w, DT).unwrap();
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut oncs = vec![0u8];
+        oncs.extend(c.save_snapshot());
+        std::fs::write(dir.join("oncs"), oncs).unwrap();
+        let mut rec = vec![1u8];
+        rec.extend(c.save_agent_postcard(id).unwrap());
+        std::fs::write(dir.join("record"), rec).unwrap();
+    }
+    let oncs = std::fs::read(dir.join("oncs")).unwrap();
+    let rec = std::fs::read(dir.join("record")).unwrap();
+    let mut c = make();
+    assert_eq!(oncs[0], 0);
+    c.restore_snapshot(&w, &oncs[1..]).unwrap();
+    let first = c.agents()[0].id();
+    assert_eq!(rec[0], 1);
+    let mut shell = make();
+    shell.load_agent_postcard(&w, first, &rec[1..]).unwrap();
+}
