@@ -32,7 +32,7 @@ mod steer;
 use locomotion::turn_towards;
 #[cfg(test)]
 use requests::remove_trackbacks;
-use requests::request_filter;
+pub(crate) use requests::{ask_replan, poly_usable, request_filter, set_valid};
 
 /// Neighbours kept per agent.
 pub const MAX_NEIGHBOURS: usize = 6;
@@ -109,21 +109,21 @@ pub struct UpdateStats {
 /// A crowd of agents on one navmesh.
 #[derive(Debug)]
 pub struct Crowd {
-    settings: CrowdSettings,
+    pub(crate) settings: CrowdSettings,
     /// Agents ascending by id: the update order.
-    agents: Vec<Agent>,
-    next_id: u32,
-    queue: PathQueue,
+    pub(crate) agents: Vec<Agent>,
+    pub(crate) next_id: u32,
+    pub(crate) queue: PathQueue,
     /// Grid-guided agents waiting for their grid search, first come first served, and the
-    /// one whose search is begun (agent, serial, iterations used).
-    grid_queue: std::collections::VecDeque<(AgentId, u64)>,
-    grid_active: Option<(AgentId, u64, u64)>,
-    grid_search: GridAStar,
-    query: NavMeshQuery,
-    grid: ProximityGrid,
-    avoidance: ObstacleAvoidance,
-    boundary_scratch: BoundaryScratch,
-    placement_extents: Vec3,
+    /// one whose search is begun (agent, serial, iterations used, start cell).
+    pub(crate) grid_queue: std::collections::VecDeque<(AgentId, u64)>,
+    pub(crate) grid_active: Option<(AgentId, u64, u64, (u32, u32))>,
+    pub(crate) grid_search: GridAStar,
+    pub(crate) query: NavMeshQuery,
+    pub(crate) grid: ProximityGrid,
+    pub(crate) avoidance: ObstacleAvoidance,
+    pub(crate) boundary_scratch: BoundaryScratch,
+    pub(crate) placement_extents: Vec3,
 }
 
 impl Crowd {
@@ -468,6 +468,8 @@ impl Crowd {
             goal,
             waypoints: Vec::new(),
             next: 0,
+            start: None,
+            resume: None,
         });
         Ok(())
     }
@@ -852,7 +854,7 @@ impl Crowd {
     }
 }
 
-fn reset_target(a: &mut Agent) {
+pub(crate) fn reset_target(a: &mut Agent) {
     a.target_state = TargetState::None;
     a.grid = None;
     a.target_ref = PolyRef::NULL;

@@ -93,11 +93,7 @@ impl Crowd {
                     TargetState::Valid | TargetState::WaitingForPath
                 )
             {
-                a.replanning = true;
-                a.serial += 1;
-                a.target_state = TargetState::Requesting;
-                a.target_replan_time = 0.0;
-                a.nav.steering.repath_count += 1;
+                ask_replan(a);
                 stats.replans += 1;
             }
         }
@@ -248,13 +244,13 @@ impl Crowd {
             .path_budget
             .saturating_sub(stats.path_iterations);
         while remaining > 0 {
-            let (id, serial, used) = match self.grid_active.take() {
+            let (id, serial, used, mut start) = match self.grid_active.take() {
                 Some(x) => x,
                 None => {
                     let Some((id, serial)) = self.grid_queue.pop_front() else {
                         break;
                     };
-                    (id, serial, u64::MAX)
+                    (id, serial, u64::MAX, (0, 0))
                 }
             };
             let Ok(i) = self.agents.binary_search_by_key(&id, |a| a.id()) else {
@@ -273,9 +269,10 @@ impl Crowd {
                 continue;
             };
             let used = if used == u64::MAX {
-                // Begin: from the cell under the agent.
+                // Begin: from the cell under the agent (a loaded guide: its recorded start).
                 let p = a.nav.motion.position;
-                let start = match grid.space().cell_at(p[0], p[2]) {
+                let from = guide.start.map(|(x, y)| (i64::from(x), i64::from(y)));
+                start = match from.or_else(|| grid.space().cell_at(p[0], p[2])) {
                     Some((x, y))
                         if x >= 0
                             && y >= 0
@@ -315,7 +312,7 @@ impl Crowd {
             remaining -= step_used;
             stats.path_iterations += step_used;
             if status == SearchStatus::InProgress {
-                self.grid_active = Some((id, serial, total));
+                self.grid_active = Some((id, serial, total, start));
                 continue;
             }
             stats.requests_served += 1;
@@ -334,7 +331,12 @@ impl Crowd {
                     [cx, y, cz]
                 })
                 .collect();
-            guide.next = usize::from(guide.waypoints.len() > 1);
+            guide.next = match guide.resume.take() {
+                // A loaded guide resumes its recorded progress.
+                Some(k) => k.min(guide.waypoints.len() - 1),
+                None => usize::from(guide.waypoints.len() > 1),
+            };
+            guide.start = None;
             set_valid(a);
         }
     }
@@ -374,8 +376,18 @@ impl Crowd {
     }
 }
 
+/// The agent's corridor went stale: it plans again from its corridor (a replan keeps to
+/// the furthest polygon the quick search reaches), and counts the replan.
+pub(crate) fn ask_replan(a: &mut Agent) {
+    a.replanning = true;
+    a.serial += 1;
+    a.target_state = TargetState::Requesting;
+    a.target_replan_time = 0.0;
+    a.nav.steering.repath_count += 1;
+}
+
 /// The agent's corridor is set for its target: the target is valid.
-pub(super) fn set_valid(a: &mut Agent) {
+pub(crate) fn set_valid(a: &mut Agent) {
     a.target_state = TargetState::Valid;
     a.target_replan_time = 0.0;
     a.nav.motion.guided = true;
@@ -387,7 +399,7 @@ pub(super) fn set_valid(a: &mut Agent) {
 }
 
 /// The filter of a request: the agent's, with the walkability override as include flags.
-pub(super) fn request_filter(base: &QueryFilter, r: &PathRequest) -> QueryFilter {
+pub(crate) fn request_filter(base: &QueryFilter, r: &PathRequest) -> QueryFilter {
     let mut f = *base;
     if let Some(flags) = r.walkability_override {
         f.set_include_flags(flags);
@@ -395,7 +407,7 @@ pub(super) fn request_filter(base: &QueryFilter, r: &PathRequest) -> QueryFilter
     f
 }
 
-pub(super) fn poly_usable(mesh: &TiledNavMesh, r: PolyRef, filter: &QueryFilter) -> bool {
+pub(crate) fn poly_usable(mesh: &TiledNavMesh, r: PolyRef, filter: &QueryFilter) -> bool {
     !r.is_null()
         && mesh.is_valid_poly_ref(r)
         && mesh.poly_flags(r).is_ok_and(|f| filter.passes_flags(f))
