@@ -1,4 +1,5 @@
-//! `cargo xtask cross-matrix [--arch aarch64,i686,s390x]`: the hash matrix on other machines.
+//! `cargo xtask cross-matrix [--arch aarch64,i686,s390x] [--qemu DIR]`: the hash matrix on
+//! other machines.
 //!
 //! Builds the hash-matrix runner (this very crate, whose `hash-matrix` task is what
 //! `cargo xtask hash-matrix` runs) for each foreign architecture with Debian's packages only,
@@ -19,7 +20,11 @@
 //!   statically (`-C target-feature=+crt-static`): dynamically linked threaded programs hang
 //!   under qemu-user on these machines. The binary is checked to be of the architecture and
 //!   to have no program interpreter before it runs.
-//! - Emulator: `qemu-<arch>-static`, called directly (no binfmt registration needed).
+//! - Emulator: `qemu-<arch>-static`, called directly (no binfmt registration needed), or the
+//!   `qemu-<arch>` of `--qemu DIR`. Debian 12's qemu 7.2 computes s390x's MDEBR (a product
+//!   of two f32 widened to f64, `f64::from(a) * f64::from(b)`) wrongly, so s390x's
+//!   `build3d` scenarios differ under it; qemu 10 (bookworm-backports) computes it right and
+//!   every scenario is equal (`docs/perf/cross-matrix.md`).
 //!
 //! Missing packages are installed with `apt-get` (as root); what is already there at the
 //! chosen version is left alone, so a second run installs nothing. Where `apt-get` does not
@@ -90,7 +95,7 @@ const ARCHES: &[Arch] = &[
 const SCENARIO_DEADLINE: Duration = Duration::from_secs(15 * 60);
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    let arches = parse_args(args)?;
+    let (arches, qemu_dir) = parse_args(args)?;
     if !tool_exists("apt-get") || !tool_exists("dpkg") || !tool_exists("apt-cache") {
         println!(
             "cross-matrix: SKIPPED: apt-get is not available on this machine. The run needs \
@@ -146,10 +151,17 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     for a in &arches {
         let bin = target_dir.join(a.triple).join("release").join("xtask");
         check_binary(a, &bin)?;
+        let qemu = qemu_program(a, qemu_dir.as_deref())?;
+        let qemu_version = capture(&qemu.to_string_lossy(), &["--version"])?;
+        println!(
+            "cross-matrix: {} under {}",
+            a.name,
+            qemu_version.lines().next().unwrap_or("qemu").trim()
+        );
         let t = Instant::now();
         for s in SCENARIOS {
             let log = logs.join(format!("{}-{}.txt", a.name, s.name.replace('/', "-")));
-            match run_scenario(a, &bin, s.name, &log)? {
+            match run_scenario(&qemu, &bin, s.name, &log)? {
                 Outcome::Equal => println!("cross-matrix: {} {} equal", a.name, s.name),
                 Outcome::Differs(why) => {
                     println!("cross-matrix: {} {} DIFFERS", a.name, s.name);
@@ -158,10 +170,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             }
         }
         println!(
-            "cross-matrix: {} ran {} scenarios under qemu-{}-static in {:.0} s",
+            "cross-matrix: {} ran {} scenarios under {} in {:.0} s",
             a.name,
             SCENARIOS.len(),
-            a.qemu,
+            qemu.display(),
             t.elapsed().as_secs_f64()
         );
     }
@@ -188,9 +200,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// `--arch a,b` (default: every known architecture), in the order given, without repeats.
-fn parse_args(args: &[String]) -> Result<Vec<&'static Arch>, String> {
+/// `--qemu DIR`: a folder with other qemu-user programs (`qemu-<arch>-static` or
+/// `qemu-<arch>`) to run instead of the installed `qemu-user-static`.
+fn parse_args(args: &[String]) -> Result<(Vec<&'static Arch>, Option<PathBuf>), String> {
     let known = || ARCHES.iter().map(|a| a.name).collect::<Vec<_>>().join(", ");
     let mut list: Option<&str> = None;
+    let mut qemu_dir = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -200,16 +215,23 @@ fn parse_args(args: &[String]) -> Result<Vec<&'static Arch>, String> {
                     .ok_or_else(|| format!("--arch needs a list of architectures ({})", known()))?;
                 list = Some(v);
             }
+            "--qemu" => {
+                let v = it
+                    .next()
+                    .ok_or_else(|| "--qemu needs a folder of qemu-user programs".to_string())?;
+                qemu_dir = Some(PathBuf::from(v));
+            }
             other => {
                 return Err(format!(
-                    "cross-matrix: unknown argument {other:?} (usage: cross-matrix [--arch {}])",
+                    "cross-matrix: unknown argument {other:?} (usage: cross-matrix [--arch {}] \
+                     [--qemu DIR])",
                     known().replace(", ", ",")
                 ))
             }
         }
     }
     let Some(list) = list else {
-        return Ok(ARCHES.iter().collect());
+        return Ok((ARCHES.iter().collect(), qemu_dir));
     };
     let mut out: Vec<&'static Arch> = Vec::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
@@ -227,7 +249,27 @@ fn parse_args(args: &[String]) -> Result<Vec<&'static Arch>, String> {
             known()
         ));
     }
-    Ok(out)
+    Ok((out, qemu_dir))
+}
+
+/// The emulator of `a`: the installed `qemu-<arch>-static`, or the one in `--qemu DIR`.
+fn qemu_program(a: &Arch, dir: Option<&Path>) -> Result<PathBuf, String> {
+    let name = format!("qemu-{}-static", a.qemu);
+    let Some(dir) = dir else {
+        return Ok(PathBuf::from(name));
+    };
+    // The scenarios run from the workspace root: a relative folder must not move with it.
+    let dir = std::fs::canonicalize(dir).map_err(|e| format!("--qemu {}: {e}", dir.display()))?;
+    [dir.join(&name), dir.join(format!("qemu-{}", a.qemu))]
+        .into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "--qemu {}: has neither {name} nor qemu-{}",
+                dir.display(),
+                a.qemu
+            )
+        })
 }
 
 /// `target/cross` of this workspace (or of `CARGO_TARGET_DIR`, where the caller set one).
@@ -719,14 +761,14 @@ enum Outcome {
 }
 
 /// Runs `hash-matrix --only <scenario>` under qemu, its output to `log`.
-fn run_scenario(a: &Arch, bin: &Path, scenario: &str, log: &Path) -> Result<Outcome, String> {
+fn run_scenario(qemu: &Path, bin: &Path, scenario: &str, log: &Path) -> Result<Outcome, String> {
     let file =
         std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
     let err = file
         .try_clone()
         .map_err(|e| format!("cannot reopen {}: {e}", log.display()))?;
-    let qemu = format!("qemu-{}-static", a.qemu);
-    let mut child = Command::new(&qemu)
+    let qemu = qemu.display();
+    let mut child = Command::new(qemu.to_string())
         .arg(bin)
         .args(["hash-matrix", "--only", scenario])
         .current_dir(crate::workspace_root())
@@ -784,11 +826,18 @@ mod tests {
 
     #[test]
     fn arch_list_is_parsed_in_order_without_repeats() {
-        let got = parse_args(&args(&["--arch", "s390x,aarch64,s390x"])).unwrap();
+        let (got, qemu) = parse_args(&args(&["--arch", "s390x,aarch64,s390x"])).unwrap();
+        assert_eq!(qemu, None);
         let names: Vec<_> = got.iter().map(|a| a.name).collect();
         assert_eq!(names, ["s390x", "aarch64"]);
-        let all = parse_args(&[]).unwrap();
+        let (all, _) = parse_args(&[]).unwrap();
         assert_eq!(all.len(), ARCHES.len());
+        let (_, qemu) = parse_args(&args(&["--qemu", "/opt/q"])).unwrap();
+        assert_eq!(qemu, Some(PathBuf::from("/opt/q")));
+        let e = qemu_program(&ARCHES[2], Some(Path::new("/nonexistent"))).unwrap_err();
+        assert!(e.contains("--qemu /nonexistent"), "{e}");
+        let e = qemu_program(&ARCHES[2], Some(Path::new("/"))).unwrap_err();
+        assert!(e.contains("qemu-s390x-static nor qemu-s390x"), "{e}");
     }
 
     #[test]
