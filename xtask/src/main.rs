@@ -2,11 +2,15 @@
 //!
 //! - `hash-matrix [--bless] [--only NAME]`: runs every determinism scenario at 1 and several
 //!   threads and compares each step's SHA-256 with `fixtures/hash-matrix/`.
+//! - `cross-matrix [--arch aarch64,i686,s390x]`: the hash matrix built for other
+//!   architectures with Debian's packages and run under `qemu-user-static` (`cross.rs`).
 //! - `check-layers`: fails on a dependency edge between workspace crates that
 //!   `docs/architecture.md` does not allow.
 //! - `ci`: the one CI definition (`.ci/run` calls it): fmt, layers, clippy, rustdoc, package,
-//!   hash matrix, tests (a data-set test ignored while `ONEPATH_DATA` is set fails the run).
+//!   hash matrix, cross matrix (aarch64), tests (a data-set test ignored while `ONEPATH_DATA`
+//!   is set fails the run).
 
+mod cross;
 mod hash_matrix;
 mod layers;
 mod scenarios;
@@ -24,11 +28,13 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("hash-matrix") => hash_matrix::run(&args[1..]),
+        Some("cross-matrix") => cross::run(&args[1..]),
         Some("check-layers") => layers::run(),
         Some("ci") => ci(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <hash-matrix [--bless] [--only NAME] | check-layers | ci>"
+                "usage: cargo xtask <hash-matrix [--bless] [--only NAME] | cross-matrix [--arch \
+                 aarch64,i686,s390x] | check-layers | ci>"
             );
             Err("unknown task".to_string())
         }
@@ -114,6 +120,9 @@ fn ci() -> Result<(), String> {
     )?;
     step("hash matrix");
     hash_matrix::run(&[])?;
+    // aarch64 fits CI's time; i686 and s390x are run by hand (README, "Other machines").
+    step("cross matrix (aarch64)");
+    cross::run(&["--arch".to_string(), "aarch64".to_string()])?;
     step("tests");
     tests()
 }
