@@ -76,6 +76,7 @@ mod interop;
 mod navmesh;
 pub mod normative;
 mod world;
+mod world_crowd;
 
 pub use error::{Error, Result};
 pub use geometry::{voxels_to_soup, Geometry, SOLID_VOXEL};
@@ -85,6 +86,7 @@ pub use navmesh::{
 };
 pub use onepath_format::{NavSettings, OffMeshLinkDefinition, Partition};
 pub use world::NavWorld;
+pub use world_crowd::{WorldAgent, WorldCrowd};
 
 /// The mesh format: parameters, settings, tiles, references, errors, the byte reader
 /// (`onepath-format`).
