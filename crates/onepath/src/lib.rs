@@ -77,6 +77,7 @@ mod navmesh;
 pub mod normative;
 mod world;
 mod world_crowd;
+mod world_snapshot;
 
 pub use error::{Error, Result};
 pub use geometry::{voxels_to_soup, Geometry, SOLID_VOXEL};
@@ -87,6 +88,7 @@ pub use navmesh::{
 pub use onepath_format::{NavSettings, OffMeshLinkDefinition, Partition};
 pub use world::NavWorld;
 pub use world_crowd::{WorldAgent, WorldCrowd};
+pub use world_snapshot::{ClassSnapshot, WorldSnapshot, WORLD_STATE_FORMAT};
 
 /// The mesh format: parameters, settings, tiles, references, errors, the byte reader
 /// (`onepath-format`).
@@ -133,6 +135,6 @@ pub mod snapshot {
 pub mod prelude {
     pub use crate::{
         Error, Geometry, NavMesh, NavSettings, NavWorld, NearestPoint, OffMeshLinkDefinition, Path,
-        PathPoint, PathStatus, Raycast,
+        PathPoint, PathStatus, Raycast, WorldAgent, WorldCrowd, WorldSnapshot,
     };
 }

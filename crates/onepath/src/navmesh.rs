@@ -142,7 +142,7 @@ pub struct Raycast {
 /// ```
 pub struct NavMesh {
     settings: NavSettings,
-    store: Store,
+    pub(crate) store: Store,
     streamer: TileStreamer,
     query: Mutex<NavMeshQuery>,
     filter: QueryFilter,

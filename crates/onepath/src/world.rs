@@ -70,6 +70,10 @@ impl NavWorld {
             .ok_or(Error::NoSuchClass { class: i, count })
     }
 
+    pub(crate) fn classes_mut(&mut self) -> &mut [NavMesh] {
+        &mut self.classes
+    }
+
     /// The number of classes (at least 1).
     pub fn len(&self) -> usize {
         self.classes.len()

@@ -1,6 +1,7 @@
 //! [`WorldCrowd`]: one [`Crowd`] per agent class of a [`NavWorld`], stepped in class order.
 
 use onepath_crowd::{Agent, AgentId, AgentParams, Crowd, CrowdSettings, UpdateStats, WorldContext};
+use onepath_gridstate::Grid;
 
 use crate::error::{Error, Result};
 use crate::world::NavWorld;
@@ -110,15 +111,37 @@ impl WorldCrowd {
     /// One fixed step of `dt` seconds of every crowd, in class order, each over its class's
     /// mesh. A bad `dt` fails before any crowd moves. Returns each crowd's statistics.
     pub fn update(&mut self, world: &NavWorld, dt: f64) -> Result<Vec<UpdateStats>> {
+        self.update_with_grids(world, &[], dt)
+    }
+
+    /// [`WorldCrowd::update`] with the host's grids (id, grid; ids ascending) that
+    /// grid-guided agents plan on.
+    pub fn update_with_grids(
+        &mut self,
+        world: &NavWorld,
+        grids: &[(u32, &Grid)],
+        dt: f64,
+    ) -> Result<Vec<UpdateStats>> {
         self.check_world(world)?;
         if !(dt.is_finite() && dt >= 0.0) {
-            return Err(Error::Crowd(onepath_crowd::CrowdError::NotFinite { what: "dt" }));
+            return Err(Error::Crowd(onepath_crowd::CrowdError::NotFinite {
+                what: "dt",
+            }));
         }
         let mut stats = Vec::with_capacity(self.crowds.len());
         for (crowd, nav) in self.crowds.iter_mut().zip(world.classes()) {
-            stats.push(crowd.update(&WorldContext::new(nav.mesh()), dt)?);
+            let ctx = WorldContext {
+                mesh: nav.mesh(),
+                platforms: &[],
+                grids,
+            };
+            stats.push(crowd.update(&ctx, dt)?);
         }
         Ok(stats)
+    }
+
+    pub(crate) fn replace_crowds(&mut self, crowds: Vec<Crowd>) {
+        self.crowds = crowds;
     }
 
     /// Every crowd's state bytes ([`Crowd::write_state`]), class after class, each behind its

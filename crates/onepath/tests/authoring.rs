@@ -4,7 +4,9 @@
 mod common;
 
 use onepath::build::{BuildError, Obstacle, TriangleSoup};
-use onepath::format::{CoordinateError, NavSettings, OffMeshLinkDefinition, OffMeshLinkSlot, Partition};
+use onepath::format::{
+    CoordinateError, NavSettings, OffMeshLinkDefinition, OffMeshLinkSlot, Partition,
+};
 use onepath::mesh::LinkKind;
 use onepath::prelude::*;
 
@@ -34,7 +36,10 @@ fn slots(nav: &NavMesh) -> Vec<((i32, i32, u16), Vec<u32>)> {
             let d = t.tile().data();
             (
                 t.tile().position(),
-                d.off_mesh_links.iter().map(|l| l.user_id).collect::<Vec<_>>(),
+                d.off_mesh_links
+                    .iter()
+                    .map(|l| l.user_id)
+                    .collect::<Vec<_>>(),
             )
         })
         .collect();
@@ -81,7 +86,10 @@ fn two_floors() -> (NavSettings, TriangleSoup) {
 fn rule_2_the_layer_nearest_the_start_by_the_stitching_score_holds_the_link() {
     let (s, soup) = two_floors();
     let plain = NavMesh::build(&s, &soup).unwrap();
-    assert!(plain.mesh().tiles_at(0, 0).count() >= 2, "two layers in column (0, 0)");
+    assert!(
+        plain.mesh().tiles_at(0, 0).count() >= 2,
+        "two layers in column (0, 0)"
+    );
     let layer_at = |y: f64| -> u16 {
         plain
             .mesh()
@@ -124,13 +132,24 @@ fn rule_3_slot_values_are_float_of_world_minus_the_tile_origin() {
     let (ox, oz) = nav.mesh().params().tile_origin(1, 0);
     assert_eq!(
         l.start,
-        [(start[0] - ox) as f32, (start[1] - oy) as f32, (start[2] - oz) as f32]
+        [
+            (start[0] - ox) as f32,
+            (start[1] - oy) as f32,
+            (start[2] - oz) as f32
+        ]
     );
     assert_eq!(
         l.end,
-        [(end[0] - ox) as f32, (end[1] - oy) as f32, (end[2] - oz) as f32]
+        [
+            (end[0] - ox) as f32,
+            (end[1] - oy) as f32,
+            (end[2] - oz) as f32
+        ]
     );
-    assert_eq!((l.radius, l.area, l.flags, l.bidirectional), (0.6, 5, 0x10, false));
+    assert_eq!(
+        (l.radius, l.area, l.flags, l.bidirectional),
+        (0.6, 5, 0x10, false)
+    );
     // The link is stitched: its start polygon leaves by an off-mesh link.
     let on = nav.nearest(start).unwrap().unwrap();
     let links = nav.mesh().poly_links(on.poly).unwrap();
