@@ -19,6 +19,7 @@ f 1 2 3\nf 1 3 4\n\
 f 9 10 11\nf 9 11 12\n\
 f 5 6 10\nf 5 10 9\nf 7 8 12\nf 7 12 11\nf 6 7 11\nf 6 11 10\n";
 
+/// Runs the example (also called by the crate's `tests/examples.rs`).
 pub fn main() -> Result<(), Box<dyn Error>> {
     let data = std::env::var_os("ONEPATH_DATA").map(PathBuf::from);
     let nav_test = data.map(|d| d.join("levels").join("nav_test.obj"));

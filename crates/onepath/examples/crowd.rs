@@ -9,6 +9,13 @@ use onepath::build::TriangleSoup;
 use onepath::crowd::{AgentParams, CrowdSettings};
 use onepath::prelude::*;
 
+/// X/Z distance.
+fn dist_2d(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let (dx, dz) = (a[0] - b[0], a[2] - b[2]);
+    (dx * dx + dz * dz).sqrt()
+}
+
+/// Runs the example (also called by the crate's `tests/examples.rs`).
 pub fn main() -> Result<(), Box<dyn Error>> {
     let floor = TriangleSoup {
         vertices: vec![
@@ -41,7 +48,7 @@ pub fn main() -> Result<(), Box<dyn Error>> {
         steps += 1;
         let arrived = agents.iter().all(|(a, to)| {
             let p = crowd.agent(*a).map(|g| g.position()).unwrap_or([0.0; 3]);
-            (p[0] - to[0]).hypot(p[2] - to[2]) < 0.5
+            dist_2d(p, *to) < 0.5
         });
         if arrived {
             break;
@@ -50,7 +57,7 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     for (a, to) in &agents {
         let p = crowd.agent(*a).ok_or("agent gone")?.position();
         println!("agent {:?} at {:.2?} (target {:.1?})", a.id, p, to);
-        assert!((p[0] - to[0]).hypot(p[2] - to[2]) < 0.5);
+        assert!(dist_2d(p, *to) < 0.5);
     }
     println!("all arrived after {steps} steps");
     Ok(())

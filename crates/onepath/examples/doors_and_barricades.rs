@@ -36,6 +36,7 @@ fn report(nav: &NavMesh, what: &str) -> Result<Path, Box<dyn Error>> {
     Ok(p)
 }
 
+/// Runs the example (also called by the crate's `tests/examples.rs`).
 pub fn main() -> Result<(), Box<dyn Error>> {
     let mut nav = NavMesh::build_with_tile_cache(&NavSettings::default(), &level())?;
     let open = report(&nav, "doors open")?;

@@ -17,6 +17,7 @@ const SMALL_MAP: &str = "type octile\nheight 6\nwidth 8\nmap\n\
 .@....@.\n\
 ...@....\n";
 
+/// Runs the example (also called by the crate's `tests/examples.rs`).
 pub fn main() -> Result<(), Box<dyn Error>> {
     let arena = std::env::var_os("ONEPATH_DATA")
         .map(|d| PathBuf::from(d).join("movingai").join("arena.map"))

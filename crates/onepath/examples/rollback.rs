@@ -10,6 +10,7 @@ use onepath::crowd::{AgentParams, CrowdSettings};
 use onepath::grid::Grid;
 use onepath::prelude::*;
 
+/// Runs the example (also called by the crate's `tests/examples.rs`).
 pub fn main() -> Result<(), Box<dyn Error>> {
     let floor = TriangleSoup {
         vertices: vec![
