@@ -54,7 +54,7 @@ fn street_point(rng: &mut u64) -> [f64; 3] {
     let u = (splitmix(rng) >> 11) as f64 / (1u64 << 53) as f64;
     let street = (splitmix(rng) % 4) as f64 * 19.0 + 2.5;
     let along = 2.0 + u * 58.0;
-    if splitmix(rng) % 2 == 0 {
+    if splitmix(rng) & 1 == 0 {
         [street, 0.0, along]
     } else {
         [along, 0.0, street]

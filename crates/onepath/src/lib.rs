@@ -11,7 +11,7 @@
 //! | [`WorldCrowd`] | one crowd per class, stepped in class order; [`WorldCrowd::add_agent`] picks the class by radius |
 //! | [`WorldSnapshot`] | meshes or tile caches, grids and crowds in one snapshot, restored all or nothing |
 //!
-//! Every lower-level type is one path away: [`format`], [`mesh`], [`grid`], [`build`],
+//! Every lower-level type is one path away: [`format`](mod@format), [`mesh`], [`grid`], [`build`],
 //! [`tilecache`], [`crowd`], [`snapshot`] re-export the crates `onepath-format`,
 //! `onepath-mesh` (with `onepath-stitch`'s links), `onepath-gridstate`,
 //! `onepath-build3d`, `onepath-tilecache`, `onepath-crowd` and `onepath-snapshot`.
