@@ -68,6 +68,7 @@ mod navigator;
 pub mod normative;
 mod params;
 mod queue;
+pub mod records;
 pub mod snapshot;
 mod world;
 

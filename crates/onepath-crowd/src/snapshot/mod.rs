@@ -8,6 +8,8 @@
 mod read;
 mod write;
 
+pub(crate) use read::rebuilt_turn;
+
 use onepath_gridstate::SlicedSearch;
 use onepath_mesh::query::NavMeshQuery;
 
@@ -18,6 +20,11 @@ use crate::error::CrowdError;
 use crate::grid::ProximityGrid;
 use crate::queue::PathQueue;
 use crate::world::WorldContext;
+
+/// The locomotion kind of a code (its `as u8` value; codes above 7 read as Platform).
+pub(crate) fn locomotion_kind_of(code: u8) -> crate::LocomotionKind {
+    read::locomotion_kind(code)
+}
 
 /// The magic the snapshot opens with.
 pub const ONCS_MAGIC: &[u8; 4] = b"ONCS";
