@@ -22,6 +22,11 @@
 //! (conversions of the results to `mint::Point3<f64>`; every query takes
 //! `impl Into<[f64; 3]>`, which `mint::Point3<f64>` and `glam::DVec3` already are).
 //!
+//! Examples (`cargo run --release -p onepath --example NAME`, each also run by the crate's
+//! tests): `build_and_path` (OBJ → mesh → path → ONNM), `doors_and_barricades` (tile
+//! cache), `crowd` (agents of two classes to their targets), `rollback` (snapshot, step,
+//! restore, compare), `grid` (Moving AI map, jump point search saved mid-search, resumed).
+//!
 //! ## Invariants
 //! - ONNM and ONNW are canonical (one mesh, one encoding) and their readers never panic:
 //!   lengths are checked against the remaining bytes before anything is read, and every

@@ -114,7 +114,9 @@ fn a_setting_out_of_range_is_malformed_naming_it() {
             user_id: 3,
         }])
         .unwrap();
-    let mut linked = NavMesh::build(&with_link, &common::floor(15.0)).unwrap().save();
+    let mut linked = NavMesh::build(&with_link, &common::floor(15.0))
+        .unwrap()
+        .save();
     let radius_at = 12 + 121 + 4 + 6 * 8;
     linked[radius_at..radius_at + 8].copy_from_slice(&0.0f64.to_le_bytes());
     assert_eq!(
