@@ -3,6 +3,10 @@
 //! through both transports; canonical defaults (omitted on save, loaded when missing);
 //! deep branches (absent: the shell's kept); load into a shell; guides re-acquired from
 //! the request; fail closed (typed error, agent idle).
+//!
+//! The transports need the `serde` feature (on in the workspace through the crate's
+//! dev-dependency on itself).
+#![cfg(feature = "serde")]
 
 mod common;
 use common::*;
@@ -536,6 +540,68 @@ proptest::proptest! {
                     proptest::prop_assert_eq!(a.position(), before);
                     proptest::prop_assert_eq!(a.target_state(), TargetState::None);
                 }
+            }
+            Ok(())
+        })?;
+    }
+}
+
+fn any_value() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let num = prop_oneof![
+        4 => -50.0f64..50.0,
+        1 => Just(f64::NAN),
+        1 => Just(f64::INFINITY),
+        1 => Just(-1.0e300),
+        1 => Just(0.0),
+        1 => Just(3.0e6),
+    ];
+    prop_oneof![
+        any::<bool>().prop_map(Value::Bool),
+        prop_oneof![0u32..10, Just(u32::MAX), any::<u32>()].prop_map(Value::U32),
+        any::<u64>().prop_map(Value::U64),
+        num.clone().prop_map(Value::F64),
+        (num.clone(), num.clone(), num).prop_map(|(x, y, z)| Value::Vec3([x, y, z])),
+        Just(Value::Branch),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(mutation_cases()))]
+
+    #[test]
+    fn records_with_hostile_values_never_panic_and_fail_closed(
+        edits in proptest::collection::vec((0usize..64, proptest::option::of(any_value())), 1..6),
+    ) {
+        thread_local! {
+            static SEED: (TiledNavMesh, Vec<u8>) = binary_seed();
+        }
+        SEED.with(|(mesh, good)| {
+            let mut rec = Record::from_postcard(good).unwrap();
+            let paths: Vec<String> = rec.entries().map(|(k, _)| k.to_string()).collect();
+            for (i, v) in &edits {
+                let path = &paths[i % paths.len()];
+                match v {
+                    Some(v) => rec.insert(path.clone(), v.clone()),
+                    None => rec.remove(path),
+                }
+            }
+            let w = onepath_crowd::WorldContext::new(mesh);
+            let mut c = Crowd::new(CrowdSettings::default()).unwrap();
+            let id = c
+                .add_agent_with(mesh, [2.0, 0.0, 2.0], AgentParams::default(), LocomotionHandler::with_all_modes())
+                .unwrap();
+            let before = c.agent(id).unwrap().position();
+            match c.load_agent_record(&w, id, &rec) {
+                Ok(()) => {}
+                Err(_) => {
+                    let a = c.agent(id).unwrap();
+                    proptest::prop_assert_eq!(a.position(), before);
+                    proptest::prop_assert_eq!(a.target_state(), TargetState::None);
+                }
+            }
+            for _ in 0..3 {
+                c.update(&w, DT).unwrap();
             }
             Ok(())
         })?;

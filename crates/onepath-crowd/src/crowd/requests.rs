@@ -93,11 +93,7 @@ impl Crowd {
                     TargetState::Valid | TargetState::WaitingForPath
                 )
             {
-                a.replanning = true;
-                a.serial += 1;
-                a.target_state = TargetState::Requesting;
-                a.target_replan_time = 0.0;
-                a.nav.steering.repath_count += 1;
+                ask_replan(a);
                 stats.replans += 1;
             }
         }
@@ -378,6 +374,16 @@ impl Crowd {
             a.topology_opt_time = 0.0;
         }
     }
+}
+
+/// The agent's corridor went stale: it plans again from its corridor (a replan keeps to
+/// the furthest polygon the quick search reaches), and counts the replan.
+pub(crate) fn ask_replan(a: &mut Agent) {
+    a.replanning = true;
+    a.serial += 1;
+    a.target_state = TargetState::Requesting;
+    a.target_replan_time = 0.0;
+    a.nav.steering.repath_count += 1;
 }
 
 /// The agent's corridor is set for its target: the target is valid.

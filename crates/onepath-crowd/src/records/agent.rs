@@ -227,8 +227,8 @@ fn load_steering(r: &Reader<'_>, shell: &Steering) -> Result<(Steering, [f64; 3]
             tuning,
             repath_cooldown: r.non_negative("repath_cooldown", d.repath_cooldown)?,
             stuck_time: r.non_negative("stuck_time", d.stuck_time)?,
-            stuck_count: r.u32("stuck_count", d.stuck_count)?,
-            repath_count: r.u32("repath_count", d.repath_count)?,
+            stuck_count: counter(r, "stuck_count")?,
+            repath_count: counter(r, "repath_count")?,
             auto_stop: r.bool("auto_stop", d.auto_stop)?,
             movement_group: r.u32("movement_group", d.movement_group)?,
             travel_mode,
@@ -236,6 +236,18 @@ fn load_steering(r: &Reader<'_>, shell: &Steering) -> Result<(Steering, [f64; 3]
         },
         r.vec3("move_velocity", ZERO)?,
     ))
+}
+
+/// A counter the crowd adds one to: below 2^31 (no history reaches it).
+fn counter(r: &Reader<'_>, name: &str) -> Result<u32, FormatError> {
+    let n = r.u32(name, 0)?;
+    if n >= 1 << 31 {
+        return Err(broken(format!(
+            "{}{name} = {n} is at or past 2^31",
+            r.prefix
+        )));
+    }
+    Ok(n)
 }
 
 fn save_turning(w: &mut Writer<'_>, t: &Turning) {

@@ -11,7 +11,27 @@
 //!
 //! The record is flat so that no transport recurses over hostile input. The `serde`
 //! feature gives it two transports with the same load behaviour (both carry the same
-//! [`Record`]): JSON ([`Record::to_json`]) and compact binary ([`Record::to_postcard`]).
+//! [`Record`]): JSON (`Record::to_json`) and compact binary (`Record::to_postcard`).
+//!
+//! ```
+//! use onepath_crowd::records::Value;
+//! use onepath_crowd::{AgentParams, Crowd, CrowdSettings, WorldContext};
+//! use onepath_mesh::fixtures::bridge_and_building;
+//!
+//! let mesh = bridge_and_building();
+//! let world = WorldContext::new(&mesh);
+//! let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+//! let id = crowd.add_agent(&mesh, [2.0, 0.0, 2.0], AgentParams::default()).unwrap();
+//! crowd.turning_mut(id).unwrap().turn_rate = 1.0;
+//! let record = crowd.save_agent_record(id).unwrap();
+//! // Only what differs from the canonical defaults is written.
+//! assert_eq!(record.get("turning.turn_rate"), Some(&Value::F64(1.0)));
+//! assert_eq!(record.get("turning.can_turn"), None);
+//! // Loaded into a shell (here the agent itself, turned otherwise meanwhile).
+//! crowd.turning_mut(id).unwrap().turn_rate = 3.0;
+//! crowd.load_agent_record(&world, id, &record).unwrap();
+//! assert_eq!(crowd.agent(id).unwrap().navigator().turning.turn_rate, 1.0);
+//! ```
 
 mod agent;
 mod locomotion;

@@ -15,7 +15,7 @@ use onepath_mesh::query::NavMeshQuery;
 
 use crate::agent::{AgentState, TargetState};
 use crate::boundary::BoundaryScratch;
-use crate::crowd::{poly_usable, Crowd};
+use crate::crowd::{ask_replan, poly_usable, Crowd};
 use crate::error::CrowdError;
 use crate::grid::ProximityGrid;
 use crate::queue::PathQueue;
@@ -144,11 +144,7 @@ impl Crowd {
                         TargetState::Valid | TargetState::WaitingForPath
                     )
                 {
-                    a.replanning = true;
-                    a.serial += 1;
-                    a.target_state = TargetState::Requesting;
-                    a.target_replan_time = 0.0;
-                    a.nav.steering.repath_count = a.nav.steering.repath_count.saturating_add(1);
+                    ask_replan(&mut a);
                 }
             }
             agents.push(a);
