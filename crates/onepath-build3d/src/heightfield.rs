@@ -59,6 +59,37 @@ impl Heightfield {
         }
     }
 
+    /// An empty 0 x 0 heightfield, to be [`Heightfield::reset`] before use.
+    pub(crate) fn scratch() -> Self {
+        Heightfield::new(0, 0, [0.0; 3], 1.0, 1.0, 1)
+    }
+
+    /// Empties the heightfield and gives it a new grid, keeping the memory of its columns:
+    /// afterwards it equals [`Heightfield::new`] with the same arguments. A builder reuses
+    /// one heightfield for the tiles of one thread, so the span storage of each column is
+    /// allocated once per thread instead of once per tile.
+    pub fn reset(
+        &mut self,
+        width: i32,
+        depth: i32,
+        origin: [f64; 3],
+        cs: f64,
+        ch: f64,
+        height_cells: i32,
+    ) {
+        let n = (width.max(0) as usize) * (depth.max(0) as usize);
+        self.width = width;
+        self.depth = depth;
+        self.origin = origin;
+        self.cs = cs;
+        self.ch = ch;
+        self.height_cells = height_cells.clamp(1, MAX_HEIGHT_CELLS);
+        for col in &mut self.columns {
+            col.clear();
+        }
+        self.columns.resize_with(n, Vec::new);
+    }
+
     /// Adds the solid run `[smin, smax)` to column (x, z) by the merge rule: every existing
     /// span it overlaps or touches is absorbed (the union is kept); when the merged top is
     /// within `merge_climb` of an absorbed span's top, the larger area id wins, otherwise the
