@@ -236,71 +236,33 @@ impl Heightfield {
     pub fn filter_ledge_spans(&mut self, walkable_height: i32, climb: i32) {
         let w = self.width;
         let h = self.depth;
+        let mut ledges = Vec::new();
         for z in 0..h {
             for x in 0..w {
                 let c = (x + z * w) as usize;
-                for si in 0..self.columns[c].len() {
-                    // In place: the test reads the neighbours' heights and only this span's
-                    // area, so clearing a span never changes the verdict on another.
-                    if self.is_ledge(x, z, si, walkable_height, climb) {
-                        self.columns[c][si].area = NULL_AREA;
-                    }
+                if self.columns[c].is_empty() {
+                    continue;
+                }
+                // The four neighbour columns once per column (`None`: outside the grid).
+                let columns = &self.columns;
+                let neighbours: [Option<&[Span]>; 4] = std::array::from_fn(|dir| {
+                    let (dx, dz) = (x + DIR_X[dir], z + DIR_Z[dir]);
+                    (dx >= 0 && dz >= 0 && dx < w && dz < h)
+                        .then(|| columns[(dx + dz * w) as usize].as_slice())
+                });
+                let col = columns[c].as_slice();
+                ledges.clear();
+                ledges.extend(
+                    (0..col.len())
+                        .filter(|&si| is_ledge(col, si, &neighbours, walkable_height, climb)),
+                );
+                // The test reads the neighbours' heights and only this span's own area, so
+                // clearing after the column is the same as clearing after the whole grid.
+                for &si in &ledges {
+                    self.columns[c][si].area = NULL_AREA;
                 }
             }
         }
-    }
-
-    /// Filter 2's verdict on span `si` of column (x, z) (false for a non-walkable span).
-    fn is_ledge(&self, x: i32, z: i32, si: usize, walkable_height: i32, climb: i32) -> bool {
-        let (w, h) = (self.width, self.depth);
-        let max_h = MAX_HEIGHT_CELLS;
-        let col = &self.columns[(x + z * w) as usize];
-        let s = col[si];
-        if s.area == NULL_AREA {
-            return false;
-        }
-        let bot = i32::from(s.smax);
-        let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
-        // A neighbour floor at or above this height leaves no room to stand next to the span
-        // (the free interval is at most `walkable_height`); floors are sorted, so the scan of
-        // a neighbour column stops there.
-        let no_room = top - walkable_height;
-        let mut minh = max_h;
-        let mut asmin = bot;
-        let mut asmax = bot;
-        for dir in 0..4 {
-            // Already a ledge: the other directions cannot change that.
-            if minh < -climb {
-                break;
-            }
-            let dx = x + DIR_X[dir];
-            let dz = z + DIR_Z[dir];
-            if dx < 0 || dz < 0 || dx >= w || dz >= h {
-                minh = minh.min(-climb - bot);
-                continue;
-            }
-            let ncol = &self.columns[(dx + dz * w) as usize];
-            let nbot = -climb;
-            let ntop = ncol.first().map_or(max_h, |n| i32::from(n.smin));
-            if top.min(ntop) - bot.max(nbot) > walkable_height {
-                minh = minh.min(nbot - bot);
-            }
-            for (ni, ns) in ncol.iter().enumerate() {
-                let nbot = i32::from(ns.smax);
-                if nbot >= no_room {
-                    break;
-                }
-                let ntop = ncol.get(ni + 1).map_or(max_h, |n| i32::from(n.smin));
-                if top.min(ntop) - bot.max(nbot) > walkable_height {
-                    minh = minh.min(nbot - bot);
-                    if (nbot - bot).abs() <= climb {
-                        asmin = asmin.min(nbot);
-                        asmax = asmax.max(nbot);
-                    }
-                }
-            }
-        }
-        minh < -climb || asmax - asmin > climb
     }
 
     /// Filter 3 (low clearance): a walkable span with less than `walkable_height` cells of
@@ -324,6 +286,61 @@ impl Heightfield {
 pub const DIR_X: [i32; 4] = [-1, 0, 1, 0];
 /// Row offsets of the four directions, in the order −x, +z, +x, −z.
 pub const DIR_Z: [i32; 4] = [0, 1, 0, -1];
+
+/// Filter 2's verdict on span `si` of column `col` (false for a non-walkable span), given its
+/// four neighbour columns in the order of [`DIR_X`] (`None`: outside the grid).
+fn is_ledge(
+    col: &[Span],
+    si: usize,
+    neighbours: &[Option<&[Span]>; 4],
+    walkable_height: i32,
+    climb: i32,
+) -> bool {
+    let max_h = MAX_HEIGHT_CELLS;
+    let s = col[si];
+    if s.area == NULL_AREA {
+        return false;
+    }
+    let bot = i32::from(s.smax);
+    let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
+    // A neighbour floor at or above this height leaves no room to stand next to the span (the
+    // free interval is at most `walkable_height`); floors are sorted, so the scan of a
+    // neighbour column stops there.
+    let no_room = top - walkable_height;
+    let mut minh = max_h;
+    let mut asmin = bot;
+    let mut asmax = bot;
+    for ncol in neighbours {
+        // Already a ledge: the other directions cannot change that.
+        if minh < -climb {
+            break;
+        }
+        let Some(ncol) = ncol else {
+            minh = minh.min(-climb - bot);
+            continue;
+        };
+        let nbot = -climb;
+        let ntop = ncol.first().map_or(max_h, |n| i32::from(n.smin));
+        if top.min(ntop) - bot.max(nbot) > walkable_height {
+            minh = minh.min(nbot - bot);
+        }
+        for (ni, ns) in ncol.iter().enumerate() {
+            let nbot = i32::from(ns.smax);
+            if nbot >= no_room {
+                break;
+            }
+            let ntop = ncol.get(ni + 1).map_or(max_h, |n| i32::from(n.smin));
+            if top.min(ntop) - bot.max(nbot) > walkable_height {
+                minh = minh.min(nbot - bot);
+                if (nbot - bot).abs() <= climb {
+                    asmin = asmin.min(nbot);
+                    asmax = asmax.max(nbot);
+                }
+            }
+        }
+    }
+    minh < -climb || asmax - asmin > climb
+}
 
 /// Most vertices a clipped polygon keeps. A convex polygon cut by an axis line gains at most
 /// one vertex per cut; a triangle cut by two row lines and two cell lines has at most 7, so
@@ -434,7 +451,100 @@ fn split_rows(input: &Poly3, offset: f64, below: &mut Poly2, above: &mut Poly3) 
 /// Cuts the cell below `x = offset` off a row: writes the rest above into `above` and
 /// returns the cell's lowest and highest Y, or `None` when the cell keeps fewer than three
 /// points (no area). The same cut rule as [`split_rows`], along X.
+///
+/// A row is convex, so its points below the line (`d ≥ 0`, `d = offset − x`) form one run
+/// in cyclic order and those above another: the cut replaces the run below by the two cut
+/// points (and any point of the run exactly on the line after its first) and keeps the run
+/// above as it is. That is computed directly from the two crossing edges; the rest is the
+/// one [`split_cell_generic`] writes, rotated (same cyclic order, so every later cut point and
+/// Y range is the same; a Y range is a min / max, independent of order). Rounding can make a
+/// row non-convex by an ulp (more than two crossings): such a cut, and any other case, goes
+/// to the generic walk.
 fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64)> {
+    let n = input.n;
+    // Fewer than three points make no cell; the slots hold every point a cut can add.
+    if n < 3 || n + 2 > POLY_SLOTS {
+        return split_cell_generic(input, offset, above);
+    }
+    let mut d = [0.0f64; POLY_SLOTS];
+    for i in 0..n {
+        d[i] = offset - input.x[i];
+    }
+    // `first_in`: a point below whose predecessor is above (out -> in); `first_out`: a point
+    // above whose predecessor is below (in -> out).
+    let (mut first_in, mut first_out, mut crossings) = (0usize, 0usize, 0usize);
+    let mut j = n - 1;
+    for i in 0..n {
+        let (inj, ini) = (d[j] >= 0.0, d[i] >= 0.0);
+        if inj != ini {
+            crossings += 1;
+            if ini {
+                first_in = i;
+            } else {
+                first_out = i;
+            }
+        }
+        j = i;
+    }
+    if crossings != 2 {
+        // All below (the cell is the whole row), all above (no cell), or not convex.
+        return split_cell_generic(input, offset, above);
+    }
+    let cut = |a: usize, b: usize| {
+        let (dj, di) = (d[a], d[b]);
+        let s = dj / (dj - di);
+        let (ax, ay) = (input.x[a], input.y[a]);
+        (ax + (input.x[b] - ax) * s, ay + (input.y[b] - ay) * s)
+    };
+    let prev = |k: usize| if k == 0 { n - 1 } else { k - 1 };
+    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    // Entering the run below: the edge (point above -> first point below).
+    let (ix, iy) = cut(prev(first_in), first_in);
+    // Leaving it: the edge (last point below -> first point above).
+    let last_in = prev(first_out);
+    let (ox, oy) = cut(last_in, first_out);
+    above.n = 0;
+    above.push(ix, iy);
+    let (mut ymin, mut ymax) = (iy, iy);
+    let mut count = 1usize;
+    // The first point below joins the cell unless it lies on the line (the cut point,
+    // pushed above, stands for it).
+    if d[first_in] > 0.0 {
+        ymin = ymin.min(input.y[first_in]);
+        ymax = ymax.max(input.y[first_in]);
+        count += 1;
+    }
+    if first_in != last_in {
+        let mut k = next(first_in);
+        loop {
+            let y = input.y[k];
+            ymin = ymin.min(y);
+            ymax = ymax.max(y);
+            count += 1;
+            if d[k] == 0.0 {
+                above.push(input.x[k], y);
+            }
+            if k == last_in {
+                break;
+            }
+            k = next(k);
+        }
+    }
+    ymin = ymin.min(oy);
+    ymax = ymax.max(oy);
+    count += 1;
+    above.push(ox, oy);
+    let mut k = first_out;
+    while k != first_in {
+        above.push(input.x[k], input.y[k]);
+        k = next(k);
+    }
+    // At most `n + 2` points: within the slots whenever the generic walk's are.
+    (count >= 3).then_some((ymin, ymax))
+}
+
+/// [`split_cell`] by walking every edge (the cut rule of [`split_rows`] along X).
+fn split_cell_generic(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64)> {
     above.n = 0;
     let n = input.n;
     if n == 0 {
