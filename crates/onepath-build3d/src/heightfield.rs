@@ -486,8 +486,28 @@ fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64
         }
         j = i;
     }
+    if crossings == 0 {
+        above.n = 0;
+        if d[0] < 0.0 {
+            // All above: no cell, the rest is the row.
+            *above = *input;
+            return None;
+        }
+        // All below: the cell is the whole row; points on the line stay in the rest too.
+        let (mut ymin, mut ymax) = (input.y[0], input.y[0]);
+        for i in 0..n {
+            if i > 0 {
+                ymin = ymin.min(input.y[i]);
+                ymax = ymax.max(input.y[i]);
+            }
+            if d[i] == 0.0 {
+                above.push(input.x[i], input.y[i]);
+            }
+        }
+        return Some((ymin, ymax));
+    }
     if crossings != 2 {
-        // All below (the cell is the whole row), all above (no cell), or not convex.
+        // Not convex (by rounding): the generic walk.
         return split_cell_generic(input, offset, above);
     }
     let cut = |a: usize, b: usize| {
