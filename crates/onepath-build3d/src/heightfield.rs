@@ -130,6 +130,30 @@ impl Heightfield {
     /// lowest to its highest point. Only what a later cut or the span needs is carried: a row
     /// keeps X and Y, a cell only its Y range (`docs/build3d-spans.md` §1).
     pub fn rasterize_triangle(&mut self, v: [[f64; 3]; 3], area: u8, merge_climb: i32) {
+        self.rasterize_in(&mut ClipBuffers::new(), v, area, merge_climb);
+    }
+
+    /// Rasterizes triangles one after another (each as [`Heightfield::rasterize_triangle`]),
+    /// with one set of clipping buffers for all of them.
+    pub fn rasterize_triangles(
+        &mut self,
+        triangles: impl IntoIterator<Item = ([[f64; 3]; 3], u8)>,
+        merge_climb: i32,
+    ) {
+        let mut buffers = ClipBuffers::new();
+        for (v, area) in triangles {
+            self.rasterize_in(&mut buffers, v, area, merge_climb);
+        }
+    }
+
+    /// [`Heightfield::rasterize_triangle`] in given buffers (their old contents never read).
+    fn rasterize_in(
+        &mut self,
+        buffers: &mut ClipBuffers,
+        v: [[f64; 3]; 3],
+        area: u8,
+        merge_climb: i32,
+    ) {
         let cs = self.cs;
         let ch = self.ch;
         let bmin = self.origin;
@@ -161,14 +185,18 @@ impl Heightfield {
         // Buffers reused across cuts: the triangle's rest after each row cut (two in turn,
         // swapped by reference), the row, and the row's rest after each cell cut (two in
         // turn; the row itself is the first source).
-        let mut tri_a = Poly3::from_triangle(v);
-        let mut tri_b = Poly3::EMPTY;
-        let (mut tri_in, mut tri_rest) = (&mut tri_a, &mut tri_b);
-        let mut row_a = Poly2::EMPTY;
-        let mut row_b = Poly2::EMPTY;
+        let ClipBuffers {
+            tri_a,
+            tri_b,
+            row_a,
+            row_b,
+        } = buffers;
+        tri_a.v[..3].copy_from_slice(&v);
+        tri_a.n = 3;
+        let (mut tri_in, mut tri_rest) = (tri_a, tri_b);
         for z in z0..=z1 {
             let cell_z = bmin[2] + f64::from(z) * cs;
-            split_rows(tri_in, cell_z + cs, &mut row_a, tri_rest);
+            split_rows(tri_in, cell_z + cs, row_a, tri_rest);
             std::mem::swap(&mut tri_in, &mut tri_rest);
             if row_a.n < 3 || z < 0 {
                 continue;
@@ -186,7 +214,7 @@ impl Heightfield {
             }
             let x0 = x0.clamp(-1, w - 1);
             let x1 = x1.clamp(0, w - 1);
-            let (mut row_in, mut row_rest) = (&mut row_a, &mut row_b);
+            let (mut row_in, mut row_rest) = (&mut *row_a, &mut *row_b);
             for x in x0..=x1 {
                 let cx = bmin[0] + f64::from(x) * cs;
                 let cell = split_cell(row_in, cx + cs, row_rest);
@@ -347,6 +375,26 @@ fn is_ledge(
 /// the slots never run out (a push beyond them would be dropped, never written out of bounds).
 const POLY_SLOTS: usize = 12;
 
+/// The clipping buffers of the rasterizer: the triangle's rest (two in turn) and the row's
+/// rest (two in turn; the row itself is the first).
+struct ClipBuffers {
+    tri_a: Poly3,
+    tri_b: Poly3,
+    row_a: Poly2,
+    row_b: Poly2,
+}
+
+impl ClipBuffers {
+    fn new() -> Self {
+        ClipBuffers {
+            tri_a: Poly3::EMPTY,
+            tri_b: Poly3::EMPTY,
+            row_a: Poly2::EMPTY,
+            row_b: Poly2::EMPTY,
+        }
+    }
+}
+
 /// A convex polygon with X, Y and Z (the triangle's rest while rows are cut off it).
 #[derive(Clone, Copy)]
 struct Poly3 {
@@ -359,13 +407,6 @@ impl Poly3 {
         v: [[0.0; 3]; POLY_SLOTS],
         n: 0,
     };
-
-    fn from_triangle(t: [[f64; 3]; 3]) -> Self {
-        let mut p = Poly3::EMPTY;
-        p.v[..3].copy_from_slice(&t);
-        p.n = 3;
-        p
-    }
 
     #[inline]
     fn push(&mut self, p: [f64; 3]) {
@@ -908,13 +949,19 @@ mod tests {
         ) {
             let mut fast = Heightfield::new(9, 7, [0.375, -1.0, -0.75], 0.75, 0.25, 60);
             let mut reference = fast.clone();
+            let mut batch = fast.clone();
+            let mut all = Vec::new();
             for (c, area, lattice) in tris {
                 let q = |k: usize| if lattice { (c[k] * 8.0 / 0.75).round() * 0.75 / 8.0 } else { c[k] };
                 let v = [[q(0), q(1), q(2)], [q(3), q(4), q(5)], [q(6), q(7), q(8)]];
                 fast.rasterize_triangle(v, area, 2);
                 reference_rasterize(&mut reference, v, area, 2);
+                all.push((v, area));
             }
-            proptest::prop_assert_eq!(fast, reference);
+            // One set of buffers for every triangle: the same as fresh ones for each.
+            batch.rasterize_triangles(all, 2);
+            proptest::prop_assert_eq!(&fast, &reference);
+            proptest::prop_assert_eq!(&batch, &reference);
         }
     }
 

@@ -519,15 +519,16 @@ pub(crate) fn rasterize_job(
     triangles: &[u32],
     climb: i32,
 ) {
-    for &t in triangles {
+    let triangles = triangles.iter().map(|&t| {
         let tri = soup.triangles[t as usize];
         let v = [
             soup.vertices[tri[0] as usize],
             soup.vertices[tri[1] as usize],
             soup.vertices[tri[2] as usize],
         ];
-        hf.rasterize_triangle(v, areas[t as usize], climb);
-    }
+        (v, areas[t as usize])
+    });
+    hf.rasterize_triangles(triangles, climb);
 }
 
 /// Most tiles the X/Z bounds of one build may cover (4 194 304); a larger level is
