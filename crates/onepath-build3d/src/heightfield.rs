@@ -280,10 +280,18 @@ impl Heightfield {
                 });
                 let col = columns[c].as_slice();
                 ledges.clear();
-                ledges.extend(
-                    (0..col.len())
-                        .filter(|&si| is_ledge(col, si, &neighbours, walkable_height, climb)),
-                );
+                if let (&[s], [Some(&[a]), Some(&[b]), Some(&[c]), Some(&[d])]) = (col, neighbours)
+                {
+                    // The common case of open ground: one span here and in each neighbour.
+                    if is_ledge_single(s, [a, b, c, d], walkable_height, climb) {
+                        ledges.push(0);
+                    }
+                } else {
+                    ledges.extend(
+                        (0..col.len())
+                            .filter(|&si| is_ledge(col, si, &neighbours, walkable_height, climb)),
+                    );
+                }
                 // The test reads the neighbours' heights and only this span's own area, so
                 // clearing after the column is the same as clearing after the whole grid.
                 for &si in &ledges {
@@ -314,6 +322,38 @@ impl Heightfield {
 pub const DIR_X: [i32; 4] = [-1, 0, 1, 0];
 /// Row offsets of the four directions, in the order −x, +z, +x, −z.
 pub const DIR_Z: [i32; 4] = [0, 1, 0, -1];
+
+/// [`is_ledge`] for a column of one span whose four neighbours (all inside the grid) hold
+/// one span each: the same steps with the scans of one span unrolled.
+fn is_ledge_single(s: Span, neighbours: [Span; 4], walkable_height: i32, climb: i32) -> bool {
+    let max_h = MAX_HEIGHT_CELLS;
+    if s.area == NULL_AREA {
+        return false;
+    }
+    let bot = i32::from(s.smax);
+    let no_room = max_h - walkable_height;
+    let mut minh = max_h;
+    let mut asmin = bot;
+    let mut asmax = bot;
+    for n in neighbours {
+        if minh < -climb {
+            break;
+        }
+        // The ground below the neighbour's span, then the span's floor (the grid's top above).
+        if max_h.min(i32::from(n.smin)) - bot.max(-climb) > walkable_height {
+            minh = minh.min(-climb - bot);
+        }
+        let nbot = i32::from(n.smax);
+        if nbot < no_room && max_h - bot.max(nbot) > walkable_height {
+            minh = minh.min(nbot - bot);
+            if (nbot - bot).abs() <= climb {
+                asmin = asmin.min(nbot);
+                asmax = asmax.max(nbot);
+            }
+        }
+    }
+    minh < -climb || asmax - asmin > climb
+}
 
 /// Filter 2's verdict on span `si` of column `col` (false for a non-walkable span), given its
 /// four neighbour columns in the order of [`DIR_X`] (`None`: outside the grid).
@@ -914,6 +954,24 @@ mod tests {
             let mut reference = hf.clone();
             hf.filter_ledge_spans(6, 3);
             reference_ledge_filter(&mut reference, 6, 3);
+            proptest::prop_assert_eq!(hf, reference);
+        }
+
+        // Open ground (one span per column, as on a terrain), where the filter takes its
+        // one-span path on the interior columns: the same verdicts.
+        #[test]
+        fn ledge_filter_on_open_ground_equals_the_reference(
+            columns in proptest::collection::vec((0u16..12, 1u16..4, 0u8..3), 20),
+            height in 1i32..8,
+            climb in 0i32..4,
+        ) {
+            let mut hf = Heightfield::new(5, 4, [0.0; 3], 1.0, 1.0, 100);
+            for (c, (smin, len, area)) in columns.into_iter().enumerate() {
+                hf.add_span(c as i32 % 5, c as i32 / 5, smin, smin + len, area, 1);
+            }
+            let mut reference = hf.clone();
+            hf.filter_ledge_spans(height, climb);
+            reference_ledge_filter(&mut reference, height, climb);
             proptest::prop_assert_eq!(hf, reference);
         }
     }
