@@ -126,7 +126,7 @@ impl Heightfield {
     /// Rasterizes one triangle (world coordinates) with area id `area`.
     ///
     /// The triangle is cut into rows (along Z) and each row into cells (along X) by
-    /// [`split_rows`] and [`split_cell`]; each cell's clipped polygon gives a span from its
+    /// `split_rows` and `split_cell`; each cell's clipped polygon gives a span from its
     /// lowest to its highest point. Only what a later cut or the span needs is carried: a row
     /// keeps X and Y, a cell only its Y range (`docs/build3d-spans.md` §1).
     pub fn rasterize_triangle(&mut self, v: [[f64; 3]; 3], area: u8, merge_climb: i32) {
