@@ -19,10 +19,10 @@ use std::time::{Duration, Instant};
 use onepath_build3d::generators::{
     building_with_bridge, city, rolling_terrain, CityParams, TerrainParams,
 };
-use onepath_build3d::{Mesh3DPipeline, TriangleSoup};
+use onepath_build3d::Mesh3DPipeline;
 use onepath_peers::compare::{median, ratio};
 use onepath_peers::level::nav_test_path;
-use onepath_peers::onepath::{build_chunk, build_config, triangle_soup};
+use onepath_peers::onepath::{build_chunk, build_config, level_of, triangle_soup};
 use onepath_peers::recast::{build_tiled_chunky, ChunkyTriMesh, TRIS_PER_CHUNK};
 use onepath_peers::{Level, PeerError, RecastSettings};
 
@@ -40,18 +40,6 @@ fn onepath_error(call: &'static str) -> impl Fn(onepath_build3d::BuildError) -> 
     move |e| PeerError::OnePath {
         call,
         reason: e.to_string(),
-    }
-}
-
-/// A generated soup as a harness level (vertices rounded to float32), as `recast_report` does.
-fn level_of(soup: &TriangleSoup) -> Level {
-    Level {
-        vertices: soup
-            .vertices
-            .iter()
-            .map(|v| [v[0] as f32, v[1] as f32, v[2] as f32])
-            .collect(),
-        triangles: soup.triangles.clone(),
     }
 }
 
@@ -124,7 +112,10 @@ fn run() -> Result<(), PeerError> {
             }
             if let Some(b) = last {
                 let m = b.metrics();
-                println!("onepath: {} tiles, {} polygons", m.tile_count, m.polygon_count);
+                println!(
+                    "onepath: {} tiles, {} polygons",
+                    m.tile_count, m.polygon_count
+                );
             }
         }
         "recast" => {
@@ -134,7 +125,10 @@ fn run() -> Result<(), PeerError> {
             }
             if let Some(b) = last {
                 let m = b.metrics();
-                println!("recast: {} tiles, {} polygons", m.tile_count, m.polygon_count);
+                println!(
+                    "recast: {} tiles, {} polygons",
+                    m.tile_count, m.polygon_count
+                );
             }
         }
         "time" => {
@@ -208,7 +202,10 @@ fn cpu_time() -> Result<Duration, PeerError> {
         };
         let first = text.split_whitespace().next().unwrap_or("0");
         ns += first.parse::<u64>().map_err(|_| {
-            PeerError::input("schedstat", format!("{}: {first:?} is not a count", path.display()))
+            PeerError::input(
+                "schedstat",
+                format!("{}: {first:?} is not a count", path.display()),
+            )
         })?;
     }
     Ok(Duration::from_nanos(ns))
