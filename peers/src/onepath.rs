@@ -30,6 +30,19 @@ fn decimal(v: f32) -> f64 {
     format!("{v}").parse().unwrap_or(f64::from(v))
 }
 
+/// A generated OnePath soup as a harness level: vertices rounded to float32 (as both builders
+/// then read them), the same triangles in the same order (per-triangle areas dropped).
+pub fn level_of(soup: &TriangleSoup) -> Level {
+    Level {
+        vertices: soup
+            .vertices
+            .iter()
+            .map(|v| [v[0] as f32, v[1] as f32, v[2] as f32])
+            .collect(),
+        triangles: soup.triangles.clone(),
+    }
+}
+
 /// The level as OnePath's triangle soup: the same vertices (widened exactly to float64) and
 /// the same triangles in the same order, no per-triangle areas.
 pub fn triangle_soup(level: &Level) -> TriangleSoup {

@@ -64,10 +64,16 @@ impl CompactHeightfield {
         let ncols = (w.max(0) as usize) * (d.max(0) as usize);
         let mut cell_first = vec![0u32; ncols];
         let mut cell_count = vec![0u32; ncols];
-        let mut spans = Vec::new();
-        let mut areas = Vec::new();
-        let mut span_x = Vec::new();
-        let mut span_z = Vec::new();
+        // Sized once: the walkable solid spans become the open spans.
+        let walkable = hf
+            .columns
+            .iter()
+            .map(|col| col.iter().filter(|s| s.area != NULL_AREA).count())
+            .sum();
+        let mut spans = Vec::with_capacity(walkable);
+        let mut areas = Vec::with_capacity(walkable);
+        let mut span_x = Vec::with_capacity(walkable);
+        let mut span_z = Vec::with_capacity(walkable);
         const MAX_H: i32 = crate::config::MAX_HEIGHT_CELLS;
         for z in 0..d {
             for x in 0..w {

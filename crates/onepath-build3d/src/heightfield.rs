@@ -59,6 +59,37 @@ impl Heightfield {
         }
     }
 
+    /// An empty 0 x 0 heightfield, to be [`Heightfield::reset`] before use.
+    pub(crate) fn scratch() -> Self {
+        Heightfield::new(0, 0, [0.0; 3], 1.0, 1.0, 1)
+    }
+
+    /// Empties the heightfield and gives it a new grid, keeping the memory of its columns:
+    /// afterwards it equals [`Heightfield::new`] with the same arguments. A builder reuses
+    /// one heightfield for the tiles of one thread, so the span storage of each column is
+    /// allocated once per thread instead of once per tile.
+    pub fn reset(
+        &mut self,
+        width: i32,
+        depth: i32,
+        origin: [f64; 3],
+        cs: f64,
+        ch: f64,
+        height_cells: i32,
+    ) {
+        let n = (width.max(0) as usize) * (depth.max(0) as usize);
+        self.width = width;
+        self.depth = depth;
+        self.origin = origin;
+        self.cs = cs;
+        self.ch = ch;
+        self.height_cells = height_cells.clamp(1, MAX_HEIGHT_CELLS);
+        for col in &mut self.columns {
+            col.clear();
+        }
+        self.columns.resize_with(n, Vec::new);
+    }
+
     /// Adds the solid run `[smin, smax)` to column (x, z) by the merge rule: every existing
     /// span it overlaps or touches is absorbed (the union is kept); when the merged top is
     /// within `merge_climb` of an absorbed span's top, the larger area id wins, otherwise the
@@ -66,15 +97,12 @@ impl Heightfield {
     pub fn add_span(&mut self, x: i32, z: i32, smin: u16, smax: u16, area: u8, merge_climb: i32) {
         let col = &mut self.columns[(x + z * self.width) as usize];
         let mut s = Span { smin, smax, area };
-        let mut i = 0;
-        while i < col.len() {
-            let cur = col[i];
+        // Spans below the new one, then the run it absorbs (bottom up, in that order).
+        let first = col.iter().take_while(|c| c.smax < s.smin).count();
+        let mut end = first;
+        while let Some(&cur) = col.get(end) {
             if cur.smin > s.smax {
                 break;
-            }
-            if cur.smax < s.smin {
-                i += 1;
-                continue;
             }
             if cur.smin < s.smin {
                 s.smin = cur.smin;
@@ -85,13 +113,47 @@ impl Heightfield {
             if (i32::from(s.smax) - i32::from(cur.smax)).abs() <= merge_climb {
                 s.area = s.area.max(cur.area);
             }
-            col.remove(i);
+            end += 1;
         }
-        col.insert(i, s);
+        if end == first {
+            col.insert(first, s);
+        } else {
+            col[first] = s;
+            col.drain(first + 1..end);
+        }
     }
 
     /// Rasterizes one triangle (world coordinates) with area id `area`.
+    ///
+    /// The triangle is cut into rows (along Z) and each row into cells (along X) by
+    /// `split_rows` and `split_cell`; each cell's clipped polygon gives a span from its
+    /// lowest to its highest point. Only what a later cut or the span needs is carried: a row
+    /// keeps X and Y, a cell only its Y range (`docs/build3d-spans.md` §1).
     pub fn rasterize_triangle(&mut self, v: [[f64; 3]; 3], area: u8, merge_climb: i32) {
+        self.rasterize_in(&mut ClipBuffers::new(), v, area, merge_climb);
+    }
+
+    /// Rasterizes triangles one after another (each as [`Heightfield::rasterize_triangle`]),
+    /// with one set of clipping buffers for all of them.
+    pub fn rasterize_triangles(
+        &mut self,
+        triangles: impl IntoIterator<Item = ([[f64; 3]; 3], u8)>,
+        merge_climb: i32,
+    ) {
+        let mut buffers = ClipBuffers::new();
+        for (v, area) in triangles {
+            self.rasterize_in(&mut buffers, v, area, merge_climb);
+        }
+    }
+
+    /// [`Heightfield::rasterize_triangle`] in given buffers (their old contents never read).
+    fn rasterize_in(
+        &mut self,
+        buffers: &mut ClipBuffers,
+        v: [[f64; 3]; 3],
+        area: u8,
+        merge_climb: i32,
+    ) {
         let cs = self.cs;
         let ch = self.ch;
         let bmin = self.origin;
@@ -120,27 +182,30 @@ impl Heightfield {
         let z0 = floor_i32((tmin[2] - bmin[2]) / cs).clamp(-1, h - 1);
         let z1 = floor_i32((tmax[2] - bmin[2]) / cs).clamp(0, h - 1);
 
-        // Buffers reused across cuts: the triangle's rest after each row cut (two in turn),
-        // the row's rest after each cell cut (two in turn; the row itself lands in the first),
-        // and the cell.
-        let mut rows = [Poly::from_triangle(v), Poly::EMPTY];
-        let mut row_src = 0;
-        let mut cells = [Poly::EMPTY; 2];
-        let mut cell = Poly::EMPTY;
+        // Buffers reused across cuts: the triangle's rest after each row cut (two in turn,
+        // swapped by reference), the row, and the row's rest after each cell cut (two in
+        // turn; the row itself is the first source).
+        let ClipBuffers {
+            tri_a,
+            tri_b,
+            row_a,
+            row_b,
+        } = buffers;
+        tri_a.v[..3].copy_from_slice(&v);
+        tri_a.n = 3;
+        let (mut tri_in, mut tri_rest) = (tri_a, tri_b);
         for z in z0..=z1 {
             let cell_z = bmin[2] + f64::from(z) * cs;
-            let (poly_in, rest) = source_and_rest(&mut rows, row_src);
-            divide_poly(poly_in, cell_z + cs, 2, &mut cells[0], rest);
-            row_src ^= 1;
-            let row = &cells[0];
-            if row.n < 3 || z < 0 {
+            split_rows(tri_in, cell_z + cs, row_a, tri_rest);
+            std::mem::swap(&mut tri_in, &mut tri_rest);
+            if row_a.n < 3 || z < 0 {
                 continue;
             }
-            let mut min_x = row.v[0][0];
-            let mut max_x = row.v[0][0];
-            for p in &row.v[1..row.n] {
-                min_x = min_x.min(p[0]);
-                max_x = max_x.max(p[0]);
+            let mut min_x = row_a.x[0];
+            let mut max_x = row_a.x[0];
+            for &x in &row_a.x[1..row_a.n] {
+                min_x = min_x.min(x);
+                max_x = max_x.max(x);
             }
             let x0 = floor_i32((min_x - bmin[0]) / cs);
             let x1 = floor_i32((max_x - bmin[0]) / cs);
@@ -149,23 +214,19 @@ impl Heightfield {
             }
             let x0 = x0.clamp(-1, w - 1);
             let x1 = x1.clamp(0, w - 1);
-            let mut cell_src = 0;
+            let (mut row_in, mut row_rest) = (&mut *row_a, &mut *row_b);
             for x in x0..=x1 {
                 let cx = bmin[0] + f64::from(x) * cs;
-                let (row_rest, rest) = source_and_rest(&mut cells, cell_src);
-                divide_poly(row_rest, cx + cs, 0, &mut cell, rest);
-                cell_src ^= 1;
-                if cell.n < 3 || x < 0 {
+                let cell = split_cell(row_in, cx + cs, row_rest);
+                std::mem::swap(&mut row_in, &mut row_rest);
+                let Some((smin, smax)) = cell else {
+                    continue;
+                };
+                if x < 0 {
                     continue;
                 }
-                let mut smin = cell.v[0][1];
-                let mut smax = cell.v[0][1];
-                for p in &cell.v[1..cell.n] {
-                    smin = smin.min(p[1]);
-                    smax = smax.max(p[1]);
-                }
-                smin -= bmin[1];
-                smax -= bmin[1];
+                let smin = smin - bmin[1];
+                let smax = smax - bmin[1];
                 if smax < 0.0 || smin > by {
                     continue;
                 }
@@ -203,57 +264,40 @@ impl Heightfield {
     pub fn filter_ledge_spans(&mut self, walkable_height: i32, climb: i32) {
         let w = self.width;
         let h = self.depth;
-        let max_h = MAX_HEIGHT_CELLS;
-        let mut to_clear = Vec::new();
+        let mut ledges = Vec::new();
         for z in 0..h {
             for x in 0..w {
-                let col = &self.columns[(x + z * w) as usize];
-                for (si, s) in col.iter().enumerate() {
-                    if s.area == NULL_AREA {
-                        continue;
+                let c = (x + z * w) as usize;
+                if self.columns[c].is_empty() {
+                    continue;
+                }
+                // The four neighbour columns once per column (`None`: outside the grid).
+                let columns = &self.columns;
+                let neighbours: [Option<&[Span]>; 4] = std::array::from_fn(|dir| {
+                    let (dx, dz) = (x + DIR_X[dir], z + DIR_Z[dir]);
+                    (dx >= 0 && dz >= 0 && dx < w && dz < h)
+                        .then(|| columns[(dx + dz * w) as usize].as_slice())
+                });
+                let col = columns[c].as_slice();
+                ledges.clear();
+                if let (&[s], [Some(&[a]), Some(&[b]), Some(&[c]), Some(&[d])]) = (col, neighbours)
+                {
+                    // The common case of open ground: one span here and in each neighbour.
+                    if is_ledge_single(s, [a, b, c, d], walkable_height, climb) {
+                        ledges.push(0);
                     }
-                    let bot = i32::from(s.smax);
-                    let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
-                    let mut minh = max_h;
-                    let mut asmin = bot;
-                    let mut asmax = bot;
-                    for dir in 0..4 {
-                        // Already a ledge: the other directions cannot change that.
-                        if minh < -climb {
-                            break;
-                        }
-                        let dx = x + DIR_X[dir];
-                        let dz = z + DIR_Z[dir];
-                        if dx < 0 || dz < 0 || dx >= w || dz >= h {
-                            minh = minh.min(-climb - bot);
-                            continue;
-                        }
-                        let ncol = &self.columns[(dx + dz * w) as usize];
-                        let nbot = -climb;
-                        let ntop = ncol.first().map_or(max_h, |n| i32::from(n.smin));
-                        if top.min(ntop) - bot.max(nbot) > walkable_height {
-                            minh = minh.min(nbot - bot);
-                        }
-                        for (ni, ns) in ncol.iter().enumerate() {
-                            let nbot = i32::from(ns.smax);
-                            let ntop = ncol.get(ni + 1).map_or(max_h, |n| i32::from(n.smin));
-                            if top.min(ntop) - bot.max(nbot) > walkable_height {
-                                minh = minh.min(nbot - bot);
-                                if (nbot - bot).abs() <= climb {
-                                    asmin = asmin.min(nbot);
-                                    asmax = asmax.max(nbot);
-                                }
-                            }
-                        }
-                    }
-                    if minh < -climb || asmax - asmin > climb {
-                        to_clear.push(((x + z * w) as usize, si));
-                    }
+                } else {
+                    ledges.extend(
+                        (0..col.len())
+                            .filter(|&si| is_ledge(col, si, &neighbours, walkable_height, climb)),
+                    );
+                }
+                // The test reads the neighbours' heights and only this span's own area, so
+                // clearing after the column is the same as clearing after the whole grid.
+                for &si in &ledges {
+                    self.columns[c][si].area = NULL_AREA;
                 }
             }
-        }
-        for (c, si) in to_clear {
-            self.columns[c][si].area = NULL_AREA;
         }
     }
 
@@ -279,90 +323,382 @@ pub const DIR_X: [i32; 4] = [-1, 0, 1, 0];
 /// Row offsets of the four directions, in the order −x, +z, +x, −z.
 pub const DIR_Z: [i32; 4] = [0, 1, 0, -1];
 
+/// [`is_ledge`] for a column of one span whose four neighbours (all inside the grid) hold
+/// one span each: the same steps with the scans of one span unrolled.
+fn is_ledge_single(s: Span, neighbours: [Span; 4], walkable_height: i32, climb: i32) -> bool {
+    let max_h = MAX_HEIGHT_CELLS;
+    if s.area == NULL_AREA {
+        return false;
+    }
+    let bot = i32::from(s.smax);
+    let no_room = max_h - walkable_height;
+    let mut minh = max_h;
+    let mut asmin = bot;
+    let mut asmax = bot;
+    for n in neighbours {
+        if minh < -climb {
+            break;
+        }
+        // The ground below the neighbour's span, then the span's floor (the grid's top above).
+        if max_h.min(i32::from(n.smin)) - bot.max(-climb) > walkable_height {
+            minh = minh.min(-climb - bot);
+        }
+        let nbot = i32::from(n.smax);
+        if nbot < no_room && max_h - bot.max(nbot) > walkable_height {
+            minh = minh.min(nbot - bot);
+            if (nbot - bot).abs() <= climb {
+                asmin = asmin.min(nbot);
+                asmax = asmax.max(nbot);
+            }
+        }
+    }
+    minh < -climb || asmax - asmin > climb
+}
+
+/// Filter 2's verdict on span `si` of column `col` (false for a non-walkable span), given its
+/// four neighbour columns in the order of [`DIR_X`] (`None`: outside the grid).
+fn is_ledge(
+    col: &[Span],
+    si: usize,
+    neighbours: &[Option<&[Span]>; 4],
+    walkable_height: i32,
+    climb: i32,
+) -> bool {
+    let max_h = MAX_HEIGHT_CELLS;
+    let s = col[si];
+    if s.area == NULL_AREA {
+        return false;
+    }
+    let bot = i32::from(s.smax);
+    let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
+    // A neighbour floor at or above this height leaves no room to stand next to the span (the
+    // free interval is at most `walkable_height`); floors are sorted, so the scan of a
+    // neighbour column stops there.
+    let no_room = top - walkable_height;
+    let mut minh = max_h;
+    let mut asmin = bot;
+    let mut asmax = bot;
+    for ncol in neighbours {
+        // Already a ledge: the other directions cannot change that.
+        if minh < -climb {
+            break;
+        }
+        let Some(ncol) = ncol else {
+            minh = minh.min(-climb - bot);
+            continue;
+        };
+        let nbot = -climb;
+        let ntop = ncol.first().map_or(max_h, |n| i32::from(n.smin));
+        if top.min(ntop) - bot.max(nbot) > walkable_height {
+            minh = minh.min(nbot - bot);
+        }
+        for (ni, ns) in ncol.iter().enumerate() {
+            let nbot = i32::from(ns.smax);
+            if nbot >= no_room {
+                break;
+            }
+            let ntop = ncol.get(ni + 1).map_or(max_h, |n| i32::from(n.smin));
+            if top.min(ntop) - bot.max(nbot) > walkable_height {
+                minh = minh.min(nbot - bot);
+                if (nbot - bot).abs() <= climb {
+                    asmin = asmin.min(nbot);
+                    asmax = asmax.max(nbot);
+                }
+            }
+        }
+    }
+    minh < -climb || asmax - asmin > climb
+}
+
+/// Most vertices a clipped polygon keeps. A convex polygon cut by an axis line gains at most
+/// one vertex per cut; a triangle cut by two row lines and two cell lines has at most 7, so
+/// the slots never run out (a push beyond them would be dropped, never written out of bounds).
+const POLY_SLOTS: usize = 12;
+
+/// The clipping buffers of the rasterizer: the triangle's rest (two in turn) and the row's
+/// rest (two in turn; the row itself is the first).
+struct ClipBuffers {
+    tri_a: Poly3,
+    tri_b: Poly3,
+    row_a: Poly2,
+    row_b: Poly2,
+}
+
+impl ClipBuffers {
+    fn new() -> Self {
+        ClipBuffers {
+            tri_a: Poly3::EMPTY,
+            tri_b: Poly3::EMPTY,
+            row_a: Poly2::EMPTY,
+            row_b: Poly2::EMPTY,
+        }
+    }
+}
+
+/// A convex polygon with X, Y and Z (the triangle's rest while rows are cut off it).
 #[derive(Clone, Copy)]
-struct Poly {
-    v: [[f64; 3]; 12],
+struct Poly3 {
+    v: [[f64; 3]; POLY_SLOTS],
     n: usize,
 }
 
-impl Poly {
-    const EMPTY: Poly = Poly {
-        v: [[0.0; 3]; 12],
+impl Poly3 {
+    const EMPTY: Poly3 = Poly3 {
+        v: [[0.0; 3]; POLY_SLOTS],
         n: 0,
     };
 
-    fn from_triangle(t: [[f64; 3]; 3]) -> Self {
-        let mut v = [[0.0; 3]; 12];
-        v[..3].copy_from_slice(&t);
-        Poly { v, n: 3 }
-    }
+    #[inline]
     fn push(&mut self, p: [f64; 3]) {
-        // A convex polygon clipped by axis lines gains at most one vertex per cut; 12 slots
-        // cover a triangle cut twice (and more), so this never overflows.
-        if self.n < self.v.len() {
+        if self.n < POLY_SLOTS {
             self.v[self.n] = p;
             self.n += 1;
         }
     }
 }
 
-/// Splits a convex polygon by the line `axis = offset` into the part below (`<=`) and the
-/// part above. Points on the line go to both.
-/// Both outputs are written in place (their old contents are dropped): the rasterizer reuses
-/// its buffers instead of returning two fresh polygons per cut.
-fn divide_poly(input: &Poly, offset: f64, axis: usize, below: &mut Poly, above: &mut Poly) {
+/// A convex polygon with X and Y only (a row: cells are cut off it along X and a cell needs
+/// only its Y range).
+#[derive(Clone, Copy)]
+struct Poly2 {
+    x: [f64; POLY_SLOTS],
+    y: [f64; POLY_SLOTS],
+    n: usize,
+}
+
+impl Poly2 {
+    const EMPTY: Poly2 = Poly2 {
+        x: [0.0; POLY_SLOTS],
+        y: [0.0; POLY_SLOTS],
+        n: 0,
+    };
+
+    #[inline]
+    fn push(&mut self, x: f64, y: f64) {
+        if self.n < POLY_SLOTS {
+            self.x[self.n] = x;
+            self.y[self.n] = y;
+            self.n += 1;
+        }
+    }
+}
+
+/// Splits the triangle's rest by the line `z = offset` into the row below (`<=`, X and Y
+/// kept) and the rest above. Points on the line go to both. A cut point is
+/// `a + (b − a) · s` per coordinate with `s = d(a) / (d(a) − d(b))`, `d(p) = offset − p.z`:
+/// the rule of `docs/build3d-spans.md` §1, so dropping Z from the row changes no X or Y.
+fn split_rows(input: &Poly3, offset: f64, below: &mut Poly2, above: &mut Poly3) {
     below.n = 0;
     above.n = 0;
     let n = input.n;
     if n == 0 {
         return;
     }
-    let mut d = [0.0f64; 12];
+    let mut d = [0.0f64; POLY_SLOTS];
     for i in 0..n {
-        d[i] = offset - input.v[i][axis];
+        d[i] = offset - input.v[i][2];
     }
     let mut j = n - 1;
     for i in 0..n {
-        let ina = d[j] >= 0.0;
-        let inb = d[i] >= 0.0;
-        if ina != inb {
-            let s = d[j] / (d[j] - d[i]);
+        let (dj, di) = (d[j], d[i]);
+        let b = input.v[i];
+        if (dj >= 0.0) != (di >= 0.0) {
+            let s = dj / (dj - di);
             let a = input.v[j];
-            let b = input.v[i];
             let p = [
                 a[0] + (b[0] - a[0]) * s,
                 a[1] + (b[1] - a[1]) * s,
                 a[2] + (b[2] - a[2]) * s,
             ];
-            below.push(p);
+            below.push(p[0], p[1]);
             above.push(p);
-            if d[i] > 0.0 {
-                below.push(b);
-            } else if d[i] < 0.0 {
+            if di > 0.0 {
+                below.push(b[0], b[1]);
+            } else if di < 0.0 {
                 above.push(b);
             }
+        } else if di > 0.0 {
+            below.push(b[0], b[1]);
+        } else if di == 0.0 {
+            below.push(b[0], b[1]);
+            above.push(b);
         } else {
-            if d[i] >= 0.0 {
-                below.push(input.v[i]);
-                if d[i] != 0.0 {
-                    j = i;
-                    continue;
-                }
-            }
-            above.push(input.v[i]);
+            above.push(b);
         }
         j = i;
     }
 }
 
-/// The input polygon and the output "rest" of a cut, from a pair of buffers used in turn.
-fn source_and_rest(buffers: &mut [Poly; 2], source: usize) -> (&Poly, &mut Poly) {
-    let (first, second) = buffers.split_at_mut(1);
-    if source == 0 {
-        (&first[0], &mut second[0])
-    } else {
-        (&second[0], &mut first[0])
+/// Cuts the cell below `x = offset` off a row: writes the rest above into `above` and
+/// returns the cell's lowest and highest Y, or `None` when the cell keeps fewer than three
+/// points (no area). The same cut rule as [`split_rows`], along X.
+///
+/// A row is convex, so its points below the line (`d ≥ 0`, `d = offset − x`) form one run
+/// in cyclic order and those above another: the cut replaces the run below by the two cut
+/// points (and any point of the run exactly on the line after its first) and keeps the run
+/// above as it is. That is computed directly from the two crossing edges; the rest is the
+/// one [`split_cell_generic`] writes, rotated (same cyclic order, so every later cut point and
+/// Y range is the same; a Y range is a min / max, independent of order). Rounding can make a
+/// row non-convex by an ulp (more than two crossings): such a cut, and any other case, goes
+/// to the generic walk.
+fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64)> {
+    let n = input.n;
+    // Fewer than three points make no cell; the slots hold every point a cut can add.
+    if n < 3 || n + 2 > POLY_SLOTS {
+        return split_cell_generic(input, offset, above);
     }
+    let mut d = [0.0f64; POLY_SLOTS];
+    for i in 0..n {
+        d[i] = offset - input.x[i];
+    }
+    // `first_in`: a point below whose predecessor is above (out -> in); `first_out`: a point
+    // above whose predecessor is below (in -> out).
+    let (mut first_in, mut first_out, mut crossings) = (0usize, 0usize, 0usize);
+    let mut j = n - 1;
+    for i in 0..n {
+        let (inj, ini) = (d[j] >= 0.0, d[i] >= 0.0);
+        if inj != ini {
+            crossings += 1;
+            if ini {
+                first_in = i;
+            } else {
+                first_out = i;
+            }
+        }
+        j = i;
+    }
+    if crossings == 0 {
+        above.n = 0;
+        if d[0] < 0.0 {
+            // All above: no cell, the rest is the row.
+            *above = *input;
+            return None;
+        }
+        // All below: the cell is the whole row; points on the line stay in the rest too.
+        let (mut ymin, mut ymax) = (input.y[0], input.y[0]);
+        for i in 0..n {
+            if i > 0 {
+                ymin = ymin.min(input.y[i]);
+                ymax = ymax.max(input.y[i]);
+            }
+            if d[i] == 0.0 {
+                above.push(input.x[i], input.y[i]);
+            }
+        }
+        return Some((ymin, ymax));
+    }
+    if crossings != 2 {
+        // Not convex (by rounding): the generic walk.
+        return split_cell_generic(input, offset, above);
+    }
+    let cut = |a: usize, b: usize| {
+        let (dj, di) = (d[a], d[b]);
+        let s = dj / (dj - di);
+        let (ax, ay) = (input.x[a], input.y[a]);
+        (ax + (input.x[b] - ax) * s, ay + (input.y[b] - ay) * s)
+    };
+    let prev = |k: usize| if k == 0 { n - 1 } else { k - 1 };
+    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    // Entering the run below: the edge (point above -> first point below).
+    let (ix, iy) = cut(prev(first_in), first_in);
+    // Leaving it: the edge (last point below -> first point above).
+    let last_in = prev(first_out);
+    let (ox, oy) = cut(last_in, first_out);
+    above.n = 0;
+    above.push(ix, iy);
+    let (mut ymin, mut ymax) = (iy, iy);
+    let mut count = 1usize;
+    // The first point below joins the cell unless it lies on the line (the cut point,
+    // pushed above, stands for it).
+    if d[first_in] > 0.0 {
+        ymin = ymin.min(input.y[first_in]);
+        ymax = ymax.max(input.y[first_in]);
+        count += 1;
+    }
+    if first_in != last_in {
+        let mut k = next(first_in);
+        loop {
+            let y = input.y[k];
+            ymin = ymin.min(y);
+            ymax = ymax.max(y);
+            count += 1;
+            if d[k] == 0.0 {
+                above.push(input.x[k], y);
+            }
+            if k == last_in {
+                break;
+            }
+            k = next(k);
+        }
+    }
+    ymin = ymin.min(oy);
+    ymax = ymax.max(oy);
+    count += 1;
+    above.push(ox, oy);
+    let mut k = first_out;
+    while k != first_in {
+        above.push(input.x[k], input.y[k]);
+        k = next(k);
+    }
+    // At most `n + 2` points: within the slots whenever the generic walk's are.
+    (count >= 3).then_some((ymin, ymax))
+}
+
+/// [`split_cell`] by walking every edge (the cut rule of [`split_rows`] along X).
+fn split_cell_generic(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64)> {
+    above.n = 0;
+    let n = input.n;
+    if n == 0 {
+        return None;
+    }
+    let mut d = [0.0f64; POLY_SLOTS];
+    for i in 0..n {
+        d[i] = offset - input.x[i];
+    }
+    // The cell's points are only counted (up to the slots, as a polygon would keep them) and
+    // folded into the Y range.
+    let mut count = 0usize;
+    let mut ymin = f64::INFINITY;
+    let mut ymax = f64::NEG_INFINITY;
+    let mut below = |y: f64| {
+        if count < POLY_SLOTS {
+            if count == 0 {
+                ymin = y;
+                ymax = y;
+            } else {
+                ymin = ymin.min(y);
+                ymax = ymax.max(y);
+            }
+            count += 1;
+        }
+    };
+    let mut j = n - 1;
+    for i in 0..n {
+        let (dj, di) = (d[j], d[i]);
+        let (bx, by) = (input.x[i], input.y[i]);
+        if (dj >= 0.0) != (di >= 0.0) {
+            let s = dj / (dj - di);
+            let (ax, ay) = (input.x[j], input.y[j]);
+            let px = ax + (bx - ax) * s;
+            let py = ay + (by - ay) * s;
+            below(py);
+            above.push(px, py);
+            if di > 0.0 {
+                below(by);
+            } else if di < 0.0 {
+                above.push(bx, by);
+            }
+        } else if di > 0.0 {
+            below(by);
+        } else if di == 0.0 {
+            below(by);
+            above.push(bx, by);
+        } else {
+            above.push(bx, by);
+        }
+        j = i;
+    }
+    (count >= 3).then_some((ymin, ymax))
 }
 
 /// `x.floor() as i32` (saturating, NaN → 0) without the libm call: truncate, then step
@@ -391,6 +727,301 @@ fn ceil_i32(x: f64) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The rasterizer before the row / cell specialisation (one generic 3D cut for both axes),
+    // kept as the reference the specialised one must equal span for span.
+    #[derive(Clone, Copy)]
+    struct Poly {
+        v: [[f64; 3]; 12],
+        n: usize,
+    }
+
+    impl Poly {
+        const EMPTY: Poly = Poly {
+            v: [[0.0; 3]; 12],
+            n: 0,
+        };
+        fn push(&mut self, p: [f64; 3]) {
+            if self.n < self.v.len() {
+                self.v[self.n] = p;
+                self.n += 1;
+            }
+        }
+    }
+
+    fn divide_poly(input: &Poly, offset: f64, axis: usize, below: &mut Poly, above: &mut Poly) {
+        below.n = 0;
+        above.n = 0;
+        let n = input.n;
+        if n == 0 {
+            return;
+        }
+        let mut d = [0.0f64; 12];
+        for i in 0..n {
+            d[i] = offset - input.v[i][axis];
+        }
+        let mut j = n - 1;
+        for i in 0..n {
+            let ina = d[j] >= 0.0;
+            let inb = d[i] >= 0.0;
+            if ina != inb {
+                let s = d[j] / (d[j] - d[i]);
+                let a = input.v[j];
+                let b = input.v[i];
+                let p = [
+                    a[0] + (b[0] - a[0]) * s,
+                    a[1] + (b[1] - a[1]) * s,
+                    a[2] + (b[2] - a[2]) * s,
+                ];
+                below.push(p);
+                above.push(p);
+                if d[i] > 0.0 {
+                    below.push(b);
+                } else if d[i] < 0.0 {
+                    above.push(b);
+                }
+            } else {
+                if d[i] >= 0.0 {
+                    below.push(input.v[i]);
+                    if d[i] != 0.0 {
+                        j = i;
+                        continue;
+                    }
+                }
+                above.push(input.v[i]);
+            }
+            j = i;
+        }
+    }
+
+    fn reference_rasterize(hf: &mut Heightfield, v: [[f64; 3]; 3], area: u8, merge_climb: i32) {
+        let (cs, ch, bmin) = (hf.cs, hf.ch, hf.origin);
+        let bmax = [
+            bmin[0] + f64::from(hf.width) * cs,
+            bmin[1] + f64::from(hf.height_cells) * ch,
+            bmin[2] + f64::from(hf.depth) * cs,
+        ];
+        let mut tmin = v[0];
+        let mut tmax = v[0];
+        for p in &v[1..] {
+            for k in 0..3 {
+                tmin[k] = tmin[k].min(p[k]);
+                tmax[k] = tmax[k].max(p[k]);
+            }
+        }
+        if tmin[0] > bmax[0] || tmax[0] < bmin[0] || tmin[2] > bmax[2] || tmax[2] < bmin[2] {
+            return;
+        }
+        if tmin[1] > bmax[1] || tmax[1] < bmin[1] {
+            return;
+        }
+        let (w, h) = (hf.width, hf.depth);
+        let by = bmax[1] - bmin[1];
+        let z0 = floor_i32((tmin[2] - bmin[2]) / cs).clamp(-1, h - 1);
+        let z1 = floor_i32((tmax[2] - bmin[2]) / cs).clamp(0, h - 1);
+        let mut rest = Poly::EMPTY;
+        rest.v[..3].copy_from_slice(&v);
+        rest.n = 3;
+        for z in z0..=z1 {
+            let cell_z = bmin[2] + f64::from(z) * cs;
+            let (mut row, mut next) = (Poly::EMPTY, Poly::EMPTY);
+            divide_poly(&rest, cell_z + cs, 2, &mut row, &mut next);
+            rest = next;
+            if row.n < 3 || z < 0 {
+                continue;
+            }
+            let mut min_x = row.v[0][0];
+            let mut max_x = row.v[0][0];
+            for p in &row.v[1..row.n] {
+                min_x = min_x.min(p[0]);
+                max_x = max_x.max(p[0]);
+            }
+            let x0 = floor_i32((min_x - bmin[0]) / cs);
+            let x1 = floor_i32((max_x - bmin[0]) / cs);
+            if x1 < 0 || x0 >= w {
+                continue;
+            }
+            for x in x0.clamp(-1, w - 1)..=x1.clamp(0, w - 1) {
+                let cx = bmin[0] + f64::from(x) * cs;
+                let (mut cell, mut next) = (Poly::EMPTY, Poly::EMPTY);
+                divide_poly(&row, cx + cs, 0, &mut cell, &mut next);
+                row = next;
+                if cell.n < 3 || x < 0 {
+                    continue;
+                }
+                let mut smin = cell.v[0][1];
+                let mut smax = cell.v[0][1];
+                for p in &cell.v[1..cell.n] {
+                    smin = smin.min(p[1]);
+                    smax = smax.max(p[1]);
+                }
+                smin -= bmin[1];
+                smax -= bmin[1];
+                if smax < 0.0 || smin > by {
+                    continue;
+                }
+                let ismin = floor_i32(smin.max(0.0) / ch).clamp(0, MAX_HEIGHT_CELLS);
+                let ismax = ceil_i32(smax.min(by) / ch).clamp(ismin + 1, MAX_HEIGHT_CELLS);
+                hf.add_span(x, z, ismin as u16, ismax as u16, area, merge_climb);
+            }
+        }
+    }
+
+    // The span merge before it found the absorbed run first (one remove per absorbed span,
+    // then an insert), kept as the reference of `add_span`.
+    fn reference_add_span(col: &mut Vec<Span>, smin: u16, smax: u16, area: u8, climb: i32) {
+        let mut s = Span { smin, smax, area };
+        let mut i = 0;
+        while i < col.len() {
+            let cur = col[i];
+            if cur.smin > s.smax {
+                break;
+            }
+            if cur.smax < s.smin {
+                i += 1;
+                continue;
+            }
+            s.smin = s.smin.min(cur.smin);
+            s.smax = s.smax.max(cur.smax);
+            if (i32::from(s.smax) - i32::from(cur.smax)).abs() <= climb {
+                s.area = s.area.max(cur.area);
+            }
+            col.remove(i);
+        }
+        col.insert(i, s);
+    }
+
+    // Filter 2 as it was (verdicts collected first, cleared afterwards; every neighbour span
+    // scanned), the reference of `filter_ledge_spans`.
+    fn reference_ledge_filter(hf: &mut Heightfield, walkable_height: i32, climb: i32) {
+        let (w, h, max_h) = (hf.width, hf.depth, MAX_HEIGHT_CELLS);
+        let mut to_clear = Vec::new();
+        for z in 0..h {
+            for x in 0..w {
+                let col = &hf.columns[(x + z * w) as usize];
+                for (si, s) in col.iter().enumerate() {
+                    if s.area == NULL_AREA {
+                        continue;
+                    }
+                    let bot = i32::from(s.smax);
+                    let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
+                    let (mut minh, mut asmin, mut asmax) = (max_h, bot, bot);
+                    for dir in 0..4 {
+                        let (dx, dz) = (x + DIR_X[dir], z + DIR_Z[dir]);
+                        if dx < 0 || dz < 0 || dx >= w || dz >= h {
+                            minh = minh.min(-climb - bot);
+                            continue;
+                        }
+                        let ncol = &hf.columns[(dx + dz * w) as usize];
+                        let ntop = ncol.first().map_or(max_h, |n| i32::from(n.smin));
+                        if top.min(ntop) - bot.max(-climb) > walkable_height {
+                            minh = minh.min(-climb - bot);
+                        }
+                        for (ni, ns) in ncol.iter().enumerate() {
+                            let nbot = i32::from(ns.smax);
+                            let ntop = ncol.get(ni + 1).map_or(max_h, |n| i32::from(n.smin));
+                            if top.min(ntop) - bot.max(nbot) > walkable_height {
+                                minh = minh.min(nbot - bot);
+                                if (nbot - bot).abs() <= climb {
+                                    asmin = asmin.min(nbot);
+                                    asmax = asmax.max(nbot);
+                                }
+                            }
+                        }
+                    }
+                    if minh < -climb || asmax - asmin > climb {
+                        to_clear.push(((x + z * w) as usize, si));
+                    }
+                }
+            }
+        }
+        for (c, si) in to_clear {
+            hf.columns[c][si].area = NULL_AREA;
+        }
+    }
+
+    proptest::proptest! {
+        // Random columns of stacked floors (some not walkable) on a 5 x 4 grid, heights
+        // close enough for every case of the rule (climb 3, height 6): the same verdicts.
+        #[test]
+        fn ledge_filter_equals_the_reference(
+            runs in proptest::collection::vec((0i32..5, 0i32..4, 0u16..40, 1u16..6, 0u8..3), 0..60),
+        ) {
+            let mut hf = Heightfield::new(5, 4, [0.0; 3], 1.0, 1.0, 100);
+            for (x, z, smin, len, area) in runs {
+                hf.add_span(x, z, smin, smin + len, area, 1);
+            }
+            let mut reference = hf.clone();
+            hf.filter_ledge_spans(6, 3);
+            reference_ledge_filter(&mut reference, 6, 3);
+            proptest::prop_assert_eq!(hf, reference);
+        }
+
+        // Open ground (one span per column, as on a terrain), where the filter takes its
+        // one-span path on the interior columns: the same verdicts.
+        #[test]
+        fn ledge_filter_on_open_ground_equals_the_reference(
+            columns in proptest::collection::vec((0u16..12, 1u16..4, 0u8..3), 20),
+            height in 1i32..8,
+            climb in 0i32..4,
+        ) {
+            let mut hf = Heightfield::new(5, 4, [0.0; 3], 1.0, 1.0, 100);
+            for (c, (smin, len, area)) in columns.into_iter().enumerate() {
+                hf.add_span(c as i32 % 5, c as i32 / 5, smin, smin + len, area, 1);
+            }
+            let mut reference = hf.clone();
+            hf.filter_ledge_spans(height, climb);
+            reference_ledge_filter(&mut reference, height, climb);
+            proptest::prop_assert_eq!(hf, reference);
+        }
+    }
+
+    proptest::proptest! {
+        // Random runs into one column: the same spans, in the same order, as the reference.
+        #[test]
+        fn add_span_equals_the_reference_merge(
+            runs in proptest::collection::vec((0u16..80, 1u16..12, 0u8..4), 1..40),
+        ) {
+            let mut hf = Heightfield::new(1, 1, [0.0; 3], 1.0, 1.0, 100);
+            let mut reference = Vec::new();
+            for (smin, len, area) in runs {
+                hf.add_span(0, 0, smin, smin + len, area, 2);
+                reference_add_span(&mut reference, smin, smin + len, area, 2);
+                proptest::prop_assert_eq!(&hf.columns[0], &reference);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+        // Triangles anywhere around a small grid (inside, across its edges, outside, on cell
+        // lines: coordinates on a 1/8-cell lattice hit the lines exactly), rasterized one
+        // after another into one heightfield: the specialised rasterizer leaves exactly the
+        // spans of the generic reference.
+        #[test]
+        fn rasterizer_equals_the_generic_reference(
+            tris in proptest::collection::vec(
+                (proptest::array::uniform9(-5.0f64..12.0), 0u8..3, proptest::bool::ANY),
+                1..12,
+            ),
+        ) {
+            let mut fast = Heightfield::new(9, 7, [0.375, -1.0, -0.75], 0.75, 0.25, 60);
+            let mut reference = fast.clone();
+            let mut batch = fast.clone();
+            let mut all = Vec::new();
+            for (c, area, lattice) in tris {
+                let q = |k: usize| if lattice { (c[k] * 8.0 / 0.75).round() * 0.75 / 8.0 } else { c[k] };
+                let v = [[q(0), q(1), q(2)], [q(3), q(4), q(5)], [q(6), q(7), q(8)]];
+                fast.rasterize_triangle(v, area, 2);
+                reference_rasterize(&mut reference, v, area, 2);
+                all.push((v, area));
+            }
+            // One set of buffers for every triangle: the same as fresh ones for each.
+            batch.rasterize_triangles(all, 2);
+            proptest::prop_assert_eq!(&fast, &reference);
+            proptest::prop_assert_eq!(&batch, &reference);
+        }
+    }
 
     #[test]
     fn floor_and_ceil_to_i32_equal_the_libm_forms_with_saturation() {

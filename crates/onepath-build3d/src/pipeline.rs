@@ -202,11 +202,16 @@ impl Mesh3DPipeline {
         let kept: Vec<_> = jobs.into_iter().filter(|j| keep(j, &areas)).collect();
         Ok(kept
             .par_iter()
-            .map(|job| {
-                let mut chf =
-                    self.eroded_heightfield(&params, &vc, vgrid, job.tile_x, job.tile_z, |hf| {
-                        rasterize_job(hf, soup, &areas, &job.triangles, vc.walkable_climb)
-                    });
+            .map_init(Heightfield::scratch, |hf, job| {
+                let mut chf = self.eroded_heightfield_in(
+                    hf,
+                    &params,
+                    &vc,
+                    vgrid,
+                    job.tile_x,
+                    job.tile_z,
+                    |hf| rasterize_job(hf, soup, &areas, &job.triangles, vc.walkable_climb),
+                );
                 if mark_obstacles {
                     for o in &self.obstacles {
                         o.mark(&mut chf, &vc);
@@ -289,12 +294,19 @@ impl Mesh3DPipeline {
         let areas = triangle_areas(soup, &vc, self.config.area);
         let total = jobs.len();
         let done = AtomicUsize::new(0);
+        // One solid heightfield per worker (rayon's `map_init`), reused tile after tile.
         let results: Vec<Result<Vec<NavTileData>, BuildError>> = jobs
             .par_iter()
-            .map(|job| {
-                let r = self.build_tile_data(&params, &vc, vgrid, job.tile_x, job.tile_z, |hf| {
-                    rasterize_job(hf, soup, &areas, &job.triangles, vc.walkable_climb)
-                });
+            .map_init(Heightfield::scratch, |hf, job| {
+                let r = self.build_tile_data_in(
+                    hf,
+                    &params,
+                    &vc,
+                    vgrid,
+                    job.tile_x,
+                    job.tile_z,
+                    |hf| rasterize_job(hf, soup, &areas, &job.triangles, vc.walkable_climb),
+                );
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 progress(n, total);
                 r
@@ -354,7 +366,23 @@ impl Mesh3DPipeline {
         tile_z: i32,
         rasterize: impl FnOnce(&mut Heightfield),
     ) -> Result<Vec<NavTileData>, BuildError> {
-        let mut chf = self.eroded_heightfield(params, vc, vgrid, tile_x, tile_z, rasterize);
+        let mut hf = Heightfield::scratch();
+        self.build_tile_data_in(&mut hf, params, vc, vgrid, tile_x, tile_z, rasterize)
+    }
+
+    /// [`Mesh3DPipeline::build_tile_data`] in a reused solid heightfield.
+    #[allow(clippy::too_many_arguments)]
+    fn build_tile_data_in(
+        &self,
+        hf: &mut Heightfield,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        vgrid: VerticalGrid,
+        tile_x: i32,
+        tile_z: i32,
+        rasterize: impl FnOnce(&mut Heightfield),
+    ) -> Result<Vec<NavTileData>, BuildError> {
+        let mut chf = self.eroded_heightfield_in(hf, params, vc, vgrid, tile_x, tile_z, rasterize);
         for o in &self.obstacles {
             o.mark(&mut chf, vc);
         }
@@ -372,17 +400,34 @@ impl Mesh3DPipeline {
         tile_z: i32,
         rasterize: impl FnOnce(&mut Heightfield),
     ) -> CompactHeightfield {
+        let mut hf = Heightfield::scratch();
+        self.eroded_heightfield_in(&mut hf, params, vc, vgrid, tile_x, tile_z, rasterize)
+    }
+
+    /// [`Mesh3DPipeline::eroded_heightfield`] in a reused solid heightfield (reset first, so
+    /// its old contents never matter; only its memory is reused).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn eroded_heightfield_in(
+        &self,
+        hf: &mut Heightfield,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        vgrid: VerticalGrid,
+        tile_x: i32,
+        tile_z: i32,
+        rasterize: impl FnOnce(&mut Heightfield),
+    ) -> CompactHeightfield {
         let b = vc.border;
         let w = vc.tile_cells + 2 * b;
         let (ox, oz) = params.tile_origin(tile_x, tile_z);
         let bcs = f64::from(b) * vc.cs;
         let origin = [ox - bcs, vgrid.base_y, oz - bcs];
-        let mut hf = Heightfield::new(w, w, origin, vc.cs, vc.ch, vgrid.height_cells);
-        rasterize(&mut hf);
+        hf.reset(w, w, origin, vc.cs, vc.ch, vgrid.height_cells);
+        rasterize(hf);
         hf.filter_low_hanging_obstacles(vc.walkable_climb);
         hf.filter_ledge_spans(vc.walkable_height, vc.walkable_climb);
         hf.filter_low_height_spans(vc.walkable_height);
-        let mut chf = CompactHeightfield::build(&hf, b, vc.walkable_height, vc.walkable_climb);
+        let mut chf = CompactHeightfield::build(hf, b, vc.walkable_height, vc.walkable_climb);
         chf.erode(vc.walkable_radius);
         for v in &self.volumes {
             chf.mark_convex_volume(v);
@@ -474,15 +519,16 @@ pub(crate) fn rasterize_job(
     triangles: &[u32],
     climb: i32,
 ) {
-    for &t in triangles {
+    let triangles = triangles.iter().map(|&t| {
         let tri = soup.triangles[t as usize];
         let v = [
             soup.vertices[tri[0] as usize],
             soup.vertices[tri[1] as usize],
             soup.vertices[tri[2] as usize],
         ];
-        hf.rasterize_triangle(v, areas[t as usize], climb);
-    }
+        (v, areas[t as usize])
+    });
+    hf.rasterize_triangles(triangles, climb);
 }
 
 /// Most tiles the X/Z bounds of one build may cover (4 194 304); a larger level is

@@ -33,7 +33,7 @@ use onepath_peers::detour::{DetourEngine, DetourNavMesh, HALF_EXTENTS};
 use onepath_peers::level::nav_test_path;
 use onepath_peers::metrics::{reachable_pairs, run_pairs};
 use onepath_peers::onepath::{
-    build_chunk, build_config, build_soup, detour_mesh, triangle_soup, world_polygons,
+    build_chunk, build_config, build_soup, detour_mesh, level_of, triangle_soup, world_polygons,
     OnePathBuild, OnePathEngine,
 };
 use onepath_peers::recast::{build_tiled, build_tiled_chunky, ChunkyTriMesh, TRIS_PER_CHUNK};
@@ -315,19 +315,6 @@ fn onepath_chunky(
             reason: e.to_string(),
         }
     })
-}
-
-/// A generated soup as a harness level (vertices rounded to float32, as both builders then
-/// read them).
-fn level_of(soup: &onepath_build3d::TriangleSoup) -> Level {
-    Level {
-        vertices: soup
-            .vertices
-            .iter()
-            .map(|v| [v[0] as f32, v[1] as f32, v[2] as f32])
-            .collect(),
-        triangles: soup.triangles.clone(),
-    }
 }
 
 /// Seeded reachable pairs per level of the issue 21 table.
