@@ -1,0 +1,141 @@
+//! The command line, as clap's derive API reads it.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// `onepath`: bake, inspect, check and draw OnePath navigation data.
+#[derive(Debug, Parser)]
+#[command(name = "onepath", version, about, long_about = None)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// What a file is: kind, version, parameters, fingerprint, tiles, polygons, slots,
+    /// content ids.
+    Info {
+        /// An ONPT, ONPM, ONPS, ONTK or OPGS file.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// A mesh file whose parameters check a lone tile (ONPT) and whose tiles a
+        /// Referenced snapshot names.
+        #[arg(long = "with", value_name = "MESH")]
+        with: Option<PathBuf>,
+    },
+    /// Re-reads and re-writes a file: prints the SHA-256 of its canonical bytes and
+    /// "canonical", or the first offset where the file differs (exit code 3).
+    Verify {
+        /// The file.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// As for `info`.
+        #[arg(long = "with", value_name = "MESH")]
+        with: Option<PathBuf>,
+    },
+    /// Writes the snapshot (ONPS) of the mesh a file holds and prints its SHA-256.
+    Snapshot {
+        /// A file holding a mesh (ONPM, ONPS, ONTK).
+        file: PathBuf,
+        /// Where to write the snapshot.
+        #[arg(short, long, value_name = "OUT.onps")]
+        output: PathBuf,
+        /// Name tiles by content id instead of holding them (a Referenced snapshot).
+        #[arg(long)]
+        referenced: bool,
+        /// As for `info`.
+        #[arg(long = "with", value_name = "MESH")]
+        with: Option<PathBuf>,
+    },
+    /// Draws a mesh or a grid from above, as SVG or PNG (by the output's extension).
+    Render {
+        /// A mesh file (ONPM, ONPS, ONTK), a grid (OPGS) or a Moving AI map (.map).
+        file: PathBuf,
+        /// The picture: `.svg` or `.png`.
+        #[arg(short, long, value_name = "OUT.svg|OUT.png")]
+        output: PathBuf,
+        /// A path to draw: x y z x y z on a mesh, x y x y (cells) on a grid.
+        #[arg(long, num_args = 4..=6, value_name = "COORD", allow_negative_numbers = true)]
+        path: Vec<f64>,
+        /// Draw only this layer (default: every layer, half transparent).
+        #[arg(long)]
+        layer: Option<u16>,
+        /// Picture width in pixels.
+        #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(64..=16384))]
+        size: u32,
+        /// The search a grid path uses.
+        #[arg(long, value_enum, default_value_t = Algo::Astar)]
+        algo: Algo,
+        /// As for `info`.
+        #[arg(long = "with", value_name = "MESH")]
+        with: Option<PathBuf>,
+    },
+    /// A path on a mesh: nearest polygons, the polygon path, the straight path and its
+    /// length.
+    #[command(allow_negative_numbers = true)]
+    Path {
+        /// A file holding a mesh.
+        file: PathBuf,
+        /// Start x.
+        x0: f64,
+        /// Start y.
+        y0: f64,
+        /// Start z.
+        z0: f64,
+        /// Goal x.
+        x1: f64,
+        /// Goal y.
+        y1: f64,
+        /// Goal z.
+        z1: f64,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// As for `info`.
+        #[arg(long = "with", value_name = "MESH")]
+        with: Option<PathBuf>,
+    },
+    /// A path on a Moving AI map (or an OPGS grid): the cells and the cost.
+    Grid {
+        /// A Moving AI `.map` file or an OPGS grid state.
+        map: PathBuf,
+        /// Start column.
+        x0: u32,
+        /// Start row.
+        y0: u32,
+        /// Goal column.
+        x1: u32,
+        /// Goal row.
+        y1: u32,
+        /// The search.
+        #[arg(long, value_enum, default_value_t = Algo::Astar)]
+        algo: Algo,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The grid searches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Algo {
+    /// A* (octile, 8 neighbours, no corner cutting).
+    Astar,
+    /// Jump point search.
+    Jps,
+    /// JPS+ (precomputed jump tables).
+    #[value(name = "jps+")]
+    JpsPlus,
+    /// Theta* (any-angle).
+    Theta,
+    /// HPA* (hierarchical, clusters of 16; near-optimal).
+    Hpa,
+}
