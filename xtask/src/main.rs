@@ -4,9 +4,11 @@
 //!   threads and compares each step's SHA-256 with `fixtures/hash-matrix/`.
 //! - `check-layers`: fails on a dependency edge between workspace crates that
 //!   `docs/architecture.md` does not allow.
+//! - `gen-levels [DIR]`: writes the generated levels as OBJ files into `levels/` (or DIR).
 //! - `ci`: the one CI definition (`.ci/run` calls it): fmt, layers, clippy, rustdoc, package,
 //!   hash matrix, tests (a data-set test ignored while `ONEPATH_DATA` is set fails the run).
 
+mod gen_levels;
 mod hash_matrix;
 mod layers;
 mod scenarios;
@@ -26,9 +28,10 @@ fn main() -> ExitCode {
         Some("hash-matrix") => hash_matrix::run(&args[1..]),
         Some("check-layers") => layers::run(),
         Some("ci") => ci(),
+        Some("gen-levels") => gen_levels::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <hash-matrix [--bless] [--only NAME] | check-layers | ci>"
+                "usage: cargo xtask <hash-matrix [--bless] [--only NAME] | check-layers | gen-levels [DIR] | ci>"
             );
             Err("unknown task".to_string())
         }

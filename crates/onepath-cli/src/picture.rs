@@ -21,20 +21,20 @@ const MARGIN: f64 = 16.0;
 pub struct Options {
     /// Picture width in pixels (the height follows from the level's shape).
     pub size: u32,
-    /// Only this layer (`None`: every layer, half transparent when there are several).
+    /// Only this layer (`None`: every layer, half transparent).
     pub layer: Option<u16>,
     /// A path to draw, in world space (X, Y, Z; Y ignored).
     pub path: Vec<[f64; 3]>,
 }
 
-/// A colour per area id: the default walkable area (63) a light blue, the others from a
-/// fixed palette.
+/// A colour per area id: the builder's walkable area (63, Recast's `RC_WALKABLE_AREA`) a
+/// light blue, the others from a fixed palette.
 pub fn area_colour(area: u8) -> &'static str {
     const PALETTE: [&str; 12] = [
         "#e6a157", "#8fc46a", "#d9675f", "#a98bd6", "#e3c84f", "#5fb8b1", "#c97fb0", "#9c9c5a",
         "#6f8fd9", "#d98f6f", "#6fd99b", "#b5b5b5",
     ];
-    if area == onepath_format::DEFAULT_AREA {
+    if area == onepath_format::MAX_AREA {
         "#8db8e8"
     } else {
         PALETTE[usize::from(area) % PALETTE.len()]
@@ -240,8 +240,9 @@ pub fn mesh_svg(mesh: &TiledNavMesh, options: &Options) -> Result<String, String
     .unwrap_or(([0.0, 0.0], [1.0, 1.0]));
     let view = View::new(min, max, options.size);
     let u = view.unit();
-    let translucent = options.layer.is_none() && all.len() > 1;
-    let opacity = if translucent { 0.5 } else { 1.0 };
+    // Every layer at once: half transparent, so that storeys, bridges and the floors one
+    // layer stacks (watershed and monotone partitions) show through each other.
+    let opacity = if options.layer.is_none() { 0.55 } else { 1.0 };
     let mut body = String::new();
     let _ = writeln!(
         body,
@@ -327,11 +328,7 @@ pub fn mesh_svg(mesh: &TiledNavMesh, options: &Options) -> Result<String, String
                     r##"fill="{}" stroke="#2f4a66" fill-opacity="{opacity}""##,
                     area_colour(a)
                 ),
-                if a == onepath_format::DEFAULT_AREA {
-                    format!("area {a} (walkable)")
-                } else {
-                    format!("area {a}")
-                },
+                format!("area {a}"),
             )
         })
         .collect();
@@ -352,7 +349,7 @@ pub fn mesh_svg(mesh: &TiledNavMesh, options: &Options) -> Result<String, String
         format!(
             "{} polygons, {} tiles, {layer_note}",
             polys.len(),
-            columns.len()
+            mesh.tiles().filter(|t| shown(t.slot())).count()
         ),
     ));
     Ok(Svg { body, legend }.finish(&view, 1.0 / view.scale, "m"))
