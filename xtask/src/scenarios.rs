@@ -53,6 +53,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         run: crate::scenarios_crowd::crowd_steps,
     },
     Scenario {
+        name: "crowd/snapshot-bytes",
+        parallel: true,
+        run: crate::scenarios_crowd::crowd_snapshot_bytes,
+    },
+    Scenario {
         name: "build3d/build",
         parallel: true,
         run: crate::scenarios_build3d::build3d_build,

@@ -117,3 +117,91 @@ pub(crate) fn crowd_steps(rec: &mut Recorder) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The history of `crowd/snapshot-bytes`: the crowd of `crowd/steps` (60 ground agents, 4
+/// on the upper floor bound over the jump link) under a budget of 40 iterations per update.
+/// At step 60 its canonical snapshot (ONCS) is taken; it steps on to 150 (a new set of
+/// targets at 90); then it is restored from the snapshot into a fresh crowd shell and
+/// continues 90 steps, each of which must give the state bytes the first run gave; a
+/// restore into the stepped-on crowd itself (rollback) must give the same snapshot. Records
+/// the snapshot bytes, each continued step's state bytes and every 30th step's snapshot.
+pub(crate) fn crowd_snapshot_bytes(rec: &mut Recorder) -> Result<(), String> {
+    let mesh = bridge_and_building();
+    let world = WorldContext::new(&mesh);
+    let mut crowd = Crowd::new(CrowdSettings {
+        path_budget: 40,
+        ..CrowdSettings::default()
+    })
+    .map_err(|e| e.to_string())?;
+    let mut rng = 0x0C70_4D5Eu64;
+    let mut params = AgentParams::new(0.35);
+    params.max_speed = 3.0;
+    while crowd.agents().len() < 60 {
+        let p = ground_point(&mut rng);
+        let _ = crowd.add_agent_with(&mesh, p, params, LocomotionHandler::with_all_modes());
+    }
+    for k in 0..4 {
+        let p = [9.0 + 1.5 * f64::from(k), 3.5, 22.0 + 1.2 * f64::from(k)];
+        crowd
+            .add_agent_with(&mesh, p, params, LocomotionHandler::with_all_modes())
+            .map_err(|e| e.to_string())?;
+    }
+    retarget(&mut crowd, &mesh, &mut rng)?;
+    let dt = 1.0 / 60.0;
+    for _ in 0..60 {
+        crowd.update(&world, dt).map_err(|e| e.to_string())?;
+    }
+    let saved = crowd.save_snapshot();
+    rec.record("snapshot_060", &saved);
+    let rng_at_save = rng;
+    let mut first = Vec::new();
+    let mut bytes = Vec::new();
+    for step in 60..150u32 {
+        if step == 90 {
+            retarget(&mut crowd, &mesh, &mut rng)?;
+        }
+        crowd.update(&world, dt).map_err(|e| e.to_string())?;
+        bytes.clear();
+        crowd.write_state(&mut bytes);
+        first.push(bytes.clone());
+    }
+    // Rollback into the crowd itself.
+    crowd
+        .restore_snapshot(&world, &saved)
+        .map_err(|e| e.to_string())?;
+    if crowd.save_snapshot() != saved {
+        return Err("a rolled-back crowd gives other snapshot bytes".into());
+    }
+    // Restore into a fresh shell and continue.
+    let mut restored = Crowd::new(CrowdSettings::default()).map_err(|e| e.to_string())?;
+    restored
+        .restore_snapshot(&world, &saved)
+        .map_err(|e| e.to_string())?;
+    let mut rng = rng_at_save;
+    let mut offmesh = false;
+    for (k, step) in (60..150u32).enumerate() {
+        if step == 90 {
+            retarget(&mut restored, &mesh, &mut rng)?;
+        }
+        restored.update(&world, dt).map_err(|e| e.to_string())?;
+        offmesh |= restored
+            .agents()
+            .iter()
+            .any(|a| a.state() == AgentState::OffMesh);
+        bytes.clear();
+        restored.write_state(&mut bytes);
+        if bytes != first[k] {
+            return Err(format!(
+                "step {step}: the restored crowd left the first run's states"
+            ));
+        }
+        rec.record(format!("step_{step:03}"), &bytes);
+        if step % 30 == 29 {
+            rec.record(format!("snapshot_{step:03}"), &restored.save_snapshot());
+        }
+    }
+    if !offmesh {
+        return Err("no agent crossed the jump link after the restore".into());
+    }
+    Ok(())
+}

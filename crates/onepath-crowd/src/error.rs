@@ -1,5 +1,6 @@
 //! Errors of the crowd.
 
+use onepath_format::FormatError;
 use onepath_mesh::query::QueryError;
 
 use crate::AgentId;
@@ -67,6 +68,23 @@ pub enum CrowdError {
     /// A path request kind the crowd does not serve (flow fields, voxel and hybrid paths).
     #[error("path request kind {0:?} is not served by the navmesh crowd")]
     UnsupportedRequest(crate::PathRequestKind),
+    /// Saved crowd or agent state that could not be read: malformed bytes
+    /// ([`FormatError::Malformed`] naming the field, e.g. `agent 3: corridor polygon
+    /// count`), an unknown version, or values that break a rule
+    /// ([`FormatError::State`] with format `"crowd"` or `"agent record"`).
+    #[error("crowd state could not be restored: {0}")]
+    State(FormatError),
+    /// Saved state names a part of the world context the context lacks (a grid, a platform
+    /// or a mesh region); the host binds the context before it loads.
+    #[error("agent {agent:?}: the world context has no {what} {id}")]
+    UnknownContext {
+        /// The agent whose state names it.
+        agent: AgentId,
+        /// What is missing: `"grid"`, `"platform"` or `"mesh"`.
+        what: &'static str,
+        /// The id named.
+        id: u32,
+    },
     /// A mesh query failed (a bad reference or coordinate).
     #[error(transparent)]
     Query(#[from] QueryError),

@@ -50,6 +50,11 @@ impl ProximityGrid {
         }
     }
 
+    /// The base cell size (the grid's one input; its contents are rebuilt every update).
+    pub(crate) fn cell_size(&self) -> f64 {
+        self.base_cell
+    }
+
     pub(crate) fn clear(&mut self) {
         self.pending.clear();
         self.items.clear();
@@ -134,10 +139,17 @@ impl ProximityGrid {
             return;
         }
         let p = self.pad;
-        let cx0 = (self.cell(min_x - p) - self.x0).max(0);
-        let cz0 = (self.cell(min_z - p) - self.z0).max(0);
-        let cx1 = (self.cell(max_x + p) - self.x0).min(self.w as i64 - 1);
-        let cz1 = (self.cell(max_z + p) - self.z0).min(self.h as i64 - 1);
+        // Saturating: a huge radius or range reaches the ends of the i64 cells.
+        let cx0 = self.cell(min_x - p).saturating_sub(self.x0).max(0);
+        let cz0 = self.cell(min_z - p).saturating_sub(self.z0).max(0);
+        let cx1 = self
+            .cell(max_x + p)
+            .saturating_sub(self.x0)
+            .min(self.w as i64 - 1);
+        let cz1 = self
+            .cell(max_z + p)
+            .saturating_sub(self.z0)
+            .min(self.h as i64 - 1);
         if cx0 > cx1 || cz0 > cz1 {
             return;
         }

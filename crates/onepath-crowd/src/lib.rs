@@ -68,6 +68,7 @@ mod navigator;
 pub mod normative;
 mod params;
 mod queue;
+pub mod snapshot;
 mod world;
 
 pub use agent::{Agent, AgentState, TargetState};

@@ -36,8 +36,8 @@ pub(crate) struct Served {
 pub(crate) struct PathQueue {
     pub(crate) pending: VecDeque<QueuedRequest>,
     /// The request whose search is begun in `query`, and the iterations it used.
-    active: Option<(QueuedRequest, u64)>,
-    query: NavMeshQuery,
+    pub(crate) active: Option<(QueuedRequest, u64)>,
+    pub(crate) query: NavMeshQuery,
 }
 
 impl PathQueue {

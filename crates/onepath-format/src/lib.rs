@@ -68,6 +68,8 @@ pub mod orient;
 pub mod params;
 pub mod polyref;
 pub mod settings;
+#[cfg(feature = "serde")]
+mod settings_serde;
 pub mod tile;
 mod validate;
 

@@ -27,6 +27,7 @@ pub fn next_salt(salt: u32) -> u32 {
 
 /// A reference to one polygon of one tile generation. Zero is "no polygon".
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PolyRef(pub u64);
 
 impl PolyRef {

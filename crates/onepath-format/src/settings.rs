@@ -21,6 +21,7 @@ pub const SETTINGS_LINK_LEN: usize = 64;
 /// How the 3D builder partitions the walkable area into regions. The value is the `i32`
 /// written into the settings digest and the settings encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Partition {
     /// Watershed regions (value 0), the default.
     #[default]
@@ -53,6 +54,7 @@ impl Partition {
 /// its start (`docs/navmesh-format.md`, "Authored off-mesh links"; the 3D builder's baking:
 /// `docs/build3d-polys.md` §5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct OffMeshLinkDefinition {
     /// World start point (coordinate rule: finite, strictly within ±2^21).
     pub start: [f64; 3],

@@ -30,6 +30,7 @@ mod requests;
 mod steer;
 
 use locomotion::turn_towards;
+pub(crate) use requests::poly_usable;
 #[cfg(test)]
 use requests::remove_trackbacks;
 use requests::request_filter;
@@ -109,21 +110,21 @@ pub struct UpdateStats {
 /// A crowd of agents on one navmesh.
 #[derive(Debug)]
 pub struct Crowd {
-    settings: CrowdSettings,
+    pub(crate) settings: CrowdSettings,
     /// Agents ascending by id: the update order.
-    agents: Vec<Agent>,
-    next_id: u32,
-    queue: PathQueue,
+    pub(crate) agents: Vec<Agent>,
+    pub(crate) next_id: u32,
+    pub(crate) queue: PathQueue,
     /// Grid-guided agents waiting for their grid search, first come first served, and the
-    /// one whose search is begun (agent, serial, iterations used).
-    grid_queue: std::collections::VecDeque<(AgentId, u64)>,
-    grid_active: Option<(AgentId, u64, u64)>,
-    grid_search: GridAStar,
-    query: NavMeshQuery,
-    grid: ProximityGrid,
-    avoidance: ObstacleAvoidance,
-    boundary_scratch: BoundaryScratch,
-    placement_extents: Vec3,
+    /// one whose search is begun (agent, serial, iterations used, start cell).
+    pub(crate) grid_queue: std::collections::VecDeque<(AgentId, u64)>,
+    pub(crate) grid_active: Option<(AgentId, u64, u64, (u32, u32))>,
+    pub(crate) grid_search: GridAStar,
+    pub(crate) query: NavMeshQuery,
+    pub(crate) grid: ProximityGrid,
+    pub(crate) avoidance: ObstacleAvoidance,
+    pub(crate) boundary_scratch: BoundaryScratch,
+    pub(crate) placement_extents: Vec3,
 }
 
 impl Crowd {

@@ -248,13 +248,13 @@ impl Crowd {
             .path_budget
             .saturating_sub(stats.path_iterations);
         while remaining > 0 {
-            let (id, serial, used) = match self.grid_active.take() {
+            let (id, serial, used, mut start) = match self.grid_active.take() {
                 Some(x) => x,
                 None => {
                     let Some((id, serial)) = self.grid_queue.pop_front() else {
                         break;
                     };
-                    (id, serial, u64::MAX)
+                    (id, serial, u64::MAX, (0, 0))
                 }
             };
             let Ok(i) = self.agents.binary_search_by_key(&id, |a| a.id()) else {
@@ -275,7 +275,7 @@ impl Crowd {
             let used = if used == u64::MAX {
                 // Begin: from the cell under the agent.
                 let p = a.nav.motion.position;
-                let start = match grid.space().cell_at(p[0], p[2]) {
+                start = match grid.space().cell_at(p[0], p[2]) {
                     Some((x, y))
                         if x >= 0
                             && y >= 0
@@ -315,7 +315,7 @@ impl Crowd {
             remaining -= step_used;
             stats.path_iterations += step_used;
             if status == SearchStatus::InProgress {
-                self.grid_active = Some((id, serial, total));
+                self.grid_active = Some((id, serial, total, start));
                 continue;
             }
             stats.requests_served += 1;
@@ -395,7 +395,7 @@ pub(super) fn request_filter(base: &QueryFilter, r: &PathRequest) -> QueryFilter
     f
 }
 
-pub(super) fn poly_usable(mesh: &TiledNavMesh, r: PolyRef, filter: &QueryFilter) -> bool {
+pub(crate) fn poly_usable(mesh: &TiledNavMesh, r: PolyRef, filter: &QueryFilter) -> bool {
     !r.is_null()
         && mesh.is_valid_poly_ref(r)
         && mesh.poly_flags(r).is_ok_and(|f| filter.passes_flags(f))

@@ -1,0 +1,213 @@
+//! ONCS, the canonical binary snapshot of a whole crowd (`docs/agent-records.md`,
+//! "Canonical crowd snapshot"): what rollback saves and restores. The same state gives the
+//! same bytes on every platform (explicit little-endian, agents in id order, no hash
+//! order); the reader follows the hostile-bytes rules (every count checked against the
+//! bytes that remain, typed errors naming the field and the agent) and a restore is all or
+//! nothing.
+
+mod read;
+mod write;
+
+use onepath_gridstate::SlicedSearch;
+use onepath_mesh::query::NavMeshQuery;
+
+use crate::agent::{AgentState, TargetState};
+use crate::boundary::BoundaryScratch;
+use crate::crowd::{poly_usable, Crowd};
+use crate::error::CrowdError;
+use crate::grid::ProximityGrid;
+use crate::queue::PathQueue;
+use crate::world::WorldContext;
+
+/// The magic the snapshot opens with.
+pub const ONCS_MAGIC: &[u8; 4] = b"ONCS";
+/// The layout version this crate writes and reads.
+pub const ONCS_VERSION: u16 = 1;
+
+impl Crowd {
+    /// The canonical snapshot of the crowd (ONCS): settings, the proximity grid's cell
+    /// size (its input; its contents are rebuilt every update), every agent in id order,
+    /// the path queue with the search in progress (by the iterations it used), the grid
+    /// queue. Restoring it with [`Crowd::restore_snapshot`] into a crowd bound to the same
+    /// mesh and world gives a crowd whose updates continue bit for bit as this one's.
+    pub fn save_snapshot(&self) -> Vec<u8> {
+        write::write_crowd(self)
+    }
+
+    /// Restores a snapshot written by [`Crowd::save_snapshot`]: the crowd takes its
+    /// settings, agents and queues (the host restores the mesh, or the tile cache, and the
+    /// grids first: the world is what the snapshot is checked against).
+    ///
+    /// All or nothing: on error the crowd is exactly as it was. Errors:
+    /// [`CrowdError::State`] for malformed bytes or a broken rule (naming the field and the
+    /// agent), [`CrowdError::UnknownContext`] when an agent's grid guide or platform names
+    /// an id `world` lacks.
+    ///
+    /// After a restore every corridor polygon of a walking agent is checked against the
+    /// current mesh; a corridor with a stale polygon is trimmed to its valid prefix and
+    /// planned again (the agent's target state becomes [`TargetState::Requesting`]).
+    /// Derived values are rebuilt, not read: the local boundary from its recorded centre
+    /// and start polygon, the buffered turn from the velocity, the search in progress by
+    /// replaying the iterations it had used; neighbours and corners at the next update.
+    /// Returns the number of agents whose corridor was stale.
+    pub fn restore_snapshot(
+        &mut self,
+        world: &WorldContext<'_>,
+        bytes: &[u8],
+    ) -> Result<usize, CrowdError> {
+        let read = read::read_crowd(bytes).map_err(CrowdError::State)?;
+        // Every context id is checked before anything changes.
+        for ra in &read.agents {
+            let a = &ra.agent;
+            if let Some(g) = &a.grid {
+                let grid = world.grid(g.grid_id).ok_or(CrowdError::UnknownContext {
+                    agent: a.id(),
+                    what: "grid",
+                    id: g.grid_id,
+                })?;
+                if g.goal.0 >= grid.width() || g.goal.1 >= grid.height() {
+                    return Err(CrowdError::State(read::broken(format!(
+                        "agent {}: grid guide goal ({}, {}) lies off grid {} ({} × {} cells)",
+                        a.id().0,
+                        g.goal.0,
+                        g.goal.1,
+                        g.grid_id,
+                        grid.width(),
+                        grid.height()
+                    ))));
+                }
+            }
+            if let Some(p) = a.nav.motor.handler.platform.and_then(|p| p.attached) {
+                if world.platform(p).is_none() {
+                    return Err(CrowdError::UnknownContext {
+                        agent: a.id(),
+                        what: "platform",
+                        id: p,
+                    });
+                }
+            }
+        }
+        // From here on nothing fails: the parts are built aside, then swapped in.
+        let mesh = world.mesh;
+        let mut query = NavMeshQuery::new();
+        let mut scratch = BoundaryScratch::default();
+        let mut agents = Vec::with_capacity(read.agents.len());
+        let mut stale = 0;
+        for ra in read.agents {
+            let mut a = ra.agent;
+            let filter = a.params.filter;
+            if let Some((centre, start)) = ra.boundary {
+                let range = a.params.collision_query_range;
+                if a.boundary
+                    .update(
+                        &mut query,
+                        mesh,
+                        &filter,
+                        start,
+                        centre,
+                        range,
+                        &mut scratch,
+                    )
+                    .is_err()
+                {
+                    a.boundary.reset();
+                }
+            }
+            let fresh = a
+                .corridor
+                .path()
+                .iter()
+                .all(|&r| poly_usable(mesh, r, &filter));
+            if a.state == AgentState::Walking && !fresh {
+                stale += 1;
+                let (first, pos) = (a.corridor.first_poly(), a.corridor.pos());
+                // A gone first polygon is left to the next update (the agent is placed
+                // again or falls); otherwise the corridor keeps its valid prefix.
+                if poly_usable(mesh, first, &filter)
+                    && a.corridor
+                        .trim_invalid_path(&query, mesh, &filter, first, pos)
+                        .is_err()
+                {
+                    a.corridor.reset(first, pos);
+                }
+                a.boundary.reset();
+                if a.grid.is_none()
+                    && matches!(
+                        a.target_state,
+                        TargetState::Valid | TargetState::WaitingForPath
+                    )
+                {
+                    a.replanning = true;
+                    a.serial += 1;
+                    a.target_state = TargetState::Requesting;
+                    a.target_replan_time = 0.0;
+                    a.nav.steering.repath_count = a.nav.steering.repath_count.saturating_add(1);
+                }
+            }
+            agents.push(a);
+        }
+        let index = |agents: &[crate::Agent], id| agents.binary_search_by_key(&id, |a| a.id()).ok();
+        let mut queue = PathQueue {
+            pending: read.pending.into(),
+            ..PathQueue::default()
+        };
+        if let Some((q, used)) = read.active {
+            let replayed = queue
+                .query
+                .begin_path(
+                    mesh,
+                    q.start_ref,
+                    q.end_ref,
+                    q.start_pos,
+                    q.end_pos,
+                    &q.filter,
+                )
+                .is_ok()
+                && (used == 0 || queue.query.step_path(mesh, used).is_ok());
+            if replayed {
+                queue.active = Some((q, used));
+            } else if let Some(i) = index(&agents, q.agent) {
+                // The search cannot be replayed on this mesh: its agent plans again.
+                let a = &mut agents[i];
+                if a.serial == q.serial && a.target_state == TargetState::WaitingForPath {
+                    a.replanning = true;
+                    a.serial += 1;
+                    a.target_state = TargetState::Requesting;
+                }
+            }
+        }
+        let mut grid_search = self.grid_search.clone();
+        let mut grid_active = read.grid_active;
+        if let Some((id, serial, used, start)) = read.grid_active {
+            if let Some(i) = index(&agents, id) {
+                let a = &mut agents[i];
+                let current = a.serial == serial && a.target_state == TargetState::WaitingForPath;
+                let grid = a
+                    .grid
+                    .as_ref()
+                    .and_then(|g| world.grid(g.grid_id).map(|w| (g.goal, w)));
+                if let (true, Some((goal, grid))) = (current, grid) {
+                    let replayed = grid_search.begin(grid, start, goal).is_ok()
+                        && (used == 0 || grid_search.step(grid, used).is_ok());
+                    if !replayed {
+                        // As the update does when a grid search cannot begin.
+                        grid_active = None;
+                        a.target_state = TargetState::NoPath;
+                        a.nav.steering.should_move = false;
+                    }
+                }
+            }
+        }
+        let r = read.settings.max_agent_radius;
+        self.settings = read.settings;
+        self.agents = agents;
+        self.next_id = read.next_id;
+        self.queue = queue;
+        self.grid_queue = read.grid_queue.into();
+        self.grid_active = grid_active;
+        self.grid_search = grid_search;
+        self.grid = ProximityGrid::new(r * 3.0);
+        self.placement_extents = [r * 2.0, r * 1.5, r * 2.0];
+        Ok(stale)
+    }
+}

@@ -1,0 +1,662 @@
+//! The canonical crowd snapshot (ONCS, `docs/agent-records.md`): a restored crowd continues
+//! bit for bit as the crowd that never left (300 steps, taken mid jump, climb, drop, on a
+//! platform, swimming, flying, grid-guided, with searches in progress); the same state
+//! gives the same bytes; hostile bytes never panic and a failed restore changes nothing;
+//! a corridor made stale by the mesh replans after the restore.
+
+use onepath_crowd::{
+    AgentId, AgentParams, AgentState, Crowd, CrowdError, CrowdSettings, LocomotionHandler,
+    LocomotionKind, PathRequest, PathRequestKind, RequestSettings, TargetState, WorldContext,
+};
+use onepath_format::FormatError;
+use onepath_gridstate::{Grid, GridSpace};
+use onepath_mesh::fixtures::{bridge_and_building, bridge_and_building_tiles};
+use onepath_mesh::query::{generated_grid_mesh, NavMeshQuery, QueryFilter};
+use onepath_mesh::TiledNavMesh;
+use proptest::prelude::*;
+
+const DT: f64 = 1.0 / 60.0;
+const PLATFORM: u32 = 7;
+const GRID: u32 = 3;
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn ground_point(rng: &mut u64) -> [f64; 3] {
+    let u = (splitmix(rng) >> 11) as f64 / (1u64 << 53) as f64;
+    let v = (splitmix(rng) >> 11) as f64 / (1u64 << 53) as f64;
+    [0.5 + u * 47.0, 0.0, 0.5 + v * 31.0]
+}
+
+fn target(crowd: &mut Crowd, mesh: &TiledNavMesh, id: AgentId, p: [f64; 3]) {
+    let n = NavMeshQuery::new()
+        .find_nearest_poly(mesh, p, [3.0, 2.0, 3.0], &QueryFilter::new())
+        .unwrap()
+        .unwrap_or_else(|| panic!("target {p:?} is off the mesh"));
+    crowd.request_move_target(id, n.poly, n.point).unwrap();
+}
+
+/// The platform's position at `step` (it glides along +X).
+fn platform_at(step: u32) -> [(u32, [f64; 3]); 1] {
+    [(PLATFORM, [30.0 + 0.01 * f64::from(step), 0.0, 28.0])]
+}
+
+/// An open 48 × 32 grid of unit cells over the fixture's ground.
+fn open_grid() -> Grid {
+    let rows: Vec<String> = (0..32).map(|_| ".".repeat(48)).collect();
+    let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut grid = Grid::from_ascii(&refs).unwrap();
+    grid.set_space(GridSpace::new(0.0, 0.0, 1.0).unwrap());
+    grid
+}
+
+fn world<'a>(
+    mesh: &'a TiledNavMesh,
+    platforms: &'a [(u32, [f64; 3])],
+    grids: &'a [(u32, &'a Grid)],
+) -> WorldContext<'a> {
+    WorldContext {
+        mesh,
+        platforms,
+        grids,
+    }
+}
+
+/// A busy crowd on the bridge-and-building fixture, under a small path budget (searches
+/// run over several updates): ground walkers, agents on the upper floor bound over the
+/// jump link, a climber up the ladder, a dropper without a jump mode, one on the platform,
+/// a swimmer (water area = the ground's), a flyer, a grid-guided agent and one at a
+/// velocity.
+fn busy_crowd(mesh: &TiledNavMesh, grid: &Grid) -> Crowd {
+    let mut crowd = Crowd::new(CrowdSettings {
+        path_budget: 24,
+        ..CrowdSettings::default()
+    })
+    .unwrap();
+    let mut rng = 0x5EED_0001u64;
+    let mut params = AgentParams::new(0.35);
+    params.max_speed = 3.0;
+    while crowd.agents().len() < 16 {
+        let p = ground_point(&mut rng);
+        let _ = crowd.add_agent_with(mesh, p, params, LocomotionHandler::with_all_modes());
+    }
+    for k in 0..3 {
+        let p = [9.0 + 1.5 * f64::from(k), 3.5, 22.0 + 1.2 * f64::from(k)];
+        let id = crowd
+            .add_agent_with(mesh, p, params, LocomotionHandler::with_all_modes())
+            .unwrap();
+        target(&mut crowd, mesh, id, [1.0, 0.0, 24.0]);
+    }
+    let up = crowd
+        .add_agent_with(
+            mesh,
+            [24.0, 0.0, 14.0],
+            AgentParams::new(0.3),
+            LocomotionHandler::with_all_modes(),
+        )
+        .unwrap();
+    target(&mut crowd, mesh, up, [27.0, 3.0, 8.0]);
+    let down = crowd
+        .add_agent_with(
+            mesh,
+            [28.0, 3.0, 8.0],
+            AgentParams::new(0.3),
+            LocomotionHandler::new(),
+        )
+        .unwrap();
+    target(&mut crowd, mesh, down, [24.0, 0.0, 14.5]);
+    let rider = crowd
+        .add_agent_with(
+            mesh,
+            [30.0, 0.0, 28.0],
+            params,
+            LocomotionHandler::with_all_modes(),
+        )
+        .unwrap();
+    let platforms = platform_at(0);
+    let grids = [(GRID, grid)];
+    crowd
+        .attach_platform(&world(mesh, &platforms, &grids), rider, PLATFORM)
+        .unwrap();
+    // The swimmer: its water is the ground's area.
+    let mut q = NavMeshQuery::new();
+    let ground = q
+        .find_nearest_poly(mesh, [40.0, 0.0, 4.0], [1.0, 2.0, 1.0], &QueryFilter::new())
+        .unwrap()
+        .unwrap();
+    let mut wet = LocomotionHandler::with_all_modes();
+    wet.water.as_mut().unwrap().water_area = mesh.poly_area(ground.poly).unwrap();
+    let swimmer = crowd
+        .add_agent_with(mesh, [40.0, 0.0, 4.0], params, wet)
+        .unwrap();
+    target(&mut crowd, mesh, swimmer, [44.0, 0.0, 14.0]);
+    let mut flying = LocomotionHandler::with_all_modes();
+    flying.fly.as_mut().unwrap().is_flying = true;
+    let flyer = crowd
+        .add_agent_with(mesh, [20.0, 0.0, 30.0], params, flying)
+        .unwrap();
+    crowd
+        .request_move_velocity(flyer, [-1.0, 0.0, 0.0])
+        .unwrap();
+    let walker = crowd
+        .add_agent_with(
+            mesh,
+            [28.0, 0.0, 18.0],
+            params,
+            LocomotionHandler::with_all_modes(),
+        )
+        .unwrap();
+    crowd
+        .request_path(&world(mesh, &platforms, &grids), walker, grid_request())
+        .unwrap();
+    let ids: Vec<AgentId> = crowd.agents().iter().take(16).map(|a| a.id()).collect();
+    for id in ids {
+        let p = ground_point(&mut rng);
+        if let Some(n) = q
+            .find_nearest_poly(mesh, p, [1.0, 2.0, 1.0], &QueryFilter::new())
+            .unwrap()
+        {
+            crowd.request_move_target(id, n.poly, n.point).unwrap();
+        }
+    }
+    crowd
+}
+
+/// The grid walker's request: across the grid to the far corner of the ground.
+fn grid_request() -> PathRequest {
+    PathRequest {
+        kind: PathRequestKind::GridAStar,
+        origin: [28.0, 0.0, 18.0],
+        target: [44.5, 0.0, 1.5],
+        unit_size: 0.35,
+        walkability_override: None,
+        max_search_range: 0.0,
+        settings: RequestSettings::GridAStar {
+            heuristic_weight: 1.0,
+        },
+        guide_active: false,
+        waypoint_index: 0,
+        context_id: GRID,
+    }
+}
+
+/// What a checkpoint's state covers.
+#[derive(Debug, Default, Clone, Copy)]
+struct Seen {
+    jump: bool,
+    climb: bool,
+    drop: bool,
+    platform: bool,
+    swim: bool,
+    fly: bool,
+    grid: bool,
+    searching: bool,
+}
+
+fn seen(crowd: &Crowd) -> Seen {
+    let mut s = Seen {
+        searching: !crowd.paths_idle(),
+        ..Seen::default()
+    };
+    for a in crowd.agents() {
+        let h = &a.navigator().motor.handler;
+        s.jump |= a.state() == AgentState::OffMesh && h.mode == LocomotionKind::Jump;
+        s.climb |= a.state() == AgentState::OffMesh && h.mode == LocomotionKind::Climb;
+        s.drop |= a.state() == AgentState::Falling && h.fall.fall_end.is_some();
+        s.platform |= h.platform.is_some_and(|p| p.attached.is_some());
+        s.swim |= h.mode == LocomotionKind::Water;
+        s.fly |= h.fly.is_some_and(|f| f.is_flying);
+        s.grid |= a
+            .navigator()
+            .steering
+            .request
+            .is_some_and(|r| r.kind == PathRequestKind::GridAStar && r.guide_active);
+    }
+    s
+}
+
+fn state_bytes(crowd: &Crowd) -> Vec<u8> {
+    let mut b = Vec::new();
+    crowd.write_state(&mut b);
+    b
+}
+
+#[test]
+fn a_restored_crowd_continues_byte_identically_for_300_steps() {
+    let mesh = bridge_and_building();
+    let grid = open_grid();
+    let grids = [(GRID, &grid)];
+    let mut covered = Seen::default();
+    for checkpoint in [40u32, 75, 110, 150] {
+        // The crowd that never leaves: its history up to the checkpoint.
+        let mut original = busy_crowd(&mesh, &grid);
+        let mut rng = 0x00C0_FFEE_u64;
+        for step in 0..checkpoint {
+            if step + 1 == checkpoint {
+                // New targets just before the checkpoint: searches are under way at it.
+                let ids: Vec<AgentId> = original.agents().iter().take(16).map(|a| a.id()).collect();
+                for id in ids {
+                    let t = ground_point(&mut rng);
+                    if let Some(n) = NavMeshQuery::new()
+                        .find_nearest_poly(&mesh, t, [1.0, 2.0, 1.0], &QueryFilter::new())
+                        .unwrap()
+                    {
+                        original.request_move_target(id, n.poly, n.point).unwrap();
+                    }
+                }
+                // The grid walker plans again: its grid search runs over several updates.
+                let p = platform_at(step);
+                let walker = original.agents().last().unwrap().id();
+                let from = original.agents().last().unwrap().position();
+                let mut r = grid_request();
+                r.origin = from;
+                original
+                    .request_path(&world(&mesh, &p, &grids), walker, r)
+                    .unwrap();
+            }
+            let p = platform_at(step);
+            original.update(&world(&mesh, &p, &grids), DT).unwrap();
+        }
+        let s = seen(&original);
+        covered = Seen {
+            jump: covered.jump | s.jump,
+            climb: covered.climb | s.climb,
+            drop: covered.drop | s.drop,
+            platform: covered.platform | s.platform,
+            swim: covered.swim | s.swim,
+            fly: covered.fly | s.fly,
+            grid: covered.grid | s.grid,
+            searching: covered.searching | s.searching,
+        };
+        let saved = original.save_snapshot();
+        // The shell: a crowd of other settings and agents; the restore replaces them.
+        let mut restored = Crowd::new(CrowdSettings::default()).unwrap();
+        restored
+            .add_agent(&mesh, [2.0, 0.0, 2.0], AgentParams::new(0.5))
+            .unwrap();
+        let p = platform_at(checkpoint);
+        let stale = restored
+            .restore_snapshot(&world(&mesh, &p, &grids), &saved)
+            .unwrap();
+        assert_eq!(stale, 0, "nothing is stale on the same mesh");
+        assert_eq!(restored.save_snapshot(), saved, "checkpoint {checkpoint}");
+        for k in 0..300u32 {
+            let p = platform_at(checkpoint + k);
+            let w = world(&mesh, &p, &grids);
+            let sa = original.update(&w, DT).unwrap();
+            let sb = restored.update(&w, DT).unwrap();
+            assert_eq!(sa, sb, "checkpoint {checkpoint}, step {k}: stats");
+            assert_eq!(
+                state_bytes(&original),
+                state_bytes(&restored),
+                "checkpoint {checkpoint}, step {k}: state"
+            );
+            if k % 50 == 49 {
+                assert_eq!(
+                    original.save_snapshot(),
+                    restored.save_snapshot(),
+                    "checkpoint {checkpoint}, step {k}: snapshot"
+                );
+            }
+        }
+    }
+    assert!(
+        covered.jump
+            && covered.climb
+            && covered.drop
+            && covered.platform
+            && covered.swim
+            && covered.fly
+            && covered.grid
+            && covered.searching,
+        "the checkpoints must catch every traversal: {covered:?}"
+    );
+}
+
+#[test]
+fn a_crowd_restored_mid_search_continues_byte_identically() {
+    // A larger generated mesh and a budget of 3 iterations per update: the sliced searches
+    // of the queue run over many updates, and the snapshot holds one in progress.
+    let g = generated_grid_mesh(3, 3, 8, 5);
+    let mesh = &g.mesh;
+    let w = WorldContext::new(mesh);
+    let mut original = Crowd::new(CrowdSettings {
+        path_budget: 3,
+        ..CrowdSettings::default()
+    })
+    .unwrap();
+    let mut rng = 99u64;
+    let mut q = NavMeshQuery::new();
+    let f = QueryFilter::new();
+    // The mesh covers x and z 0..48 at y 0.
+    let point = |rng: &mut u64| {
+        let u = (splitmix(rng) >> 11) as f64 / (1u64 << 53) as f64;
+        let v = (splitmix(rng) >> 11) as f64 / (1u64 << 53) as f64;
+        [0.5 + u * 47.0, 0.0, 0.5 + v * 47.0]
+    };
+    let mut tries = 0;
+    while original.agents().len() < 12 && tries < 1000 {
+        tries += 1;
+        let p = point(&mut rng);
+        let Some(n) = q.find_nearest_poly(mesh, p, [1.0, 4.0, 1.0], &f).unwrap() else {
+            continue;
+        };
+        let Ok(id) = original.add_agent(mesh, n.point, AgentParams::new(0.3)) else {
+            continue;
+        };
+        let t = point(&mut rng);
+        if let Some(n) = q.find_nearest_poly(mesh, t, [1.0, 4.0, 1.0], &f).unwrap() {
+            original.request_move_target(id, n.poly, n.point).unwrap();
+        }
+    }
+    original.update(&w, DT).unwrap();
+    original.update(&w, DT).unwrap();
+    assert!(!original.paths_idle(), "a search is under way");
+    let saved = original.save_snapshot();
+    let mut restored = Crowd::new(CrowdSettings::default()).unwrap();
+    restored.restore_snapshot(&w, &saved).unwrap();
+    for k in 0..300 {
+        let sa = original.update(&w, DT).unwrap();
+        let sb = restored.update(&w, DT).unwrap();
+        assert_eq!(sa, sb, "step {k}");
+        assert_eq!(state_bytes(&original), state_bytes(&restored), "step {k}");
+    }
+    assert_eq!(original.save_snapshot(), restored.save_snapshot());
+}
+
+fn assert_rejected_and_untouched(
+    crowd: &mut Crowd,
+    w: &WorldContext<'_>,
+    bytes: &[u8],
+) -> CrowdError {
+    let before = crowd.save_snapshot();
+    let state = state_bytes(crowd);
+    let e = crowd.restore_snapshot(w, bytes).unwrap_err();
+    assert_eq!(crowd.save_snapshot(), before, "{e}");
+    assert_eq!(state_bytes(crowd), state, "{e}");
+    e
+}
+
+/// The offset of the first agent's radius: header 8, settings 40, cell 8, next id 4,
+/// count 4, agent id 4.
+const FIRST_RADIUS: usize = 8 + 40 + 8 + 4 + 4 + 4;
+
+#[test]
+fn bad_bytes_give_typed_errors_naming_the_field_and_the_agent_and_change_nothing() {
+    let mesh = bridge_and_building();
+    let grid = open_grid();
+    let grids = [(GRID, &grid)];
+    let p = platform_at(0);
+    let w = world(&mesh, &p, &grids);
+    let source = busy_crowd(&mesh, &grid);
+    let good = source.save_snapshot();
+    let mut crowd = busy_crowd(&mesh, &grid);
+    crowd.update(&w, DT).unwrap();
+    // Magic.
+    let mut b = good.clone();
+    b[0] = b'X';
+    assert!(matches!(
+        assert_rejected_and_untouched(&mut crowd, &w, &b),
+        CrowdError::State(FormatError::Malformed { ref at, .. }) if at == "ONCS magic"
+    ));
+    // Version.
+    let mut b = good.clone();
+    b[4] = 9;
+    assert!(matches!(
+        assert_rejected_and_untouched(&mut crowd, &w, &b),
+        CrowdError::State(FormatError::Version {
+            what: "ONCS",
+            found: 9,
+            expected: 1
+        })
+    ));
+    // A negative radius, then NaN: the first agent named.
+    let id0 = source.agents()[0].id().0;
+    for bad in [-1.0f64, f64::NAN] {
+        let mut b = good.clone();
+        b[FIRST_RADIUS..FIRST_RADIUS + 8].copy_from_slice(&bad.to_le_bytes());
+        match assert_rejected_and_untouched(&mut crowd, &w, &b) {
+            CrowdError::State(FormatError::State {
+                format: "crowd",
+                message,
+            }) => {
+                assert!(
+                    message.starts_with(&format!("agent {id0}: ")) && message.contains("radius = "),
+                    "{message}"
+                );
+            }
+            e => panic!("{e:?}"),
+        }
+    }
+    // Truncated anywhere: a malformed field, never a panic.
+    for cut in [10, 60, 200, good.len() / 2, good.len() - 1] {
+        assert!(matches!(
+            assert_rejected_and_untouched(&mut crowd, &w, &good[..cut]),
+            CrowdError::State(FormatError::Malformed { .. } | FormatError::State { .. })
+        ));
+    }
+    // Trailing bytes.
+    let mut b = good.clone();
+    b.push(0);
+    assert!(matches!(
+        assert_rejected_and_untouched(&mut crowd, &w, &b),
+        CrowdError::State(FormatError::Malformed { ref at, .. }) if at == "ONCS"
+    ));
+    // An agent count the bytes cannot back is refused before allocating.
+    let mut b = good.clone();
+    b[60..64].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(matches!(
+        assert_rejected_and_untouched(&mut crowd, &w, &b),
+        CrowdError::State(FormatError::Malformed { ref at, .. }) if at == "agent count"
+    ));
+}
+
+#[test]
+fn a_snapshot_naming_a_platform_or_grid_the_world_lacks_fails_closed() {
+    let mesh = bridge_and_building();
+    let grid = open_grid();
+    let grids = [(GRID, &grid)];
+    let p = platform_at(0);
+    let source = busy_crowd(&mesh, &grid);
+    let good = source.save_snapshot();
+    let mut crowd = busy_crowd(&mesh, &grid);
+    let rider = source
+        .agents()
+        .iter()
+        .find(|a| {
+            a.navigator()
+                .motor
+                .handler
+                .platform
+                .is_some_and(|p| p.attached.is_some())
+        })
+        .unwrap()
+        .id();
+    let no_platform = world(&mesh, &[], &grids);
+    assert_eq!(
+        assert_rejected_and_untouched(&mut crowd, &no_platform, &good),
+        CrowdError::UnknownContext {
+            agent: rider,
+            what: "platform",
+            id: PLATFORM
+        }
+    );
+    let no_grid = world(&mesh, &p, &[]);
+    assert!(matches!(
+        assert_rejected_and_untouched(&mut crowd, &no_grid, &good),
+        CrowdError::UnknownContext {
+            what: "grid",
+            id: GRID,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn a_corridor_made_stale_by_the_mesh_replans_after_the_restore() {
+    let mut mesh = bridge_and_building();
+    let grid = open_grid();
+    let grids = [(GRID, &grid)];
+    let mut crowd = busy_crowd(&mesh, &grid);
+    for step in 0..30 {
+        let p = platform_at(step);
+        crowd.update(&world(&mesh, &p, &grids), DT).unwrap();
+    }
+    let saved = crowd.save_snapshot();
+    // The road tile under the bridge is rebuilt: every reference into it is stale.
+    let tiles = bridge_and_building_tiles().unwrap();
+    mesh.replace_tile(tiles[1].clone()).unwrap();
+    let p = platform_at(30);
+    let w = world(&mesh, &p, &grids);
+    let mut restored = Crowd::new(CrowdSettings::default()).unwrap();
+    let stale = restored.restore_snapshot(&w, &saved).unwrap();
+    assert!(stale > 0, "some corridor ran through the rebuilt tile");
+    let mesh_ref = &mesh;
+    for a in restored.agents() {
+        let first = a.corridor().first_poly();
+        if a.state() == AgentState::Walking && mesh_ref.is_valid_poly_ref(first) {
+            // Trimmed to the polygons still valid (a gone first polygon is the update's
+            // to place again).
+            assert!(a
+                .corridor()
+                .path()
+                .iter()
+                .all(|&r| mesh_ref.is_valid_poly_ref(r)));
+        }
+    }
+    let requesting = restored
+        .agents()
+        .iter()
+        .filter(|a| a.target_state() == TargetState::Requesting)
+        .count();
+    assert!(requesting > 0);
+    for step in 0..600 {
+        let p = platform_at(30 + step);
+        restored.update(&world(&mesh, &p, &grids), DT).unwrap();
+    }
+    for a in restored.agents() {
+        assert!(a
+            .corridor()
+            .path()
+            .iter()
+            .all(|&r| mesh.is_valid_poly_ref(r) || a.state() != AgentState::Walking));
+    }
+}
+
+fn mutation_cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256)
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Flip(usize, u8),
+    Truncate(usize),
+    Insert(usize, u8),
+    Remove(usize, usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        4 => (any::<usize>(), 1..=255u8).prop_map(|(i, b)| Mutation::Flip(i, b)),
+        1 => any::<usize>().prop_map(Mutation::Truncate),
+        1 => (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::Insert(i, b)),
+        1 => (any::<usize>(), 1..16usize).prop_map(|(i, k)| Mutation::Remove(i, k)),
+    ]
+}
+
+fn mutate(bytes: &mut Vec<u8>, m: &Mutation) {
+    let n = bytes.len();
+    if n == 0 {
+        return;
+    }
+    match *m {
+        Mutation::Flip(i, b) => bytes[i % n] ^= b,
+        Mutation::Truncate(i) => bytes.truncate(i % n),
+        Mutation::Insert(i, b) => bytes.insert(i % n, b),
+        Mutation::Remove(i, k) => {
+            let i = i % n;
+            bytes.drain(i..(i + k).min(n));
+        }
+    }
+}
+
+/// A small crowd mid-history (a jump in progress, searches queued) and its snapshot.
+fn small_seed() -> (TiledNavMesh, Vec<u8>) {
+    let mesh = bridge_and_building();
+    let mut crowd = Crowd::new(CrowdSettings {
+        path_budget: 8,
+        ..CrowdSettings::default()
+    })
+    .unwrap();
+    let mut rng = 7u64;
+    for k in 0..2 {
+        let p = [9.0 + 1.5 * f64::from(k), 3.5, 22.0];
+        let id = crowd
+            .add_agent_with(
+                &mesh,
+                p,
+                AgentParams::new(0.3),
+                LocomotionHandler::with_all_modes(),
+            )
+            .unwrap();
+        target(&mut crowd, &mesh, id, [1.0, 0.0, 24.0]);
+    }
+    while crowd.agents().len() < 5 {
+        let p = ground_point(&mut rng);
+        if let Ok(id) = crowd.add_agent(&mesh, p, AgentParams::new(0.3)) {
+            let t = ground_point(&mut rng);
+            if let Some(n) = NavMeshQuery::new()
+                .find_nearest_poly(&mesh, t, [1.0, 2.0, 1.0], &QueryFilter::new())
+                .unwrap()
+            {
+                crowd.request_move_target(id, n.poly, n.point).unwrap();
+            }
+        }
+    }
+    for _ in 0..40 {
+        crowd.update(&WorldContext::new(&mesh), DT).unwrap();
+    }
+    let bytes = crowd.save_snapshot();
+    (mesh, bytes)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(mutation_cases()))]
+
+    #[test]
+    fn mutated_snapshot_bytes_never_panic_and_a_failed_restore_changes_nothing(
+        mutations in prop::collection::vec(mutation(), 1..4),
+    ) {
+        thread_local! {
+            static SEED: (TiledNavMesh, Vec<u8>) = small_seed();
+        }
+        SEED.with(|(mesh, good)| {
+            let mut bytes = good.clone();
+            for m in &mutations {
+                mutate(&mut bytes, m);
+            }
+            let w = WorldContext::new(mesh);
+            let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+            crowd.restore_snapshot(&w, good).unwrap();
+            let before = crowd.save_snapshot();
+            match crowd.restore_snapshot(&w, &bytes) {
+                Err(_) => prop_assert_eq!(crowd.save_snapshot(), before),
+                Ok(_) => {
+                    // Whatever was accepted keeps running.
+                    for _ in 0..3 {
+                        crowd.update(&w, DT).unwrap();
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+}

@@ -1,0 +1,140 @@
+//! # onepath
+//!
+//! OnePath is game navigation that is deterministic to the byte: the same level and
+//! settings give the same mesh bytes, paths and crowd states on every machine and thread
+//! count. This crate is the one import a game adds. Its tier-1 API:
+//!
+//! | type | what |
+//! |---|---|
+//! | [`NavMesh`] | one agent class: build from [`Geometry`] (triangle soup, chunked mesh, OBJ, height grid, voxels) with [`NavSettings`], progress callback, optional tile cache (obstacles, volumes, [`NavMesh::update`]); queries with `[f64; 3]` points (nearest, path + straight path, raycast, random point); streaming; [`NavMesh::save`] → ONNM, [`NavMesh::load`] |
+//! | [`NavWorld`] | agent classes: one [`NavMesh`] per [`NavSettings`] over the same geometry, [`NavWorld::class_for`], ONNW |
+//! | [`WorldCrowd`] | one crowd per class, stepped in class order; [`WorldCrowd::add_agent`] picks the class by radius |
+//! | [`WorldSnapshot`] | meshes or tile caches, grids and crowds in one snapshot, restored all or nothing |
+//!
+//! Every lower-level type is one path away: [`format`], [`mesh`], [`grid`], [`build`],
+//! [`tilecache`], [`crowd`], [`snapshot`] re-export the crates `onepath-format`,
+//! `onepath-mesh` (with `onepath-stitch`'s links), `onepath-gridstate`,
+//! `onepath-build3d`, `onepath-tilecache`, `onepath-crowd` and `onepath-snapshot`.
+//! [`prelude`] holds the tier-1 names.
+//!
+//! Features: `serde` (on [`NavSettings`], [`format::OffMeshLinkDefinition`], `PolyRef` and
+//! the plain results [`NearestPoint`], [`Path`], [`PathPoint`], [`Raycast`]); `mint`
+//! (conversions of the results to `mint::Point3<f64>`; every query takes
+//! `impl Into<[f64; 3]>`, which `mint::Point3<f64>` and `glam::DVec3` already are).
+//!
+//! ## Invariants
+//! - ONNM and ONNW are canonical (one mesh, one encoding) and their readers never panic:
+//!   lengths are checked against the remaining bytes before anything is read, and every
+//!   failure is a [`format::FormatError`] naming the field (`docs/navmesh-format.md`,
+//!   "ONNM envelope"; module [`normative`]). Settings are read through their validating
+//!   setters, and the parameter block they produce must equal the mesh's (else a
+//!   fingerprint error), for caller-supplied settings too.
+//! - Class `i` of a [`NavWorld`] is byte-identical to a [`NavMesh`] built alone with the
+//!   world's settings `i`; classes never share state.
+//! - A failed [`WorldSnapshot::restore`] leaves every part exactly as it was.
+//! - Nothing here adds arithmetic that reaches bytes or answers: the facade calls the lower
+//!   crates, whose rules (no hash order, no `mul_add`, fixed merge order) it inherits.
+//!
+//! ## Example
+//! ```
+//! use onepath::prelude::*;
+//! use onepath::build::TriangleSoup;
+//!
+//! // A 30 x 30 floor with the Recast demo settings.
+//! let floor = TriangleSoup {
+//!     vertices: vec![[0.0, 0.0, 0.0], [0.0, 0.0, 30.0], [30.0, 0.0, 30.0], [30.0, 0.0, 0.0]],
+//!     triangles: vec![[0, 1, 2], [0, 2, 3]],
+//!     areas: None,
+//! };
+//! let settings = NavSettings::default();
+//! let nav = NavMesh::build(&settings, &floor).unwrap();
+//! let path = nav.find_path([2.0, 0.0, 2.0], [27.0, 0.0, 25.0]).unwrap();
+//! assert_eq!(path.status, PathStatus::Complete);
+//! assert!(path.points.first().unwrap().start && path.points.last().unwrap().end);
+//!
+//! // Save as ONNM and load: the same bytes, the same answers.
+//! let bytes = nav.save();
+//! let again = NavMesh::load(&bytes).unwrap();
+//! assert_eq!(again.save(), bytes);
+//! assert_eq!(again.find_path([2.0, 0.0, 2.0], [27.0, 0.0, 25.0]).unwrap(), path);
+//!
+//! // Two agent classes over the same floor; a radius picks its class.
+//! let mut big = settings.clone();
+//! big.set_agent_radius(1.2).unwrap();
+//! let world = NavWorld::build(&[settings, big], &floor).unwrap();
+//! assert_eq!(world.class_for(0.5), 0);
+//! assert_eq!(world.class_for(1.0), 1);
+//! assert_eq!(world.class(0).unwrap().save(), bytes);
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod envelope;
+mod error;
+mod geometry;
+#[cfg(feature = "mint")]
+mod interop;
+mod navmesh;
+pub mod normative;
+mod world;
+mod world_crowd;
+mod world_snapshot;
+
+pub use error::{Error, Result};
+pub use geometry::{voxels_to_soup, Geometry, SOLID_VOXEL};
+pub use navmesh::{
+    BuildOptions, NavMesh, NearestPoint, Path, PathPoint, PathStatus, Raycast,
+    DEFAULT_MAX_ITERATIONS, DEFAULT_SEARCH_EXTENTS,
+};
+pub use onepath_format::{NavSettings, OffMeshLinkDefinition, Partition};
+pub use world::NavWorld;
+pub use world_crowd::{WorldAgent, WorldCrowd};
+pub use world_snapshot::{ClassSnapshot, WorldSnapshot, WORLD_STATE_FORMAT};
+
+/// The mesh format: parameters, settings, tiles, references, errors, the byte reader
+/// (`onepath-format`).
+pub mod format {
+    pub use onepath_format::*;
+}
+
+/// The tiled mesh, its queries, streaming, debug geometry (`onepath-mesh`) and the links
+/// stitching computes (`onepath-stitch`).
+pub mod mesh {
+    pub use onepath_mesh::*;
+    /// Stitching: links as a pure function of tiles (`onepath-stitch`).
+    pub mod stitch {
+        pub use onepath_stitch::*;
+    }
+}
+
+/// Grids, graphs, their searches and OPGS state (`onepath-gridstate`).
+pub mod grid {
+    pub use onepath_gridstate::*;
+}
+
+/// The voxel builder: inputs, pipeline, obstacles, volumes (`onepath-build3d`).
+pub mod build {
+    pub use onepath_build3d::*;
+}
+
+/// Obstacles, run-time volumes, the rebuild queue, ONTK (`onepath-tilecache`).
+pub mod tilecache {
+    pub use onepath_tilecache::*;
+}
+
+/// Agents on the mesh (`onepath-crowd`).
+pub mod crowd {
+    pub use onepath_crowd::*;
+}
+
+/// Mesh snapshots (ONPS) and tile libraries (`onepath-snapshot`).
+pub mod snapshot {
+    pub use onepath_snapshot::*;
+}
+
+/// The tier-1 names: `use onepath::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        Error, Geometry, NavMesh, NavSettings, NavWorld, NearestPoint, OffMeshLinkDefinition, Path,
+        PathPoint, PathStatus, Raycast, WorldAgent, WorldCrowd, WorldSnapshot,
+    };
+}

@@ -1,0 +1,56 @@
+//! Fuzzes the crowd's state readers (`onepath-crowd`): the first input byte picks the
+//! reader, the rest is the input. 0: the canonical crowd snapshot (ONCS) restored into a
+//! crowd on the bridge-and-building fixture; 1: an agent record through the binary
+//! transport (postcard) loaded into an agent shell. Any bytes give a typed error or an
+//! accepted state, never a panic; a failed ONCS restore leaves the crowd exactly as it
+//! was; an accepted state is stepped a few times (never a hang) and saved again.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use onepath_crowd::{AgentParams, Crowd, CrowdSettings, LocomotionHandler, WorldContext};
+use onepath_mesh::fixtures::bridge_and_building;
+use onepath_mesh::TiledNavMesh;
+
+fn crowd(mesh: &TiledNavMesh) -> Crowd {
+    let mut c = Crowd::new(CrowdSettings::default()).expect("default settings");
+    for p in [[2.0, 0.0, 2.0], [10.0, 3.5, 24.0], [24.0, 0.0, 14.0]] {
+        let _ = c.add_agent_with(mesh, p, AgentParams::new(0.3), LocomotionHandler::with_all_modes());
+    }
+    c
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, bytes)) = data.split_first() else {
+        return;
+    };
+    let mesh = bridge_and_building();
+    let world = WorldContext::new(&mesh);
+    let mut c = crowd(&mesh);
+    match sel % 2 {
+        0 => {
+            let before = c.save_snapshot();
+            match c.restore_snapshot(&world, bytes) {
+                Ok(_) => {
+                    for _ in 0..3 {
+                        let _ = c.update(&world, 1.0 / 60.0);
+                    }
+                    let again = c.save_snapshot();
+                    let mut d = crowd(&mesh);
+                    assert!(d.restore_snapshot(&world, &again).is_ok());
+                }
+                Err(_) => assert_eq!(c.save_snapshot(), before),
+            }
+        }
+        _ => {
+            let Some(id) = c.agents().first().map(|a| a.id()) else {
+                return;
+            };
+            if c.load_agent_postcard(&world, id, bytes).is_ok() {
+                for _ in 0..3 {
+                    let _ = c.update(&world, 1.0 / 60.0);
+                }
+                let _ = c.save_agent_postcard(id);
+            }
+        }
+    }
+});
