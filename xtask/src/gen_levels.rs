@@ -83,7 +83,8 @@ fn write_all(dir: &Path) -> Result<(), String> {
     for (name, what, soup) in levels() {
         let path = dir.join(name);
         let text = obj_text(&what, &soup);
-        std::fs::write(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(&path, &text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         println!(
             "{}: {} vertices, {} triangles, {} bytes",
             path.display(),
@@ -116,7 +117,10 @@ mod tests {
             checked += 1;
         }
         // The README's level is committed; the others may be.
-        assert!(dir.join("bridge.obj").is_file(), "levels/bridge.obj is missing");
+        assert!(
+            dir.join("bridge.obj").is_file(),
+            "levels/bridge.obj is missing"
+        );
         assert!(checked >= 1);
     }
 

@@ -16,14 +16,47 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Bakes a level (Wavefront OBJ) into a navigation mesh file (ONNM).
+    Build {
+        /// The level.
+        level: PathBuf,
+        /// Build settings (TOML, every field named as in NavSettings; see
+        /// `onepath settings --default`). Default: NavSettings' defaults.
+        #[arg(long, value_name = "settings.toml")]
+        settings: Option<PathBuf>,
+        /// Keep a tile cache while building (the mesh written is the same).
+        #[arg(long)]
+        tile_cache: bool,
+        /// Worker threads (default: one per core; the bytes do not depend on it).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: Option<u16>,
+        /// No progress bar.
+        #[arg(short, long)]
+        quiet: bool,
+        /// The ONNM file to write.
+        #[arg(short, long, value_name = "LEVEL.onnm")]
+        output: PathBuf,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prints build settings as TOML.
+    Settings {
+        /// The defaults (every field).
+        #[arg(long, required = true)]
+        default: bool,
+    },
     /// What a file is: kind, version, parameters, fingerprint, tiles, polygons, slots,
     /// content ids.
     Info {
-        /// An ONPT, ONPM, ONPS, ONTK or OPGS file.
+        /// An ONNM, ONNW, ONPT, ONPM, ONPS, ONTK or OPGS file.
         file: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// In a world (ONNW): describe the class for agents of this radius (default: class 0).
+        #[arg(long, value_name = "R")]
+        class: Option<f64>,
         /// A mesh file whose parameters check a lone tile (ONPT) and whose tiles a
         /// Referenced snapshot names.
         #[arg(long = "with", value_name = "MESH")]
@@ -74,6 +107,9 @@ pub enum Command {
         /// The search a grid path uses.
         #[arg(long, value_enum, default_value_t = Algo::Astar)]
         algo: Algo,
+        /// In a world (ONNW): the class for agents of this radius (default: class 0).
+        #[arg(long, value_name = "R")]
+        class: Option<f64>,
         /// As for `info`.
         #[arg(long = "with", value_name = "MESH")]
         with: Option<PathBuf>,
@@ -99,6 +135,9 @@ pub enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// In a world (ONNW): the class for agents of this radius (default: class 0).
+        #[arg(long, value_name = "R")]
+        class: Option<f64>,
         /// As for `info`.
         #[arg(long = "with", value_name = "MESH")]
         with: Option<PathBuf>,

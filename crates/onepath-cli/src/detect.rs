@@ -7,6 +7,10 @@ use serde::Serialize;
 pub enum FileKind {
     /// One tile (ONPT).
     Onpt,
+    /// A navigation mesh with the settings it was built with (ONNM).
+    Onnm,
+    /// A world of agent classes, one ONNM per class (ONNW).
+    Onnw,
     /// A tiled navigation mesh (ONPM).
     Onpm,
     /// A navigation mesh snapshot (ONPS).
@@ -19,8 +23,10 @@ pub enum FileKind {
 
 impl FileKind {
     /// Every kind with its magic, in this order.
-    pub const ALL: [(FileKind, [u8; 4]); 5] = [
+    pub const ALL: [(FileKind, [u8; 4]); 7] = [
         (FileKind::Onpt, onepath_format::ONPT_MAGIC),
+        (FileKind::Onnm, onepath::envelope::ONNM_MAGIC),
+        (FileKind::Onnw, onepath::envelope::ONNW_MAGIC),
         (FileKind::Onpm, onepath_mesh::ONPM_MAGIC),
         (FileKind::Onps, onepath_snapshot::ONPS_MAGIC),
         (FileKind::Ontk, onepath_tilecache::ONTK_MAGIC),
@@ -40,6 +46,8 @@ impl FileKind {
     pub fn magic(self) -> &'static str {
         match self {
             FileKind::Onpt => "ONPT",
+            FileKind::Onnm => "ONNM",
+            FileKind::Onnw => "ONNW",
             FileKind::Onpm => "ONPM",
             FileKind::Onps => "ONPS",
             FileKind::Ontk => "ONTK",
@@ -51,6 +59,8 @@ impl FileKind {
     pub fn description(self) -> &'static str {
         match self {
             FileKind::Onpt => "navigation mesh tile",
+            FileKind::Onnm => "navigation mesh with its settings",
+            FileKind::Onnw => "navigation world of agent classes",
             FileKind::Onpm => "tiled navigation mesh",
             FileKind::Onps => "navigation mesh snapshot",
             FileKind::Ontk => "tile cache snapshot",
@@ -99,7 +109,7 @@ mod tests {
         assert_eq!(FileKind::detect(b"XXXXYYYY"), None);
         assert_eq!(
             unknown_magic(b"\x00\x01\x02\x03"),
-            "not a OnePath file: magic 0x00010203 is none of ONPT, ONPM, ONPS, ONTK, OPGS"
+            "not a OnePath file: magic 0x00010203 is none of ONPT, ONNM, ONNW, ONPM, ONPS, ONTK, OPGS"
         );
     }
 }

@@ -157,6 +157,34 @@ pub fn describe(file: &str, bytes: &[u8], kind: FileKind, loaded: &Loaded) -> In
             info.details.insert("origin_y", h.origin_y.into());
         }
         Loaded::Mesh(mesh) => describe_mesh(&mut info, mesh),
+        Loaded::NavMesh(nav) => {
+            describe_mesh(&mut info, nav.mesh());
+            info.details
+                .insert("settings", settings_value(nav.settings()));
+        }
+        Loaded::World(world, class) => {
+            let classes: Vec<Value> = world
+                .classes()
+                .iter()
+                .map(|c| {
+                    let m = c.mesh();
+                    serde_json::json!({
+                        "agent_radius": c.settings().agent_radius(),
+                        "agent_height": c.settings().agent_height(),
+                        "tiles": m.tile_count(),
+                        "polygons": m.tiles().map(|t| t.tile().poly_count()).sum::<usize>(),
+                        "fingerprint": m.fingerprint().to_string(),
+                    })
+                })
+                .collect();
+            if let Ok(c) = world.class(*class) {
+                describe_mesh(&mut info, c.mesh());
+                info.details
+                    .insert("settings", settings_value(c.settings()));
+            }
+            info.details.insert("class", (*class).into());
+            info.details.insert("classes", classes.into());
+        }
         Loaded::Snapshot(mode, mesh) => {
             describe_mesh(&mut info, mesh);
             info.details.insert("mode", mode_name(*mode).into());
@@ -168,7 +196,8 @@ pub fn describe(file: &str, bytes: &[u8], kind: FileKind, loaded: &Loaded) -> In
             info.details.insert("obstacles", s.obstacles.into());
             info.details.insert("volumes", s.volumes.into());
             info.details.insert("queued_tiles", s.queued.into());
-            info.details.insert("next_obstacle_id", s.next_obstacle.into());
+            info.details
+                .insert("next_obstacle_id", s.next_obstacle.into());
             info.details.insert("next_volume_id", s.next_volume.into());
             edits(&mut info, mesh);
         }
@@ -202,6 +231,10 @@ fn describe_mesh(info: &mut Info, mesh: &TiledNavMesh) {
         });
     }
     info.polygons = Some(polygons);
+}
+
+fn settings_value(s: &onepath::NavSettings) -> Value {
+    serde_json::to_value(s).unwrap_or(Value::Null)
 }
 
 fn edits(info: &mut Info, mesh: &TiledNavMesh) {
@@ -328,7 +361,9 @@ pub fn to_text(info: &Info) -> String {
                 t.polygons,
                 t.vertices,
                 t.off_mesh_links,
-                t.content_id.as_deref().unwrap_or("(needs parameters: --with MESH)")
+                t.content_id
+                    .as_deref()
+                    .unwrap_or("(needs parameters: --with MESH)")
             );
         }
     }

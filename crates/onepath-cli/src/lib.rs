@@ -5,7 +5,10 @@
 //! bakes by the hash of their canonical bytes.
 //!
 //! ```text
-//! onepath info FILE [--json]                  what a file is (ONPT, ONPM, ONPS, ONTK, OPGS)
+//! onepath build LEVEL.obj -o LEVEL.onnm      bake a level [--settings S.toml] [--tile-cache]
+//! onepath settings --default                 the build settings as TOML, every field
+//! onepath info FILE [--json]                  what a file is (ONNM, ONNW, ONPT, ONPM, ONPS,
+//!                                             ONTK, OPGS)
 //! onepath verify FILE [--json]                canonical bytes: SHA-256, or first difference
 //! onepath snapshot FILE -o OUT.onps           the mesh snapshot of a file, and its SHA-256
 //! onepath render FILE -o OUT.svg|OUT.png      a top-down picture (mesh or grid)
@@ -49,6 +52,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod build;
 pub mod cli;
 pub mod detect;
 pub mod error;
@@ -57,22 +61,60 @@ pub mod info;
 pub mod load;
 pub mod picture;
 pub mod route;
+pub mod settings;
 pub mod verify;
 
 use std::path::Path;
 
 use cli::{Cli, Command};
-pub use error::{CliError, EXIT_INPUT, EXIT_NEGATIVE, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE};
 use error::{read_file, write_file};
+pub use error::{CliError, EXIT_INPUT, EXIT_NEGATIVE, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE};
 use load::{Context, Loaded};
 
 /// Runs one parsed command line; what it prints goes to standard output, and the exit code
 /// is returned (an error is for the caller to print).
 pub fn run(cli: Cli) -> Result<u8, CliError> {
     match cli.command {
-        Command::Info { file, json, with } => {
+        Command::Build {
+            level,
+            settings,
+            tile_cache,
+            threads,
+            quiet,
+            output,
+            json,
+        } => {
+            let settings = match settings {
+                Some(p) => settings::read(&p)?,
+                None => onepath::NavSettings::default(),
+            };
+            let summary = build::run(&build::Request {
+                level: &level,
+                settings,
+                tile_cache,
+                threads: threads.map(usize::from),
+                quiet,
+                output: &output,
+            })?;
+            if json {
+                println!("{}", to_json(&summary));
+            } else {
+                print!("{}", build::to_text(&summary));
+            }
+            Ok(EXIT_OK)
+        }
+        Command::Settings { default: _ } => {
+            print!("{}", settings::to_toml(&onepath::NavSettings::default()));
+            Ok(EXIT_OK)
+        }
+        Command::Info {
+            file,
+            json,
+            class,
+            with,
+        } => {
             let bytes = read_file(&file)?;
-            let (kind, loaded) = open(&file, &bytes, with.as_deref())?;
+            let (kind, loaded) = open(&file, &bytes, with.as_deref(), class)?;
             let report = info::describe(&file.display().to_string(), &bytes, kind, &loaded);
             if json {
                 println!("{}", to_json(&report));
@@ -83,7 +125,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         }
         Command::Verify { file, json, with } => {
             let bytes = read_file(&file)?;
-            let (kind, loaded) = open(&file, &bytes, with.as_deref())?;
+            let (kind, loaded) = open(&file, &bytes, with.as_deref(), None)?;
             let verdict = verify::check(&file.display().to_string(), &bytes, kind, &loaded)
                 .map_err(|m| CliError::in_file(&file, m))?;
             if json {
@@ -104,7 +146,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             with,
         } => {
             let bytes = read_file(&file)?;
-            let (_, loaded) = open(&file, &bytes, with.as_deref())?;
+            let (_, loaded) = open(&file, &bytes, with.as_deref(), None)?;
             let mesh = mesh_in(&file, &loaded)?;
             let mode = if referenced {
                 onepath_snapshot::SnapshotMode::Referenced
@@ -129,8 +171,18 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             layer,
             size,
             algo,
+            class,
             with,
-        } => render(&file, &output, &path, layer, size, algo, with.as_deref()),
+        } => render(
+            &file,
+            &output,
+            &path,
+            layer,
+            size,
+            algo,
+            class,
+            with.as_deref(),
+        ),
         Command::Path {
             file,
             x0,
@@ -140,13 +192,13 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             y1,
             z1,
             json,
+            class,
             with,
         } => {
             let bytes = read_file(&file)?;
-            let (_, loaded) = open(&file, &bytes, with.as_deref())?;
+            let (_, loaded) = open(&file, &bytes, with.as_deref(), class)?;
             let mesh = mesh_in(&file, &loaded)?;
-            let filter = onepath_mesh::QueryFilter::new();
-            let r = route::find(mesh, &filter, [x0, y0, z0], [x1, y1, z1])
+            let r = route::find(mesh, &filter_of(&loaded), [x0, y0, z0], [x1, y1, z1])
                 .map_err(|e| CliError::usage(e.to_string()))?;
             if json {
                 println!("{}", to_json(&r));
@@ -188,20 +240,49 @@ fn to_json(v: &impl serde::Serialize) -> String {
     serde_json::to_string_pretty(v).expect("plain data serialises")
 }
 
-/// Reads `bytes` (from `file`) with the optional mesh of `--with`.
+/// The query filter of a loaded file: the facade mesh's own, else the default one.
+fn filter_of(loaded: &Loaded) -> onepath_mesh::QueryFilter {
+    match loaded {
+        Loaded::NavMesh(nav) => nav.filter().clone(),
+        Loaded::World(world, class) => world
+            .class(*class)
+            .map_or_else(|_| onepath_mesh::QueryFilter::new(), |c| c.filter().clone()),
+        _ => onepath_mesh::QueryFilter::new(),
+    }
+}
+
+/// Reads `bytes` (from `file`) with the optional mesh of `--with` and the class radius of
+/// `--class` (which only a world takes).
 fn open(
     file: &Path,
     bytes: &[u8],
     with: Option<&Path>,
+    class: Option<f64>,
 ) -> Result<(detect::FileKind, Loaded), CliError> {
-    let mut ctx = Context::default();
+    if let Some(r) = class {
+        if !(r.is_finite() && r >= 0.0) {
+            return Err(CliError::usage(format!(
+                "--class {r}: an agent radius is a finite number ≥ 0"
+            )));
+        }
+        if !bytes.starts_with(&onepath::envelope::ONNW_MAGIC) {
+            return Err(CliError::usage(format!(
+                "--class applies to worlds of agent classes (ONNW); {} is not one",
+                file.display()
+            )));
+        }
+    }
+    let mut ctx = Context {
+        class_radius: class,
+        ..Context::default()
+    };
     if let Some(w) = with {
         let wb = read_file(w)?;
         let (_, l) = load::load(&wb, &Context::default()).map_err(|m| CliError::in_file(w, m))?;
         let Some(mesh) = load::mesh_of(&l) else {
             return Err(CliError::in_file(
                 w,
-                "--with needs a file holding a mesh (ONPM, ONPS, ONTK)",
+                "--with needs a file holding a mesh (ONNM, ONNW, ONPM, ONPS, ONTK)",
             ));
         };
         ctx.mesh = Some(mesh.clone());
@@ -209,11 +290,14 @@ fn open(
     load::load(bytes, &ctx).map_err(|m| CliError::in_file(file, m))
 }
 
-fn mesh_in<'a>(file: &Path, loaded: &'a Loaded) -> Result<&'a onepath_mesh::TiledNavMesh, CliError> {
+fn mesh_in<'a>(
+    file: &Path,
+    loaded: &'a Loaded,
+) -> Result<&'a onepath_mesh::TiledNavMesh, CliError> {
     load::mesh_of(loaded).ok_or_else(|| {
         CliError::in_file(
             file,
-            "holds no mesh (a mesh is in ONPM, ONPS and ONTK files)",
+            "holds no mesh (a mesh is in ONNM, ONNW, ONPM, ONPS and ONTK files)",
         )
     })
 }
@@ -226,6 +310,7 @@ fn render(
     layer: Option<u16>,
     size: u32,
     algo: cli::Algo,
+    class: Option<f64>,
     with: Option<&Path>,
 ) -> Result<u8, CliError> {
     let ext = output
@@ -289,13 +374,12 @@ fn render(
             },
         )
     } else {
-        let (_, loaded) = open(file, &bytes, with)?;
+        let (_, loaded) = open(file, &bytes, with, class)?;
         let mesh = mesh_in(file, &loaded)?;
         let points = match path {
             [] => Vec::new(),
             &[x0, y0, z0, x1, y1, z1] => {
-                let filter = onepath_mesh::QueryFilter::new();
-                route::find(mesh, &filter, [x0, y0, z0], [x1, y1, z1])
+                route::find(mesh, &filter_of(&loaded), [x0, y0, z0], [x1, y1, z1])
                     .map_err(|e| CliError::usage(format!("--path: {e}")))?
                     .straight
             }

@@ -6,6 +6,7 @@
 //! [`ByteReader`] whose every read checks the bytes that remain and names its field, so no
 //! input makes this module panic.
 
+use onepath::{NavMesh, NavWorld};
 use onepath_format::bytes::ByteReader;
 use onepath_format::{FormatError, NavMeshParams, NavTile, ONPT_HEADER_LEN};
 use onepath_gridstate::{Graph, Grid, HexGrid, VoxelGrid};
@@ -89,6 +90,10 @@ pub enum Loaded {
     Tile(TileHeader, Option<(NavMeshParams, NavTile)>),
     /// A mesh (ONPM).
     Mesh(TiledNavMesh),
+    /// A mesh with its settings (ONNM).
+    NavMesh(Box<NavMesh>),
+    /// Agent classes (ONNW) and the class the other commands look at.
+    World(Box<NavWorld>, usize),
     /// A mesh snapshot (ONPS): its mode and the mesh it restores.
     Snapshot(SnapshotMode, TiledNavMesh),
     /// A tile cache snapshot (ONTK): its lists and the mesh its snapshot restores.
@@ -98,11 +103,14 @@ pub enum Loaded {
 }
 
 /// What a reader may be given besides the file: the parameters an ONPT is checked against,
-/// the tiles a Referenced snapshot names.
+/// the tiles a Referenced snapshot names, the agent radius that picks a world's class.
 #[derive(Debug, Default)]
 pub struct Context {
     /// Parameters and tiles from a mesh file (`--with FILE`).
     pub mesh: Option<TiledNavMesh>,
+    /// The agent radius whose class of an ONNW world is meant (`--class R`;
+    /// [`NavWorld::class_for`]); class 0 when absent.
+    pub class_radius: Option<f64>,
 }
 
 impl Context {
@@ -140,6 +148,12 @@ pub fn load(bytes: &[u8], ctx: &Context) -> LoadResult<(FileKind, Loaded)> {
             Loaded::Tile(header, tile)
         }
         FileKind::Onpm => Loaded::Mesh(NavMeshSerializer::read_mesh(bytes).map_err(fmt_err)?),
+        FileKind::Onnm => Loaded::NavMesh(Box::new(NavMesh::load(bytes).map_err(fmt_err)?)),
+        FileKind::Onnw => {
+            let world = NavWorld::load(bytes).map_err(fmt_err)?;
+            let class = ctx.class_radius.map_or(0, |r| world.class_for(r));
+            Loaded::World(Box::new(world), class)
+        }
         FileKind::Onps => {
             let (mode, mesh) = snapshot(bytes, ctx)?;
             Loaded::Snapshot(mode, mesh)
@@ -164,6 +178,8 @@ pub fn rewrite(bytes: &[u8], loaded: &Loaded) -> Option<Vec<u8>> {
         Loaded::Tile(_, Some((_, tile))) => NavMeshSerializer::write_tile(tile),
         Loaded::Tile(_, None) => return None,
         Loaded::Mesh(mesh) => NavMeshSerializer::write_mesh(mesh),
+        Loaded::NavMesh(nav) => nav.save(),
+        Loaded::World(world, _) => world.save(),
         Loaded::Snapshot(mode, mesh) => NavMeshSnapshot::take(mesh, *mode),
         Loaded::TileCache(summary, mode, mesh) => {
             // The lists before the mesh snapshot were walked field by field (each value
@@ -187,6 +203,8 @@ pub fn rewrite(bytes: &[u8], loaded: &Loaded) -> Option<Vec<u8>> {
 pub fn mesh_of(loaded: &Loaded) -> Option<&TiledNavMesh> {
     match loaded {
         Loaded::Mesh(m) | Loaded::Snapshot(_, m) | Loaded::TileCache(_, _, m) => Some(m),
+        Loaded::NavMesh(nav) => Some(nav.mesh()),
+        Loaded::World(world, class) => world.class(*class).ok().map(NavMesh::mesh),
         _ => None,
     }
 }

@@ -203,10 +203,7 @@ pub fn mesh_svg(mesh: &TiledNavMesh, options: &Options) -> Result<String, String
             ));
         }
     }
-    let layer_of = |slot: u32| {
-        mesh.tile_at_slot(slot)
-            .map_or(0, |t| t.tile().position().2)
-    };
+    let layer_of = |slot: u32| mesh.tile_at_slot(slot).map_or(0, |t| t.tile().position().2);
     let shown = |slot: u32| options.layer.is_none_or(|l| layer_of(slot) == l);
     let debug = NavMeshDebug::collect(mesh);
     let polys: Vec<_> = debug
@@ -295,9 +292,7 @@ pub fn mesh_svg(mesh: &TiledNavMesh, options: &Options) -> Result<String, String
         );
         match l.kind {
             LinkKind::Portal { .. } => portals.push_str(&line),
-            LinkKind::OffMesh { .. } | LinkKind::OffMeshReverse { .. } => {
-                off_mesh.push_str(&line)
-            }
+            LinkKind::OffMesh { .. } | LinkKind::OffMeshReverse { .. } => off_mesh.push_str(&line),
         }
         if !matches!(l.kind, LinkKind::Portal { .. }) {
             off_mesh.push('\n');
@@ -355,12 +350,7 @@ pub fn mesh_svg(mesh: &TiledNavMesh, options: &Options) -> Result<String, String
     Ok(Svg { body, legend }.finish(&view, 1.0 / view.scale, "m"))
 }
 
-fn path_svg(
-    body: &mut String,
-    legend: &mut Vec<(String, String)>,
-    view: &View,
-    path: &[[f64; 3]],
-) {
+fn path_svg(body: &mut String, legend: &mut Vec<(String, String)>, view: &View, path: &[[f64; 3]]) {
     if path.is_empty() {
         return;
     }
@@ -397,7 +387,10 @@ pub fn grid_svg(grid: &Grid, options: &Options) -> String {
         w * s,
         h * s
     );
-    let _ = writeln!(body, r##"<g id="cells" stroke="none" shape-rendering="crispEdges">"##);
+    let _ = writeln!(
+        body,
+        r##"<g id="cells" stroke="none" shape-rendering="crispEdges">"##
+    );
     let mut areas = BTreeSet::new();
     let cells = grid.cells();
     for y in 0..grid.height() {
@@ -459,8 +452,13 @@ pub fn png(svg: &str) -> Result<Vec<u8>, String> {
     options.fontdb_mut().load_system_fonts();
     let tree = usvg::Tree::from_str(svg, &options).map_err(|e| format!("SVG: {e}"))?;
     let size = tree.size().to_int_size();
-    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
-        .ok_or_else(|| format!("a {} × {} picture is too large", size.width(), size.height()))?;
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(|| {
+        format!(
+            "a {} × {} picture is too large",
+            size.width(),
+            size.height()
+        )
+    })?;
     resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
     pixmap.encode_png().map_err(|e| format!("PNG: {e}"))
 }

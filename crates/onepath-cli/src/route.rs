@@ -8,10 +8,10 @@ use onepath_mesh::TiledNavMesh;
 use serde::Serialize;
 
 /// How far around each point the nearest polygon is looked for (half extents, world units):
-/// Detour's demo uses (2, 4, 2).
-pub const SEARCH_EXTENTS: [f64; 3] = [2.0, 4.0, 2.0];
-/// Polygons a path search may expand.
-pub const MAX_ITERATIONS: u64 = 1 << 20;
+/// the facade's default, so `path` answers as `onepath::NavMesh::find_path` does.
+pub const SEARCH_EXTENTS: [f64; 3] = onepath::DEFAULT_SEARCH_EXTENTS;
+/// Polygons a path search may expand (the facade's default).
+pub const MAX_ITERATIONS: u64 = onepath::DEFAULT_MAX_ITERATIONS;
 
 /// The nearest polygon of one end.
 #[derive(Debug, Clone, Serialize)]

@@ -97,7 +97,10 @@ fn write_small_map() -> PathBuf {
         "............",
         "............",
     ];
-    let text = format!("type octile\nheight 8\nwidth 12\nmap\n{}\n", rows.join("\n"));
+    let text = format!(
+        "type octile\nheight 8\nwidth 12\nmap\n{}\n",
+        rows.join("\n")
+    );
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -150,7 +153,9 @@ fn a_missing_file_is_exit_1_naming_it() {
         .args(["info", "no/such/file.onpm"])
         .assert()
         .code(1)
-        .stderr(predicate::str::starts_with("onepath: no/such/file.onpm: cannot read:"));
+        .stderr(predicate::str::starts_with(
+            "onepath: no/such/file.onpm: cannot read:",
+        ));
 }
 
 #[test]
@@ -193,7 +198,9 @@ fn a_bad_version_is_exit_1_naming_it() {
         .arg(&path)
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("unsupported ONPM version 9 (expected 2)"));
+        .stderr(predicate::str::contains(
+            "unsupported ONPM version 9 (expected 2)",
+        ));
 }
 
 #[test]
@@ -218,7 +225,9 @@ fn verify_prints_the_sha256_of_canonical_bytes() {
         .arg(file)
         .assert()
         .code(0)
-        .stdout(predicate::str::contains(format!("ONPM canonical, sha256 {want}")));
+        .stdout(predicate::str::contains(format!(
+            "ONPM canonical, sha256 {want}"
+        )));
 }
 
 #[test]
@@ -302,7 +311,13 @@ fn render_svg_holds_one_polygon_element_per_polygon() {
     for p in &debug.polygons {
         assert!(svg.contains(&format!("data-poly=\"{}\"", p.poly.0)));
     }
-    for group in ["tile-borders", "portals", "off-mesh-links", "scale-bar", "legend"] {
+    for group in [
+        "tile-borders",
+        "portals",
+        "off-mesh-links",
+        "scale-bar",
+        "legend",
+    ] {
         assert!(svg.contains(&format!("<g id=\"{group}\"")), "{group}");
     }
     // The picture parses as SVG.
@@ -341,7 +356,9 @@ fn render_one_layer_draws_only_its_polygons() {
         .args(["--layer", "99"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--layer 99: the mesh has no tile in layer 99"));
+        .stderr(predicate::str::contains(
+            "--layer 99: the mesh has no tile in layer 99",
+        ));
 }
 
 fn png_pixels(path: &Path) -> resvg::tiny_skia::Pixmap {
@@ -389,7 +406,9 @@ fn render_refuses_an_unknown_picture_type() {
         .args(["-o", "out.gif"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("out.gif: the picture's name must end in .svg or .png"));
+        .stderr(predicate::str::contains(
+            "out.gif: the picture's name must end in .svg or .png",
+        ));
 }
 
 #[test]
@@ -504,13 +523,8 @@ fn grid_every_algorithm_finds_the_path_around_the_wall() {
 fn grid_astar_cost_is_the_library_cost() {
     let map = small_map();
     let grid = onepath_gridstate::Grid::from_movingai_path(&map).unwrap();
-    let want = onepath_cli::gridpath::search(
-        &grid,
-        onepath_cli::cli::Algo::Astar,
-        (1, 3),
-        (10, 3),
-    )
-    .unwrap();
+    let want = onepath_cli::gridpath::search(&grid, onepath_cli::cli::Algo::Astar, (1, 3), (10, 3))
+        .unwrap();
     onepath()
         .arg("grid")
         .arg(&map)
@@ -536,7 +550,9 @@ fn grid_bad_inputs_name_what_is_wrong() {
         .args(["1", "3", "40", "3"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("goal (40, 3) is outside the 12 × 8 grid"));
+        .stderr(predicate::str::contains(
+            "goal (40, 3) is outside the 12 × 8 grid",
+        ));
     let bad = tmp("short-row.map");
     std::fs::write(&bad, "type octile\nheight 2\nwidth 4\nmap\n....\n...\n").unwrap();
     onepath()
@@ -559,7 +575,11 @@ fn grid_bad_inputs_name_what_is_wrong() {
 #[test]
 fn grid_with_a_closed_wall_is_exit_3() {
     let path = tmp("closed.map");
-    std::fs::write(&path, "type octile\nheight 3\nwidth 3\nmap\n.@.\n.@.\n.@.\n").unwrap();
+    std::fs::write(
+        &path,
+        "type octile\nheight 3\nwidth 3\nmap\n.@.\n.@.\n.@.\n",
+    )
+    .unwrap();
     onepath()
         .arg("grid")
         .arg(&path)
