@@ -39,7 +39,7 @@
 //! use onepath_format::NavMeshParams;
 //! use onepath_mesh::{NavMeshSerializer, TiledNavMesh};
 //!
-//! let params = NavMeshParams::new([0.0; 3], 9.6, 0.3, 6);
+//! let params = NavMeshParams::new([0.0; 3], 16.0, 0.25, 6);
 //! let mesh = TiledNavMesh::new(params).unwrap();
 //! let bytes = NavMeshSerializer::write_mesh(&mesh);
 //!

@@ -30,9 +30,37 @@ pub fn parse(text: &str) -> Result<NavSettings, String> {
                 let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
                 format!("line {line}: {message}")
             }
-            _ => message,
+            _ => name_the_field(&message),
         }
     })
+}
+
+/// The setters name a setting as the spec does (`AgentMaxSlope = 91 is out of range`): say
+/// which TOML field that is (`agent_max_slope: AgentMaxSlope = 91 ...`).
+fn name_the_field(message: &str) -> String {
+    let word = message.split([' ', ':']).next().unwrap_or("");
+    if word.len() < 2 || !word.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return message.to_string();
+    }
+    let mut field = String::new();
+    for (i, c) in word.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                field.push('_');
+            }
+            field.push(c.to_ascii_lowercase());
+        } else {
+            field.push(c);
+        }
+    }
+    let known = to_toml(&NavSettings::default())
+        .lines()
+        .any(|l| l.starts_with(&format!("{field} = ")));
+    if known {
+        format!("{field}: {message}")
+    } else {
+        message.to_string()
+    }
 }
 
 /// The TOML of `settings`, every field named.

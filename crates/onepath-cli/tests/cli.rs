@@ -168,8 +168,8 @@ fn a_file_of_no_known_kind_is_exit_1_naming_its_magic() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
-            "not a OnePath file: magic \"JUNK\" is none of ONPT, ONPM, ONPS, ONTK, OPGS",
-        ));
+        "not a OnePath file: magic \"JUNK\" is none of ONPT, ONNM, ONNW, ONPM, ONPS, ONTK, OPGS",
+    ));
 }
 
 #[test]
