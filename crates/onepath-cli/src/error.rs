@@ -70,7 +70,10 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, CliError> {
     std::fs::read(path).map_err(|e| CliError::in_file(path, format!("cannot read: {e}")))
 }
 
-/// Writes a whole file; the error names the path.
+/// Writes a whole file, creating its folder if needed; the error names the path.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| CliError::output(path, e))?;
+    }
     std::fs::write(path, bytes).map_err(|e| CliError::output(path, e))
 }

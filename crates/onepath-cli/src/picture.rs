@@ -331,8 +331,12 @@ pub fn mesh_svg(mesh: &TiledNavMesh, options: &Options) -> Result<String, String
         r##"fill="none" stroke="#555555" stroke-dasharray="3 2""##.into(),
         "tile border".into(),
     ));
-    legend.push((r##"fill="#1f9e4a""##.into(), "portal".into()));
-    legend.push((r##"fill="#c2185b""##.into(), "off-mesh link".into()));
+    if !portals.is_empty() {
+        legend.push((r##"fill="#1f9e4a""##.into(), "portal".into()));
+    }
+    if !off_mesh.is_empty() {
+        legend.push((r##"fill="#c2185b""##.into(), "off-mesh link".into()));
+    }
     path_svg(&mut body, &mut legend, &view, &options.path);
     let layer_note = match options.layer {
         Some(l) => format!("layer {l} of {}", all.len()),
