@@ -243,10 +243,10 @@ fn to_json(v: &impl serde::Serialize) -> String {
 /// The query filter of a loaded file: the facade mesh's own, else the default one.
 fn filter_of(loaded: &Loaded) -> onepath_mesh::QueryFilter {
     match loaded {
-        Loaded::NavMesh(nav) => nav.filter().clone(),
+        Loaded::NavMesh(nav) => *nav.filter(),
         Loaded::World(world, class) => world
             .class(*class)
-            .map_or_else(|_| onepath_mesh::QueryFilter::new(), |c| c.filter().clone()),
+            .map_or_else(|_| onepath_mesh::QueryFilter::new(), |c| *c.filter()),
         _ => onepath_mesh::QueryFilter::new(),
     }
 }

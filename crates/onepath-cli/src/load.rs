@@ -139,7 +139,7 @@ pub fn load(bytes: &[u8], ctx: &Context) -> LoadResult<(FileKind, Loaded)> {
             let header = tile_header(bytes).map_err(fmt_err)?;
             let tile = match &ctx.mesh {
                 Some(m) => {
-                    let params = m.params().clone();
+                    let params = *m.params();
                     let tile = NavTile::from_bytes(bytes, &params).map_err(fmt_err)?;
                     Some((params, tile))
                 }
