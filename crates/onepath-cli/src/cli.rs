@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// `onepath`: bake, inspect, check and draw OnePath navigation data.
 #[derive(Debug, Parser)]
@@ -54,13 +54,9 @@ pub enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// In a world (ONNW): describe the class for agents of this radius (default: class 0).
-        #[arg(long, value_name = "R")]
-        class: Option<f64>,
-        /// A mesh file whose parameters check a lone tile (ONPT) and whose tiles a
-        /// Referenced snapshot names.
-        #[arg(long = "with", value_name = "MESH")]
-        with: Option<PathBuf>,
+        /// Where the file's mesh comes from.
+        #[command(flatten)]
+        reading: Reading,
     },
     /// Re-reads and re-writes a file: prints the SHA-256 of its canonical bytes and
     /// "canonical", or the first offset where the file differs (exit code 3).
@@ -70,9 +66,9 @@ pub enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// As for `info`.
-        #[arg(long = "with", value_name = "MESH")]
-        with: Option<PathBuf>,
+        /// Where the file's mesh comes from.
+        #[command(flatten)]
+        reading: Reading,
     },
     /// Writes the snapshot (ONPS) of the mesh a file holds and prints its SHA-256.
     Snapshot {
@@ -84,9 +80,9 @@ pub enum Command {
         /// Name tiles by content id instead of holding them (a Referenced snapshot).
         #[arg(long)]
         referenced: bool,
-        /// As for `info`.
-        #[arg(long = "with", value_name = "MESH")]
-        with: Option<PathBuf>,
+        /// Where the file's mesh comes from.
+        #[command(flatten)]
+        reading: Reading,
     },
     /// Draws a mesh or a grid from above, as SVG or PNG (by the output's extension).
     Render {
@@ -107,12 +103,9 @@ pub enum Command {
         /// The search a grid path uses.
         #[arg(long, value_enum, default_value_t = Algo::Astar)]
         algo: Algo,
-        /// In a world (ONNW): the class for agents of this radius (default: class 0).
-        #[arg(long, value_name = "R")]
-        class: Option<f64>,
-        /// As for `info`.
-        #[arg(long = "with", value_name = "MESH")]
-        with: Option<PathBuf>,
+        /// Where the file's mesh comes from.
+        #[command(flatten)]
+        reading: Reading,
     },
     /// A path on a mesh: nearest polygons, the polygon path, the straight path and its
     /// length.
@@ -135,12 +128,9 @@ pub enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// In a world (ONNW): the class for agents of this radius (default: class 0).
-        #[arg(long, value_name = "R")]
-        class: Option<f64>,
-        /// As for `info`.
-        #[arg(long = "with", value_name = "MESH")]
-        with: Option<PathBuf>,
+        /// Where the file's mesh comes from.
+        #[command(flatten)]
+        reading: Reading,
     },
     /// A path on a Moving AI map (or an OPGS grid): the cells and the cost.
     Grid {
@@ -161,6 +151,19 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// How a file is read: the mesh a lone tile or a Referenced snapshot needs, the class of a
+/// world.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Reading {
+    /// In a world (ONNW): the class for agents of this radius (default: class 0).
+    #[arg(long, value_name = "R")]
+    pub class: Option<f64>,
+    /// A mesh file whose parameters check a lone tile (ONPT) and whose tiles a Referenced
+    /// snapshot names.
+    #[arg(long = "with", value_name = "MESH")]
+    pub with: Option<PathBuf>,
 }
 
 /// The grid searches.

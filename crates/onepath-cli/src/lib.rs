@@ -110,11 +110,10 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Info {
             file,
             json,
-            class,
-            with,
+            reading,
         } => {
             let bytes = read_file(&file)?;
-            let (kind, loaded) = open(&file, &bytes, with.as_deref(), class)?;
+            let (kind, loaded) = open(&file, &bytes, &reading)?;
             let report = info::describe(&file.display().to_string(), &bytes, kind, &loaded);
             if json {
                 println!("{}", to_json(&report));
@@ -123,9 +122,13 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             }
             Ok(EXIT_OK)
         }
-        Command::Verify { file, json, with } => {
+        Command::Verify {
+            file,
+            json,
+            reading,
+        } => {
             let bytes = read_file(&file)?;
-            let (kind, loaded) = open(&file, &bytes, with.as_deref(), None)?;
+            let (kind, loaded) = open(&file, &bytes, &reading)?;
             let verdict = verify::check(&file.display().to_string(), &bytes, kind, &loaded)
                 .map_err(|m| CliError::in_file(&file, m))?;
             if json {
@@ -143,10 +146,10 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             file,
             output,
             referenced,
-            with,
+            reading,
         } => {
             let bytes = read_file(&file)?;
-            let (_, loaded) = open(&file, &bytes, with.as_deref(), None)?;
+            let (_, loaded) = open(&file, &bytes, &reading)?;
             let mesh = mesh_in(&file, &loaded)?;
             let mode = if referenced {
                 onepath_snapshot::SnapshotMode::Referenced
@@ -171,18 +174,8 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             layer,
             size,
             algo,
-            class,
-            with,
-        } => render(
-            &file,
-            &output,
-            &path,
-            layer,
-            size,
-            algo,
-            class,
-            with.as_deref(),
-        ),
+            reading,
+        } => render(&file, &output, &path, layer, size, algo, &reading),
         Command::Path {
             file,
             x0,
@@ -192,11 +185,10 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             y1,
             z1,
             json,
-            class,
-            with,
+            reading,
         } => {
             let bytes = read_file(&file)?;
-            let (_, loaded) = open(&file, &bytes, with.as_deref(), class)?;
+            let (_, loaded) = open(&file, &bytes, &reading)?;
             let mesh = mesh_in(&file, &loaded)?;
             let r = route::find(mesh, &filter_of(&loaded), [x0, y0, z0], [x1, y1, z1])
                 .map_err(|e| CliError::usage(e.to_string()))?;
@@ -256,9 +248,9 @@ fn filter_of(loaded: &Loaded) -> onepath_mesh::QueryFilter {
 fn open(
     file: &Path,
     bytes: &[u8],
-    with: Option<&Path>,
-    class: Option<f64>,
+    reading: &cli::Reading,
 ) -> Result<(detect::FileKind, Loaded), CliError> {
+    let class = reading.class;
     if let Some(r) = class {
         if !(r.is_finite() && r >= 0.0) {
             return Err(CliError::usage(format!(
@@ -276,7 +268,7 @@ fn open(
         class_radius: class,
         ..Context::default()
     };
-    if let Some(w) = with {
+    if let Some(w) = reading.with.as_deref() {
         let wb = read_file(w)?;
         let (_, l) = load::load(&wb, &Context::default()).map_err(|m| CliError::in_file(w, m))?;
         let Some(mesh) = load::mesh_of(&l) else {
@@ -302,7 +294,6 @@ fn mesh_in<'a>(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 fn render(
     file: &Path,
     output: &Path,
@@ -310,8 +301,7 @@ fn render(
     layer: Option<u16>,
     size: u32,
     algo: cli::Algo,
-    class: Option<f64>,
-    with: Option<&Path>,
+    reading: &cli::Reading,
 ) -> Result<u8, CliError> {
     let ext = output
         .extension()
@@ -374,7 +364,7 @@ fn render(
             },
         )
     } else {
-        let (_, loaded) = open(file, &bytes, with, class)?;
+        let (_, loaded) = open(file, &bytes, reading)?;
         let mesh = mesh_in(file, &loaded)?;
         let points = match path {
             [] => Vec::new(),

@@ -151,22 +151,16 @@ pub fn to_text(r: &Route) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let p = |v: [f64; 3]| format!("({:.3}, {:.3}, {:.3})", v[0], v[1], v[2]);
-    let _ = writeln!(
-        s,
-        "start: {} -> polygon {} of slot {} at {}",
-        p(r.start.query),
-        r.start.index,
-        r.start.slot,
-        p(r.start.point)
-    );
-    let _ = writeln!(
-        s,
-        "goal: {} -> polygon {} of slot {} at {}",
-        p(r.goal.query),
-        r.goal.index,
-        r.goal.slot,
-        p(r.goal.point)
-    );
+    for (name, e) in [("start", &r.start), ("goal", &r.goal)] {
+        let _ = writeln!(
+            s,
+            "{name}: {} -> polygon {} of slot {} at {}",
+            p(e.query),
+            e.index,
+            e.slot,
+            p(e.point)
+        );
+    }
     let _ = writeln!(
         s,
         "path: {}, {} polygons, cost {:.3}, {} iterations",
