@@ -632,3 +632,100 @@ fn a_command_line_that_does_not_parse_is_exit_2() {
         .code(2)
         .stderr(predicate::str::contains("10 is not in 64..=16384"));
 }
+
+#[test]
+fn a_lone_tile_needs_its_mesh_to_be_checked() {
+    let (mesh, file) = bridge();
+    let tile = mesh.tiles().nth(1).unwrap().tile();
+    let path = tmp("tile1.onpt");
+    std::fs::write(&path, NavMeshSerializer::write_tile(tile)).unwrap();
+    let v = json_of(
+        &onepath()
+            .args(["info", "--json"])
+            .arg(&path)
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(v["kind"], "ONPT");
+    assert_eq!(v["fingerprint"], mesh.fingerprint().to_string());
+    assert_eq!(v["polygons"], tile.poly_count());
+    let (x, z, layer) = tile.position();
+    assert_eq!(v["tile_list"][0]["x"], x);
+    assert_eq!(v["tile_list"][0]["z"], z);
+    assert_eq!(v["tile_list"][0]["layer"], layer);
+    // Without the mesh's parameters there is no content id and no canonical check.
+    assert!(v["tile_list"][0].get("content_id").is_none());
+    onepath()
+        .arg("verify")
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("give the mesh with --with MESH"));
+    onepath()
+        .arg("verify")
+        .arg(&path)
+        .arg("--with")
+        .arg(file)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("ONPT canonical"));
+    let v = json_of(
+        &onepath()
+            .args(["info", "--json", "--with"])
+            .arg(file)
+            .arg(&path)
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(
+        v["tile_list"][0]["content_id"],
+        tile.content_id().to_string()
+    );
+}
+
+#[test]
+fn a_tile_cache_snapshot_reports_its_lists_and_mesh() {
+    let soup = onepath_build3d::load_obj(level()).unwrap();
+    let pipeline = onepath_build3d::Mesh3DPipeline::from_settings(&NavSettings::default()).unwrap();
+    let mut cache = onepath_tilecache::TileCache::build_soup(&pipeline, &soup).unwrap();
+    cache
+        .add_obstacle(onepath_build3d::Obstacle::Cylinder {
+            center: [8.0, 0.0, 10.0],
+            radius: 1.0,
+            height: 2.0,
+        })
+        .unwrap();
+    let path = tmp("bridge.ontk");
+    std::fs::write(&path, cache.snapshot(onepath_snapshot::SnapshotMode::Full)).unwrap();
+    let v = json_of(
+        &onepath()
+            .args(["info", "--json"])
+            .arg(&path)
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(v["kind"], "ONTK");
+    assert_eq!(v["details"]["obstacles"], 1);
+    assert_eq!(v["details"]["queued_tiles"], cache.queue().len());
+    assert_eq!(v["tiles"], cache.mesh().tile_count());
+    onepath().arg("verify").arg(&path).assert().code(0);
+    let svg = tmp("bridge-ontk.svg");
+    onepath()
+        .arg("render")
+        .arg(&path)
+        .arg("-o")
+        .arg(&svg)
+        .assert()
+        .code(0);
+    let polys: usize = cache.mesh().tiles().map(|t| t.tile().poly_count()).sum();
+    assert_eq!(
+        count(&std::fs::read_to_string(&svg).unwrap(), "<polygon "),
+        polys
+    );
+}
