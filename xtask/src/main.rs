@@ -20,6 +20,7 @@ mod scenarios_grid;
 mod scenarios_mesh;
 mod scenarios_snapshot;
 mod scenarios_tilecache;
+mod scenarios_world;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};

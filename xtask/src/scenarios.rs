@@ -67,6 +67,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         parallel: true,
         run: crate::scenarios_tilecache::build3d_tilecache,
     },
+    Scenario {
+        name: "world/classes",
+        parallel: true,
+        run: crate::scenarios_world::world_classes,
+    },
 ];
 
 /// Parameter blocks and build fingerprints of a spread of parameter sets.

@@ -48,6 +48,11 @@ pub(crate) struct GridGuide {
     pub(crate) goal: (u32, u32),
     pub(crate) waypoints: Vec<Vec3>,
     pub(crate) next: usize,
+    /// A loaded guide's search starts here (the recorded request's origin cell) instead of
+    /// the cell under the agent.
+    pub(crate) start: Option<(u32, u32)>,
+    /// A loaded guide's waypoint progress, restored when its path arrives.
+    pub(crate) resume: Option<usize>,
 }
 
 /// An agent: navigator, parameters, target and corridor.

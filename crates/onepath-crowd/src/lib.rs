@@ -17,6 +17,14 @@
 //! with its path request, turning, motor with its locomotion modes chosen by the ground;
 //! `docs/crowd.md`, "Navigator"), the authoritative state a record of the agent holds.
 //!
+//! ## Saving state (`docs/agent-records.md`, module [`normative`])
+//! - [`Crowd::save_snapshot`] / [`Crowd::restore_snapshot`]: ONCS, the canonical binary
+//!   snapshot of the whole crowd for rollback (every agent in id order, the path queue and
+//!   the search in progress, the proximity grid's input, never its contents).
+//! - [`records`]: one agent's record, authoritative state only, canonical defaults left
+//!   out, loaded into an agent shell the host created; guides re-acquired from the recorded
+//!   request. The `serde` feature carries records as JSON and as postcard binary.
+//!
 //! ## Invariants
 //! - Agents are updated in ascending id order; ids are handed out in increasing order and
 //!   never reused. No hash order reaches a result: neighbours are sorted by distance, then
@@ -33,6 +41,10 @@
 //!   [`TargetState::NoPath`] until the host requests again.
 //! - A failed call (bad parameter, unknown agent, a position off the mesh, a bad `dt`)
 //!   returns a typed error and changes nothing.
+//! - A crowd restored from its snapshot on the same mesh and world steps on bit for bit as
+//!   the crowd that never left; the same state gives the same snapshot bytes on every
+//!   platform. Hostile snapshot or record bytes never panic: a failed restore leaves the
+//!   crowd exactly as it was, a failed record load leaves the agent as its shell was, idle.
 //!
 //! ## Example
 //! ```
@@ -55,6 +67,12 @@
 //! let agent = crowd.agent(id).unwrap();
 //! assert_eq!(agent.target_state(), TargetState::Valid);
 //! assert!(agent.navigator().steering.at_destination);
+//!
+//! // Rollback: the snapshot restores into any crowd shell, bit for bit.
+//! let saved = crowd.save_snapshot();
+//! let mut other = Crowd::new(CrowdSettings::default()).unwrap();
+//! other.restore_snapshot(&world, &saved).unwrap();
+//! assert_eq!(other.save_snapshot(), saved);
 //! ```
 
 mod agent;
@@ -68,6 +86,7 @@ mod navigator;
 pub mod normative;
 mod params;
 mod queue;
+pub mod records;
 pub mod snapshot;
 mod world;
 

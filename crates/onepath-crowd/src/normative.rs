@@ -9,3 +9,12 @@
     rustdoc::bare_urls
 )]
 pub mod crowd {}
+
+/// `docs/agent-records.md`
+#[cfg_attr(not(doctest), doc = include_str!("../docs/agent-records.md"))]
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls
+)]
+pub mod agent_records {}

@@ -11,7 +11,7 @@
 //! | [`WorldCrowd`] | one crowd per class, stepped in class order; [`WorldCrowd::add_agent`] picks the class by radius |
 //! | [`WorldSnapshot`] | meshes or tile caches, grids and crowds in one snapshot, restored all or nothing |
 //!
-//! Every lower-level type is one path away: [`format`], [`mesh`], [`grid`], [`build`],
+//! Every lower-level type is one path away: [`format`](mod@format), [`mesh`], [`grid`], [`build`],
 //! [`tilecache`], [`crowd`], [`snapshot`] re-export the crates `onepath-format`,
 //! `onepath-mesh` (with `onepath-stitch`'s links), `onepath-gridstate`,
 //! `onepath-build3d`, `onepath-tilecache`, `onepath-crowd` and `onepath-snapshot`.
@@ -21,6 +21,11 @@
 //! the plain results [`NearestPoint`], [`Path`], [`PathPoint`], [`Raycast`]); `mint`
 //! (conversions of the results to `mint::Point3<f64>`; every query takes
 //! `impl Into<[f64; 3]>`, which `mint::Point3<f64>` and `glam::DVec3` already are).
+//!
+//! Examples (`cargo run --release -p onepath --example NAME`, each also run by the crate's
+//! tests): `build_and_path` (OBJ → mesh → path → ONNM), `doors_and_barricades` (tile
+//! cache), `crowd` (agents of two classes to their targets), `rollback` (snapshot, step,
+//! restore, compare), `grid` (Moving AI map, jump point search saved mid-search, resumed).
 //!
 //! ## Invariants
 //! - ONNM and ONNW are canonical (one mesh, one encoding) and their readers never panic:

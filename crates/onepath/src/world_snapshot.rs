@@ -41,7 +41,8 @@ impl ClassSnapshot {
 ///
 /// [`WorldSnapshot::restore`] parses and checks every part against a copy before it
 /// changes anything: a failed restore leaves the world, the grids and the crowds exactly
-/// as they were.
+/// as they were. The copies cost what cloning costs: a mesh's tiles are shared, a tile
+/// cache's cached heightfields are copied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorldSnapshot {
     /// One per class, in class order.

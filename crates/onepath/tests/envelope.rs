@@ -101,6 +101,28 @@ fn a_setting_out_of_range_is_malformed_naming_it() {
         malformed_at(NavMesh::load(&bad).unwrap_err()),
         "settings: Area"
     );
+    // An authored link's radius (the last link field group: 7 f64 after the link count).
+    let mut with_link = NavSettings::default();
+    with_link
+        .set_off_mesh_links(vec![onepath::OffMeshLinkDefinition {
+            start: [1.0, 0.0, 1.0],
+            end: [3.0, 0.0, 1.0],
+            radius: 0.5,
+            bidirectional: false,
+            area: 1,
+            flags: 1,
+            user_id: 3,
+        }])
+        .unwrap();
+    let mut linked = NavMesh::build(&with_link, &common::floor(15.0))
+        .unwrap()
+        .save();
+    let radius_at = 12 + 121 + 4 + 6 * 8;
+    linked[radius_at..radius_at + 8].copy_from_slice(&0.0f64.to_le_bytes());
+    assert_eq!(
+        malformed_at(NavMesh::load(&linked).unwrap_err()),
+        "settings: OffMeshLinks[0].radius"
+    );
     // TileSize above 8192 cells: checked across fields after every setter passed.
     let mut bad = b.clone();
     bad[12 + 32..12 + 40].copy_from_slice(&0.001f64.to_le_bytes());

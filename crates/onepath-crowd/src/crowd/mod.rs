@@ -30,10 +30,9 @@ mod requests;
 mod steer;
 
 use locomotion::turn_towards;
-pub(crate) use requests::poly_usable;
 #[cfg(test)]
 use requests::remove_trackbacks;
-use requests::request_filter;
+pub(crate) use requests::{ask_replan, poly_usable, request_filter, set_valid};
 
 /// Neighbours kept per agent.
 pub const MAX_NEIGHBOURS: usize = 6;
@@ -469,6 +468,8 @@ impl Crowd {
             goal,
             waypoints: Vec::new(),
             next: 0,
+            start: None,
+            resume: None,
         });
         Ok(())
     }
@@ -853,7 +854,7 @@ impl Crowd {
     }
 }
 
-fn reset_target(a: &mut Agent) {
+pub(crate) fn reset_target(a: &mut Agent) {
     a.target_state = TargetState::None;
     a.grid = None;
     a.target_ref = PolyRef::NULL;

@@ -93,11 +93,7 @@ impl Crowd {
                     TargetState::Valid | TargetState::WaitingForPath
                 )
             {
-                a.replanning = true;
-                a.serial += 1;
-                a.target_state = TargetState::Requesting;
-                a.target_replan_time = 0.0;
-                a.nav.steering.repath_count += 1;
+                ask_replan(a);
                 stats.replans += 1;
             }
         }
@@ -273,9 +269,10 @@ impl Crowd {
                 continue;
             };
             let used = if used == u64::MAX {
-                // Begin: from the cell under the agent.
+                // Begin: from the cell under the agent (a loaded guide: its recorded start).
                 let p = a.nav.motion.position;
-                start = match grid.space().cell_at(p[0], p[2]) {
+                let from = guide.start.map(|(x, y)| (i64::from(x), i64::from(y)));
+                start = match from.or_else(|| grid.space().cell_at(p[0], p[2])) {
                     Some((x, y))
                         if x >= 0
                             && y >= 0
@@ -334,7 +331,12 @@ impl Crowd {
                     [cx, y, cz]
                 })
                 .collect();
-            guide.next = usize::from(guide.waypoints.len() > 1);
+            guide.next = match guide.resume.take() {
+                // A loaded guide resumes its recorded progress.
+                Some(k) => k.min(guide.waypoints.len() - 1),
+                None => usize::from(guide.waypoints.len() > 1),
+            };
+            guide.start = None;
             set_valid(a);
         }
     }
@@ -374,8 +376,18 @@ impl Crowd {
     }
 }
 
+/// The agent's corridor went stale: it plans again from its corridor (a replan keeps to
+/// the furthest polygon the quick search reaches), and counts the replan.
+pub(crate) fn ask_replan(a: &mut Agent) {
+    a.replanning = true;
+    a.serial += 1;
+    a.target_state = TargetState::Requesting;
+    a.target_replan_time = 0.0;
+    a.nav.steering.repath_count += 1;
+}
+
 /// The agent's corridor is set for its target: the target is valid.
-pub(super) fn set_valid(a: &mut Agent) {
+pub(crate) fn set_valid(a: &mut Agent) {
     a.target_state = TargetState::Valid;
     a.target_replan_time = 0.0;
     a.nav.motion.guided = true;
@@ -387,7 +399,7 @@ pub(super) fn set_valid(a: &mut Agent) {
 }
 
 /// The filter of a request: the agent's, with the walkability override as include flags.
-pub(super) fn request_filter(base: &QueryFilter, r: &PathRequest) -> QueryFilter {
+pub(crate) fn request_filter(base: &QueryFilter, r: &PathRequest) -> QueryFilter {
     let mut f = *base;
     if let Some(flags) = r.walkability_override {
         f.set_include_flags(flags);

@@ -8,16 +8,23 @@
 mod read;
 mod write;
 
+pub(crate) use read::rebuilt_turn;
+
 use onepath_gridstate::SlicedSearch;
 use onepath_mesh::query::NavMeshQuery;
 
 use crate::agent::{AgentState, TargetState};
 use crate::boundary::BoundaryScratch;
-use crate::crowd::{poly_usable, Crowd};
+use crate::crowd::{ask_replan, poly_usable, Crowd};
 use crate::error::CrowdError;
 use crate::grid::ProximityGrid;
 use crate::queue::PathQueue;
 use crate::world::WorldContext;
+
+/// The locomotion kind of a code (its `as u8` value; codes above 7 read as Platform).
+pub(crate) fn locomotion_kind_of(code: u8) -> crate::LocomotionKind {
+    read::locomotion_kind(code)
+}
 
 /// The magic the snapshot opens with.
 pub const ONCS_MAGIC: &[u8; 4] = b"ONCS";
@@ -137,11 +144,7 @@ impl Crowd {
                         TargetState::Valid | TargetState::WaitingForPath
                     )
                 {
-                    a.replanning = true;
-                    a.serial += 1;
-                    a.target_state = TargetState::Requesting;
-                    a.target_replan_time = 0.0;
-                    a.nav.steering.repath_count = a.nav.steering.repath_count.saturating_add(1);
+                    ask_replan(&mut a);
                 }
             }
             agents.push(a);

@@ -489,11 +489,22 @@ impl<'a> R<'a> {
                     "grid guide next waypoint {next} is past its {count} waypoints"
                 )));
             }
+            let start = if self.flag("grid guide start present")? {
+                Some((
+                    self.0.u32("grid guide start x")?,
+                    self.0.u32("grid guide start y")?,
+                ))
+            } else {
+                None
+            };
+            let resume = self.opt_u32("grid guide resume")?.map(|k| k as usize);
             Some(GridGuide {
                 grid_id,
                 goal,
                 waypoints,
                 next,
+                start,
+                resume,
             })
         } else {
             None

@@ -254,6 +254,12 @@ impl W {
                 self.v3(w);
             }
             self.0.u32(g.next as u32);
+            self.flag(g.start.is_some());
+            if let Some((x, y)) = g.start {
+                self.0.u32(x);
+                self.0.u32(y);
+            }
+            self.opt_u32(g.resume.map(|k| k as u32));
         }
         // The boundary's inputs (centre and start polygon), never its walls.
         let boundary = a.boundary.center.zip(a.boundary.polys.first().copied());
