@@ -90,7 +90,7 @@ struct Svg {
 }
 
 impl Svg {
-    fn finish(mut self, view: &View, world_per_px: f64, unit: &str) -> String {
+    fn finish(self, view: &View, world_per_px: f64, unit: &str) -> String {
         let u = view.unit();
         let font = 12.0 * u;
         let row = 18.0 * u;
@@ -151,7 +151,6 @@ impl Svg {
             xt = MARGIN + px + 8.0 * u,
             yt = y + font * 0.35,
         );
-        self.legend.clear();
         out.push_str(r#"<g id="legend" font-family="DejaVu Sans, sans-serif">"#);
         out.push('\n');
         for (x, r, swatch, label) in placed {
