@@ -35,7 +35,7 @@ pub fn main() -> Result<(), Box<dyn Error>> {
 
     let settings = NavSettings::default();
     let done = AtomicUsize::new(0);
-    let nav = NavMesh::build_with_progress(&settings, path.as_path(), &|_, _| {
+    let nav = NavMesh::build_with_progress(&settings, &path, &|_, _| {
         done.fetch_add(1, Ordering::Relaxed);
     });
     if written {

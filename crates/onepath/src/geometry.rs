@@ -53,6 +53,12 @@ impl<'a> From<&'a Path> for Geometry<'a> {
     }
 }
 
+impl<'a> From<&'a std::path::PathBuf> for Geometry<'a> {
+    fn from(s: &'a std::path::PathBuf) -> Self {
+        Geometry::Obj(s)
+    }
+}
+
 impl<'a> From<&'a VoxelGrid> for Geometry<'a> {
     fn from(s: &'a VoxelGrid) -> Self {
         Geometry::Voxels(s)
