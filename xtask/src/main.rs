@@ -6,13 +6,16 @@
 //!   architectures with Debian's packages and run under `qemu-user-static` (`cross.rs`).
 //! - `check-layers`: fails on a dependency edge between workspace crates that
 //!   `docs/architecture.md` does not allow.
+//! - `gen-levels [DIR]`: writes the generated levels as OBJ files into `levels/` (or DIR).
 //! - `ci`: the one CI definition (`.ci/run` calls it): fmt, layers, clippy, rustdoc, package,
 //!   hash matrix, cross matrix (aarch64), tests (a data-set test ignored while `ONEPATH_DATA`
-//!   is set fails the run).
+//!   is set fails the run), the README's main-job command.
 
 mod cross;
+mod gen_levels;
 mod hash_matrix;
 mod layers;
+mod main_job;
 mod scenarios;
 mod scenarios_build3d;
 mod scenarios_crowd;
@@ -32,10 +35,11 @@ fn main() -> ExitCode {
         Some("cross-matrix") => cross::run(&args[1..]),
         Some("check-layers") => layers::run(),
         Some("ci") => ci(),
+        Some("gen-levels") => gen_levels::run(&args[1..]),
         _ => {
             eprintln!(
                 "usage: cargo xtask <hash-matrix [--bless] [--only NAME] | cross-matrix [--arch \
-                 aarch64,i686,s390x] | check-layers | ci>"
+                 aarch64,i686,s390x] | check-layers | gen-levels [DIR] | ci>"
             );
             Err("unknown task".to_string())
         }
@@ -125,7 +129,9 @@ fn ci() -> Result<(), String> {
     step("cross matrix (aarch64)");
     cross::run(&["--arch".to_string(), "aarch64".to_string()])?;
     step("tests");
-    tests()
+    tests()?;
+    step("README main job");
+    main_job::run()
 }
 
 /// `cargo package --workspace` verifies each crate against the others through a local
