@@ -6,13 +6,17 @@
 //!   architectures with Debian's packages and run under `qemu-user-static` (`cross.rs`).
 //! - `check-layers`: fails on a dependency edge between workspace crates that
 //!   `docs/architecture.md` does not allow.
+//! - `replay-check [--frames N]`: the inputs of a run recorded in one process (debug, 1
+//!   thread), replayed in another (release, 4 threads), every frame's checksum compared
+//!   (`replay.rs`).
 //! - `ci`: the one CI definition (`.ci/run` calls it): fmt, layers, clippy, rustdoc, package,
-//!   hash matrix, cross matrix (aarch64), tests (a data-set test ignored while `ONEPATH_DATA`
+//!   hash matrix, cross matrix (aarch64), replay check, tests (a data-set test ignored while `ONEPATH_DATA`
 //!   is set fails the run).
 
 mod cross;
 mod hash_matrix;
 mod layers;
+mod replay;
 mod scenarios;
 mod scenarios_build3d;
 mod scenarios_crowd;
@@ -31,11 +35,12 @@ fn main() -> ExitCode {
         Some("hash-matrix") => hash_matrix::run(&args[1..]),
         Some("cross-matrix") => cross::run(&args[1..]),
         Some("check-layers") => layers::run(),
+        Some("replay-check") => replay::run(&args[1..]),
         Some("ci") => ci(),
         _ => {
             eprintln!(
                 "usage: cargo xtask <hash-matrix [--bless] [--only NAME] | cross-matrix [--arch \
-                 aarch64,i686,s390x] | check-layers | ci>"
+                 aarch64,i686,s390x] | check-layers | replay-check [--frames N] | ci>"
             );
             Err("unknown task".to_string())
         }
@@ -124,8 +129,15 @@ fn ci() -> Result<(), String> {
     // aarch64 fits CI's time; i686 and s390x are run by hand (README, "Other machines").
     step("cross matrix (aarch64)");
     cross::run(&["--arch".to_string(), "aarch64".to_string()])?;
+    replay_check()?;
     step("tests");
     tests()
+}
+
+/// CI's replay check: a few hundred frames, to keep CI's minutes small.
+fn replay_check() -> Result<(), String> {
+    step("replay check");
+    replay::run(&[])
 }
 
 /// `cargo package --workspace` verifies each crate against the others through a local

@@ -558,6 +558,14 @@ fn arg<T: std::str::FromStr>(args: &[String], i: usize, default: T) -> Res<T> {
     }
 }
 
+fn profile() -> &'static str {
+    if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    }
+}
+
 /// Runs the example (also called by the crate's `tests/ggrs_sync.rs`).
 pub fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -576,15 +584,21 @@ pub fn main() -> Res<()> {
             let frames = arg(&args, 2, 300)?;
             let (inputs, sums) = record(frames, REPLAY_AGENTS)?;
             std::fs::write(file, write_recording(&inputs, &sums))?;
-            println!("recorded {frames} frames to {file}");
+            println!(
+                "recorded {frames} frames to {file} ({} build, {} threads)",
+                profile(),
+                rayon::current_num_threads()
+            );
         }
         Some("replay") => {
             let file = args.get(1).ok_or("replay FILE")?;
             let (inputs, sums) = read_recording(&std::fs::read_to_string(file)?)?;
             replay(REPLAY_AGENTS, &inputs, &sums)?;
             println!(
-                "replayed {} frames of {file}: every checksum equal",
-                inputs.len()
+                "replayed {} frames of {file} ({} build, {} threads): every checksum equal",
+                inputs.len(),
+                profile(),
+                rayon::current_num_threads()
             );
         }
         Some("check") => {
