@@ -549,6 +549,72 @@ pub fn read_recording(text: &str) -> Res<(Vec<[u32; 2]>, Vec<u128>)> {
     Ok((inputs, sums))
 }
 
+/// Save / load figures of a plain run (timing loop, not a test).
+#[derive(Debug)]
+pub struct Measure {
+    /// Frames measured.
+    pub frames: usize,
+    /// Bytes per saved frame: mean and largest.
+    pub bytes_mean: usize,
+    /// Largest saved frame.
+    pub bytes_max: usize,
+    /// The mean of the parts: ONTK (Referenced), ONCS, the three OPGS together.
+    pub parts_mean: [usize; 3],
+    /// The mean ONTK size had the mesh been saved Full instead.
+    pub full_ontk_mean: usize,
+    /// Save (snapshots + SHA-256), per frame: median and worst.
+    pub save: [Duration; 2],
+    /// Load (restore in place), per frame: median and worst.
+    pub load: [Duration; 2],
+    /// Simulating a frame: median and worst.
+    pub step: [Duration; 2],
+}
+
+fn median_worst(mut v: Vec<Duration>) -> [Duration; 2] {
+    v.sort_unstable();
+    [v[v.len() / 2], v[v.len() - 1]]
+}
+
+/// Simulates `frames` frames of `agents` agents; after each, saves (snapshots and
+/// checksum), then loads the saved bytes back in place, and times both.
+pub fn measure(frames: u32, agents: usize) -> Res<Measure> {
+    let mut game = Game::new(agents)?;
+    let (mut saves, mut loads, mut steps) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut bytes, mut bytes_max, mut full) = (0usize, 0usize, 0usize);
+    let mut parts = [0usize; 3];
+    for f in 0..frames {
+        let t = Instant::now();
+        game.step(&[input_for(f, 0), input_for(f, 1)])?;
+        steps.push(t.elapsed());
+        let t = Instant::now();
+        let saved = game.save()?;
+        std::hint::black_box(checksum(&saved));
+        saves.push(t.elapsed());
+        let t = Instant::now();
+        game.load(&saved)?;
+        loads.push(t.elapsed());
+        bytes += saved.len();
+        bytes_max = bytes_max.max(saved.len());
+        let mut rest = &saved[4..];
+        parts[0] += part(&mut rest, "tile cache")?.len();
+        parts[1] += part(&mut rest, "crowd")?.len();
+        parts[2] += rest.len() - 12;
+        let tc = game.world.class(0)?.tile_cache().ok_or("no tile cache")?;
+        full += tc.snapshot(SnapshotMode::Full).len();
+    }
+    let n = frames.max(1) as usize;
+    Ok(Measure {
+        frames: n,
+        bytes_mean: bytes / n,
+        bytes_max,
+        parts_mean: parts.map(|p| p / n),
+        full_ontk_mean: full / n,
+        save: median_worst(saves),
+        load: median_worst(loads),
+        step: median_worst(steps),
+    })
+}
+
 fn arg<T: std::str::FromStr>(args: &[String], i: usize, default: T) -> Res<T> {
     match args.get(i) {
         None => Ok(default),
@@ -599,6 +665,24 @@ pub fn main() -> Res<()> {
                 inputs.len(),
                 profile(),
                 rayon::current_num_threads()
+            );
+        }
+        Some("measure") => {
+            let frames = arg(&args, 1, 1000)?;
+            let agents = arg(&args, 2, 64)?;
+            let m = measure(frames, agents)?;
+            println!(
+                "{agents} agents, {} frames ({} build, {} threads): {} bytes per saved frame (largest {}; ONTK Referenced {}, ONCS {}, OPGS x3 {}; ONTK Full would be {}); save {:.1?} median, {:.1?} worst; load {:.1?} median, {:.1?} worst; step {:.1?} median, {:.1?} worst",
+                m.frames, profile(), rayon::current_num_threads(), m.bytes_mean, m.bytes_max,
+                m.parts_mean[0], m.parts_mean[1], m.parts_mean[2], m.full_ontk_mean,
+                m.save[0], m.save[1], m.load[0], m.load[1], m.step[0], m.step[1]
+            );
+            let r = sync_test(frames, agents)?;
+            let per = |d: Duration| d / r.frames;
+            println!(
+                "  ggrs sync test, check distance 7, {} frames: {:.1?} per frame in all, of which OnePath's saves {:.1?} ({} per frame) and loads {:.1?} ({:.2} per frame); 0 mismatches",
+                r.frames, per(r.total), per(r.save_time), r.saves / u64::from(r.frames), per(r.load_time),
+                r.loads as f64 / f64::from(r.frames)
             );
         }
         Some("check") => {
