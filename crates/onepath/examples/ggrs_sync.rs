@@ -664,7 +664,7 @@ pub fn main() -> Res<()> {
             let (inputs, sums) = record(frames, REPLAY_AGENTS)?;
             std::fs::write(file, write_recording(&inputs, &sums))?;
             println!(
-                "recorded {frames} frames to {file} ({} build, {} threads)",
+                "recorded {frames} frames to {file} ({} build, rayon threads: {})",
                 profile(),
                 rayon::current_num_threads()
             );
@@ -674,7 +674,7 @@ pub fn main() -> Res<()> {
             let (inputs, sums) = read_recording(&std::fs::read_to_string(file)?)?;
             replay(REPLAY_AGENTS, &inputs, &sums)?;
             println!(
-                "replayed {} frames of {file} ({} build, {} threads): every checksum equal",
+                "replayed {} frames of {file} ({} build, rayon threads: {}): every checksum equal",
                 inputs.len(),
                 profile(),
                 rayon::current_num_threads()
@@ -685,7 +685,7 @@ pub fn main() -> Res<()> {
             let agents = arg(&args, 2, 64)?;
             let m = measure(frames, agents)?;
             println!(
-                "{agents} agents, {} frames ({} build, {} threads): {} bytes per saved frame (largest {}; ONTK Referenced {}, ONCS {}, OPGS x3 {}; ONTK Full would be {}); save {:.1?} median, {:.1?} worst; load {:.1?} median, {:.1?} worst; step {:.1?} median, {:.1?} worst",
+                "{agents} agents, {} frames ({} build, rayon threads: {}): {} bytes per saved frame (largest {}; ONTK Referenced {}, ONCS {}, OPGS x3 {}; ONTK Full would be {}); save {:.1?} median, {:.1?} worst; load {:.1?} median, {:.1?} worst; step {:.1?} median, {:.1?} worst",
                 m.frames, profile(), rayon::current_num_threads(), m.bytes_mean, m.bytes_max,
                 m.parts_mean[0], m.parts_mean[1], m.parts_mean[2], m.full_ontk_mean,
                 m.save[0], m.save[1], m.load[0], m.load[1], m.step[0], m.step[1]
