@@ -7,15 +7,19 @@
 //! - `check-layers`: fails on a dependency edge between workspace crates that
 //!   `docs/architecture.md` does not allow.
 //! - `gen-levels [DIR]`: writes the generated levels as OBJ files into `levels/` (or DIR).
+//! - `replay-check [--frames N]`: the inputs of a run recorded in one process (debug, 1
+//!   thread), replayed in another (release, 4 threads), every frame's checksum compared
+//!   (`replay.rs`).
 //! - `ci`: the one CI definition (`.ci/run` calls it): fmt, layers, clippy, rustdoc, package,
-//!   hash matrix, cross matrix (aarch64), tests (a data-set test ignored while `ONEPATH_DATA`
-//!   is set fails the run), the README's main-job command.
+//!   hash matrix, cross matrix (aarch64), replay check, tests (a data-set test ignored while
+//!   `ONEPATH_DATA` is set fails the run), the README's main-job command.
 
 mod cross;
 mod gen_levels;
 mod hash_matrix;
 mod layers;
 mod main_job;
+mod replay;
 mod scenarios;
 mod scenarios_build3d;
 mod scenarios_crowd;
@@ -34,12 +38,13 @@ fn main() -> ExitCode {
         Some("hash-matrix") => hash_matrix::run(&args[1..]),
         Some("cross-matrix") => cross::run(&args[1..]),
         Some("check-layers") => layers::run(),
+        Some("replay-check") => replay::run(&args[1..]),
         Some("ci") => ci(),
         Some("gen-levels") => gen_levels::run(&args[1..]),
         _ => {
             eprintln!(
                 "usage: cargo xtask <hash-matrix [--bless] [--only NAME] | cross-matrix [--arch \
-                 aarch64,i686,s390x] | check-layers | gen-levels [DIR] | ci>"
+                 aarch64,i686,s390x] | check-layers | gen-levels [DIR] | replay-check [--frames N] | ci>"
             );
             Err("unknown task".to_string())
         }
@@ -128,10 +133,17 @@ fn ci() -> Result<(), String> {
     // aarch64 fits CI's time; i686 and s390x are run by hand (README, "Other machines").
     step("cross matrix (aarch64)");
     cross::run(&["--arch".to_string(), "aarch64".to_string()])?;
+    replay_check()?;
     step("tests");
     tests()?;
     step("README main job");
     main_job::run()
+}
+
+/// CI's replay check: a few hundred frames, to keep CI's minutes small.
+fn replay_check() -> Result<(), String> {
+    step("replay check");
+    replay::run(&[])
 }
 
 /// `cargo package --workspace` verifies each crate against the others through a local

@@ -25,7 +25,10 @@
 //! Examples (`cargo run --release -p onepath --example NAME`, each also run by the crate's
 //! tests): `build_and_path` (OBJ → mesh → path → ONNM), `doors_and_barricades` (tile
 //! cache), `crowd` (agents of two classes to their targets), `rollback` (snapshot, step,
-//! restore, compare), `grid` (Moving AI map, jump point search saved mid-search, resumed).
+//! restore, compare), `grid` (Moving AI map, jump point search saved mid-search, resumed),
+//! `ggrs_sync` (a `ggrs::SyncTestSession`, check distance 7, over the city with a tile
+//! cache, a crowd, a grid replanner and a flow field; also records and replays runs for
+//! `cargo xtask replay-check`; run by `tests/ggrs_sync.rs`).
 //!
 //! ## Invariants
 //! - ONNM and ONNW are canonical (one mesh, one encoding) and their readers never panic:
