@@ -32,7 +32,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let dir = recording_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let file = dir.join("recording.txt");
+    let file = dir.join("recording.log");
     if file.exists() {
         std::fs::remove_file(&file)
             .map_err(|e| format!("cannot remove the old {}: {e}", file.display()))?;
