@@ -16,14 +16,16 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Bakes a level (Wavefront OBJ) into a navigation mesh file (ONNM).
+    /// Bakes a level (Wavefront OBJ) into a navigation mesh file (ONNM), or into a world of
+    /// several agent classes (ONNW) when `--settings` is given more than once.
     Build {
         /// The level.
         level: PathBuf,
         /// Build settings (TOML, every field named as in NavSettings; see
-        /// `onepath settings --default`). Default: NavSettings' defaults.
+        /// `onepath settings --default`). Default: NavSettings' defaults. Give it once per
+        /// agent class, in class order: two or more build a world (ONNW).
         #[arg(long, value_name = "settings.toml")]
-        settings: Option<PathBuf>,
+        settings: Vec<PathBuf>,
         /// Keep a tile cache while building (the mesh written is the same).
         #[arg(long)]
         tile_cache: bool,
@@ -33,7 +35,8 @@ pub enum Command {
         /// No progress bar.
         #[arg(short, long)]
         quiet: bool,
-        /// The ONNM file to write.
+        /// The file to write: an ONNM for one class, an ONNW for several (a name ending in
+        /// `.onnw` writes a world of one class too).
         #[arg(short, long, value_name = "LEVEL.onnm")]
         output: PathBuf,
         /// Print the summary as JSON.

@@ -6,6 +6,8 @@
 //!
 //! ```text
 //! onepath build LEVEL.obj -o LEVEL.onnm      bake a level [--settings S.toml] [--tile-cache]
+//! onepath build LEVEL.obj --settings A.toml --settings B.toml -o LEVEL.onnw
+//!                                             bake a world: one agent class per settings file
 //! onepath settings --default                 the build settings as TOML, every field
 //! onepath info FILE [--json]                  what a file is (ONNM, ONNW, ONPT, ONPM, ONPS,
 //!                                             ONTK, OPGS)
@@ -84,9 +86,13 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             output,
             json,
         } => {
-            let settings = match settings {
-                Some(p) => settings::read(&p)?,
-                None => onepath::NavSettings::default(),
+            let settings = if settings.is_empty() {
+                vec![onepath::NavSettings::default()]
+            } else {
+                settings
+                    .iter()
+                    .map(|p| settings::read(p))
+                    .collect::<Result<Vec<_>, _>>()?
             };
             let summary = build::run(&build::Request {
                 level: &level,

@@ -105,7 +105,7 @@ fn build_without_settings_uses_the_defaults_and_prints_a_summary() {
         .assert()
         .code(0)
         .stdout(predicate::str::is_match(
-            r"city\.onnm: \d+ tiles, \d+ polygons, walkable area [0-9.]+ m², built in [0-9.]+ s, fingerprint [0-9a-f]{32}\nwrote \d+ bytes, sha256 [0-9a-f]{64}\n",
+            r"city\.onnm: \d+ tiles, \d+ polygons, walkable area [0-9.]+ m², built in [0-9.]+ s, fingerprint [0-9a-f]{32}\nwrote \d+ bytes \(ONNM\), sha256 [0-9a-f]{64}\n",
         ).unwrap());
     let want = NavMesh::build(&NavSettings::default(), level("city.obj").as_path())
         .unwrap()
@@ -334,4 +334,119 @@ fn onnw_classes_are_picked_by_radius() {
         .args(["--class", "1.0", "--size", "200"])
         .assert()
         .code(0);
+}
+
+fn default_settings_file() -> PathBuf {
+    let p = tmp("default-agent.toml");
+    std::fs::write(&p, "agent_radius = 0.6\n").unwrap();
+    p
+}
+
+#[test]
+fn build_with_two_settings_writes_the_world_the_library_builds() {
+    let mut big = NavSettings::default();
+    big.set_agent_radius(0.6).unwrap();
+    let want = NavWorld::build(&[small_agent(), big], level("bridge.obj").as_path())
+        .unwrap()
+        .save();
+    let out = tmp("bridge-world.onnw");
+    let stdout = onepath()
+        .arg("build")
+        .arg(level("bridge.obj"))
+        .arg("--settings")
+        .arg(settings_file())
+        .arg("--settings")
+        .arg(default_settings_file())
+        .arg("-o")
+        .arg(&out)
+        .arg("--json")
+        .assert()
+        .code(0)
+        .stderr("")
+        .get_output()
+        .stdout
+        .clone();
+    assert!(std::fs::read(&out).unwrap() == want, "world bytes differ");
+    let v = json_of(&stdout);
+    assert_eq!(v["kind"], "ONNW");
+    let world = NavWorld::load(&want).unwrap();
+    let classes = v["classes"].as_array().unwrap();
+    assert_eq!(classes.len(), 2);
+    let mut tiles = 0;
+    for (c, nav) in classes.iter().zip(world.classes()) {
+        assert_eq!(c["tiles"], nav.mesh().tile_count());
+        assert_eq!(c["fingerprint"], nav.mesh().fingerprint().to_string());
+        // JSON holds the shortest decimal of the stored f32.
+        assert_eq!(
+            c["agent_radius"].as_f64().unwrap() as f32,
+            nav.settings().agent_radius()
+        );
+        tiles += nav.mesh().tile_count();
+    }
+    assert_eq!(v["tiles"], tiles);
+    assert_ne!(classes[0]["fingerprint"], classes[1]["fingerprint"]);
+    // The text summary names every class.
+    onepath()
+        .arg("build")
+        .arg(level("bridge.obj"))
+        .arg("--settings")
+        .arg(settings_file())
+        .arg("--settings")
+        .arg(default_settings_file())
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("a world of 2 agent classes"))
+        .stdout(predicate::str::contains("class 0 (agent radius 0.4)"))
+        .stdout(predicate::str::contains("class 1 (agent radius 0.6)"))
+        .stdout(predicate::str::contains("(ONNW)"));
+    // Every command reads it: the second class's path.
+    onepath()
+        .arg("path")
+        .arg(&out)
+        .args(["2", "0", "2", "20", "0", "2", "--class", "0.6", "--json"])
+        .assert()
+        .code(predicate::in_iter([0, 3]));
+}
+
+#[test]
+fn build_of_one_class_into_an_onnw_name_writes_a_world_of_one_class() {
+    let want = NavWorld::build(&[small_agent()], level("bridge.obj").as_path())
+        .unwrap()
+        .save();
+    let out = tmp("bridge-one.onnw");
+    onepath()
+        .arg("build")
+        .arg(level("bridge.obj"))
+        .arg("--settings")
+        .arg(settings_file())
+        .arg("-o")
+        .arg(&out)
+        .arg("--quiet")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("(ONNW)"));
+    assert!(std::fs::read(&out).unwrap() == want);
+}
+
+#[test]
+fn build_of_two_classes_into_an_onnm_name_is_a_usage_error_that_writes_nothing() {
+    let out = tmp("two-classes.onnm");
+    let _ = std::fs::remove_file(&out);
+    onepath()
+        .arg("build")
+        .arg(level("bridge.obj"))
+        .arg("--settings")
+        .arg(settings_file())
+        .arg("--settings")
+        .arg(default_settings_file())
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "2 agent classes make a world (ONNW): name the output *.onnw",
+        ));
+    assert!(!out.exists());
 }
