@@ -157,14 +157,18 @@ pub fn run(req: &Request<'_>) -> Result<Summary, CliError> {
         tile_cache: req.tile_cache,
     };
     enum Built {
-        Mesh(NavMesh),
+        Mesh(Box<NavMesh>),
         World(NavWorld),
     }
     let build = || -> onepath::Result<Built> {
         Ok(if world {
             Built::World(NavWorld::build_with(&req.settings, req.level, options)?)
         } else {
-            Built::Mesh(NavMesh::build_with(&req.settings[0], req.level, options)?)
+            Built::Mesh(Box::new(NavMesh::build_with(
+                &req.settings[0],
+                req.level,
+                options,
+            )?))
         })
     };
     let built = match req.threads {

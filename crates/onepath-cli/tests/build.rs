@@ -201,7 +201,22 @@ fn bad_levels_name_the_file() {
         .arg(tmp("never.onnm"))
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("bad.obj"));
+        .stderr(predicate::str::contains("bad.obj"))
+        .stderr(predicate::str::contains(
+            "line 4: face vertex index out of bounds in \"f 1 2 9\"",
+        ));
+    let garbled = tmp("garbled.obj");
+    std::fs::write(&garbled, "v 0 0 0\nv 1 0 0\nv 0 zero 1\nf 1 2 3\n").unwrap();
+    onepath()
+        .arg("build")
+        .arg(&garbled)
+        .arg("-o")
+        .arg(tmp("never.onnm"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "garbled.obj: line 3: position parse error in \"v 0 zero 1\"",
+        ));
     onepath()
         .arg("build")
         .arg(level("bridge.obj"))
