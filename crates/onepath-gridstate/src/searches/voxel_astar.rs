@@ -331,14 +331,115 @@ impl Cost for Sum {
 #[derive(Debug, Clone, Copy, Default)]
 struct Rec<G> {
     g: G,
-    /// Index in the move table of the move that reached the voxel, or [`FROM_START`].
+    /// Index in the move table of the move that reached the voxel first at its cost so
+    /// far, or [`FROM_START`].
     via: u8,
-    /// 0 untouched, 1 open, 2 closed.
-    state: u8,
+    /// The moves (bit k for move k of the table, [`START_BIT`] for the start) that reached
+    /// the voxel at its cost so far; 0: untouched.
+    dirs: u32,
+    /// Of `dirs`, those the voxel was expanded for (without pruning: non-zero = closed).
+    done: u32,
 }
 
-const OPEN: u8 = 1;
-const CLOSED: u8 = 2;
+/// The `dirs` bit of the start (no move reached it: every move leaves it).
+const START_BIT: u32 = 1 << 31;
+
+/// Canonical pruning of 26-connected moves under the bounding-box rule (exact mode).
+///
+/// A voxel n reached by move d from p = n − d generates move m (t = n + m) when m is
+/// *natural* for d (every axis step of m is one of d's: m ⊆ d) or when the *canonical
+/// alternative* from p to t is blocked. With v = d + m, the alternative is the single
+/// move v when every |v_k| ≤ 1 (strictly cheaper than d then m: √k ≤ √3 < 2), else
+/// a = sign(v) then v − a (the free-space optimum for v); it needs every voxel of its
+/// moves' bounding boxes free, all of them inside n's 3 × 3 × 3 neighbourhood (p and t
+/// are, and the alternative is monotone between them), so the test is one mask.
+///
+/// Why no optimal cost is lost: take any optimal path and, wherever two consecutive moves
+/// (d, m) are neither natural nor blocked, replace them by the alternative. A strictly
+/// cheaper alternative cannot occur on an optimal path; an equal one keeps the cost and
+/// the number of moves, and its first move a moves on more axes than d (no step of d
+/// is cancelled by m on an optimal pair, and m has an axis d lacks), so the sequence of
+/// move classes grows lexicographically: the replacements end, on an optimal path whose
+/// every pair is natural or blocked, which the pruned search keeps. Since moves tie,
+/// a record keeps every move that reached it at its cost (`dirs`) and a voxel is expanded
+/// again for a move that arrives after its expansion at the same cost.
+#[derive(Debug, Clone)]
+struct Prune {
+    /// Per move d: the moves natural for it (bits by move index).
+    natural: [u32; 26],
+    /// Per (d, m): the neighbourhood cells the canonical alternative needs free; 0 when
+    /// m returns to p (always pruned).
+    alternative: [[u32; 26]; 26],
+}
+
+impl Prune {
+    /// The tables for the 26-move table `moves`.
+    fn new(moves: &[Move]) -> Prune {
+        let cell = |v: [i8; 3]| (v[0] + 1) as u32 + 3 * (v[1] + 1) as u32 + 9 * (v[2] + 1) as u32;
+        // Every voxel of the bounding box of the move `a` from `from`.
+        let bbox = |from: [i8; 3], a: [i8; 3]| {
+            let mut out = 0u32;
+            for mask in 0u32..8 {
+                let s = [0, 1, 2].map(|k| if mask >> k & 1 == 1 { a[k] } else { 0 });
+                out |= 1 << cell([0, 1, 2].map(|k| from[k] + s[k]));
+            }
+            out
+        };
+        let mut natural = [0u32; 26];
+        let mut alternative = [[0u32; 26]; 26];
+        for (i, d) in moves.iter().enumerate() {
+            let p = d.d.map(|v| -v);
+            for (j, m) in moves.iter().enumerate() {
+                if (0..3).all(|k| m.d[k] == 0 || m.d[k] == d.d[k]) {
+                    natural[i] |= 1 << j;
+                }
+                let v = [0, 1, 2].map(|k| d.d[k] + m.d[k]);
+                alternative[i][j] = if v == [0; 3] {
+                    0
+                } else if v.iter().all(|c| c.abs() <= 1) {
+                    bbox(p, v)
+                } else {
+                    let a = v.map(i8::signum);
+                    let w = [0, 1, 2].map(|k| p[k] + a[k]);
+                    bbox(p, a) | bbox(w, [0, 1, 2].map(|k| v[k] - a[k]))
+                };
+            }
+        }
+        Prune {
+            natural,
+            alternative,
+        }
+    }
+
+    /// The moves a voxel expanded for the arrivals `pending` generates, among `allowed`,
+    /// with `free` the free cells of its neighbourhood.
+    #[inline]
+    fn successors(&self, pending: u32, allowed: u32, free: u32) -> u32 {
+        if pending & START_BIT != 0 {
+            return allowed;
+        }
+        let mut out = 0u32;
+        let mut rest = pending;
+        while rest != 0 {
+            let d = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let (Some(&nat), Some(alt)) = (self.natural.get(d), self.alternative.get(d)) else {
+                continue;
+            };
+            out |= nat;
+            let mut other = allowed & !nat & !out;
+            while other != 0 {
+                let m = other.trailing_zeros() as usize;
+                other &= other - 1;
+                let need = alt.get(m).copied().unwrap_or(0);
+                if free & need != need {
+                    out |= 1 << m;
+                }
+            }
+        }
+        out & allowed
+    }
+}
 
 /// An open-list entry: its order is the pop order (std's heap is a max-heap, so the
 /// entry that pops first is the greatest); the voxel's cost so far is read from its
@@ -633,18 +734,21 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             *r = Rec {
                 g: G::default(),
                 via: FROM_START,
-                state: OPEN,
+                dirs: START_BIT,
+                done: 0,
             };
             let node = x + q.size[0] * (y + q.size[1] * z);
             self.open.push(E::new(G::default(), start_h, node, q));
         }
     }
 
-    /// Drops closed entries from the top; true when an open voxel is listed.
+    /// Drops the entries of voxels with nothing left to expand from the top; true when a
+    /// listed voxel has.
     fn has_open(&mut self, q: &Query) -> bool {
         while let Some(top) = self.open.peek() {
             let (x, y, z) = xyz(q.size, top.node());
-            if self.records.get(x, y, z).state != CLOSED {
+            let r = self.records.get(x, y, z);
+            if r.dirs & !r.done != 0 {
                 return true;
             }
             self.open.pop();
@@ -659,6 +763,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
         q: &mut Query,
         moves: &[Move],
         rule: DiagonalRule,
+        prune: Option<&Prune>,
         record: &mut Option<Vec<u32>>,
         max_iterations: u64,
         h: impl Fn((u32, u32, u32)) -> G::H,
@@ -681,7 +786,8 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             let Some(r) = self.records.get_mut(x, y, z) else {
                 continue;
             };
-            r.state = CLOSED;
+            let pending = r.dirs & !r.done;
+            r.done = r.dirs;
             let top_g = r.g;
             if node == q.goal_node {
                 q.cost = top_g.value(q.scale);
@@ -698,19 +804,25 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             for (k, &a) in areas.iter().enumerate() {
                 free |= u32::from(a != WALL) << k;
             }
+            let mut allowed = 0u32;
             for (k, m) in moves.iter().enumerate() {
-                if free >> m.cell & 1 == 0 {
-                    continue;
-                }
-                let ok = m.class == 0
-                    || match rule {
-                        DiagonalRule::Always => true,
-                        DiagonalRule::NoCornerCutting => free & m.sides != 0,
-                        DiagonalRule::BothOrthogonalFree => free & m.sides == m.sides,
-                    };
-                if !ok {
-                    continue;
-                }
+                let ok = free >> m.cell & 1 == 1
+                    && (m.class == 0
+                        || match rule {
+                            DiagonalRule::Always => true,
+                            DiagonalRule::NoCornerCutting => free & m.sides != 0,
+                            DiagonalRule::BothOrthogonalFree => free & m.sides == m.sides,
+                        });
+                allowed |= u32::from(ok) << k;
+            }
+            let mut next = match prune {
+                Some(p) => p.successors(pending, allowed, free),
+                None => allowed,
+            };
+            while next != 0 {
+                let k = next.trailing_zeros() as usize;
+                next &= next - 1;
+                let Some(m) = moves.get(k) else { break };
                 // Inside the grid: the neighbourhood reads outside voxels as walls.
                 let t = (
                     x.wrapping_add_signed(i32::from(m.d[0])),
@@ -725,18 +837,29 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 let Some(r) = self.records.in_group(&group, t.0, t.1, t.2) else {
                     continue;
                 };
-                if r.state == CLOSED {
-                    continue;
-                }
                 let g = top_g.step(m.class, mult);
-                if r.state == OPEN && !g.less(r.g) {
+                let bit = 1u32 << k;
+                if r.dirs == 0 || g.less(r.g) {
+                    if prune.is_none() && r.done != 0 {
+                        continue; // closed (without pruning, expanded once)
+                    }
+                    *r = Rec {
+                        g,
+                        via: k as u8,
+                        dirs: bit,
+                        done: 0,
+                    };
+                } else if prune.is_some() && g == r.g && r.dirs & bit == 0 {
+                    // Another move of the same cost: the voxel must generate its
+                    // successors too; a new entry only when none is pending.
+                    let pending = r.dirs & !r.done;
+                    r.dirs |= bit;
+                    if pending != 0 {
+                        continue;
+                    }
+                } else {
                     continue;
                 }
-                *r = Rec {
-                    g,
-                    via: k as u8,
-                    state: OPEN,
-                };
                 self.open
                     .push(E::new(g, h(t), t.0 + sx * (t.1 + sy * t.2), q));
             }
@@ -812,6 +935,8 @@ enum Mode {
 pub struct VoxelAStar {
     options: VoxelOptions,
     moves: Vec<Move>,
+    /// Canonical pruning tables (26 neighbours, bounding-box rule).
+    prune: Option<Prune>,
     mode: Mode,
     query: Query,
     exact: Engine<Steps, FixedEntry>,
@@ -821,6 +946,8 @@ pub struct VoxelAStar {
     began: Began,
     /// Tests: exact mode compares with [`cmp_steps`] on any grid.
     force_wide: bool,
+    /// Tests: no canonical pruning.
+    no_pruning: bool,
 }
 
 impl VoxelAStar {
@@ -830,6 +957,9 @@ impl VoxelAStar {
         Ok(VoxelAStar {
             options,
             moves: move_table(options.connectivity),
+            prune: (options.connectivity == VoxelConnectivity::TwentySix
+                && options.diagonal_rule == DiagonalRule::BothOrthogonalFree)
+                .then(|| Prune::new(&move_table(VoxelConnectivity::TwentySix))),
             mode: Mode::Exact,
             query: Query::default(),
             exact: Engine::default(),
@@ -838,6 +968,7 @@ impl VoxelAStar {
             expansions: None,
             began: Began::not_begun(),
             force_wide: false,
+            no_pruning: false,
         })
     }
 
@@ -944,17 +1075,18 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
             }
         };
         let (q, moves, rec) = (&mut self.query, &self.moves, &mut self.expansions);
+        let prune = self.prune.as_ref().filter(|_| !self.no_pruning);
         match self.mode {
             Mode::Exact => self
                 .exact
-                .step(grid, q, moves, rule, rec, max_iterations, steps),
+                .step(grid, q, moves, rule, prune, rec, max_iterations, steps),
             Mode::ExactWide => self
                 .wide
-                .step(grid, q, moves, rule, rec, max_iterations, steps),
+                .step(grid, q, moves, rule, prune, rec, max_iterations, steps),
             Mode::Sum => {
                 let scale = q.scale;
                 self.sum
-                    .step(grid, q, moves, rule, rec, max_iterations, |t| {
+                    .step(grid, q, moves, rule, None, rec, max_iterations, |t| {
                         estimate_sum(c, t, goal, scale)
                     })
             }
