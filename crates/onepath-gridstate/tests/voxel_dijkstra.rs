@@ -192,7 +192,11 @@ fn pruned_case(size: [u32; 3], seed: u64, walls: u64, cubes: bool) {
             let walk =
                 |p: (u32, u32, u32)| g.is_walkable(i64::from(p.0), i64::from(p.1), i64::from(p.2));
             let r = a.find_path(&g, s, t).unwrap();
-            let want = if walk(s) && walk(t) { dist[ti] } else { f64::INFINITY };
+            let want = if walk(s) && walk(t) {
+                dist[ti]
+            } else {
+                f64::INFINITY
+            };
             if !want.is_finite() {
                 assert_eq!(r.status, GridPathStatus::NoPath, "{s:?} -> {t:?}");
                 continue;

@@ -339,6 +339,9 @@ struct Rec<G> {
     dirs: u32,
     /// Of `dirs`, those the voxel was expanded for (without pruning: non-zero = closed).
     done: u32,
+    /// The moves its expansions generated so far (a move generated again at the same
+    /// cost changes nothing, so an expansion for a later arrival skips them).
+    generated: u32,
 }
 
 /// The `dirs` bit of the start (no move reached it: every move leaves it).
@@ -736,6 +739,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 via: FROM_START,
                 dirs: START_BIT,
                 done: 0,
+                generated: 0,
             };
             let node = x + q.size[0] * (y + q.size[1] * z);
             self.open.push(E::new(G::default(), start_h, node, q));
@@ -770,6 +774,14 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
     ) {
         let mut done = 0u64;
         let [sx, sy, _] = q.size;
+        let mut needs = [0u32; 26];
+        for (n, m) in needs.iter_mut().zip(moves) {
+            *n = match rule {
+                DiagonalRule::BothOrthogonalFree => (1 << m.cell) | m.sides,
+                _ => 1 << m.cell,
+            };
+        }
+        let needs = &needs[..moves.len().min(26)];
         while q.status == SearchStatus::InProgress {
             if !self.has_open(q) {
                 q.status = SearchStatus::NoPath;
@@ -783,6 +795,23 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             q.iterations = q.iterations.saturating_add(1);
             let node = top.node();
             let (x, y, z) = xyz(q.size, node);
+            let areas = grid.neighbourhood(x, y, z);
+            let mut free = 0u32;
+            for (k, &a) in areas.iter().enumerate() {
+                free |= u32::from(a != WALL) << k;
+            }
+            let mut allowed = 0u32;
+            if rule == DiagonalRule::NoCornerCutting {
+                for (k, m) in moves.iter().enumerate() {
+                    let ok = free >> m.cell & 1 == 1 && (m.class == 0 || free & m.sides != 0);
+                    allowed |= u32::from(ok) << k;
+                }
+            } else {
+                // Always: the target free; BothOrthogonalFree: its whole bounding box.
+                for (k, &need) in needs.iter().enumerate() {
+                    allowed |= u32::from(free & need == need) << k;
+                }
+            }
             let Some(r) = self.records.get_mut(x, y, z) else {
                 continue;
             };
@@ -794,31 +823,28 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 q.status = SearchStatus::Found;
                 break;
             }
+            let mut next = match prune {
+                Some(p) => {
+                    let next = p.successors(pending, allowed, free) & !r.generated;
+                    r.generated |= next;
+                    next
+                }
+                None => allowed,
+            };
             q.expanded = q.expanded.saturating_add(1);
             if let Some(list) = record.as_mut() {
                 list.push(node);
             }
-            let group = self.records.group(x, y, z);
-            let areas = grid.neighbourhood(x, y, z);
-            let mut free = 0u32;
-            for (k, &a) in areas.iter().enumerate() {
-                free |= u32::from(a != WALL) << k;
+            let mut wanted = 0u8;
+            let mut rest = next;
+            while rest != 0 {
+                let k = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if let Some(m) = moves.get(k) {
+                    wanted |= PagedRecords::<Rec<G>>::corner_bit(x, y, z, m.d);
+                }
             }
-            let mut allowed = 0u32;
-            for (k, m) in moves.iter().enumerate() {
-                let ok = free >> m.cell & 1 == 1
-                    && (m.class == 0
-                        || match rule {
-                            DiagonalRule::Always => true,
-                            DiagonalRule::NoCornerCutting => free & m.sides != 0,
-                            DiagonalRule::BothOrthogonalFree => free & m.sides == m.sides,
-                        });
-                allowed |= u32::from(ok) << k;
-            }
-            let mut next = match prune {
-                Some(p) => p.successors(pending, allowed, free),
-                None => allowed,
-            };
+            let group = self.records.group_of(x, y, z, wanted);
             while next != 0 {
                 let k = next.trailing_zeros() as usize;
                 next &= next - 1;
@@ -848,6 +874,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                         via: k as u8,
                         dirs: bit,
                         done: 0,
+                        generated: 0,
                     };
                 } else if prune.is_some() && g == r.g && r.dirs & bit == 0 {
                     // Another move of the same cost: the voxel must generate its
@@ -1080,9 +1107,10 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
             Mode::Exact => self
                 .exact
                 .step(grid, q, moves, rule, prune, rec, max_iterations, steps),
-            Mode::ExactWide => self
-                .wide
-                .step(grid, q, moves, rule, prune, rec, max_iterations, steps),
+            Mode::ExactWide => {
+                self.wide
+                    .step(grid, q, moves, rule, prune, rec, max_iterations, steps)
+            }
             Mode::Sum => {
                 let scale = q.scale;
                 self.sum
@@ -1242,6 +1270,58 @@ mod tests {
             assert_eq!((fixed.mode, wide.mode), (Mode::Exact, Mode::ExactWide));
             assert_eq!(a, b, "case {case}");
         }
+    }
+
+    #[test]
+    fn pruning_keeps_the_exact_cost_and_generates_fewer_moves() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut pruned_total, mut plain_total) = (0u64, 0u64);
+        for case in 0..60u32 {
+            let size = [8 + (next() % 16) as u32, 8 + (next() % 16) as u32, 8];
+            let mut g = VoxelGrid::new(size[0], size[1], size[2], 0).unwrap();
+            let walls = next() % 35;
+            for z in 0..size[2] {
+                for y in 0..size[1] {
+                    for x in 0..size[0] {
+                        if next() % 100 < walls {
+                            g.set_area(x, y, z, WALL).unwrap();
+                        }
+                    }
+                }
+            }
+            let mut pt = || {
+                (
+                    (next() % u64::from(size[0])) as u32,
+                    (next() % u64::from(size[1])) as u32,
+                    (next() % u64::from(size[2])) as u32,
+                )
+            };
+            let (s, t) = (pt(), pt());
+            let o = VoxelOptions {
+                heuristic_weight: if case % 5 == 0 { 0.0 } else { 1.0 },
+                ..VoxelOptions::default()
+            };
+            let mut pruned = VoxelAStar::new(o).unwrap();
+            let mut plain = VoxelAStar::new(o).unwrap();
+            plain.no_pruning = true;
+            let a = pruned.find_path(&g, s, t).unwrap();
+            let b = plain.find_path(&g, s, t).unwrap();
+            assert_eq!(a.status, b.status, "case {case}");
+            // The same step counts, so the same f64 cost to the bit.
+            assert_eq!(a.cost.to_bits(), b.cost.to_bits(), "case {case}");
+            pruned_total += pruned.exact.records.records_taken() as u64;
+            plain_total += plain.exact.records.records_taken() as u64;
+        }
+        assert!(
+            pruned_total < plain_total,
+            "{pruned_total} >= {plain_total}"
+        );
     }
 
     #[test]
