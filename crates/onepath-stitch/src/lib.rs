@@ -50,6 +50,7 @@
 // `!(a <= b)` is deliberate throughout: it rejects NaN along with the failing comparison.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub mod cap;
 pub mod links;
 pub mod normative;
 pub mod off_mesh;
@@ -57,6 +58,10 @@ pub mod portals;
 pub mod stitch;
 pub mod tiles;
 
+pub use cap::{
+    check_tile, check_tiles, overlapping_pair_count, StitchError, TileCheck,
+    PORTAL_LINKS_PER_EDGE,
+};
 pub use links::{Link, LinkKind, OffMeshConnection, TileLinks};
 pub use off_mesh::{
     attach_links, attach_score, best_poly, best_poly_in_data, link_end_column, polygon_score,
@@ -65,5 +70,8 @@ pub use portals::{
     boundary_axis, edge_at, neighbour_column, portal_edges, portal_overlap, PortalEdge,
     PortalOverlap,
 };
-pub use stitch::{restitch_scope, stitch_all, stitch_tiles, stitch_tiles_with_cost, StitchCost};
+pub use stitch::{
+    restitch_scope, stitch_all, stitch_tiles, stitch_tiles_with_cost, try_stitch_tiles_with_cost,
+    StitchCost,
+};
 pub use tiles::{end_columns, ColumnIndex, LinkEndIndex, SlotTile, TileSet};
