@@ -59,8 +59,7 @@ pub mod stitch;
 pub mod tiles;
 
 pub use cap::{
-    check_tile, check_tiles, overlapping_pair_count, StitchError, TileCheck,
-    PORTAL_LINKS_PER_EDGE,
+    check_tile, check_tiles, overlapping_pair_count, StitchError, TileCheck, PORTAL_LINKS_PER_EDGE,
 };
 pub use links::{Link, LinkKind, OffMeshConnection, TileLinks};
 pub use off_mesh::{

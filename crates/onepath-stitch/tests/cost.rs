@@ -176,9 +176,15 @@ fn the_per_tile_cap_refuses_the_quadratic_boundary_before_making_a_link() {
     assert_eq!(check_tile(&set, 0), Err(want(0, 0, 0)));
     assert_eq!(check_tile(&set, 1), Err(want(1, 1, 2)));
     // The checked pass refuses the first tile and makes nothing (16 M links otherwise).
-    assert_eq!(try_stitch_tiles_with_cost(&set, &[0, 1]).err(), Some(want(0, 0, 0)));
+    assert_eq!(
+        try_stitch_tiles_with_cost(&set, &[0, 1]).err(),
+        Some(want(0, 0, 0))
+    );
     let message = want(0, 0, 0).to_string();
-    assert!(message.contains("slot 0") && message.contains("side 0"), "{message}");
+    assert!(
+        message.contains("slot 0") && message.contains("side 0"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -205,6 +211,10 @@ fn the_cap_admits_ordinary_boundaries_and_stitches_them_unchanged() {
     let set = TileSet::new(&p, [(0, 1, &a), (1, 1, &b)]);
     assert!(matches!(
         check_tile(&set, 0),
-        Err(StitchError::PortalLinkCap { pairs: 16_641, bound: 16_512, .. })
+        Err(StitchError::PortalLinkCap {
+            pairs: 16_641,
+            bound: 16_512,
+            ..
+        })
     ));
 }

@@ -13,13 +13,20 @@
 //!
 //! **Pop order** (both modes): the smaller f, then the larger g, then the smaller node
 //! index. The open list is a binary heap with lazy deletion: an improved voxel is pushed
-//! again (its new key comes first, the estimate being the same), an entry whose voxel is
-//! already closed is dropped when met and is not an iteration.
+//! again (its new key comes first, the estimate being the same), an entry whose voxel has
+//! nothing left to expand is dropped when met and is not an iteration.
 //!
-//! **Memory.** Per-voxel records (cost so far, the move that reached the voxel, open or
-//! closed) live in pages of 4³ voxels taken when a search first touches them
-//! (`open_lists/paged.rs`), kept and reused by the next search: a search costs memory in
-//! proportion to the voxels it touches, not to the grid.
+//! **Pruning** (exact mode, 26 neighbours, `BothOrthogonalFree`): a voxel generates only
+//! the moves natural for a move that reached it at its cost, and those whose canonical
+//! alternative is blocked ([`Prune`]: the rule and why no optimal cost is lost). Equal-cost
+//! arrivals are all kept, and a voxel reached at its cost by another move after its
+//! expansion is expanded again for the moves that arrival adds.
+//!
+//! **Memory.** Per-voxel records (cost so far, the first move that reached the voxel at
+//! it, the moves that reached it, were expanded and were generated) live in pages of 4³
+//! voxels taken when a search first generates a move into them (`open_lists/paged.rs`),
+//! kept and reused by the next search: a search costs memory in proportion to the voxels
+//! it touches, not to the grid.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -360,8 +367,9 @@ const START_BIT: u32 = 1 << 31;
 /// Why no optimal cost is lost: take any optimal path and, wherever two consecutive moves
 /// (d, m) are neither natural nor blocked, replace them by the alternative. A strictly
 /// cheaper alternative cannot occur on an optimal path; an equal one keeps the cost and
-/// the number of moves, and its first move a moves on more axes than d (no step of d
-/// is cancelled by m on an optimal pair, and m has an axis d lacks), so the sequence of
+/// the number of moves, and its first move a moves on more axes than d (m cancels no
+/// step of d, or the free alternative would be cheaper, so m has an axis d lacks), so the
+/// sequence of
 /// move classes grows lexicographically: the replacements end, on an optimal path whose
 /// every pair is natural or blocked, which the pruned search keeps. Since moves tie,
 /// a record keeps every move that reached it at its cost (`dirs`) and a voxel is expanded
@@ -630,11 +638,6 @@ impl<E: Ord + Copy> OpenList<E> {
     }
 
     #[inline]
-    fn peek(&self) -> Option<&E> {
-        self.held.as_ref().or_else(|| self.heap.peek())
-    }
-
-    #[inline]
     fn pop(&mut self) -> Option<E> {
         self.held.take().or_else(|| self.heap.pop())
     }
@@ -746,20 +749,6 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
         }
     }
 
-    /// Drops the entries of voxels with nothing left to expand from the top; true when a
-    /// listed voxel has.
-    fn has_open(&mut self, q: &Query) -> bool {
-        while let Some(top) = self.open.peek() {
-            let (x, y, z) = xyz(q.size, top.node());
-            let r = self.records.get(x, y, z);
-            if r.dirs & !r.done != 0 {
-                return true;
-            }
-            self.open.pop();
-        }
-        false
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn step(
         &mut self,
@@ -783,18 +772,33 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
         }
         let needs = &needs[..moves.len().min(26)];
         while q.status == SearchStatus::InProgress {
-            if !self.has_open(q) {
+            let Some(top) = self.open.pop() else {
                 q.status = SearchStatus::NoPath;
                 break;
-            }
-            if done >= max_iterations {
-                break;
-            }
-            let Some(top) = self.open.pop() else { break };
-            done += 1;
-            q.iterations = q.iterations.saturating_add(1);
+            };
             let node = top.node();
             let (x, y, z) = xyz(q.size, node);
+            let Some(r) = self.records.get_mut(x, y, z) else {
+                continue;
+            };
+            let pending = r.dirs & !r.done;
+            if pending == 0 {
+                continue; // nothing left to expand: dropped, not an iteration
+            }
+            if done >= max_iterations {
+                // Back where it was: it is the first of every entry, so it is held again.
+                self.open.push(top);
+                break;
+            }
+            done += 1;
+            q.iterations = q.iterations.saturating_add(1);
+            r.done = r.dirs;
+            let top_g = r.g;
+            if node == q.goal_node {
+                q.cost = top_g.value(q.scale);
+                q.status = SearchStatus::Found;
+                break;
+            }
             let areas = grid.neighbourhood(x, y, z);
             let mut free = 0u32;
             for (k, &a) in areas.iter().enumerate() {
@@ -811,17 +815,6 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 for (k, &need) in needs.iter().enumerate() {
                     allowed |= u32::from(free & need == need) << k;
                 }
-            }
-            let Some(r) = self.records.get_mut(x, y, z) else {
-                continue;
-            };
-            let pending = r.dirs & !r.done;
-            r.done = r.dirs;
-            let top_g = r.g;
-            if node == q.goal_node {
-                q.cost = top_g.value(q.scale);
-                q.status = SearchStatus::Found;
-                break;
             }
             let mut next = match prune {
                 Some(p) => {
