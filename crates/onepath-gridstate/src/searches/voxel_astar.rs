@@ -98,8 +98,8 @@ struct Move {
     sides: u32,
 }
 
-/// "Reached by no move": the start.
-const FROM_START: u8 = u8::MAX;
+/// The `via` of the start (reached by no move; above every move index).
+const VIA_START: u32 = 31;
 
 /// The moves allowed by the connectivity, in neighbourhood order (z, then y, then x).
 fn move_table(connectivity: VoxelConnectivity) -> Vec<Move> {
@@ -334,25 +334,47 @@ impl Cost for Sum {
     }
 }
 
-/// Record of a voxel the current search touched.
+/// Record of a voxel the current search touched (20 bytes in exact mode).
 #[derive(Debug, Clone, Copy, Default)]
 struct Rec<G> {
     g: G,
-    /// Index in the move table of the move that reached the voxel first at its cost so
-    /// far, or [`FROM_START`].
-    via: u8,
-    /// The moves (bit k for move k of the table, [`START_BIT`] for the start) that reached
-    /// the voxel at its cost so far; 0: untouched.
+    /// Bits 0–25: the moves (bit k for move k of the table) that reached the voxel at its
+    /// cost so far, bit 26 ([`START_BIT`]) for the start; bits 27–31: the index of the
+    /// first of them ([`VIA_START`] for the start). 0: untouched.
     dirs: u32,
-    /// Of `dirs`, those the voxel was expanded for (without pruning: non-zero = closed).
-    done: u32,
-    /// The moves its expansions generated so far (a move generated again at the same
-    /// cost changes nothing, so an expansion for a later arrival skips them).
-    generated: u32,
+    /// Bits 0–25: the moves its expansions generated so far (a move generated again at
+    /// the same cost changes nothing, so an expansion for a later arrival skips them);
+    /// [`EXPANDED`]; [`QUEUED`].
+    flags: u32,
 }
 
+impl<G> Rec<G> {
+    /// A record reached first by move `via` (or [`VIA_START`]) with `dirs` at cost `g`,
+    /// queued.
+    #[inline]
+    fn reached(g: G, via: u32, dirs: u32) -> Rec<G> {
+        Rec {
+            g,
+            dirs: dirs | via << 27,
+            flags: QUEUED,
+        }
+    }
+
+    /// The index of the first move that reached it at its cost ([`VIA_START`]: none).
+    #[inline]
+    fn via(&self) -> usize {
+        (self.dirs >> 27) as usize
+    }
+}
+
+/// The moves of `dirs` or `flags`.
+const MOVE_BITS: u32 = (1 << 26) - 1;
 /// The `dirs` bit of the start (no move reached it: every move leaves it).
-const START_BIT: u32 = 1 << 31;
+const START_BIT: u32 = 1 << 26;
+/// `flags`: expanded at least once (without pruning: closed).
+const EXPANDED: u32 = 1 << 30;
+/// `flags`: an entry of the voxel's current cost is in the open list and not yet popped.
+const QUEUED: u32 = 1 << 31;
 
 /// Canonical pruning of 26-connected moves under the bounding-box rule (exact mode).
 ///
@@ -422,8 +444,8 @@ impl Prune {
         }
     }
 
-    /// The moves a voxel expanded for the arrivals `pending` generates, among `allowed`,
-    /// with `free` the free cells of its neighbourhood.
+    /// The moves a voxel reached by the moves `pending` (or the start) generates, among
+    /// `allowed`, with `free` the free cells of its neighbourhood.
     #[inline]
     fn successors(&self, pending: u32, allowed: u32, free: u32) -> u32 {
         if pending & START_BIT != 0 {
@@ -737,13 +759,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
         self.open.clear();
         let (x, y, z) = q.start;
         if let Some(r) = self.records.get_mut(x, y, z) {
-            *r = Rec {
-                g: G::default(),
-                via: FROM_START,
-                dirs: START_BIT,
-                done: 0,
-                generated: 0,
-            };
+            *r = Rec::reached(G::default(), VIA_START, START_BIT);
             let node = x + q.size[0] * (y + q.size[1] * z);
             self.open.push(E::new(G::default(), start_h, node, q));
         }
@@ -781,9 +797,8 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             let Some(r) = self.records.get_mut(x, y, z) else {
                 continue;
             };
-            let pending = r.dirs & !r.done;
-            if pending == 0 {
-                continue; // nothing left to expand: dropped, not an iteration
+            if r.flags & QUEUED == 0 {
+                continue; // an entry of an older cost, or expanded: dropped, not an iteration
             }
             if done >= max_iterations {
                 // Back where it was: it is the first of every entry, so it is held again.
@@ -792,7 +807,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             }
             done += 1;
             q.iterations = q.iterations.saturating_add(1);
-            r.done = r.dirs;
+            r.flags = (r.flags & !QUEUED) | EXPANDED;
             let top_g = r.g;
             if node == q.goal_node {
                 q.cost = top_g.value(q.scale);
@@ -818,8 +833,10 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             }
             let mut next = match prune {
                 Some(p) => {
-                    let next = p.successors(pending, allowed, free) & !r.generated;
-                    r.generated |= next;
+                    // Every arrival: those of earlier expansions generate nothing new.
+                    let arrivals = r.dirs & (MOVE_BITS | START_BIT);
+                    let next = p.successors(arrivals, allowed, free) & !r.flags & MOVE_BITS;
+                    r.flags |= next;
                     next
                 }
                 None => allowed,
@@ -859,24 +876,18 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 let g = top_g.step(m.class, mult);
                 let bit = 1u32 << k;
                 if r.dirs == 0 || g.less(r.g) {
-                    if prune.is_none() && r.done != 0 {
+                    if prune.is_none() && r.flags & EXPANDED != 0 {
                         continue; // closed (without pruning, expanded once)
                     }
-                    *r = Rec {
-                        g,
-                        via: k as u8,
-                        dirs: bit,
-                        done: 0,
-                        generated: 0,
-                    };
+                    *r = Rec::reached(g, k as u32, bit);
                 } else if prune.is_some() && g == r.g && r.dirs & bit == 0 {
                     // Another move of the same cost: the voxel must generate its
-                    // successors too; a new entry only when none is pending.
-                    let pending = r.dirs & !r.done;
+                    // successors too; a new entry only when none is queued.
                     r.dirs |= bit;
-                    if pending != 0 {
+                    if r.flags & QUEUED != 0 {
                         continue;
                     }
+                    r.flags |= QUEUED;
                 } else {
                     continue;
                 }
@@ -895,7 +906,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
         loop {
             out.push(p.0 + sx * (p.1 + sy * p.2));
             let r = self.records.get(p.0, p.1, p.2);
-            let Some(m) = moves.get(usize::from(r.via)) else {
+            let Some(m) = moves.get(r.via()) else {
                 break;
             };
             if out.len() > limit {
