@@ -15,6 +15,11 @@
 //! - Only IEEE-exact operations (+ − × ÷ sqrt, conversions, comparisons) decide a link;
 //!   nothing depends on hash order or thread count.
 //! - Off-mesh link switches do not change links (the query layer reads the switches).
+//! - What one tile may cost is capped ([`cap`]): [`check_tile`] refuses, in O(n log n) and
+//!   before any link is made, a tile side whose overlapping portal edge pairs exceed
+//!   [`PORTAL_LINKS_PER_EDGE`] × its own and facing portal edges
+//!   ([`StitchError::PortalLinkCap`]); [`try_stitch_tiles_with_cost`] checks, then stitches.
+//!   The unchecked functions never refuse and their links are unchanged.
 //!
 //! ## Example
 //! ```

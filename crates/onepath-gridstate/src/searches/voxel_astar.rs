@@ -1222,40 +1222,48 @@ mod tests {
         assert_eq!(e((3, 2, 2)), [1, 3, 0]);
     }
 
-    #[test]
-    fn fixed_point_keys_pop_in_the_order_of_the_exact_comparison() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed
-        };
+        }
+    }
+
+    /// A grid of `size` with up to `max_walls` % walls (the share drawn first) and two
+    /// voxels of it, all from `next`.
+    fn random_case(
+        next: &mut impl FnMut() -> u64,
+        size: [u32; 3],
+        max_walls: u64,
+    ) -> (VoxelGrid, (u32, u32, u32), (u32, u32, u32)) {
+        let mut g = VoxelGrid::new(size[0], size[1], size[2], 0).unwrap();
+        let walls = next() % max_walls;
+        for z in 0..size[2] {
+            for y in 0..size[1] {
+                for x in 0..size[0] {
+                    if next() % 100 < walls {
+                        g.set_area(x, y, z, WALL).unwrap();
+                    }
+                }
+            }
+        }
+        let mut pt = || [0, 1, 2].map(|k| (next() % u64::from(size[k])) as u32);
+        let (s, t) = (pt(), pt());
+        (g, (s[0], s[1], s[2]), (t[0], t[1], t[2]))
+    }
+
+    #[test]
+    fn fixed_point_keys_pop_in_the_order_of_the_exact_comparison() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
         for case in 0..40u32 {
             let size = [
                 3 + (next() % 12) as u32,
                 3 + (next() % 12) as u32,
                 3 + (next() % 12) as u32,
             ];
-            let mut g = VoxelGrid::new(size[0], size[1], size[2], 0).unwrap();
-            let walls = next() % 30;
-            for z in 0..size[2] {
-                for y in 0..size[1] {
-                    for x in 0..size[0] {
-                        if next() % 100 < walls {
-                            g.set_area(x, y, z, WALL).unwrap();
-                        }
-                    }
-                }
-            }
-            let mut pt = || {
-                (
-                    (next() % u64::from(size[0])) as u32,
-                    (next() % u64::from(size[1])) as u32,
-                    (next() % u64::from(size[2])) as u32,
-                )
-            };
-            let (s, t) = (pt(), pt());
+            let (g, s, t) = random_case(&mut next, size, 30);
             let o = VoxelOptions {
                 connectivity: [
                     VoxelConnectivity::Six,
@@ -1278,35 +1286,11 @@ mod tests {
 
     #[test]
     fn pruning_keeps_the_exact_cost_and_generates_fewer_moves() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         let (mut pruned_total, mut plain_total) = (0u64, 0u64);
         for case in 0..60u32 {
             let size = [8 + (next() % 16) as u32, 8 + (next() % 16) as u32, 8];
-            let mut g = VoxelGrid::new(size[0], size[1], size[2], 0).unwrap();
-            let walls = next() % 35;
-            for z in 0..size[2] {
-                for y in 0..size[1] {
-                    for x in 0..size[0] {
-                        if next() % 100 < walls {
-                            g.set_area(x, y, z, WALL).unwrap();
-                        }
-                    }
-                }
-            }
-            let mut pt = || {
-                (
-                    (next() % u64::from(size[0])) as u32,
-                    (next() % u64::from(size[1])) as u32,
-                    (next() % u64::from(size[2])) as u32,
-                )
-            };
-            let (s, t) = (pt(), pt());
+            let (g, s, t) = random_case(&mut next, size, 35);
             let o = VoxelOptions {
                 heuristic_weight: if case % 5 == 0 { 0.0 } else { 1.0 },
                 ..VoxelOptions::default()
