@@ -156,6 +156,77 @@ proptest! {
     }
 }
 
+/// Larger grids under the default options (26 neighbours, the bounding-box rule, one
+/// multiplier): the canonically pruned search keeps Dijkstra's cost, on every pair of a
+/// grid, and its path is a chain of allowed moves of that cost.
+fn pruned_case(size: [u32; 3], seed: u64, walls: u64, cubes: bool) {
+    let mut g = VoxelGrid::new(size[0], size[1], size[2], 0).unwrap();
+    let mut next = xorshift(seed | 1);
+    let n = g.node_count() as u64;
+    let mut placed = 0;
+    while placed * 100 < n * walls {
+        let side = if cubes { 1 + (next() % 3) as u32 } else { 1 };
+        let o = [0, 1, 2].map(|k| (next() % u64::from(size[k])) as u32);
+        for z in o[2]..(o[2] + side).min(size[2]) {
+            for y in o[1]..(o[1] + side).min(size[1]) {
+                for x in o[0]..(o[0] + side).min(size[0]) {
+                    g.set_area(x, y, z, WALL).unwrap();
+                }
+            }
+        }
+        placed += u64::from(side * side * side);
+    }
+    let o = VoxelOptions::default();
+    let mut a = VoxelAStar::new(o).unwrap();
+    let mut pt = || {
+        let v = next() % n;
+        g.xyz(v as u32)
+    };
+    for _ in 0..6 {
+        let s = pt();
+        let si = g.index(s.0, s.1, s.2).unwrap() as usize;
+        let dist = dijkstra(g.node_count(), si, |u| ref_moves(&g, &o, u));
+        for _ in 0..6 {
+            let t = pt();
+            let ti = g.index(t.0, t.1, t.2).unwrap() as usize;
+            let walk =
+                |p: (u32, u32, u32)| g.is_walkable(i64::from(p.0), i64::from(p.1), i64::from(p.2));
+            let r = a.find_path(&g, s, t).unwrap();
+            let want = if walk(s) && walk(t) {
+                dist[ti]
+            } else {
+                f64::INFINITY
+            };
+            if !want.is_finite() {
+                assert_eq!(r.status, GridPathStatus::NoPath, "{s:?} -> {t:?}");
+                continue;
+            }
+            assert_eq!(r.status, GridPathStatus::Found, "{s:?} -> {t:?}");
+            assert!(close(r.cost, want), "{s:?} -> {t:?}: {} vs {want}", r.cost);
+            let mut sum = 0.0;
+            for w in r.nodes.windows(2) {
+                let m = ref_moves(&g, &o, w[0] as usize);
+                let step = m.iter().find(|m| m.0 == w[1] as usize);
+                assert!(step.is_some(), "{s:?} -> {t:?}: not a move");
+                sum += step.map_or(0.0, |m| m.1);
+            }
+            assert!(close(sum, want), "{s:?} -> {t:?}: path of {sum} vs {want}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+
+    #[test]
+    fn the_pruned_search_keeps_dijkstras_cost(
+        sx in 6u32..18, sy in 6u32..18, sz in 6u32..18, seed in any::<u64>(),
+        walls in 0u64..40, cubes in any::<bool>(),
+    ) {
+        pruned_case([sx, sy, sz], seed, walls, cubes);
+    }
+}
+
 #[test]
 fn chunks_are_allocated_on_the_first_changing_write() {
     let mut g = VoxelGrid::new(40, 20, 17, 3).unwrap();

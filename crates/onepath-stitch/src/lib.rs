@@ -15,6 +15,11 @@
 //! - Only IEEE-exact operations (+ − × ÷ sqrt, conversions, comparisons) decide a link;
 //!   nothing depends on hash order or thread count.
 //! - Off-mesh link switches do not change links (the query layer reads the switches).
+//! - What one tile may cost is capped ([`cap`]): [`check_tile`] refuses, in O(n log n) and
+//!   before any link is made, a tile side whose overlapping portal edge pairs exceed
+//!   [`PORTAL_LINKS_PER_EDGE`] × its own and facing portal edges
+//!   ([`StitchError::PortalLinkCap`]); [`try_stitch_tiles_with_cost`] checks, then stitches.
+//!   The unchecked functions never refuse and their links are unchanged.
 //!
 //! ## Example
 //! ```
@@ -50,6 +55,7 @@
 // `!(a <= b)` is deliberate throughout: it rejects NaN along with the failing comparison.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub mod cap;
 pub mod links;
 pub mod normative;
 pub mod off_mesh;
@@ -57,6 +63,9 @@ pub mod portals;
 pub mod stitch;
 pub mod tiles;
 
+pub use cap::{
+    check_tile, check_tiles, overlapping_pair_count, StitchError, TileCheck, PORTAL_LINKS_PER_EDGE,
+};
 pub use links::{Link, LinkKind, OffMeshConnection, TileLinks};
 pub use off_mesh::{
     attach_links, attach_score, best_poly, best_poly_in_data, link_end_column, polygon_score,
@@ -65,5 +74,8 @@ pub use portals::{
     boundary_axis, edge_at, neighbour_column, portal_edges, portal_overlap, PortalEdge,
     PortalOverlap,
 };
-pub use stitch::{restitch_scope, stitch_all, stitch_tiles, stitch_tiles_with_cost, StitchCost};
+pub use stitch::{
+    restitch_scope, stitch_all, stitch_tiles, stitch_tiles_with_cost, try_stitch_tiles_with_cost,
+    StitchCost,
+};
 pub use tiles::{end_columns, ColumnIndex, LinkEndIndex, SlotTile, TileSet};

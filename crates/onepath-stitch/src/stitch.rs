@@ -114,6 +114,18 @@ pub fn stitch_tiles_with_cost(
     (links, cost)
 }
 
+/// [`stitch_tiles_with_cost`] behind the per-tile cap ([`crate::cap`]): every tile of
+/// `slots` is checked first (O(n log n) per tile, no link made), and the first one over the
+/// cap is refused with nothing stitched. Below the cap the result is exactly
+/// [`stitch_tiles_with_cost`]'s.
+pub fn try_stitch_tiles_with_cost(
+    set: &TileSet<'_>,
+    slots: &[u32],
+) -> Result<(Vec<(u32, TileLinks)>, StitchCost), crate::cap::StitchError> {
+    crate::cap::check_tiles(set, slots)?;
+    Ok(stitch_tiles_with_cost(set, slots))
+}
+
 /// The slots whose links can change when the tiles in `changed_columns` change (tiles
 /// added, replaced or removed there), in ascending order. `set` is the set after the
 /// change; `departed_ends` are the end columns of the off-mesh links of the tiles that left

@@ -3,7 +3,8 @@
 
 use onepath_format::{NavTile, OffMeshLinkSlot};
 use onepath_stitch::{
-    end_columns, restitch_scope, stitch_all, stitch_tiles_with_cost, LinkKind, TileSet,
+    check_tile, end_columns, restitch_scope, stitch_all, stitch_tiles_with_cost,
+    try_stitch_tiles_with_cost, LinkKind, StitchError, TileSet, PORTAL_LINKS_PER_EDGE,
 };
 
 mod crafted;
@@ -150,4 +151,70 @@ fn replacing_one_tile_of_1024_with_links_attaches_only_the_links_it_can_affect()
     }
     let (_, all) = stitch_tiles_with_cost(&after, &(0..32 * 32).collect::<Vec<u32>>());
     assert_eq!(all.links_attached, 3 * 32 * 32);
+}
+
+#[test]
+fn the_per_tile_cap_refuses_the_quadratic_boundary_before_making_a_link() {
+    // The shape of the 296 KB mesh of issue 22: n thin triangles on each side of one
+    // boundary, every edge covering the middle, n² overlapping pairs.
+    let p = crafted::params();
+    let n = 4000;
+    let a = crafted::thin_triangles(&p, 0, 0, 0.0, &crafted::nested(&p, n), &[], vec![]);
+    let b = crafted::thin_triangles(&p, 1, 0, 0.0, &[], &crafted::nested(&p, n), vec![]);
+    let set = TileSet::new(&p, [(0, 1, &a), (1, 1, &b)]);
+    let n = n as u64;
+    let want = |slot: u32, x: i32, side: u8| StitchError::PortalLinkCap {
+        slot,
+        position: (x, 0, 0),
+        side,
+        pairs: n * n,
+        own_edges: n,
+        facing_edges: n,
+        bound: PORTAL_LINKS_PER_EDGE * 2 * n,
+    };
+    // Both tiles of the boundary are refused (the count and the cap are symmetric).
+    assert_eq!(check_tile(&set, 0), Err(want(0, 0, 0)));
+    assert_eq!(check_tile(&set, 1), Err(want(1, 1, 2)));
+    // The checked pass refuses the first tile and makes nothing (16 M links otherwise).
+    assert_eq!(
+        try_stitch_tiles_with_cost(&set, &[0, 1]).err(),
+        Some(want(0, 0, 0))
+    );
+    let message = want(0, 0, 0).to_string();
+    assert!(
+        message.contains("slot 0") && message.contains("side 0"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_cap_admits_ordinary_boundaries_and_stitches_them_unchanged() {
+    let p = crafted::params();
+    let n = 2000;
+    // Two partitions of the boundary: 2n overlapping pairs from 2n + 1 edges.
+    let a = crafted::thin_triangles(&p, 0, 0, 0.0, &crafted::partition(&p, n, 0.0), &[], vec![]);
+    let b = crafted::thin_triangles(&p, 1, 0, 0.0, &[], &crafted::partition(&p, n, 0.5), vec![]);
+    let set = TileSet::new(&p, [(0, 1, &a), (1, 1, &b)]);
+    let check = check_tile(&set, 0).unwrap();
+    assert_eq!(check.pairs[0], 2 * n as u64);
+    assert_eq!(check.bound[0], PORTAL_LINKS_PER_EDGE * (2 * n as u64 + 1));
+    let checked = try_stitch_tiles_with_cost(&set, &[0, 1]).unwrap();
+    assert_eq!(checked, stitch_tiles_with_cost(&set, &[0, 1]));
+    // 64 nested edges a side: 4 096 pairs against a cap of 64 × 128, admitted.
+    let a = crafted::thin_triangles(&p, 0, 0, 0.0, &crafted::nested(&p, 64), &[], vec![]);
+    let b = crafted::thin_triangles(&p, 1, 0, 0.0, &[], &crafted::nested(&p, 64), vec![]);
+    let set = TileSet::new(&p, [(0, 1, &a), (1, 1, &b)]);
+    assert_eq!(check_tile(&set, 0).unwrap().pairs[0], 64 * 64);
+    // 129 a side: 16 641 pairs above 64 × 258 = 16 512, refused.
+    let a = crafted::thin_triangles(&p, 0, 0, 0.0, &crafted::nested(&p, 129), &[], vec![]);
+    let b = crafted::thin_triangles(&p, 1, 0, 0.0, &[], &crafted::nested(&p, 129), vec![]);
+    let set = TileSet::new(&p, [(0, 1, &a), (1, 1, &b)]);
+    assert!(matches!(
+        check_tile(&set, 0),
+        Err(StitchError::PortalLinkCap {
+            pairs: 16_641,
+            bound: 16_512,
+            ..
+        })
+    ));
 }

@@ -146,7 +146,27 @@ pub(crate) struct PageGroup {
 impl<R: Copy + Default> PagedRecords<R> {
     /// The pages around (x, y, z) (inside the box), taken.
     #[inline]
+    #[cfg(test)]
     pub(crate) fn group(&mut self, x: u32, y: u32, z: u32) -> PageGroup {
+        self.group_of(x, y, z, u8::MAX)
+    }
+
+    /// Which of the pages of (x, y, z)'s group holds its neighbour (x, y, z) + d (a bit
+    /// for the `wanted` mask of [`PagedRecords::group_of`]).
+    #[inline(always)]
+    pub(crate) fn corner_bit(x: u32, y: u32, z: u32, d: [i8; 3]) -> u8 {
+        let mut k = 0;
+        for (a, v) in [x, y, z].into_iter().enumerate() {
+            let low = v.saturating_sub(1) >> PAGE_SHIFT;
+            k |= u8::from(v.wrapping_add_signed(i32::from(d[a])) >> PAGE_SHIFT != low) << a;
+        }
+        1 << k
+    }
+
+    /// [`PagedRecords::group`], taking only the pages whose bit is set in `wanted` (bit k
+    /// for page k: bit 0 of k = x high, bit 1 = y, bit 2 = z); the others read as outside.
+    #[inline]
+    pub(crate) fn group_of(&mut self, x: u32, y: u32, z: u32, wanted: u8) -> PageGroup {
         let low = [x, y, z].map(|v| v.saturating_sub(1) >> PAGE_SHIFT);
         let high = [x, y, z].map(|v| (v + 1) >> PAGE_SHIFT);
         let mut base = [usize::MAX; 8];
@@ -164,7 +184,11 @@ impl<R: Copy + Default> PagedRecords<R> {
             let inside = (0..3).all(|a| corner[a] < self.size[a]);
             // Only the pages the neighbourhood spans (a bit set only where it crosses).
             let spans = (0..3).all(|a| k >> a & 1 == 0 || high[a] != low[a]);
-            if inside && spans && self.get_mut(corner[0], corner[1], corner[2]).is_some() {
+            if wanted >> k & 1 == 1
+                && inside
+                && spans
+                && self.get_mut(corner[0], corner[1], corner[2]).is_some()
+            {
                 *b = self.page_offset(corner[0], corner[1], corner[2]);
             }
         }

@@ -13,13 +13,20 @@
 //!
 //! **Pop order** (both modes): the smaller f, then the larger g, then the smaller node
 //! index. The open list is a binary heap with lazy deletion: an improved voxel is pushed
-//! again (its new key comes first, the estimate being the same), an entry whose voxel is
-//! already closed is dropped when met and is not an iteration.
+//! again (its new key comes first, the estimate being the same), an entry whose voxel has
+//! nothing left to expand is dropped when met and is not an iteration.
 //!
-//! **Memory.** Per-voxel records (cost so far, the move that reached the voxel, open or
-//! closed) live in pages of 4³ voxels taken when a search first touches them
-//! (`open_lists/paged.rs`), kept and reused by the next search: a search costs memory in
-//! proportion to the voxels it touches, not to the grid.
+//! **Pruning** (exact mode, 26 neighbours, `BothOrthogonalFree`): a voxel generates only
+//! the moves natural for a move that reached it at its cost, and those whose canonical
+//! alternative is blocked ([`Prune`]: the rule and why no optimal cost is lost). Equal-cost
+//! arrivals are all kept, and a voxel reached at its cost by another move after its
+//! expansion is expanded again for the moves that arrival adds.
+//!
+//! **Memory.** Per-voxel records (cost so far, the first move that reached the voxel at
+//! it, the moves that reached it, were expanded and were generated) live in pages of 4³
+//! voxels taken when a search first generates a move into them (`open_lists/paged.rs`),
+//! kept and reused by the next search: a search costs memory in proportion to the voxels
+//! it touches, not to the grid.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -91,8 +98,8 @@ struct Move {
     sides: u32,
 }
 
-/// "Reached by no move": the start.
-const FROM_START: u8 = u8::MAX;
+/// The `via` of the start (reached by no move; above every move index).
+const VIA_START: u32 = 31;
 
 /// The moves allowed by the connectivity, in neighbourhood order (z, then y, then x).
 fn move_table(connectivity: VoxelConnectivity) -> Vec<Move> {
@@ -327,18 +334,145 @@ impl Cost for Sum {
     }
 }
 
-/// Record of a voxel the current search touched.
+/// Record of a voxel the current search touched (20 bytes in exact mode).
 #[derive(Debug, Clone, Copy, Default)]
 struct Rec<G> {
     g: G,
-    /// Index in the move table of the move that reached the voxel, or [`FROM_START`].
-    via: u8,
-    /// 0 untouched, 1 open, 2 closed.
-    state: u8,
+    /// Bits 0–25: the moves (bit k for move k of the table) that reached the voxel at its
+    /// cost so far, bit 26 ([`START_BIT`]) for the start; bits 27–31: the index of the
+    /// first of them ([`VIA_START`] for the start). 0: untouched.
+    dirs: u32,
+    /// Bits 0–25: the moves its expansions generated so far (a move generated again at
+    /// the same cost changes nothing, so an expansion for a later arrival skips them);
+    /// [`EXPANDED`]; [`QUEUED`].
+    flags: u32,
 }
 
-const OPEN: u8 = 1;
-const CLOSED: u8 = 2;
+impl<G> Rec<G> {
+    /// A record reached first by move `via` (or [`VIA_START`]) with `dirs` at cost `g`,
+    /// queued.
+    #[inline]
+    fn reached(g: G, via: u32, dirs: u32) -> Rec<G> {
+        Rec {
+            g,
+            dirs: dirs | via << 27,
+            flags: QUEUED,
+        }
+    }
+
+    /// The index of the first move that reached it at its cost ([`VIA_START`]: none).
+    #[inline]
+    fn via(&self) -> usize {
+        (self.dirs >> 27) as usize
+    }
+}
+
+/// The moves of `dirs` or `flags`.
+const MOVE_BITS: u32 = (1 << 26) - 1;
+/// The `dirs` bit of the start (no move reached it: every move leaves it).
+const START_BIT: u32 = 1 << 26;
+/// `flags`: expanded at least once (without pruning: closed).
+const EXPANDED: u32 = 1 << 30;
+/// `flags`: an entry of the voxel's current cost is in the open list and not yet popped.
+const QUEUED: u32 = 1 << 31;
+
+/// Canonical pruning of 26-connected moves under the bounding-box rule (exact mode).
+///
+/// A voxel n reached by move d from p = n − d generates move m (t = n + m) when m is
+/// *natural* for d (every axis step of m is one of d's: m ⊆ d) or when the *canonical
+/// alternative* from p to t is blocked. With v = d + m, the alternative is the single
+/// move v when every |v_k| ≤ 1 (strictly cheaper than d then m: √k ≤ √3 < 2), else
+/// a = sign(v) then v − a (the free-space optimum for v); it needs every voxel of its
+/// moves' bounding boxes free, all of them inside n's 3 × 3 × 3 neighbourhood (p and t
+/// are, and the alternative is monotone between them), so the test is one mask.
+///
+/// Why no optimal cost is lost: take any optimal path and, wherever two consecutive moves
+/// (d, m) are neither natural nor blocked, replace them by the alternative. A strictly
+/// cheaper alternative cannot occur on an optimal path; an equal one keeps the cost and
+/// the number of moves, and its first move a moves on more axes than d (m cancels no
+/// step of d, or the free alternative would be cheaper, so m has an axis d lacks), so the
+/// sequence of
+/// move classes grows lexicographically: the replacements end, on an optimal path whose
+/// every pair is natural or blocked, which the pruned search keeps. Since moves tie,
+/// a record keeps every move that reached it at its cost (`dirs`) and a voxel is expanded
+/// again for a move that arrives after its expansion at the same cost.
+#[derive(Debug, Clone)]
+struct Prune {
+    /// Per move d: the moves natural for it (bits by move index).
+    natural: [u32; 26],
+    /// Per (d, m): the neighbourhood cells the canonical alternative needs free; 0 when
+    /// m returns to p (always pruned).
+    alternative: [[u32; 26]; 26],
+}
+
+impl Prune {
+    /// The tables for the 26-move table `moves`.
+    fn new(moves: &[Move]) -> Prune {
+        let cell = |v: [i8; 3]| (v[0] + 1) as u32 + 3 * (v[1] + 1) as u32 + 9 * (v[2] + 1) as u32;
+        // Every voxel of the bounding box of the move `a` from `from`.
+        let bbox = |from: [i8; 3], a: [i8; 3]| {
+            let mut out = 0u32;
+            for mask in 0u32..8 {
+                let s = [0, 1, 2].map(|k| if mask >> k & 1 == 1 { a[k] } else { 0 });
+                out |= 1 << cell([0, 1, 2].map(|k| from[k] + s[k]));
+            }
+            out
+        };
+        let mut natural = [0u32; 26];
+        let mut alternative = [[0u32; 26]; 26];
+        for (i, d) in moves.iter().enumerate() {
+            let p = d.d.map(|v| -v);
+            for (j, m) in moves.iter().enumerate() {
+                if (0..3).all(|k| m.d[k] == 0 || m.d[k] == d.d[k]) {
+                    natural[i] |= 1 << j;
+                }
+                let v = [0, 1, 2].map(|k| d.d[k] + m.d[k]);
+                alternative[i][j] = if v == [0; 3] {
+                    0
+                } else if v.iter().all(|c| c.abs() <= 1) {
+                    bbox(p, v)
+                } else {
+                    let a = v.map(i8::signum);
+                    let w = [0, 1, 2].map(|k| p[k] + a[k]);
+                    bbox(p, a) | bbox(w, [0, 1, 2].map(|k| v[k] - a[k]))
+                };
+            }
+        }
+        Prune {
+            natural,
+            alternative,
+        }
+    }
+
+    /// The moves a voxel reached by the moves `pending` (or the start) generates, among
+    /// `allowed`, with `free` the free cells of its neighbourhood.
+    #[inline]
+    fn successors(&self, pending: u32, allowed: u32, free: u32) -> u32 {
+        if pending & START_BIT != 0 {
+            return allowed;
+        }
+        let mut out = 0u32;
+        let mut rest = pending;
+        while rest != 0 {
+            let d = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let (Some(&nat), Some(alt)) = (self.natural.get(d), self.alternative.get(d)) else {
+                continue;
+            };
+            out |= nat;
+            let mut other = allowed & !nat & !out;
+            while other != 0 {
+                let m = other.trailing_zeros() as usize;
+                other &= other - 1;
+                let need = alt.get(m).copied().unwrap_or(0);
+                if free & need != need {
+                    out |= 1 << m;
+                }
+            }
+        }
+        out & allowed
+    }
+}
 
 /// An open-list entry: its order is the pop order (std's heap is a max-heap, so the
 /// entry that pops first is the greatest); the voxel's cost so far is read from its
@@ -526,11 +660,6 @@ impl<E: Ord + Copy> OpenList<E> {
     }
 
     #[inline]
-    fn peek(&self) -> Option<&E> {
-        self.held.as_ref().or_else(|| self.heap.peek())
-    }
-
-    #[inline]
     fn pop(&mut self) -> Option<E> {
         self.held.take().or_else(|| self.heap.pop())
     }
@@ -630,26 +759,10 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
         self.open.clear();
         let (x, y, z) = q.start;
         if let Some(r) = self.records.get_mut(x, y, z) {
-            *r = Rec {
-                g: G::default(),
-                via: FROM_START,
-                state: OPEN,
-            };
+            *r = Rec::reached(G::default(), VIA_START, START_BIT);
             let node = x + q.size[0] * (y + q.size[1] * z);
             self.open.push(E::new(G::default(), start_h, node, q));
         }
-    }
-
-    /// Drops closed entries from the top; true when an open voxel is listed.
-    fn has_open(&mut self, q: &Query) -> bool {
-        while let Some(top) = self.open.peek() {
-            let (x, y, z) = xyz(q.size, top.node());
-            if self.records.get(x, y, z).state != CLOSED {
-                return true;
-            }
-            self.open.pop();
-        }
-        false
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -659,58 +772,93 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
         q: &mut Query,
         moves: &[Move],
         rule: DiagonalRule,
+        prune: Option<&Prune>,
         record: &mut Option<Vec<u32>>,
         max_iterations: u64,
         h: impl Fn((u32, u32, u32)) -> G::H,
     ) {
         let mut done = 0u64;
         let [sx, sy, _] = q.size;
+        let mut needs = [0u32; 26];
+        for (n, m) in needs.iter_mut().zip(moves) {
+            *n = match rule {
+                DiagonalRule::BothOrthogonalFree => (1 << m.cell) | m.sides,
+                _ => 1 << m.cell,
+            };
+        }
+        let needs = &needs[..moves.len().min(26)];
         while q.status == SearchStatus::InProgress {
-            if !self.has_open(q) {
+            let Some(top) = self.open.pop() else {
                 q.status = SearchStatus::NoPath;
                 break;
-            }
-            if done >= max_iterations {
-                break;
-            }
-            let Some(top) = self.open.pop() else { break };
-            done += 1;
-            q.iterations = q.iterations.saturating_add(1);
+            };
             let node = top.node();
             let (x, y, z) = xyz(q.size, node);
             let Some(r) = self.records.get_mut(x, y, z) else {
                 continue;
             };
-            r.state = CLOSED;
+            if r.flags & QUEUED == 0 {
+                continue; // an entry of an older cost, or expanded: dropped, not an iteration
+            }
+            if done >= max_iterations {
+                // Back where it was: it is the first of every entry, so it is held again.
+                self.open.push(top);
+                break;
+            }
+            done += 1;
+            q.iterations = q.iterations.saturating_add(1);
+            r.flags = (r.flags & !QUEUED) | EXPANDED;
             let top_g = r.g;
             if node == q.goal_node {
                 q.cost = top_g.value(q.scale);
                 q.status = SearchStatus::Found;
                 break;
             }
-            q.expanded = q.expanded.saturating_add(1);
-            if let Some(list) = record.as_mut() {
-                list.push(node);
-            }
-            let group = self.records.group(x, y, z);
             let areas = grid.neighbourhood(x, y, z);
             let mut free = 0u32;
             for (k, &a) in areas.iter().enumerate() {
                 free |= u32::from(a != WALL) << k;
             }
-            for (k, m) in moves.iter().enumerate() {
-                if free >> m.cell & 1 == 0 {
-                    continue;
+            let mut allowed = 0u32;
+            if rule == DiagonalRule::NoCornerCutting {
+                for (k, m) in moves.iter().enumerate() {
+                    let ok = free >> m.cell & 1 == 1 && (m.class == 0 || free & m.sides != 0);
+                    allowed |= u32::from(ok) << k;
                 }
-                let ok = m.class == 0
-                    || match rule {
-                        DiagonalRule::Always => true,
-                        DiagonalRule::NoCornerCutting => free & m.sides != 0,
-                        DiagonalRule::BothOrthogonalFree => free & m.sides == m.sides,
-                    };
-                if !ok {
-                    continue;
+            } else {
+                // Always: the target free; BothOrthogonalFree: its whole bounding box.
+                for (k, &need) in needs.iter().enumerate() {
+                    allowed |= u32::from(free & need == need) << k;
                 }
+            }
+            let mut next = match prune {
+                Some(p) => {
+                    // Every arrival: those of earlier expansions generate nothing new.
+                    let arrivals = r.dirs & (MOVE_BITS | START_BIT);
+                    let next = p.successors(arrivals, allowed, free) & !r.flags & MOVE_BITS;
+                    r.flags |= next;
+                    next
+                }
+                None => allowed,
+            };
+            q.expanded = q.expanded.saturating_add(1);
+            if let Some(list) = record.as_mut() {
+                list.push(node);
+            }
+            let mut wanted = 0u8;
+            let mut rest = next;
+            while rest != 0 {
+                let k = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if let Some(m) = moves.get(k) {
+                    wanted |= PagedRecords::<Rec<G>>::corner_bit(x, y, z, m.d);
+                }
+            }
+            let group = self.records.group_of(x, y, z, wanted);
+            while next != 0 {
+                let k = next.trailing_zeros() as usize;
+                next &= next - 1;
+                let Some(m) = moves.get(k) else { break };
                 // Inside the grid: the neighbourhood reads outside voxels as walls.
                 let t = (
                     x.wrapping_add_signed(i32::from(m.d[0])),
@@ -725,18 +873,24 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 let Some(r) = self.records.in_group(&group, t.0, t.1, t.2) else {
                     continue;
                 };
-                if r.state == CLOSED {
-                    continue;
-                }
                 let g = top_g.step(m.class, mult);
-                if r.state == OPEN && !g.less(r.g) {
+                let bit = 1u32 << k;
+                if r.dirs == 0 || g.less(r.g) {
+                    if prune.is_none() && r.flags & EXPANDED != 0 {
+                        continue; // closed (without pruning, expanded once)
+                    }
+                    *r = Rec::reached(g, k as u32, bit);
+                } else if prune.is_some() && g == r.g && r.dirs & bit == 0 {
+                    // Another move of the same cost: the voxel must generate its
+                    // successors too; a new entry only when none is queued.
+                    r.dirs |= bit;
+                    if r.flags & QUEUED != 0 {
+                        continue;
+                    }
+                    r.flags |= QUEUED;
+                } else {
                     continue;
                 }
-                *r = Rec {
-                    g,
-                    via: k as u8,
-                    state: OPEN,
-                };
                 self.open
                     .push(E::new(g, h(t), t.0 + sx * (t.1 + sy * t.2), q));
             }
@@ -752,7 +906,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
         loop {
             out.push(p.0 + sx * (p.1 + sy * p.2));
             let r = self.records.get(p.0, p.1, p.2);
-            let Some(m) = moves.get(usize::from(r.via)) else {
+            let Some(m) = moves.get(r.via()) else {
                 break;
             };
             if out.len() > limit {
@@ -812,6 +966,8 @@ enum Mode {
 pub struct VoxelAStar {
     options: VoxelOptions,
     moves: Vec<Move>,
+    /// Canonical pruning tables (26 neighbours, bounding-box rule).
+    prune: Option<Prune>,
     mode: Mode,
     query: Query,
     exact: Engine<Steps, FixedEntry>,
@@ -821,6 +977,8 @@ pub struct VoxelAStar {
     began: Began,
     /// Tests: exact mode compares with [`cmp_steps`] on any grid.
     force_wide: bool,
+    /// Tests: no canonical pruning.
+    no_pruning: bool,
 }
 
 impl VoxelAStar {
@@ -830,6 +988,9 @@ impl VoxelAStar {
         Ok(VoxelAStar {
             options,
             moves: move_table(options.connectivity),
+            prune: (options.connectivity == VoxelConnectivity::TwentySix
+                && options.diagonal_rule == DiagonalRule::BothOrthogonalFree)
+                .then(|| Prune::new(&move_table(VoxelConnectivity::TwentySix))),
             mode: Mode::Exact,
             query: Query::default(),
             exact: Engine::default(),
@@ -838,6 +999,7 @@ impl VoxelAStar {
             expansions: None,
             began: Began::not_begun(),
             force_wide: false,
+            no_pruning: false,
         })
     }
 
@@ -944,17 +1106,19 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
             }
         };
         let (q, moves, rec) = (&mut self.query, &self.moves, &mut self.expansions);
+        let prune = self.prune.as_ref().filter(|_| !self.no_pruning);
         match self.mode {
             Mode::Exact => self
                 .exact
-                .step(grid, q, moves, rule, rec, max_iterations, steps),
-            Mode::ExactWide => self
-                .wide
-                .step(grid, q, moves, rule, rec, max_iterations, steps),
+                .step(grid, q, moves, rule, prune, rec, max_iterations, steps),
+            Mode::ExactWide => {
+                self.wide
+                    .step(grid, q, moves, rule, prune, rec, max_iterations, steps)
+            }
             Mode::Sum => {
                 let scale = q.scale;
                 self.sum
-                    .step(grid, q, moves, rule, rec, max_iterations, |t| {
+                    .step(grid, q, moves, rule, None, rec, max_iterations, |t| {
                         estimate_sum(c, t, goal, scale)
                     })
             }
@@ -1058,40 +1222,48 @@ mod tests {
         assert_eq!(e((3, 2, 2)), [1, 3, 0]);
     }
 
-    #[test]
-    fn fixed_point_keys_pop_in_the_order_of_the_exact_comparison() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed
-        };
+        }
+    }
+
+    /// A grid of `size` with up to `max_walls` % walls (the share drawn first) and two
+    /// voxels of it, all from `next`.
+    fn random_case(
+        next: &mut impl FnMut() -> u64,
+        size: [u32; 3],
+        max_walls: u64,
+    ) -> (VoxelGrid, (u32, u32, u32), (u32, u32, u32)) {
+        let mut g = VoxelGrid::new(size[0], size[1], size[2], 0).unwrap();
+        let walls = next() % max_walls;
+        for z in 0..size[2] {
+            for y in 0..size[1] {
+                for x in 0..size[0] {
+                    if next() % 100 < walls {
+                        g.set_area(x, y, z, WALL).unwrap();
+                    }
+                }
+            }
+        }
+        let mut pt = || [0, 1, 2].map(|k| (next() % u64::from(size[k])) as u32);
+        let (s, t) = (pt(), pt());
+        (g, (s[0], s[1], s[2]), (t[0], t[1], t[2]))
+    }
+
+    #[test]
+    fn fixed_point_keys_pop_in_the_order_of_the_exact_comparison() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
         for case in 0..40u32 {
             let size = [
                 3 + (next() % 12) as u32,
                 3 + (next() % 12) as u32,
                 3 + (next() % 12) as u32,
             ];
-            let mut g = VoxelGrid::new(size[0], size[1], size[2], 0).unwrap();
-            let walls = next() % 30;
-            for z in 0..size[2] {
-                for y in 0..size[1] {
-                    for x in 0..size[0] {
-                        if next() % 100 < walls {
-                            g.set_area(x, y, z, WALL).unwrap();
-                        }
-                    }
-                }
-            }
-            let mut pt = || {
-                (
-                    (next() % u64::from(size[0])) as u32,
-                    (next() % u64::from(size[1])) as u32,
-                    (next() % u64::from(size[2])) as u32,
-                )
-            };
-            let (s, t) = (pt(), pt());
+            let (g, s, t) = random_case(&mut next, size, 30);
             let o = VoxelOptions {
                 connectivity: [
                     VoxelConnectivity::Six,
@@ -1110,6 +1282,34 @@ mod tests {
             assert_eq!((fixed.mode, wide.mode), (Mode::Exact, Mode::ExactWide));
             assert_eq!(a, b, "case {case}");
         }
+    }
+
+    #[test]
+    fn pruning_keeps_the_exact_cost_and_generates_fewer_moves() {
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
+        let (mut pruned_total, mut plain_total) = (0u64, 0u64);
+        for case in 0..60u32 {
+            let size = [8 + (next() % 16) as u32, 8 + (next() % 16) as u32, 8];
+            let (g, s, t) = random_case(&mut next, size, 35);
+            let o = VoxelOptions {
+                heuristic_weight: if case % 5 == 0 { 0.0 } else { 1.0 },
+                ..VoxelOptions::default()
+            };
+            let mut pruned = VoxelAStar::new(o).unwrap();
+            let mut plain = VoxelAStar::new(o).unwrap();
+            plain.no_pruning = true;
+            let a = pruned.find_path(&g, s, t).unwrap();
+            let b = plain.find_path(&g, s, t).unwrap();
+            assert_eq!(a.status, b.status, "case {case}");
+            // The same step counts, so the same f64 cost to the bit.
+            assert_eq!(a.cost.to_bits(), b.cost.to_bits(), "case {case}");
+            pruned_total += pruned.exact.records.records_taken() as u64;
+            plain_total += plain.exact.records.records_taken() as u64;
+        }
+        assert!(
+            pruned_total < plain_total,
+            "{pruned_total} >= {plain_total}"
+        );
     }
 
     #[test]
