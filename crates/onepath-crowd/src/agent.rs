@@ -20,6 +20,8 @@ pub enum AgentState {
     OffMesh,
     /// Falling: no ground under it.
     Falling,
+    /// Flying along a voxel path (the Fly mode in control; `docs/crowd.md`, "Guides").
+    Flying,
 }
 
 /// The state of an agent's target.
@@ -78,6 +80,9 @@ pub struct Agent {
     /// Set for a grid-guided agent (a grid A* request); its corridor is then only the
     /// polygon it stands in.
     pub(crate) grid: Option<GridGuide>,
+    /// The state of a flow-field, voxel or hybrid guide (`crate::guides`); none for a
+    /// navmesh corridor or a plain grid A* path.
+    pub(crate) guide: Option<crate::guides::Guide>,
     pub(crate) boundary: LocalBoundary,
     /// (squared X/Z distance, agent index) of the neighbours, nearest first, then by id.
     pub(crate) neighbours: Vec<(f64, u32)>,
@@ -200,5 +205,6 @@ impl Agent {
             out.extend_from_slice(&(g.next as u32).to_le_bytes());
             out.extend_from_slice(&(g.waypoints.len() as u32).to_le_bytes());
         }
+        crate::guides::write_guide_state(self, out);
     }
 }

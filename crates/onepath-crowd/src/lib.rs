@@ -82,6 +82,7 @@ mod crowd;
 mod error;
 mod geom;
 mod grid;
+mod guides;
 mod navigator;
 pub mod normative;
 mod params;

@@ -272,6 +272,7 @@ fn life_code(s: AgentState) -> u32 {
         AgentState::Walking => 1,
         AgentState::OffMesh => 2,
         AgentState::Falling => 3,
+        AgentState::Flying => 4,
     }
 }
 
@@ -381,11 +382,12 @@ impl Crowd {
                 "version {version} is newer than this reader's {AGENT_RECORD_VERSION}"
             ))));
         }
-        a.state = match r.code("state", 1, 4).map_err(st)? {
+        a.state = match r.code("state", 1, 5).map_err(st)? {
             0 => AgentState::Invalid,
             1 => AgentState::Walking,
             2 => AgentState::OffMesh,
-            _ => AgentState::Falling,
+            3 => AgentState::Falling,
+            _ => AgentState::Flying,
         };
         let m = &mut a.nav.motion;
         m.position = r.vec3("position", ZERO).map_err(st)?;
@@ -470,7 +472,24 @@ impl Crowd {
                         });
                     }
                 }
-                k => return Err(CrowdError::UnsupportedRequest(k)),
+                PathRequestKind::FlowField | PathRequestKind::Hybrid => {
+                    if world.grid(req.context_id).is_none() {
+                        return Err(CrowdError::UnknownContext {
+                            agent,
+                            what: "grid",
+                            id: req.context_id,
+                        });
+                    }
+                }
+                PathRequestKind::Voxel => {
+                    if world.voxel(req.context_id).is_none() {
+                        return Err(CrowdError::UnknownContext {
+                            agent,
+                            what: "voxel grid",
+                            id: req.context_id,
+                        });
+                    }
+                }
             }
         }
         Ok(())
@@ -503,7 +522,12 @@ impl Crowd {
                 }
                 h.fall.fall_end
             }
-            AgentState::Invalid => None,
+            AgentState::Flying if h.mode != LocomotionKind::Fly => {
+                return Err(CrowdError::State(broken(
+                    "state is Flying but the mode in control is not Fly",
+                )))
+            }
+            AgentState::Invalid | AgentState::Flying => None,
         };
         let Some(p) = at else {
             return Ok(());
@@ -532,6 +556,7 @@ impl Crowd {
         velocity_target: [f64; 3],
     ) -> Result<(), CrowdError> {
         a.grid = None;
+        a.guide = None;
         a.serial += 1;
         a.target_ref = PolyRef::NULL;
         a.target_pos = ZERO;
@@ -549,7 +574,14 @@ impl Crowd {
             return Ok(());
         };
         a.target_state = TargetState::Requesting;
-        if req.kind == PathRequestKind::GridAStar {
+        if matches!(
+            req.kind,
+            PathRequestKind::FlowField | PathRequestKind::Voxel | PathRequestKind::Hybrid
+        ) && !self.reacquire_guide(world, a, &req)?
+        {
+            return Ok(());
+        }
+        if req.kind == PathRequestKind::GridAStar || req.kind == PathRequestKind::Hybrid {
             let Some(grid) = world.grid(req.context_id) else {
                 return Err(CrowdError::UnknownContext {
                     agent: a.id(),

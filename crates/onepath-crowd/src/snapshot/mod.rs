@@ -5,6 +5,7 @@
 //! bytes that remain, typed errors naming the field and the agent) and a restore is all or
 //! nothing.
 
+mod guides;
 mod read;
 mod write;
 
@@ -93,6 +94,7 @@ impl Crowd {
                     });
                 }
             }
+            crate::guides::check_context(world, a)?;
         }
         // From here on nothing fails: the parts are built aside, then swapped in.
         let mesh = world.mesh;
@@ -209,6 +211,8 @@ impl Crowd {
         self.grid_queue = read.grid_queue.into();
         self.grid_active = grid_active;
         self.grid_search = grid_search;
+        // The shared flow fields are rebuilt from the grids (never state).
+        self.guides.forget_fields();
         self.grid = ProximityGrid::new(r * 3.0);
         self.placement_extents = [r * 2.0, r * 1.5, r * 2.0];
         Ok(stale)

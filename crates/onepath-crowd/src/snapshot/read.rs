@@ -436,11 +436,12 @@ impl<'a> R<'a> {
 
     fn agent_body(&mut self, id: AgentId) -> Result<ReadAgent, FormatError> {
         let params = self.params()?;
-        let state = match self.code("life state", 4)? {
+        let state = match self.code("life state", 5)? {
             0 => AgentState::Invalid,
             1 => AgentState::Walking,
             2 => AgentState::OffMesh,
-            _ => AgentState::Falling,
+            3 => AgentState::Falling,
+            _ => AgentState::Flying,
         };
         let target_state = match self.code("target state", 6)? {
             0 => TargetState::None,
@@ -568,6 +569,7 @@ impl<'a> R<'a> {
                 topology_opt_time,
                 corridor,
                 grid,
+                guide: None,
                 boundary: LocalBoundary::default(),
                 neighbours: Vec::new(),
                 corners: Vec::new(),
@@ -730,6 +732,7 @@ pub(super) fn read_crowd(bytes: &[u8]) -> Result<ReadCrowd, FormatError> {
     } else {
         None
     };
+    super::guides::read_guides(&mut r, &mut agents)?;
     r.0.expect_end("ONCS")?;
     Ok(ReadCrowd {
         settings,

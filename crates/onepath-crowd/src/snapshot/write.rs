@@ -352,6 +352,7 @@ fn life_code(s: AgentState) -> u8 {
         AgentState::Walking => 1,
         AgentState::OffMesh => 2,
         AgentState::Falling => 3,
+        AgentState::Flying => 4,
     }
 }
 
@@ -407,5 +408,6 @@ pub(super) fn write_crowd(crowd: &Crowd) -> Vec<u8> {
         w.0.u32(start.0);
         w.0.u32(start.1);
     }
+    super::guides::write_guides(&mut w, crowd);
     w.0.into_vec()
 }
