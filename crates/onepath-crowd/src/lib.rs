@@ -11,7 +11,12 @@
 //! adaptive pattern), integrates, resolves collisions, moves along the surface, crosses
 //! off-mesh links, and replans corridors that went stale (a tile replaced or streamed out,
 //! polygon flags changed). Agents may also be guided by a grid path (`onepath-gridstate`'s
-//! sliced grid A*, under the same budget) while they walk the mesh.
+//! sliced grid A*, under the same budget, replanned when its grid is edited across it), a
+//! flow field shared per target by the agents of a movement group (computed once per
+//! group, pre-warmable: [`Crowd::prewarm_movement_group`]), a hybrid guide (grid far away,
+//! corridor within a switch-over distance), or, for flyers, a voxel path flown by the Fly
+//! mode (take-off, flight that never enters a solid voxel, landing or hovering;
+//! `docs/crowd.md`, "Guides").
 //!
 //! Each agent carries a navigator ([`Navigator`]: transform and motion, steering session
 //! with its path request, turning, motor with its locomotion modes chosen by the ground;

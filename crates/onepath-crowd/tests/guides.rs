@@ -732,3 +732,74 @@ proptest! {
         })?;
     }
 }
+
+/// The fuzz target's guides seed (`fuzz/seeds/crowd_state_reader/oncs_guides`: selector 0,
+/// then an ONCS snapshot with the guides extension, in the target's world: the
+/// bridge-and-building fixture, grid 3 of 48 × 32 open unit cells, voxel grid 9 of
+/// 48 × 8 × 32 unit voxels from (0, −1, 0) with the layer under the ground solid) must still
+/// load; `ONEPATH_WRITE_FUZZ_SEEDS=1` writes it anew.
+#[test]
+fn the_fuzz_guides_seed_still_loads() {
+    use onepath_mesh::fixtures::bridge_and_building;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/seeds/crowd_state_reader/oncs_guides");
+    let mesh = bridge_and_building();
+    let mut g = Grid::new(48, 32).unwrap();
+    g.set_space(GridSpace::new(0.0, 0.0, 1.0).unwrap());
+    let mut v = VoxelGrid::new(48, 8, 32, 0).unwrap();
+    v.set_space(VoxelSpace::new([0.0, -1.0, 0.0], 1.0).unwrap());
+    for z in 0..32 {
+        for x in 0..48 {
+            v.set_area(x, 0, z, WALL).unwrap();
+        }
+    }
+    let grids = [(GRID, &g)];
+    let voxels = [(VOXELS, &v)];
+    let w = world(&mesh, &grids, &voxels);
+    if std::env::var_os("ONEPATH_WRITE_FUZZ_SEEDS").is_some() {
+        let mut c = Crowd::new(CrowdSettings::default()).unwrap();
+        let mut all = |p| {
+            c.add_agent_with(&mesh, p, params(), LocomotionHandler::with_all_modes())
+                .unwrap()
+        };
+        let (a, b, f, h) = (
+            all([2.0, 0.0, 2.0]),
+            all([3.0, 0.0, 3.5]),
+            all([24.0, 0.0, 14.0]),
+            all([40.0, 0.0, 4.0]),
+        );
+        for id in [a, b] {
+            c.steering_mut(id).unwrap().movement_group = GROUP;
+            c.request_path(
+                &w,
+                id,
+                request(PathRequestKind::FlowField, [20.5, 0.0, 4.5], GRID),
+            )
+            .unwrap();
+        }
+        c.request_path(
+            &w,
+            f,
+            request(PathRequestKind::Voxel, [30.5, 4.5, 14.5], VOXELS),
+        )
+        .unwrap();
+        c.request_path(
+            &w,
+            h,
+            request(PathRequestKind::Hybrid, [30.5, 0.0, 4.5], GRID),
+        )
+        .unwrap();
+        for _ in 0..30 {
+            c.update(&w, DT).unwrap();
+        }
+        let mut bytes = vec![0u8];
+        bytes.extend(c.save_snapshot());
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[0], 0);
+    let mut c = Crowd::new(CrowdSettings::default()).unwrap();
+    c.restore_snapshot(&w, &bytes[1..]).unwrap();
+    assert!(c.agents().iter().any(|a| a.state() == AgentState::Flying));
+    assert_eq!(c.save_snapshot(), bytes[1..]);
+}

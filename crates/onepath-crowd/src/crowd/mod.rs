@@ -405,7 +405,13 @@ impl Crowd {
     /// is missing or blocked); the agent steers through the path's cell centres and still
     /// moves on the mesh.
     ///
-    /// Other kinds: [`CrowdError::UnsupportedRequest`]. Nothing changes on error.
+    /// [`PathRequestKind::FlowField`], [`PathRequestKind::Voxel`],
+    /// [`PathRequestKind::Hybrid`]: a flow field shared by the agent's movement group, a
+    /// voxel path flown with the Fly mode, a grid path far away and a corridor within the
+    /// switch distance (`docs/crowd.md`, "Guides"; [`CrowdError::OffGrid`] for a grid or
+    /// voxel grid the world lacks or a target off it or on a wall,
+    /// [`CrowdError::InvalidSetting`] for a voxel path without the Fly mode). Nothing
+    /// changes on error.
     pub fn request_path(
         &mut self,
         world: &WorldContext<'_>,
