@@ -55,8 +55,12 @@ pub enum PathRequestKind {
     FlowField,
     /// A voxel path for flyers.
     Voxel,
-    /// A hybrid of the above.
+    /// A hybrid of the above: a grid A* path far away, a navmesh corridor within the
+    /// switch-over distance.
     Hybrid,
+    /// A grid path kept by an incremental replanner (gridstate's LPA* or D* Lite), repaired
+    /// when its grid is edited.
+    GridReplan,
 }
 
 /// The kind-specific settings of a path request.
@@ -84,8 +88,13 @@ pub enum RequestSettings {
     },
     /// Hybrid: the switch-over distance.
     Hybrid {
-        /// Distance from which the coarse guide takes over.
+        /// Within this X/Z distance of the target the navmesh corridor takes over.
         switch_distance: f64,
+    },
+    /// Grid replanner: the algorithm.
+    GridReplan {
+        /// LPA* or D* Lite.
+        algorithm: onepath_gridstate::ReplanAlgorithm,
     },
 }
 

@@ -92,6 +92,9 @@ fn request(kind: PathRequestKind, target: [f64; 3], context_id: u32) -> PathRequ
             PathRequestKind::Hybrid => RequestSettings::Hybrid {
                 switch_distance: 6.0,
             },
+            PathRequestKind::GridReplan => RequestSettings::GridReplan {
+                algorithm: onepath_gridstate::ReplanAlgorithm::DStarLite,
+            },
             _ => RequestSettings::GridAStar {
                 heuristic_weight: 1.0,
             },
@@ -476,7 +479,8 @@ fn a_hybrid_agent_follows_the_grid_far_away_and_the_corridor_within_the_switch_d
     );
 }
 
-/// Every kind of guide at once: a flow group, a flyer, a hybrid agent, a grid A* agent.
+/// Every kind of guide at once: a flow group, a flyer, a hybrid agent, a grid A* agent, a
+/// D* Lite replanner agent.
 fn mixed(crowd: &mut Crowd, w: &WorldContext<'_>) {
     add_flow_group(crowd, w, 4);
     add_flyer(crowd, w, [28.5, 0.0, 16.5]);
@@ -489,6 +493,74 @@ fn mixed(crowd: &mut Crowd, w: &WorldContext<'_>) {
             request(PathRequestKind::GridAStar, [28.5, 0.0, 20.5], GRID),
         )
         .unwrap();
+    let id = crowd.add_agent(w.mesh, [3.5, 0.0, 26.5], params()).unwrap();
+    crowd
+        .request_path(
+            w,
+            id,
+            request(PathRequestKind::GridReplan, [28.5, 0.0, 26.5], GRID),
+        )
+        .unwrap();
+}
+
+#[test]
+fn a_replanner_agent_repairs_its_path_on_a_grid_edit_and_arrives() {
+    let mesh = flat_mesh();
+    let mut grid = walled_grid();
+    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+    let mut ids = Vec::new();
+    {
+        let grids = [(GRID, &grid)];
+        let w = world(&mesh, &grids, &[]);
+        for (k, algorithm) in [
+            onepath_gridstate::ReplanAlgorithm::DStarLite,
+            onepath_gridstate::ReplanAlgorithm::LpaStar,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let z = 18.5 + 3.0 * k as f64;
+            let id = crowd.add_agent(&mesh, [3.5, 0.0, z], params()).unwrap();
+            let mut r = request(PathRequestKind::GridReplan, [28.5, 0.0, z], GRID);
+            r.settings = RequestSettings::GridReplan { algorithm };
+            crowd.request_path(&w, id, r).unwrap();
+            ids.push(id);
+        }
+        // A target on a wall is refused.
+        let on_wall = request(PathRequestKind::GridReplan, [16.5, 0.0, 3.5], GRID);
+        assert!(matches!(
+            crowd.request_path(&w, ids[0], on_wall),
+            Err(CrowdError::OffGrid { grid: GRID, .. })
+        ));
+        for _ in 0..30 {
+            crowd.update(&w, DT).unwrap();
+        }
+    }
+    for &id in &ids {
+        assert_eq!(crowd.agent(id).unwrap().target_state(), TargetState::Valid);
+    }
+    for z in 24..28 {
+        grid.set_blocked(16, z, true).unwrap();
+    }
+    let grids = [(GRID, &grid)];
+    let w = world(&mesh, &grids, &[]);
+    let stats = crowd.update(&w, DT).unwrap();
+    assert_eq!(stats.replans, 2);
+    for step in 0..60 * 40 {
+        crowd.update(&w, DT).unwrap();
+        for &id in &ids {
+            let p = crowd.agent(id).unwrap().position();
+            assert!(
+                !(p[0] > 16.3 && p[0] < 16.7 && p[2] < 27.7),
+                "step {step}: {p:?}"
+            );
+        }
+    }
+    for &id in &ids {
+        let a = crowd.agent(id).unwrap();
+        assert!(a.navigator().steering.at_destination, "{:?}", a.position());
+        assert_eq!(a.navigator().steering.repath_count, 1);
+    }
 }
 
 #[test]

@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 
 use onepath_format::PolyRef;
 use onepath_gridstate::{
-    Grid, GridFlowField, GridOptions, GridPathStatus, SlicedSearch, VoxelAStar, VoxelGrid,
-    VoxelOptions,
+    Grid, GridFlowField, GridOptions, GridPath, GridPathStatus, GridReplanner, ReplanAlgorithm,
+    SlicedSearch, VoxelAStar, VoxelGrid, VoxelOptions,
 };
 use onepath_mesh::query::Vec3;
 
@@ -68,8 +68,25 @@ pub(crate) struct HybridGuide {
     pub(crate) near: bool,
 }
 
+/// A replanner guide: the agent's own incremental grid replanner (LPA* or D* Lite).
+#[derive(Debug, Clone)]
+pub(crate) struct ReplanGuide {
+    /// The grid.
+    pub(crate) grid_id: u32,
+    /// The goal cell.
+    pub(crate) goal: (u32, u32),
+    /// The algorithm.
+    pub(crate) algorithm: ReplanAlgorithm,
+    /// The grid version the path was last planned at.
+    pub(crate) synced: u32,
+    /// The replanner (none until the first plan).
+    pub(crate) replanner: Option<Box<GridReplanner>>,
+    /// A restored replanner's saved state (OPGS kind 5), installed by the restore.
+    pub(crate) saved: Option<Vec<u8>>,
+}
+
 /// The state of a guide of the kinds this module serves.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) enum Guide {
     /// A flow field.
     Flow(FlowGuide),
@@ -77,6 +94,8 @@ pub(crate) enum Guide {
     Voxel(VoxelGuide),
     /// A hybrid guide.
     Hybrid(HybridGuide),
+    /// A replanner grid path.
+    Replan(ReplanGuide),
 }
 
 /// "No cell yet".
@@ -172,7 +191,8 @@ pub(crate) fn voxel_next(guide: &Option<Guide>) -> Option<usize> {
 /// Appends a guide's state to [`Agent::write_state`] (nothing without one): a kind byte (1
 /// flow, 2 voxel, 3 hybrid), then for a flow field the cell followed from and the grid
 /// version, for a voxel path the next waypoint, the waypoint count and whether it lands,
-/// for a hybrid guide whether the corridor took over.
+/// for a hybrid guide whether the corridor took over, for a replanner the grid version it
+/// planned at.
 pub(crate) fn write_guide_state(a: &Agent, out: &mut Vec<u8>) {
     match &a.guide {
         None => {}
@@ -191,6 +211,10 @@ pub(crate) fn write_guide_state(a: &Agent, out: &mut Vec<u8>) {
         Some(Guide::Hybrid(h)) => {
             out.push(3);
             out.push(u8::from(h.near));
+        }
+        Some(Guide::Replan(r)) => {
+            out.push(4);
+            out.extend_from_slice(&r.synced.to_le_bytes());
         }
     }
 }
@@ -220,6 +244,17 @@ pub(crate) fn fresh_guide(a: &Agent, req: &PathRequest, goal: [u32; 3]) -> Optio
                 _ => 0.0,
             },
             near: false,
+        })),
+        PathRequestKind::GridReplan => Some(Guide::Replan(ReplanGuide {
+            grid_id: req.context_id,
+            goal: (goal[0], goal[1]),
+            algorithm: match req.settings {
+                RequestSettings::GridReplan { algorithm } => algorithm,
+                _ => ReplanAlgorithm::DStarLite,
+            },
+            synced: u32::MAX,
+            replanner: None,
+            saved: None,
         })),
         _ => None,
     }
@@ -307,7 +342,59 @@ pub(crate) fn check_context(world: &WorldContext<'_>, a: &Agent) -> Result<(), C
             }
             Ok(())
         }
+        Some(Guide::Replan(r)) => {
+            let g = world.grid(r.grid_id).ok_or(CrowdError::UnknownContext {
+                agent,
+                what: "grid",
+                id: r.grid_id,
+            })?;
+            if r.goal.0 >= g.width() || r.goal.1 >= g.height() {
+                return Err(state(format!(
+                    "agent {}: replanner goal ({}, {}) lies off grid {}",
+                    agent.0, r.goal.0, r.goal.1, r.grid_id
+                )));
+            }
+            Ok(())
+        }
     }
+}
+
+/// A restore's install of a replanner guide's saved state (after [`check_context`],
+/// before anything changes): the replanner is created on its grid and its state restored
+/// (checked); when the grid's version is not the one the path was planned at, the state is
+/// only checked and the next replan plans from scratch.
+pub(crate) fn install_replanner(world: &WorldContext<'_>, a: &mut Agent) -> Result<(), CrowdError> {
+    let agent = a.id();
+    let Some(Guide::Replan(r)) = a.guide.as_mut() else {
+        return Ok(());
+    };
+    let Some(bytes) = r.saved.take() else {
+        return Ok(());
+    };
+    let grid = world.grid(r.grid_id).ok_or(CrowdError::UnknownContext {
+        agent,
+        what: "grid",
+        id: r.grid_id,
+    })?;
+    let bad = |m: String| {
+        CrowdError::State(onepath_format::FormatError::State {
+            format: "crowd",
+            message: format!("agent {}: replanner state: {m}", agent.0),
+        })
+    };
+    let mut rp = GridReplanner::new(grid, r.algorithm, GridOptions::default(), r.goal, r.goal)
+        .map_err(|e| bad(e.to_string()))?;
+    rp.restore_state(grid, &bytes)
+        .map_err(|e| bad(e.to_string()))?;
+    if grid.version() == r.synced {
+        r.replanner = Some(Box::new(rp));
+    } else {
+        // The grid changed since the path was planned: the replanner could not read those
+        // edits, so the next replan plans from scratch (the checked state is kept for the
+        // snapshot's bytes).
+        r.saved = Some(bytes);
+    }
+    Ok(())
 }
 
 impl Crowd {
@@ -328,7 +415,7 @@ impl Crowd {
             PathRequestKind::Hybrid => {
                 self.request_grid_path(world, id, request)?;
             }
-            PathRequestKind::FlowField => {
+            PathRequestKind::FlowField | PathRequestKind::GridReplan => {
                 let g = world
                     .grid(request.context_id)
                     .ok_or(CrowdError::UnknownContext {
@@ -478,6 +565,7 @@ impl Crowd {
     /// each over the agents in agent order.
     pub(crate) fn update_guides(&mut self, world: &WorldContext<'_>, stats: &mut UpdateStats) {
         self.replan_edited_grids(world, stats);
+        self.follow_replanners(world, stats);
         self.switch_hybrids(world);
         self.follow_flow_fields(world);
         self.plan_voxel_paths(world);
@@ -493,7 +581,10 @@ impl Crowd {
             if a.state != AgentState::Walking || a.target_state != TargetState::Valid {
                 continue;
             }
-            if matches!(a.guide, Some(Guide::Flow(_)) | Some(Guide::Voxel(_))) {
+            if matches!(
+                a.guide,
+                Some(Guide::Flow(_)) | Some(Guide::Voxel(_)) | Some(Guide::Replan(_))
+            ) {
                 continue;
             }
             let Some(g) = a.grid.as_mut() else {
@@ -522,6 +613,77 @@ impl Crowd {
             .iter()
             .map(|&(id, g)| (id, g.version()))
             .collect();
+    }
+
+    /// Replanner guides (walking agents, target requested or valid, agent order): an agent
+    /// that asked creates its replanner (LPA* or D* Lite, default grid options) from the
+    /// cell under it to the goal and plans; one whose grid's version differs from the one
+    /// its path was planned at moves the replanner's start to the cell under it and replans
+    /// incrementally (the replanner reads the grid's edits; counted in the replans). The
+    /// path's cell centres become its waypoints, the first one passed; no cell under it or
+    /// no path: `NoPath`. Replans run whole (not under the path budget).
+    fn follow_replanners(&mut self, world: &WorldContext<'_>, stats: &mut UpdateStats) {
+        for a in &mut self.agents {
+            let Some(Guide::Replan(r)) = a.guide.as_mut() else {
+                continue;
+            };
+            if a.state != AgentState::Walking
+                || !matches!(a.target_state, TargetState::Requesting | TargetState::Valid)
+            {
+                continue;
+            }
+            let asked = a.target_state == TargetState::Requesting;
+            let Some(grid) = world.grid(r.grid_id) else {
+                no_path(a);
+                continue;
+            };
+            if !asked && grid.version() == r.synced {
+                continue;
+            }
+            let pos = a.nav.motion.position;
+            let Some(cell) = cell_of(grid, pos) else {
+                no_path(a);
+                continue;
+            };
+            let planned = match r.replanner.as_mut().filter(|_| !asked) {
+                Some(rp) => rp.set_start(grid, cell).and_then(|_| rp.replan(grid)),
+                None => GridReplanner::new(grid, r.algorithm, GridOptions::default(), cell, r.goal)
+                    .and_then(|mut rp| {
+                        let p = rp.replan(grid);
+                        r.replanner = Some(Box::new(rp));
+                        r.saved = None;
+                        p
+                    }),
+            };
+            r.synced = grid.version();
+            let Some(path) = planned
+                .ok()
+                .filter(|p: &GridPath| p.status == GridPathStatus::Found && !p.nodes.is_empty())
+            else {
+                no_path(a);
+                continue;
+            };
+            let Some(g) = a.grid.as_mut() else {
+                no_path(a);
+                continue;
+            };
+            g.waypoints = path
+                .nodes
+                .iter()
+                .map(|&n| {
+                    let (x, z) = grid.xy(n);
+                    let (cx, cz) = grid.space().cell_center(x, z);
+                    [cx, pos[1], cz]
+                })
+                .collect();
+            g.next = usize::from(g.waypoints.len() > 1);
+            if asked {
+                set_valid(a);
+            } else {
+                a.nav.steering.repath_count += 1;
+                stats.replans += 1;
+            }
+        }
     }
 
     /// A hybrid agent in its far phase within the switch-over distance (X/Z, to the
@@ -756,7 +918,7 @@ impl Crowd {
         let goal = guide_goal(world, req)?;
         a.guide = fresh_guide(a, req, goal);
         match a.guide.as_mut() {
-            Some(Guide::Flow(_)) => {
+            Some(Guide::Flow(_)) | Some(Guide::Replan(_)) => {
                 let g = world
                     .grid(req.context_id)
                     .ok_or(CrowdError::UnknownContext {

@@ -12,6 +12,7 @@ use crate::navigator::{
     SteeringTuning, TravelMode, Turning,
 };
 use crate::world::WorldContext;
+use onepath_gridstate::ReplanAlgorithm;
 
 use super::locomotion::{load_motor, save_motor};
 use super::{broken, Reader, Record, Value, Writer};
@@ -36,6 +37,7 @@ fn kind_code(k: PathRequestKind) -> u32 {
         PathRequestKind::FlowField => 2,
         PathRequestKind::Voxel => 3,
         PathRequestKind::Hybrid => 4,
+        PathRequestKind::GridReplan => 5,
     }
 }
 
@@ -45,7 +47,8 @@ fn kind_of(c: u32) -> PathRequestKind {
         1 => PathRequestKind::GridAStar,
         2 => PathRequestKind::FlowField,
         3 => PathRequestKind::Voxel,
-        _ => PathRequestKind::Hybrid,
+        4 => PathRequestKind::Hybrid,
+        _ => PathRequestKind::GridReplan,
     }
 }
 
@@ -74,6 +77,11 @@ fn save_request(w: &mut Writer<'_>, r: &PathRequest) {
         RequestSettings::Hybrid { switch_distance } => {
             w.f64("switch_distance", switch_distance, 0.0)
         }
+        RequestSettings::GridReplan { algorithm } => w.u32(
+            "algorithm",
+            algorithm as u32,
+            ReplanAlgorithm::DStarLite as u32,
+        ),
     }
     w.bool("guide_active", r.guide_active, false);
     w.u32("waypoint_index", r.waypoint_index, 0);
@@ -81,7 +89,7 @@ fn save_request(w: &mut Writer<'_>, r: &PathRequest) {
 }
 
 fn load_request(r: &Reader<'_>) -> Result<PathRequest, FormatError> {
-    let kind = kind_of(r.code("kind", 0, 5)?);
+    let kind = kind_of(r.code("kind", 0, 6)?);
     let walkability_override = match r.look("walkability_override") {
         None => None,
         Some(_) => {
@@ -109,6 +117,12 @@ fn load_request(r: &Reader<'_>) -> Result<PathRequest, FormatError> {
         },
         PathRequestKind::Hybrid => RequestSettings::Hybrid {
             switch_distance: r.non_negative("switch_distance", 0.0)?,
+        },
+        PathRequestKind::GridReplan => RequestSettings::GridReplan {
+            algorithm: match r.code("algorithm", ReplanAlgorithm::DStarLite as u32, 2)? {
+                0 => ReplanAlgorithm::LpaStar,
+                _ => ReplanAlgorithm::DStarLite,
+            },
         },
     };
     Ok(PathRequest {
@@ -472,7 +486,9 @@ impl Crowd {
                         });
                     }
                 }
-                PathRequestKind::FlowField | PathRequestKind::Hybrid => {
+                PathRequestKind::FlowField
+                | PathRequestKind::Hybrid
+                | PathRequestKind::GridReplan => {
                     if world.grid(req.context_id).is_none() {
                         return Err(CrowdError::UnknownContext {
                             agent,
@@ -576,7 +592,10 @@ impl Crowd {
         a.target_state = TargetState::Requesting;
         if matches!(
             req.kind,
-            PathRequestKind::FlowField | PathRequestKind::Voxel | PathRequestKind::Hybrid
+            PathRequestKind::FlowField
+                | PathRequestKind::Voxel
+                | PathRequestKind::Hybrid
+                | PathRequestKind::GridReplan
         ) && !self.reacquire_guide(world, a, &req)?
         {
             return Ok(());

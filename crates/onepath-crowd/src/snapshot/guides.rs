@@ -6,7 +6,8 @@
 use onepath_format::{FormatError, PolyRef};
 
 use crate::crowd::Crowd;
-use crate::guides::{FlowGuide, Guide, HybridGuide, VoxelGuide};
+use crate::guides::{FlowGuide, Guide, HybridGuide, ReplanGuide, VoxelGuide};
+use onepath_gridstate::ReplanAlgorithm;
 
 use super::read::{broken, ReadAgent, R};
 use super::write::W;
@@ -61,6 +62,26 @@ pub(super) fn write_guides(w: &mut W, crowd: &Crowd) {
                 w.0.u32(h.grid_id);
                 w.0.f64(h.switch_distance);
                 w.0.u8(u8::from(h.near));
+            }
+            Guide::Replan(r) => {
+                w.0.u8(4);
+                w.0.u32(r.grid_id);
+                w.0.u32(r.goal.0);
+                w.0.u32(r.goal.1);
+                w.0.u8(r.algorithm as u8);
+                w.0.u32(r.synced);
+                // The replanner's own state (OPGS kind 5), or the one a restore has not
+                // installed yet.
+                let state = r
+                    .replanner
+                    .as_ref()
+                    .map(|rp| rp.save_state())
+                    .or_else(|| r.saved.clone());
+                w.0.u8(u8::from(state.is_some()));
+                if let Some(b) = state {
+                    w.0.u32(b.len() as u32);
+                    w.0.bytes(&b);
+                }
             }
         }
     }
@@ -160,6 +181,30 @@ fn read_guide(r: &mut R<'_>) -> Result<Guide, FormatError> {
                 near: r.flag("near")?,
             }))
         }
-        k => Err(broken(format!("kind = {k} is not one of 1..4"))),
+        4 => {
+            let grid_id = r.0.u32("grid id")?;
+            let goal = (r.0.u32("goal x")?, r.0.u32("goal y")?);
+            let algorithm = match r.0.u8("algorithm")? {
+                0 => ReplanAlgorithm::LpaStar,
+                1 => ReplanAlgorithm::DStarLite,
+                k => return Err(broken(format!("algorithm = {k} is not one of 0..2"))),
+            };
+            let synced = r.0.u32("planned at grid version")?;
+            let saved = if r.flag("replanner state present")? {
+                let n = r.0.count("replanner state length", 1)?;
+                Some(r.0.bytes(n, "replanner state")?.to_vec())
+            } else {
+                None
+            };
+            Ok(Guide::Replan(ReplanGuide {
+                grid_id,
+                goal,
+                algorithm,
+                synced,
+                replanner: None,
+                saved,
+            }))
+        }
+        k => Err(broken(format!("kind = {k} is not one of 1..5"))),
     }
 }

@@ -63,7 +63,7 @@ impl Crowd {
         world: &WorldContext<'_>,
         bytes: &[u8],
     ) -> Result<usize, CrowdError> {
-        let read = read::read_crowd(bytes).map_err(CrowdError::State)?;
+        let mut read = read::read_crowd(bytes).map_err(CrowdError::State)?;
         // Every context id is checked before anything changes.
         for ra in &read.agents {
             let a = &ra.agent;
@@ -95,6 +95,9 @@ impl Crowd {
                 }
             }
             crate::guides::check_context(world, a)?;
+        }
+        for ra in &mut read.agents {
+            crate::guides::install_replanner(world, &mut ra.agent)?;
         }
         // From here on nothing fails: the parts are built aside, then swapped in.
         let mesh = world.mesh;

@@ -114,6 +114,10 @@ impl W {
                 self.0.u8(4);
                 self.0.f64(switch_distance);
             }
+            RequestSettings::GridReplan { algorithm } => {
+                self.0.u8(5);
+                self.0.u8(algorithm as u8);
+            }
         }
         self.flag(r.guide_active);
         self.0.u32(r.waypoint_index);
@@ -316,6 +320,7 @@ pub(super) fn request_kind_code(k: PathRequestKind) -> u8 {
         PathRequestKind::FlowField => 2,
         PathRequestKind::Voxel => 3,
         PathRequestKind::Hybrid => 4,
+        PathRequestKind::GridReplan => 5,
     }
 }
 
