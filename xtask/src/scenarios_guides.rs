@@ -81,6 +81,9 @@ fn request(kind: PathRequestKind, target: [f64; 3], context_id: u32) -> PathRequ
             PathRequestKind::Hybrid => RequestSettings::Hybrid {
                 switch_distance: 6.0,
             },
+            PathRequestKind::GridReplan => RequestSettings::GridReplan {
+                algorithm: onepath_gridstate::ReplanAlgorithm::DStarLite,
+            },
             _ => RequestSettings::GridAStar {
                 heuristic_weight: 1.0,
             },
@@ -93,13 +96,13 @@ fn request(kind: PathRequestKind, target: [f64; 3], context_id: u32) -> PathRequ
 
 /// The history: 8 agents of one movement group sharing a flow field to (28.5, 4.5), a
 /// flyer on a voxel path over the voxel wall to (28.5, 0, 16.5) where it lands, a hybrid
-/// agent (grid far, corridor within 6 units), a grid A* agent; 1 200 steps at 1/60 s; at
-/// step 200 the grid's gap is narrowed (the shared field is recomputed, the grid A* agent
-/// replans); at step 300 the crowd's snapshot (ONCS) is restored into a fresh crowd shell,
+/// agent (grid far, corridor within 6 units), a grid A* agent, a D* Lite replanner agent;
+/// 1 200 steps at 1/60 s; at step 200 the grid's gap is narrowed (the shared field is
+/// recomputed, the grid A* agent replans, the replanner repairs its path); at step 300 the crowd's snapshot (ONCS) is restored into a fresh crowd shell,
 /// which carries on (its states checked equal to those of the crowd that never left).
 /// Every step records the crowd's state bytes. The history must do what it says: the flyer
 /// flies and lands, the field is computed twice (once, then after the edit), a grid agent
-/// replans, the hybrid and grid A* agents arrive.
+/// replans, the hybrid, grid A* and replanner agents arrive.
 pub(crate) fn crowd_guides(rec: &mut Recorder) -> Result<(), String> {
     let mesh = flat_mesh()?;
     let mut grid = grid()?;
@@ -112,7 +115,7 @@ pub(crate) fn crowd_guides(rec: &mut Recorder) -> Result<(), String> {
     .map_err(s)?;
     let mut params = AgentParams::new(0.3);
     params.max_speed = 3.0;
-    let (flyer, hybrid, astar) = {
+    let (flyer, hybrid, astar, replanner) = {
         let grids = [(GRID, &grid)];
         let w = WorldContext {
             grids: &grids,
@@ -170,14 +173,24 @@ pub(crate) fn crowd_guides(rec: &mut Recorder) -> Result<(), String> {
                 request(PathRequestKind::GridAStar, [28.5, 0.0, 20.5], GRID),
             )
             .map_err(s)?;
-        (flyer, hybrid, astar)
+        let replanner = crowd
+            .add_agent(&mesh, [3.5, 0.0, 26.5], params)
+            .map_err(s)?;
+        crowd
+            .request_path(
+                &w,
+                replanner,
+                request(PathRequestKind::GridReplan, [28.5, 0.0, 26.5], GRID),
+            )
+            .map_err(s)?;
+        (flyer, hybrid, astar, replanner)
     };
     let dt = 1.0 / 60.0;
     let mut bytes = Vec::new();
     let mut other = Vec::new();
     let mut restored: Option<Crowd> = None;
     let (mut flew, mut replans) = (false, 0);
-    let mut arrived = [false; 2];
+    let mut arrived = [false; 3];
     for step in 0..1200u32 {
         if step == 200 {
             for z in 24..28 {
@@ -202,7 +215,7 @@ pub(crate) fn crowd_guides(rec: &mut Recorder) -> Result<(), String> {
         flew |= crowd
             .agent(flyer)
             .is_some_and(|a| a.state() == AgentState::Flying);
-        for (k, id) in [hybrid, astar].into_iter().enumerate() {
+        for (k, id) in [hybrid, astar, replanner].into_iter().enumerate() {
             arrived[k] |= crowd
                 .agent(id)
                 .is_some_and(|a| a.navigator().steering.at_destination);
@@ -239,7 +252,7 @@ pub(crate) fn crowd_guides(rec: &mut Recorder) -> Result<(), String> {
     if replans == 0 {
         return Err("no grid agent replanned after the edit".into());
     }
-    for (k, id) in [hybrid, astar].into_iter().enumerate() {
+    for (k, id) in [hybrid, astar, replanner].into_iter().enumerate() {
         if !arrived[k] {
             return Err(format!("agent {} never arrived", id.0));
         }
