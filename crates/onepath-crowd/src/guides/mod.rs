@@ -597,7 +597,7 @@ impl Crowd {
                 .iter()
                 .any(|&w| {
                     cell_of(grid, w)
-                        .is_none_or(|(x, y)| !grid.is_walkable(i64::from(x), i64::from(y)))
+                        .map_or(true, |(x, y)| !grid.is_walkable(i64::from(x), i64::from(y)))
                 });
             if blocked {
                 g.start = None;
