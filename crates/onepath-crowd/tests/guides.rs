@@ -861,6 +861,9 @@ fn the_fuzz_guides_seed_still_loads() {
             request(PathRequestKind::Hybrid, [30.5, 0.0, 4.5], GRID),
         )
         .unwrap();
+        let r = c.add_agent(&mesh, [2.0, 0.0, 30.0], params()).unwrap();
+        let rq = request(PathRequestKind::GridReplan, [20.5, 0.0, 30.5], GRID);
+        c.request_path(&w, r, rq).unwrap();
         for _ in 0..30 {
             c.update(&w, DT).unwrap();
         }
@@ -874,4 +877,82 @@ fn the_fuzz_guides_seed_still_loads() {
     c.restore_snapshot(&w, &bytes[1..]).unwrap();
     assert!(c.agents().iter().any(|a| a.state() == AgentState::Flying));
     assert_eq!(c.save_snapshot(), bytes[1..]);
+}
+
+/// The postcard records of every guided agent of [`mixed`] mid-history (flow field, voxel
+/// while flying, hybrid, grid A*, replanner).
+fn record_seeds() -> (TiledNavMesh, Grid, VoxelGrid, Vec<Vec<u8>>) {
+    let mesh = flat_mesh();
+    let grid = walled_grid();
+    let vox = voxels();
+    let records = {
+        let grids = [(GRID, &grid)];
+        let voxels = [(VOXELS, &vox)];
+        let w = world(&mesh, &grids, &voxels);
+        let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+        mixed(&mut crowd, &w);
+        for _ in 0..90 {
+            crowd.update(&w, DT).unwrap();
+        }
+        assert!(crowd
+            .agents()
+            .iter()
+            .any(|a| a.state() == AgentState::Flying));
+        crowd
+            .agents()
+            .iter()
+            .skip(3)
+            .map(|a| crowd.save_agent_postcard(a.id()).unwrap())
+            .collect()
+    };
+    (mesh, grid, vox, records)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(mutation_cases()))]
+
+    /// Mutated records of guided agents: a typed error leaving the shell idle where it
+    /// stood, or a loaded agent that keeps running.
+    #[test]
+    fn mutated_guided_agent_records_never_panic_and_a_failed_load_leaves_the_agent_idle(
+        which in 0usize..16,
+        flips in prop::collection::vec((0usize..4096, 1u8..=255), 1..4),
+        cut in prop::option::of(0usize..4096),
+    ) {
+        thread_local! {
+            static SEED: (TiledNavMesh, Grid, VoxelGrid, Vec<Vec<u8>>) = record_seeds();
+        }
+        SEED.with(|(mesh, grid, vox, records)| {
+            let mut bytes = records[which % records.len()].clone();
+            for &(i, b) in &flips {
+                let n = bytes.len();
+                bytes[i % n] ^= b;
+            }
+            if let Some(k) = cut {
+                let n = bytes.len();
+                bytes.truncate(k % n);
+            }
+            let grids = [(GRID, grid)];
+            let voxels = [(VOXELS, vox)];
+            let w = world(mesh, &grids, &voxels);
+            let mut c = Crowd::new(CrowdSettings::default()).unwrap();
+            let id = c
+                .add_agent_with(mesh, [4.5, 0.0, 16.5], params(), LocomotionHandler::with_all_modes())
+                .unwrap();
+            let before = c.agent(id).unwrap().position();
+            match c.load_agent_postcard(&w, id, &bytes) {
+                Ok(()) => {
+                    for _ in 0..3 {
+                        c.update(&w, DT).unwrap();
+                    }
+                }
+                Err(_) => {
+                    let a = c.agent(id).unwrap();
+                    prop_assert_eq!(a.position(), before);
+                    prop_assert_eq!(a.target_state(), TargetState::None);
+                }
+            }
+            Ok(())
+        })?;
+    }
 }
