@@ -295,28 +295,29 @@ pub(crate) fn guide_goal(
 /// grid (goal inside it), the voxel grid (goal inside it), the hybrid's grid.
 pub(crate) fn check_context(world: &WorldContext<'_>, a: &Agent) -> Result<(), CrowdError> {
     let agent = a.id();
-    let state = |m: String| {
-        CrowdError::State(onepath_format::FormatError::State {
-            format: "crowd",
-            message: m,
-        })
+    // The grid `id` with `goal` (named `what`) inside it.
+    let grid_goal = |id: u32, goal: (u32, u32), what: &str| {
+        let g = world.grid(id).ok_or(CrowdError::UnknownContext {
+            agent,
+            what: "grid",
+            id,
+        })?;
+        if goal.0 >= g.width() || goal.1 >= g.height() {
+            return Err(CrowdError::State(onepath_format::FormatError::State {
+                format: "crowd",
+                message: format!(
+                    "agent {}: {what} goal ({}, {}) lies off grid {id}",
+                    agent.0, goal.0, goal.1
+                ),
+            }));
+        }
+        Ok(())
     };
     match &a.guide {
         None => Ok(()),
-        Some(Guide::Flow(f)) => {
-            let g = world.grid(f.grid_id).ok_or(CrowdError::UnknownContext {
-                agent,
-                what: "grid",
-                id: f.grid_id,
-            })?;
-            if f.goal.0 >= g.width() || f.goal.1 >= g.height() {
-                return Err(state(format!(
-                    "agent {}: flow field goal ({}, {}) lies off grid {}",
-                    agent.0, f.goal.0, f.goal.1, f.grid_id
-                )));
-            }
-            Ok(())
-        }
+        Some(Guide::Flow(f)) => grid_goal(f.grid_id, f.goal, "flow field"),
+        Some(Guide::Replan(r)) => grid_goal(r.grid_id, r.goal, "replanner"),
+        Some(Guide::Hybrid(h)) => grid_goal(h.grid_id, (0, 0), "hybrid"),
         Some(Guide::Voxel(v)) => {
             let g = world.voxel(v.voxel_id).ok_or(CrowdError::UnknownContext {
                 agent,
@@ -325,34 +326,13 @@ pub(crate) fn check_context(world: &WorldContext<'_>, a: &Agent) -> Result<(), C
             })?;
             let s = g.size();
             if (0..3).any(|k| v.goal[k] >= s[k]) {
-                return Err(state(format!(
-                    "agent {}: voxel goal {:?} lies off voxel grid {}",
-                    agent.0, v.goal, v.voxel_id
-                )));
-            }
-            Ok(())
-        }
-        Some(Guide::Hybrid(h)) => {
-            if world.grid(h.grid_id).is_none() {
-                return Err(CrowdError::UnknownContext {
-                    agent,
-                    what: "grid",
-                    id: h.grid_id,
-                });
-            }
-            Ok(())
-        }
-        Some(Guide::Replan(r)) => {
-            let g = world.grid(r.grid_id).ok_or(CrowdError::UnknownContext {
-                agent,
-                what: "grid",
-                id: r.grid_id,
-            })?;
-            if r.goal.0 >= g.width() || r.goal.1 >= g.height() {
-                return Err(state(format!(
-                    "agent {}: replanner goal ({}, {}) lies off grid {}",
-                    agent.0, r.goal.0, r.goal.1, r.grid_id
-                )));
+                return Err(CrowdError::State(onepath_format::FormatError::State {
+                    format: "crowd",
+                    message: format!(
+                        "agent {}: voxel goal {:?} lies off voxel grid {}",
+                        agent.0, v.goal, v.voxel_id
+                    ),
+                }));
             }
             Ok(())
         }
@@ -426,14 +406,7 @@ impl Crowd {
                 let (cx, cz) = g.space().cell_center(goal[0], goal[1]);
                 self.request_move_target(id, PolyRef::NULL, [cx, request.target[1], cz])?;
                 let a = &mut self.agents[i];
-                a.grid = Some(GridGuide {
-                    grid_id: request.context_id,
-                    goal: (goal[0], goal[1]),
-                    waypoints: Vec::new(),
-                    next: 0,
-                    start: None,
-                    resume: None,
-                });
+                a.grid = Some(fresh_grid_guide(request.context_id, (goal[0], goal[1])));
             }
             PathRequestKind::Voxel => {
                 let a = &self.agents[i];
@@ -667,16 +640,7 @@ impl Crowd {
                 no_path(a);
                 continue;
             };
-            g.waypoints = path
-                .nodes
-                .iter()
-                .map(|&n| {
-                    let (x, z) = grid.xy(n);
-                    let (cx, cz) = grid.space().cell_center(x, z);
-                    [cx, pos[1], cz]
-                })
-                .collect();
-            g.next = usize::from(g.waypoints.len() > 1);
+            follow_cells(g, grid, &path.nodes, pos[1]);
             if asked {
                 set_valid(a);
             } else {
@@ -804,16 +768,7 @@ impl Crowd {
                 no_path(a);
                 continue;
             };
-            g.waypoints = path
-                .nodes
-                .iter()
-                .map(|&n| {
-                    let (x, z) = grid.xy(n);
-                    let (cx, cz) = grid.space().cell_center(x, z);
-                    [cx, pos[1], cz]
-                })
-                .collect();
-            g.next = usize::from(g.waypoints.len() > 1);
+            follow_cells(g, grid, &path.nodes, pos[1]);
             if asked {
                 set_valid(a);
             }
@@ -899,6 +854,32 @@ impl Crowd {
     }
 }
 
+/// A grid guide on `grid_id` to `goal` with no path yet.
+fn fresh_grid_guide(grid_id: u32, goal: (u32, u32)) -> GridGuide {
+    GridGuide {
+        grid_id,
+        goal,
+        waypoints: Vec::new(),
+        next: 0,
+        start: None,
+        resume: None,
+    }
+}
+
+/// The guide's waypoints become the centres of `nodes` (cells of `grid`) at height `y`,
+/// the first one passed.
+fn follow_cells(g: &mut GridGuide, grid: &Grid, nodes: &[u32], y: f64) {
+    g.waypoints = nodes
+        .iter()
+        .map(|&n| {
+            let (x, z) = grid.xy(n);
+            let (cx, cz) = grid.space().cell_center(x, z);
+            [cx, y, cz]
+        })
+        .collect();
+    g.next = usize::from(g.waypoints.len() > 1);
+}
+
 fn no_path(a: &mut Agent) {
     a.target_state = TargetState::NoPath;
     a.nav.steering.should_move = false;
@@ -928,14 +909,7 @@ impl Crowd {
                     })?;
                 let (cx, cz) = g.space().cell_center(goal[0], goal[1]);
                 a.target_pos = [cx, req.target[1], cz];
-                a.grid = Some(GridGuide {
-                    grid_id: req.context_id,
-                    goal: (goal[0], goal[1]),
-                    waypoints: Vec::new(),
-                    next: 0,
-                    start: None,
-                    resume: None,
-                });
+                a.grid = Some(fresh_grid_guide(req.context_id, (goal[0], goal[1])));
                 Ok(false)
             }
             Some(Guide::Voxel(_)) => {
