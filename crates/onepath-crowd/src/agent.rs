@@ -157,7 +157,9 @@ impl Agent {
 
     /// Appends the agent's authoritative state to `out` in a fixed little-endian layout
     /// (what the hash matrix hashes each step): id, life and target states, positions,
-    /// velocities, heading, the corridor, the locomotion mode and its traversal.
+    /// velocities, heading, the corridor, the locomotion mode and its traversal, a grid
+    /// guide's progress, then the state of a flow-field, voxel, hybrid or replanner guide
+    /// (nothing without one; `docs/crowd.md`, "State").
     pub fn write_state(&self, out: &mut Vec<u8>) {
         let m = &self.nav.motion;
         let f = |out: &mut Vec<u8>, v: f64| out.extend_from_slice(&v.to_bits().to_le_bytes());

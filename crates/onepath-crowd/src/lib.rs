@@ -41,7 +41,11 @@
 //!   as the one-shot one, so a crowd stepped with a budget of 1 holds the same corridors as
 //!   with no limit once every request is served.
 //! - A walking agent ends every update on a polygon of the mesh passing its filter (the
-//!   corridor's constrained move), never inside a wall.
+//!   corridor's constrained move), never inside a wall. A flying agent is always on the
+//!   segments of its voxel path, never in a solid voxel.
+//! - A movement group's flow field is a function of its grid, goal cell and options,
+//!   computed once per grid version and shared by every member; guides' shared data is
+//!   rebuilt, never state.
 //! - An agent whose target's polygon is gone and cannot be placed again reports
 //!   [`TargetState::NoPath`] until the host requests again.
 //! - A failed call (bad parameter, unknown agent, a position off the mesh, a bad `dt`)
