@@ -588,7 +588,7 @@ impl Crowd {
             .collect();
     }
 
-    /// Replanner guides (walking agents, target requested or valid, agent order): an agent
+    /// Replanner guides (any state but invalid, target requested or valid, agent order): an agent
     /// that asked creates its replanner (LPA* or D* Lite, default grid options) from the
     /// cell under it to the goal and plans; one whose grid's version differs from the one
     /// its path was planned at moves the replanner's start to the cell under it and replans
@@ -600,7 +600,7 @@ impl Crowd {
             let Some(Guide::Replan(r)) = a.guide.as_mut() else {
                 continue;
             };
-            if a.state != AgentState::Walking
+            if a.state == AgentState::Invalid
                 || !matches!(a.target_state, TargetState::Requesting | TargetState::Valid)
             {
                 continue;
