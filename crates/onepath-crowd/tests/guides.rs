@@ -247,7 +247,14 @@ fn a_prewarmed_field_is_used_by_the_group_and_not_computed_again() {
     assert_eq!(other.prewarm_movement_group(&w, GROUP).unwrap(), 0);
     other.update(&w, DT).unwrap();
     assert_eq!(other.flow_field_computations(), 1);
-    // A target off the grid or on a wall is refused.
+    // Group 0, a target off the grid or on a wall is refused.
+    assert!(matches!(
+        crowd.prewarm_flow_field(&w, 0, GRID, [28.5, 0.0, 4.5]),
+        Err(CrowdError::InvalidSetting {
+            what: "movement group",
+            ..
+        })
+    ));
     assert!(matches!(
         crowd.prewarm_flow_field(&w, GROUP, GRID, [16.5, 0.0, 2.5]),
         Err(CrowdError::OffGrid { grid: GRID, .. })

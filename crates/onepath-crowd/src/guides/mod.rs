@@ -454,8 +454,9 @@ impl Crowd {
     /// Builds ahead of time the flow field that agents of movement `group` requesting a
     /// flow field to `target` on grid `grid_id` will share (the field is kept until a
     /// member uses it, then while members use it). Returns whether a field was computed
-    /// (false: it was already there). [`CrowdError::UnknownContext`] for a grid the world
-    /// lacks, [`CrowdError::OffGrid`] for a target off it or on a blocked cell.
+    /// (false: it was already there). [`CrowdError::InvalidSetting`] for group 0 (an agent
+    /// of no group has a field of its own), [`CrowdError::OffGrid`] for a grid the world
+    /// lacks or a target off it or on a blocked cell.
     pub fn prewarm_flow_field(
         &mut self,
         world: &WorldContext<'_>,
@@ -477,6 +478,13 @@ impl Crowd {
             waypoint_index: 0,
             context_id: grid_id,
         };
+        if group == 0 {
+            return Err(CrowdError::InvalidSetting {
+                what: "movement group",
+                value: 0.0,
+                rule: "a group id other than 0 (an agent of no group has a field of its own)",
+            });
+        }
         let goal = guide_goal(world, &req)?;
         let key = (grid_id, (goal[0], goal[1]), group, u32::MAX);
         let Some(grid) = world.grid(grid_id) else {
