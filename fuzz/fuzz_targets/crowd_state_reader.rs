@@ -1,13 +1,17 @@
 //! Fuzzes the crowd's state readers (`onepath-crowd`): the first input byte picks the
 //! reader, the rest is the input. 0: the canonical crowd snapshot (ONCS) restored into a
-//! crowd on the bridge-and-building fixture; 1: an agent record through the binary
-//! transport (postcard) loaded into an agent shell. Any bytes give a typed error or an
+//! crowd on the bridge-and-building fixture, in a world with a grid (id 3: 48 × 32 open
+//! unit cells) and a voxel grid (id 9: 48 × 8 × 32 unit voxels from (0, −1, 0), the layer
+//! under the ground solid) so that snapshots with flow-field, voxel and hybrid guides (the
+//! ONCS guides extension) can be accepted; 1: an agent record through the binary transport
+//! (postcard) loaded into an agent shell. Any bytes give a typed error or an
 //! accepted state, never a panic; a failed ONCS restore leaves the crowd exactly as it
 //! was; an accepted state is stepped a few times (never a hang) and saved again.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use onepath_crowd::{AgentParams, Crowd, CrowdSettings, LocomotionHandler, WorldContext};
+use onepath_gridstate::{Grid, GridSpace, VoxelGrid, VoxelSpace, WALL};
 use onepath_mesh::fixtures::bridge_and_building;
 use onepath_mesh::TiledNavMesh;
 
@@ -19,12 +23,36 @@ fn crowd(mesh: &TiledNavMesh) -> Crowd {
     c
 }
 
+fn grid() -> Grid {
+    let mut g = Grid::new(48, 32).expect("grid size");
+    g.set_space(GridSpace::new(0.0, 0.0, 1.0).expect("grid space"));
+    g
+}
+
+fn voxels() -> VoxelGrid {
+    let mut v = VoxelGrid::new(48, 8, 32, 0).expect("voxel size");
+    v.set_space(VoxelSpace::new([0.0, -1.0, 0.0], 1.0).expect("voxel space"));
+    for z in 0..32 {
+        for x in 0..48 {
+            v.set_area(x, 0, z, WALL).expect("inside");
+        }
+    }
+    v
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, bytes)) = data.split_first() else {
         return;
     };
     let mesh = bridge_and_building();
-    let world = WorldContext::new(&mesh);
+    let (g, v) = (grid(), voxels());
+    let grids = [(3, &g)];
+    let voxel_grids = [(9, &v)];
+    let world = WorldContext {
+        grids: &grids,
+        voxels: &voxel_grids,
+        ..WorldContext::new(&mesh)
+    };
     let mut c = crowd(&mesh);
     match sel % 2 {
         0 => {

@@ -58,6 +58,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         run: crate::scenarios_crowd::crowd_snapshot_bytes,
     },
     Scenario {
+        name: "crowd/guides",
+        parallel: true,
+        run: crate::scenarios_guides::crowd_guides,
+    },
+    Scenario {
         name: "build3d/build",
         parallel: true,
         run: crate::scenarios_build3d::build3d_build,

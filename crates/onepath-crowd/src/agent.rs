@@ -20,6 +20,8 @@ pub enum AgentState {
     OffMesh,
     /// Falling: no ground under it.
     Falling,
+    /// Flying along a voxel path (the Fly mode in control; `docs/crowd.md`, "Guides").
+    Flying,
 }
 
 /// The state of an agent's target.
@@ -78,6 +80,9 @@ pub struct Agent {
     /// Set for a grid-guided agent (a grid A* request); its corridor is then only the
     /// polygon it stands in.
     pub(crate) grid: Option<GridGuide>,
+    /// The state of a flow-field, voxel or hybrid guide (`crate::guides`); none for a
+    /// navmesh corridor or a plain grid A* path.
+    pub(crate) guide: Option<crate::guides::Guide>,
     pub(crate) boundary: LocalBoundary,
     /// (squared X/Z distance, agent index) of the neighbours, nearest first, then by id.
     pub(crate) neighbours: Vec<(f64, u32)>,
@@ -152,7 +157,9 @@ impl Agent {
 
     /// Appends the agent's authoritative state to `out` in a fixed little-endian layout
     /// (what the hash matrix hashes each step): id, life and target states, positions,
-    /// velocities, heading, the corridor, the locomotion mode and its traversal.
+    /// velocities, heading, the corridor, the locomotion mode and its traversal, a grid
+    /// guide's progress, then the state of a flow-field, voxel, hybrid or replanner guide
+    /// (nothing without one; `docs/crowd.md`, "State").
     pub fn write_state(&self, out: &mut Vec<u8>) {
         let m = &self.nav.motion;
         let f = |out: &mut Vec<u8>, v: f64| out.extend_from_slice(&v.to_bits().to_le_bytes());
@@ -200,5 +207,6 @@ impl Agent {
             out.extend_from_slice(&(g.next as u32).to_le_bytes());
             out.extend_from_slice(&(g.waypoints.len() as u32).to_le_bytes());
         }
+        crate::guides::write_guide_state(self, out);
     }
 }

@@ -65,7 +65,8 @@ pub enum CrowdError {
         /// Z of the target.
         z: f64,
     },
-    /// A path request kind the crowd does not serve (flow fields, voxel and hybrid paths).
+    /// A path request kind the crowd does not serve (every kind of [`crate::PathRequestKind`]
+    /// is served now; kept for hosts that match on it).
     #[error("path request kind {0:?} is not served by the navmesh crowd")]
     UnsupportedRequest(crate::PathRequestKind),
     /// Saved crowd or agent state that could not be read: malformed bytes
@@ -80,7 +81,7 @@ pub enum CrowdError {
     UnknownContext {
         /// The agent whose state names it.
         agent: AgentId,
-        /// What is missing: `"grid"`, `"platform"` or `"mesh"`.
+        /// What is missing: `"grid"`, `"voxel grid"`, `"platform"` or `"mesh"`.
         what: &'static str,
         /// The id named.
         id: u32,

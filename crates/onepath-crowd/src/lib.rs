@@ -11,7 +11,12 @@
 //! adaptive pattern), integrates, resolves collisions, moves along the surface, crosses
 //! off-mesh links, and replans corridors that went stale (a tile replaced or streamed out,
 //! polygon flags changed). Agents may also be guided by a grid path (`onepath-gridstate`'s
-//! sliced grid A*, under the same budget) while they walk the mesh.
+//! sliced grid A*, under the same budget, replanned when its grid is edited across it), a
+//! flow field shared per target by the agents of a movement group (computed once per
+//! group, pre-warmable: [`Crowd::prewarm_movement_group`]), a hybrid guide (grid far away,
+//! corridor within a switch-over distance), or, for flyers, a voxel path flown by the Fly
+//! mode (take-off, flight that never enters a solid voxel, landing or hovering;
+//! `docs/crowd.md`, "Guides").
 //!
 //! Each agent carries a navigator ([`Navigator`]: transform and motion, steering session
 //! with its path request, turning, motor with its locomotion modes chosen by the ground;
@@ -36,7 +41,11 @@
 //!   as the one-shot one, so a crowd stepped with a budget of 1 holds the same corridors as
 //!   with no limit once every request is served.
 //! - A walking agent ends every update on a polygon of the mesh passing its filter (the
-//!   corridor's constrained move), never inside a wall.
+//!   corridor's constrained move), never inside a wall. A flying agent is always on the
+//!   segments of its voxel path, never in a solid voxel.
+//! - A movement group's flow field is a function of its grid, goal cell and options,
+//!   computed once per grid version and shared by every member; guides' shared data is
+//!   rebuilt, never state.
 //! - An agent whose target's polygon is gone and cannot be placed again reports
 //!   [`TargetState::NoPath`] until the host requests again.
 //! - A failed call (bad parameter, unknown agent, a position off the mesh, a bad `dt`)
@@ -82,6 +91,7 @@ mod crowd;
 mod error;
 mod geom;
 mod grid;
+mod guides;
 mod navigator;
 pub mod normative;
 mod params;

@@ -55,8 +55,12 @@ pub enum PathRequestKind {
     FlowField,
     /// A voxel path for flyers.
     Voxel,
-    /// A hybrid of the above.
+    /// A hybrid of the above: a grid A* path far away, a navmesh corridor within the
+    /// switch-over distance.
     Hybrid,
+    /// A grid path kept by an incremental replanner (gridstate's LPA* or D* Lite), repaired
+    /// when its grid is edited.
+    GridReplan,
 }
 
 /// The kind-specific settings of a path request.
@@ -84,8 +88,13 @@ pub enum RequestSettings {
     },
     /// Hybrid: the switch-over distance.
     Hybrid {
-        /// Distance from which the coarse guide takes over.
+        /// Within this X/Z distance of the target the navmesh corridor takes over.
         switch_distance: f64,
+    },
+    /// Grid replanner: the algorithm.
+    GridReplan {
+        /// LPA* or D* Lite.
+        algorithm: onepath_gridstate::ReplanAlgorithm,
     },
 }
 
@@ -109,10 +118,13 @@ pub struct PathRequest {
     /// Whether a guide (the corridor) was built for this request.
     pub guide_active: bool,
     /// Index of the next waypoint of the guide (for a corridor, the polygons left in it;
-    /// for a grid path, the next cell of the path).
+    /// for a grid path or a flow field, the next cell of the path; for a voxel path, the
+    /// next waypoint).
     pub waypoint_index: u32,
-    /// The part of the world context the request plans on: for a grid A* request, the
-    /// grid's id in [`crate::WorldContext::grids`] (0 for the mesh).
+    /// The part of the world context the request plans on: for a grid A*, grid replanner,
+    /// flow-field or hybrid request, the grid's id in [`crate::WorldContext::grids`]; for a
+    /// voxel request, the voxel grid's id in [`crate::WorldContext::voxels`] (0 for the
+    /// mesh).
     pub context_id: u32,
 }
 
@@ -256,7 +268,7 @@ pub enum LocomotionKind {
     Slide,
     /// Swimming on water polygons.
     Water,
-    /// Flying (needs a voxel guide, which the navmesh crowd does not build).
+    /// Flying along a voxel path (`docs/crowd.md`, "Voxel guide and the Fly mode").
     Fly,
     /// Climbing up an off-mesh link.
     Climb,
@@ -352,7 +364,8 @@ pub struct WaterLocomotion {
     pub total_swim_time: f64,
 }
 
-/// Flying: configuration and state (driven only by a voxel guide).
+/// Flying: configuration and state (driven by a voxel guide: the flyer's speed along its
+/// path moves towards `speed` by at most `acceleration` per second; `docs/crowd.md`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FlyLocomotion {
     /// Flight speed.

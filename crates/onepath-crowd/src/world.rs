@@ -1,8 +1,8 @@
 //! [`WorldContext`]: what a crowd binds to at each update (the mesh, the platforms the
-//! host moves). The context is host binding, never agent state: agents refer to its parts
+//! host moves, the grids and voxel grids guides plan on). The context is host binding, never agent state: agents refer to its parts
 //! by stable ids only.
 
-use onepath_gridstate::Grid;
+use onepath_gridstate::{Grid, VoxelGrid};
 use onepath_mesh::query::Vec3;
 use onepath_mesh::TiledNavMesh;
 
@@ -17,6 +17,10 @@ pub struct WorldContext<'a> {
     /// Grids that grid-guided agents plan on (id, grid), ascending by id, ids unique; a
     /// grid's world placement (`GridSpace`) maps its X/Y to the mesh's X/Z.
     pub grids: &'a [(u32, &'a Grid)],
+    /// Voxel grids that flyers plan on (id, grid), ascending by id, ids unique; voxel
+    /// (x, y, z) spans `origin + [x, x + 1) × cell` on the world's X, Y and Z (a cell size
+    /// of 0, unassigned, counts as 1).
+    pub voxels: &'a [(u32, &'a VoxelGrid)],
 }
 
 impl<'a> WorldContext<'a> {
@@ -26,6 +30,7 @@ impl<'a> WorldContext<'a> {
             mesh,
             platforms: &[],
             grids: &[],
+            voxels: &[],
         }
     }
 
@@ -35,6 +40,14 @@ impl<'a> WorldContext<'a> {
             .binary_search_by_key(&id, |g| g.0)
             .ok()
             .map(|i| self.grids[i].1)
+    }
+
+    /// The voxel grid `id`.
+    pub fn voxel(&self, id: u32) -> Option<&'a VoxelGrid> {
+        self.voxels
+            .binary_search_by_key(&id, |g| g.0)
+            .ok()
+            .map(|i| self.voxels[i].1)
     }
 
     /// The position of platform `id` this step.

@@ -688,12 +688,13 @@ fn a_grid_guided_agent_follows_its_grid_path_around_grid_walls() {
         crowd.request_path(&world, id, no_grid),
         Err(CrowdError::OffGrid { grid: 4, .. })
     ));
-    let mut flow = request;
-    flow.kind = PathRequestKind::FlowField;
-    assert_eq!(
-        crowd.request_path(&world, id, flow),
-        Err(CrowdError::UnsupportedRequest(PathRequestKind::FlowField))
-    );
+    // A voxel path needs a voxel grid of the world.
+    let mut voxel = request;
+    voxel.kind = PathRequestKind::Voxel;
+    assert!(matches!(
+        crowd.request_path(&world, id, voxel),
+        Err(CrowdError::OffGrid { grid: 3, .. })
+    ));
     crowd.request_path(&world, id, request).unwrap();
     let mut max_z: f64 = 0.0;
     for step in 0..60 * 30 {

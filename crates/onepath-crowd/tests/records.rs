@@ -320,7 +320,7 @@ fn unknown_context_ids_invalid_requests_and_bad_numbers_fail_closed() {
             }
         )
     });
-    // An invalid request: a kind code out of range, a kind the crowd does not serve.
+    // An invalid request: a kind code out of range, a flow field on a grid the world lacks.
     let mut rec = ready(&mut c, navmesh);
     rec.insert("steering.request.kind", Value::U32(9));
     assert_fails_closed(&mut c, &w, navmesh, &rec, |e| {
@@ -330,7 +330,14 @@ fn unknown_context_ids_invalid_requests_and_bad_numbers_fail_closed() {
     let mut rec = ready(&mut c, navmesh);
     rec.insert("steering.request.kind", Value::U32(2));
     assert_fails_closed(&mut c, &w, navmesh, &rec, |e| {
-        *e == CrowdError::UnsupportedRequest(PathRequestKind::FlowField)
+        matches!(
+            e,
+            CrowdError::UnknownContext {
+                what: "grid",
+                id: 0,
+                ..
+            }
+        )
     });
     // Out-of-range numbers: NaN, a negative radius, a wrong type.
     for (path, v, says) in [

@@ -241,6 +241,7 @@ impl Game {
             mesh: self.world.class(0)?.mesh(),
             platforms: &[],
             grids: &grids,
+            voxels: &[],
         };
         let stale = self.crowd.crowd_mut(0)?.restore_snapshot(&ctx, oncs)?;
         if std::env::var_os("GGRS_DEBUG").is_some() && stale > 0 {

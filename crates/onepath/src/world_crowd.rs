@@ -134,6 +134,7 @@ impl WorldCrowd {
                 mesh: nav.mesh(),
                 platforms: &[],
                 grids,
+                voxels: &[],
             };
             stats.push(crowd.update(&ctx, dt)?);
         }

@@ -191,6 +191,7 @@ impl WorldSnapshot {
                         mesh,
                         platforms: &[],
                         grids: &grid_refs,
+                        voxels: &[],
                     };
                     let mut fresh = Crowd::new(*old.settings())?;
                     fresh.restore_snapshot(&ctx, bytes).map_err(|e| match e {

@@ -124,6 +124,9 @@ pub struct Crowd {
     pub(crate) avoidance: ObstacleAvoidance,
     pub(crate) boundary_scratch: BoundaryScratch,
     pub(crate) placement_extents: Vec3,
+    /// The movement groups' shared flow fields and the guides' counters (rebuilt, never
+    /// state).
+    pub(crate) guides: crate::guides::GuideRuntime,
 }
 
 impl Crowd {
@@ -164,6 +167,7 @@ impl Crowd {
             avoidance: ObstacleAvoidance::default(),
             boundary_scratch: BoundaryScratch::default(),
             placement_extents: [r * 2.0, r * 1.5, r * 2.0],
+            guides: crate::guides::GuideRuntime::default(),
         })
     }
 
@@ -294,6 +298,7 @@ impl Crowd {
             topology_opt_time: 0.0,
             corridor,
             grid: None,
+            guide: None,
             boundary: LocalBoundary::default(),
             neighbours: Vec::new(),
             corners: Vec::new(),
@@ -358,6 +363,7 @@ impl Crowd {
         a.target_replan_time = 0.0;
         a.replanning = false;
         a.grid = None;
+        a.guide = None;
         // A new target plans from where the agent stands.
         let first = a.corridor.first_poly();
         let pos = a.corridor.pos();
@@ -399,7 +405,13 @@ impl Crowd {
     /// is missing or blocked); the agent steers through the path's cell centres and still
     /// moves on the mesh.
     ///
-    /// Other kinds: [`CrowdError::UnsupportedRequest`]. Nothing changes on error.
+    /// [`PathRequestKind::FlowField`], [`PathRequestKind::Voxel`],
+    /// [`PathRequestKind::Hybrid`]: a flow field shared by the agent's movement group, a
+    /// voxel path flown with the Fly mode, a grid path far away and a corridor within the
+    /// switch distance (`docs/crowd.md`, "Guides"; [`CrowdError::OffGrid`] for a grid or
+    /// voxel grid the world lacks or a target off it or on a wall,
+    /// [`CrowdError::InvalidSetting`] for a voxel path without the Fly mode). Nothing
+    /// changes on error.
     pub fn request_path(
         &mut self,
         world: &WorldContext<'_>,
@@ -411,7 +423,7 @@ impl Crowd {
             return self.request_grid_path(world, id, request);
         }
         if request.kind != PathRequestKind::NavMesh {
-            return Err(CrowdError::UnsupportedRequest(request.kind));
+            return self.request_guide(world, id, request);
         }
         let i = self.index_or_err(id)?;
         let filter = request_filter(&self.agents[i].params.filter, &request);
@@ -428,7 +440,7 @@ impl Crowd {
         Ok(())
     }
 
-    fn request_grid_path(
+    pub(crate) fn request_grid_path(
         &mut self,
         world: &WorldContext<'_>,
         id: AgentId,
@@ -486,6 +498,7 @@ impl Crowd {
         a.serial += 1;
         a.target_state = TargetState::Velocity;
         a.grid = None;
+        a.guide = None;
         let s = &mut a.nav.steering;
         s.should_move = true;
         s.at_destination = false;
@@ -575,6 +588,7 @@ impl Crowd {
         }
         self.check_path_validity(mesh, dt, &mut stats);
         self.update_platforms(world, dt);
+        self.update_guides(world, &mut stats);
         self.update_move_requests(mesh, &mut stats);
         self.update_grid_requests(world, &mut stats);
         self.update_topology_optimization(mesh, dt);
@@ -585,6 +599,7 @@ impl Crowd {
         self.move_on_surface(mesh);
         self.update_falls(mesh, dt);
         self.update_links(dt);
+        self.update_flyers(world, dt);
         self.finish_motion(dt);
         Ok(stats)
     }
@@ -804,9 +819,10 @@ impl Crowd {
             let s = &mut a.nav.steering;
             s.repath_cooldown = (s.repath_cooldown - dt).max(0.0);
             if let Some(r) = s.request.as_mut() {
-                r.waypoint_index = match &a.grid {
-                    Some(g) => g.next as u32,
-                    None => a.corridor.path().len() as u32,
+                r.waypoint_index = match (&a.grid, crate::guides::voxel_next(&a.guide)) {
+                    (_, Some(next)) => next as u32,
+                    (Some(g), None) => g.next as u32,
+                    (None, None) => a.corridor.path().len() as u32,
                 };
             }
             if a.target_state == TargetState::Valid && a.state == AgentState::Walking {
@@ -857,6 +873,7 @@ impl Crowd {
 pub(crate) fn reset_target(a: &mut Agent) {
     a.target_state = TargetState::None;
     a.grid = None;
+    a.guide = None;
     a.target_ref = PolyRef::NULL;
     a.target_pos = ZERO;
     a.serial += 1;

@@ -40,9 +40,9 @@ impl Crowd {
                     }
                 }
             }
-            if a.grid.is_some() {
-                // A grid path is kept until the host asks again; the corridor is the
-                // agent's polygon only.
+            if a.grid.is_some() || crate::guides::voxel_next(&a.guide).is_some() {
+                // A grid path (or a voxel path) is kept until the host asks again; the
+                // corridor is the agent's polygon only.
                 continue;
             }
             if matches!(

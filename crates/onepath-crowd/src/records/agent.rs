@@ -12,6 +12,7 @@ use crate::navigator::{
     SteeringTuning, TravelMode, Turning,
 };
 use crate::world::WorldContext;
+use onepath_gridstate::ReplanAlgorithm;
 
 use super::locomotion::{load_motor, save_motor};
 use super::{broken, Reader, Record, Value, Writer};
@@ -36,6 +37,7 @@ fn kind_code(k: PathRequestKind) -> u32 {
         PathRequestKind::FlowField => 2,
         PathRequestKind::Voxel => 3,
         PathRequestKind::Hybrid => 4,
+        PathRequestKind::GridReplan => 5,
     }
 }
 
@@ -45,7 +47,8 @@ fn kind_of(c: u32) -> PathRequestKind {
         1 => PathRequestKind::GridAStar,
         2 => PathRequestKind::FlowField,
         3 => PathRequestKind::Voxel,
-        _ => PathRequestKind::Hybrid,
+        4 => PathRequestKind::Hybrid,
+        _ => PathRequestKind::GridReplan,
     }
 }
 
@@ -74,6 +77,11 @@ fn save_request(w: &mut Writer<'_>, r: &PathRequest) {
         RequestSettings::Hybrid { switch_distance } => {
             w.f64("switch_distance", switch_distance, 0.0)
         }
+        RequestSettings::GridReplan { algorithm } => w.u32(
+            "algorithm",
+            algorithm as u32,
+            ReplanAlgorithm::DStarLite as u32,
+        ),
     }
     w.bool("guide_active", r.guide_active, false);
     w.u32("waypoint_index", r.waypoint_index, 0);
@@ -81,7 +89,7 @@ fn save_request(w: &mut Writer<'_>, r: &PathRequest) {
 }
 
 fn load_request(r: &Reader<'_>) -> Result<PathRequest, FormatError> {
-    let kind = kind_of(r.code("kind", 0, 5)?);
+    let kind = kind_of(r.code("kind", 0, 6)?);
     let walkability_override = match r.look("walkability_override") {
         None => None,
         Some(_) => {
@@ -109,6 +117,12 @@ fn load_request(r: &Reader<'_>) -> Result<PathRequest, FormatError> {
         },
         PathRequestKind::Hybrid => RequestSettings::Hybrid {
             switch_distance: r.non_negative("switch_distance", 0.0)?,
+        },
+        PathRequestKind::GridReplan => RequestSettings::GridReplan {
+            algorithm: match r.code("algorithm", ReplanAlgorithm::DStarLite as u32, 2)? {
+                0 => ReplanAlgorithm::LpaStar,
+                _ => ReplanAlgorithm::DStarLite,
+            },
         },
     };
     Ok(PathRequest {
@@ -272,6 +286,7 @@ fn life_code(s: AgentState) -> u32 {
         AgentState::Walking => 1,
         AgentState::OffMesh => 2,
         AgentState::Falling => 3,
+        AgentState::Flying => 4,
     }
 }
 
@@ -381,11 +396,12 @@ impl Crowd {
                 "version {version} is newer than this reader's {AGENT_RECORD_VERSION}"
             ))));
         }
-        a.state = match r.code("state", 1, 4).map_err(st)? {
+        a.state = match r.code("state", 1, 5).map_err(st)? {
             0 => AgentState::Invalid,
             1 => AgentState::Walking,
             2 => AgentState::OffMesh,
-            _ => AgentState::Falling,
+            3 => AgentState::Falling,
+            _ => AgentState::Flying,
         };
         let m = &mut a.nav.motion;
         m.position = r.vec3("position", ZERO).map_err(st)?;
@@ -470,7 +486,26 @@ impl Crowd {
                         });
                     }
                 }
-                k => return Err(CrowdError::UnsupportedRequest(k)),
+                PathRequestKind::FlowField
+                | PathRequestKind::Hybrid
+                | PathRequestKind::GridReplan => {
+                    if world.grid(req.context_id).is_none() {
+                        return Err(CrowdError::UnknownContext {
+                            agent,
+                            what: "grid",
+                            id: req.context_id,
+                        });
+                    }
+                }
+                PathRequestKind::Voxel => {
+                    if world.voxel(req.context_id).is_none() {
+                        return Err(CrowdError::UnknownContext {
+                            agent,
+                            what: "voxel grid",
+                            id: req.context_id,
+                        });
+                    }
+                }
             }
         }
         Ok(())
@@ -503,7 +538,12 @@ impl Crowd {
                 }
                 h.fall.fall_end
             }
-            AgentState::Invalid => None,
+            AgentState::Flying if h.mode != LocomotionKind::Fly => {
+                return Err(CrowdError::State(broken(
+                    "state is Flying but the mode in control is not Fly",
+                )))
+            }
+            AgentState::Invalid | AgentState::Flying => None,
         };
         let Some(p) = at else {
             return Ok(());
@@ -532,6 +572,7 @@ impl Crowd {
         velocity_target: [f64; 3],
     ) -> Result<(), CrowdError> {
         a.grid = None;
+        a.guide = None;
         a.serial += 1;
         a.target_ref = PolyRef::NULL;
         a.target_pos = ZERO;
@@ -549,7 +590,17 @@ impl Crowd {
             return Ok(());
         };
         a.target_state = TargetState::Requesting;
-        if req.kind == PathRequestKind::GridAStar {
+        if matches!(
+            req.kind,
+            PathRequestKind::FlowField
+                | PathRequestKind::Voxel
+                | PathRequestKind::Hybrid
+                | PathRequestKind::GridReplan
+        ) && !self.reacquire_guide(world, a, &req)?
+        {
+            return Ok(());
+        }
+        if req.kind == PathRequestKind::GridAStar || req.kind == PathRequestKind::Hybrid {
             let Some(grid) = world.grid(req.context_id) else {
                 return Err(CrowdError::UnknownContext {
                     agent: a.id(),

@@ -5,6 +5,7 @@
 //! bytes that remain, typed errors naming the field and the agent) and a restore is all or
 //! nothing.
 
+mod guides;
 mod read;
 mod write;
 
@@ -62,7 +63,7 @@ impl Crowd {
         world: &WorldContext<'_>,
         bytes: &[u8],
     ) -> Result<usize, CrowdError> {
-        let read = read::read_crowd(bytes).map_err(CrowdError::State)?;
+        let mut read = read::read_crowd(bytes).map_err(CrowdError::State)?;
         // Every context id is checked before anything changes.
         for ra in &read.agents {
             let a = &ra.agent;
@@ -93,6 +94,10 @@ impl Crowd {
                     });
                 }
             }
+            crate::guides::check_context(world, a)?;
+        }
+        for ra in &mut read.agents {
+            crate::guides::install_replanner(world, &mut ra.agent)?;
         }
         // From here on nothing fails: the parts are built aside, then swapped in.
         let mesh = world.mesh;
@@ -209,6 +214,8 @@ impl Crowd {
         self.grid_queue = read.grid_queue.into();
         self.grid_active = grid_active;
         self.grid_search = grid_search;
+        // The shared flow fields are rebuilt from the grids (never state).
+        self.guides.forget_fields();
         self.grid = ProximityGrid::new(r * 3.0);
         self.placement_extents = [r * 2.0, r * 1.5, r * 2.0];
         Ok(stale)

@@ -192,7 +192,7 @@ impl<'a> R<'a> {
     }
 
     pub(super) fn request(&mut self) -> Result<PathRequest, FormatError> {
-        let kind = request_kind(self.code("request kind", 5)?);
+        let kind = request_kind(self.code("request kind", 6)?);
         let origin = self.v3("request origin")?;
         let target = self.v3("request target")?;
         let unit_size = self.f_non_negative("request unit size")?;
@@ -202,7 +202,7 @@ impl<'a> R<'a> {
             None
         };
         let max_search_range = self.f_non_negative("request max search range")?;
-        let settings = match self.code("request settings kind", 5)? {
+        let settings = match self.code("request settings kind", 6)? {
             0 => RequestSettings::NavMesh {
                 max_iterations: self.0.u64("request max iterations")?,
             },
@@ -215,8 +215,14 @@ impl<'a> R<'a> {
             3 => RequestSettings::Voxel {
                 max_climb_height: self.f_non_negative("request max climb height")?,
             },
-            _ => RequestSettings::Hybrid {
+            4 => RequestSettings::Hybrid {
                 switch_distance: self.f_non_negative("request switch distance")?,
+            },
+            _ => RequestSettings::GridReplan {
+                algorithm: match self.code("request replan algorithm", 2)? {
+                    0 => onepath_gridstate::ReplanAlgorithm::LpaStar,
+                    _ => onepath_gridstate::ReplanAlgorithm::DStarLite,
+                },
             },
         };
         Ok(PathRequest {
@@ -436,11 +442,12 @@ impl<'a> R<'a> {
 
     fn agent_body(&mut self, id: AgentId) -> Result<ReadAgent, FormatError> {
         let params = self.params()?;
-        let state = match self.code("life state", 4)? {
+        let state = match self.code("life state", 5)? {
             0 => AgentState::Invalid,
             1 => AgentState::Walking,
             2 => AgentState::OffMesh,
-            _ => AgentState::Falling,
+            3 => AgentState::Falling,
+            _ => AgentState::Flying,
         };
         let target_state = match self.code("target state", 6)? {
             0 => TargetState::None,
@@ -568,6 +575,7 @@ impl<'a> R<'a> {
                 topology_opt_time,
                 corridor,
                 grid,
+                guide: None,
                 boundary: LocalBoundary::default(),
                 neighbours: Vec::new(),
                 corners: Vec::new(),
@@ -593,7 +601,8 @@ pub(super) fn request_kind(code: u8) -> PathRequestKind {
         1 => PathRequestKind::GridAStar,
         2 => PathRequestKind::FlowField,
         3 => PathRequestKind::Voxel,
-        _ => PathRequestKind::Hybrid,
+        4 => PathRequestKind::Hybrid,
+        _ => PathRequestKind::GridReplan,
     }
 }
 
@@ -730,6 +739,7 @@ pub(super) fn read_crowd(bytes: &[u8]) -> Result<ReadCrowd, FormatError> {
     } else {
         None
     };
+    super::guides::read_guides(&mut r, &mut agents)?;
     r.0.expect_end("ONCS")?;
     Ok(ReadCrowd {
         settings,

@@ -114,6 +114,10 @@ impl W {
                 self.0.u8(4);
                 self.0.f64(switch_distance);
             }
+            RequestSettings::GridReplan { algorithm } => {
+                self.0.u8(5);
+                self.0.u8(algorithm as u8);
+            }
         }
         self.flag(r.guide_active);
         self.0.u32(r.waypoint_index);
@@ -316,6 +320,7 @@ pub(super) fn request_kind_code(k: PathRequestKind) -> u8 {
         PathRequestKind::FlowField => 2,
         PathRequestKind::Voxel => 3,
         PathRequestKind::Hybrid => 4,
+        PathRequestKind::GridReplan => 5,
     }
 }
 
@@ -352,6 +357,7 @@ fn life_code(s: AgentState) -> u8 {
         AgentState::Walking => 1,
         AgentState::OffMesh => 2,
         AgentState::Falling => 3,
+        AgentState::Flying => 4,
     }
 }
 
@@ -407,5 +413,6 @@ pub(super) fn write_crowd(crowd: &Crowd) -> Vec<u8> {
         w.0.u32(start.0);
         w.0.u32(start.1);
     }
+    super::guides::write_guides(&mut w, crowd);
     w.0.into_vec()
 }

@@ -59,6 +59,7 @@ pub fn world<'a>(
         mesh,
         platforms,
         grids,
+        voxels: &[],
     }
 }
 
