@@ -1,5 +1,12 @@
 //! The path request queue: requests served first come first served by one sliced path
 //! search at a time, under an iteration budget per update.
+//!
+//! The search in progress is always the one a fresh `begin_path` on the current mesh
+//! followed by the iterations it used gives (`docs/crowd.md`, step 4): when the mesh
+//! changed since the search last ran (its [`TiledNavMesh::state_id`]), it is begun again on
+//! the mesh and the iterations it had used are replayed (outside the budget) before it goes
+//! on. A restored queue replays the same way at its next update, so a search saved at any
+//! point continues exactly as the uninterrupted one, whatever changed the mesh meanwhile.
 
 use std::collections::VecDeque;
 
@@ -38,6 +45,9 @@ pub(crate) struct PathQueue {
     /// The request whose search is begun in `query`, and the iterations it used.
     pub(crate) active: Option<(QueuedRequest, u64)>,
     pub(crate) query: NavMeshQuery,
+    /// The mesh state ([`TiledNavMesh::state_id`]) the search in `query` last ran on;
+    /// `None` when `query` does not hold the active search (after a restore).
+    pub(crate) searched_on: Option<u64>,
 }
 
 impl PathQueue {
@@ -69,9 +79,23 @@ impl PathQueue {
     ) -> (Vec<Served>, u64) {
         let mut out = Vec::new();
         let mut remaining = budget;
+        let state = mesh.state_id();
         while remaining > 0 {
             let (req, used) = match self.active.take() {
-                Some((r, used)) if is_current(r.agent, r.serial) => (r, used),
+                Some((r, used)) if is_current(r.agent, r.serial) => {
+                    if self.searched_on != Some(state) {
+                        // The mesh changed under the search (or the queue was restored):
+                        // the search is the one the current mesh gives after `used`.
+                        if let Err(e) = self.replay(mesh, &r, used) {
+                            out.push(Served {
+                                request: r,
+                                result: Err(e),
+                            });
+                            continue;
+                        }
+                    }
+                    (r, used)
+                }
                 Some(_) => continue,
                 None => {
                     let Some(r) = self.pending.pop_front() else {
@@ -95,6 +119,7 @@ impl PathQueue {
                         });
                         continue;
                     }
+                    self.searched_on = Some(state);
                     (r, 0)
                 }
             };
@@ -126,6 +151,29 @@ impl PathQueue {
             }
         }
         (out, budget - remaining)
+    }
+
+    /// Begins `r`'s search again on `mesh` and runs the `used` iterations it had used.
+    fn replay(
+        &mut self,
+        mesh: &TiledNavMesh,
+        r: &QueuedRequest,
+        used: u64,
+    ) -> Result<(), QueryError> {
+        self.searched_on = None;
+        self.query.begin_path(
+            mesh,
+            r.start_ref,
+            r.end_ref,
+            r.start_pos,
+            r.end_pos,
+            &r.filter,
+        )?;
+        if used > 0 {
+            self.query.step_path(mesh, used)?;
+        }
+        self.searched_on = Some(mesh.state_id());
+        Ok(())
     }
 }
 
