@@ -104,22 +104,13 @@ impl PathQueue {
                     if !is_current(r.agent, r.serial) {
                         continue;
                     }
-                    let begun = self.query.begin_path(
-                        mesh,
-                        r.start_ref,
-                        r.end_ref,
-                        r.start_pos,
-                        r.end_pos,
-                        &r.filter,
-                    );
-                    if let Err(e) = begun {
+                    if let Err(e) = self.begin(mesh, &r) {
                         out.push(Served {
                             request: r,
                             result: Err(e),
                         });
                         continue;
                     }
-                    self.searched_on = Some(state);
                     (r, 0)
                 }
             };
@@ -153,13 +144,8 @@ impl PathQueue {
         (out, budget - remaining)
     }
 
-    /// Begins `r`'s search again on `mesh` and runs the `used` iterations it had used.
-    fn replay(
-        &mut self,
-        mesh: &TiledNavMesh,
-        r: &QueuedRequest,
-        used: u64,
-    ) -> Result<(), QueryError> {
+    /// Begins `r`'s search on `mesh`.
+    fn begin(&mut self, mesh: &TiledNavMesh, r: &QueuedRequest) -> Result<(), QueryError> {
         self.searched_on = None;
         self.query.begin_path(
             mesh,
@@ -169,10 +155,24 @@ impl PathQueue {
             r.end_pos,
             &r.filter,
         )?;
-        if used > 0 {
-            self.query.step_path(mesh, used)?;
-        }
         self.searched_on = Some(mesh.state_id());
+        Ok(())
+    }
+
+    /// Begins `r`'s search again on `mesh` and runs the `used` iterations it had used.
+    fn replay(
+        &mut self,
+        mesh: &TiledNavMesh,
+        r: &QueuedRequest,
+        used: u64,
+    ) -> Result<(), QueryError> {
+        self.begin(mesh, r)?;
+        if used > 0 {
+            if let Err(e) = self.query.step_path(mesh, used) {
+                self.searched_on = None;
+                return Err(e);
+            }
+        }
         Ok(())
     }
 }
@@ -252,5 +252,48 @@ mod tests {
         );
         assert!(queue.is_idle());
         assert_eq!(queue.serve(&mesh, 100, current).1, 0);
+    }
+
+    #[test]
+    fn a_search_over_a_replaced_tile_goes_on_as_one_begun_on_the_new_mesh() {
+        let mut mesh = bridge_and_building();
+        let far = request(&mesh, 0, [2.0, 0.0, 2.0], [30.0, 0.0, 30.0]);
+        let current = |_: AgentId, _| true;
+        let mut live = PathQueue::default();
+        live.push(far);
+        let (served, used) = live.serve(&mesh, 3, current);
+        assert!(served.is_empty() && used == 3);
+        // A tile is replaced under the search in progress (its slot's generation advances).
+        let tiles = onepath_mesh::fixtures::bridge_and_building_tiles().unwrap();
+        let before = mesh.state_id();
+        mesh.replace_tile(tiles[1].clone()).unwrap();
+        assert_ne!(mesh.state_id(), before);
+        // What a queue restored from (request, 3 iterations) does on the new mesh.
+        let mut restored = PathQueue {
+            active: live.active,
+            ..PathQueue::default()
+        };
+        let a = live.serve(&mesh, u64::MAX, current);
+        let b = restored.serve(&mesh, u64::MAX, current);
+        assert_eq!(a, b);
+        assert_eq!(a.0.len(), 1);
+        // And both equal a search begun on the new mesh and run to its end.
+        let mut q = NavMeshQuery::new();
+        let mut path = Vec::new();
+        let one_shot = q.find_path(
+            &mesh,
+            far.start_ref,
+            far.end_ref,
+            far.start_pos,
+            far.end_pos,
+            &far.filter,
+            u64::MAX,
+            &mut path,
+        );
+        match (&a.0[0].result, one_shot) {
+            (Ok((r, p)), Ok(o)) => assert_eq!((r, p), (&o, &path)),
+            (Err(e), Err(o)) => assert_eq!(e, &o),
+            (x, y) => panic!("sliced {x:?} vs one-shot {y:?}"),
+        }
     }
 }
