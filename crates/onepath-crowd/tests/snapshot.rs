@@ -6,7 +6,7 @@
 
 use onepath_crowd::{
     AgentId, AgentParams, AgentState, Crowd, CrowdError, CrowdSettings, LocomotionHandler,
-    LocomotionKind, PathRequestKind, TargetState, WorldContext,
+    LocomotionKind, PathRequestKind, WorldContext,
 };
 use onepath_format::FormatError;
 use onepath_mesh::fixtures::{bridge_and_building, bridge_and_building_tiles};
