@@ -2,7 +2,8 @@
 //! and of the canonical crowd snapshot (ONCS), and the save and load of 512 agents through
 //! each. The crowd: 512 agents with every locomotion mode on a generated 4 × 4-tile mesh,
 //! each walking to a target, 30 updates in (corridors, searches and timers under way). The
-//! sizes are printed at start; the times are criterion's.
+//! sizes are printed at start; the times are criterion's. `crowd_restore` times the ONCS
+//! restore of the same kind of crowd at 64 and 512 agents.
 
 // criterion_group! generates an undocumented function.
 #![allow(missing_docs)]
@@ -27,12 +28,12 @@ fn point(rng: &mut u64) -> [f64; 3] {
     [0.5 + u * 63.0, 0.0, 0.5 + v * 63.0]
 }
 
-fn crowd_of_512(mesh: &TiledNavMesh) -> Crowd {
+fn crowd_of(mesh: &TiledNavMesh, agents: usize) -> Crowd {
     let mut crowd = Crowd::new(CrowdSettings::default()).expect("settings");
     let mut q = NavMeshQuery::new();
     let f = QueryFilter::new();
     let mut rng = 512u64;
-    while crowd.agents().len() < 512 {
+    while crowd.agents().len() < agents {
         let Ok(id) = crowd.add_agent_with(
             mesh,
             point(&mut rng),
@@ -59,7 +60,7 @@ fn ids(c: &Crowd) -> Vec<AgentId> {
 fn bench(c: &mut Criterion) {
     let mesh = generated_grid_mesh(4, 4, 8, 7).mesh;
     let world = WorldContext::new(&mesh);
-    let crowd = crowd_of_512(&mesh);
+    let crowd = crowd_of(&mesh, 512);
     let ids = ids(&crowd);
     let n = ids.len() as f64;
     let json: Vec<String> = ids
@@ -135,6 +136,17 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    group.finish();
+    // ONCS restore at two sizes (issue 17: restore cost proportional to what is saved).
+    let mut group = c.benchmark_group("crowd_restore");
+    for n in [64, 512] {
+        let crowd = crowd_of(&mesh, n);
+        let snapshot = crowd.save_snapshot();
+        let mut target = Crowd::new(CrowdSettings::default()).expect("settings");
+        group.bench_function(format!("restore_snapshot_{n}"), |b| {
+            b.iter(|| target.restore_snapshot(&world, &snapshot).expect("restore"))
+        });
+    }
     group.finish();
 }
 

@@ -1,5 +1,12 @@
 //! The path request queue: requests served first come first served by one sliced path
 //! search at a time, under an iteration budget per update.
+//!
+//! The search in progress is always the one a fresh `begin_path` on the current mesh
+//! followed by the iterations it used gives (`docs/crowd.md`, step 4): when the mesh
+//! changed since the search last ran (its [`TiledNavMesh::state_id`]), it is begun again on
+//! the mesh and the iterations it had used are replayed (outside the budget) before it goes
+//! on. A restored queue replays the same way at its next update, so a search saved at any
+//! point continues exactly as the uninterrupted one, whatever changed the mesh meanwhile.
 
 use std::collections::VecDeque;
 
@@ -38,6 +45,9 @@ pub(crate) struct PathQueue {
     /// The request whose search is begun in `query`, and the iterations it used.
     pub(crate) active: Option<(QueuedRequest, u64)>,
     pub(crate) query: NavMeshQuery,
+    /// The mesh state ([`TiledNavMesh::state_id`]) the search in `query` last ran on;
+    /// `None` when `query` does not hold the active search (after a restore).
+    pub(crate) searched_on: Option<u64>,
 }
 
 impl PathQueue {
@@ -69,9 +79,23 @@ impl PathQueue {
     ) -> (Vec<Served>, u64) {
         let mut out = Vec::new();
         let mut remaining = budget;
+        let state = mesh.state_id();
         while remaining > 0 {
             let (req, used) = match self.active.take() {
-                Some((r, used)) if is_current(r.agent, r.serial) => (r, used),
+                Some((r, used)) if is_current(r.agent, r.serial) => {
+                    if self.searched_on != Some(state) {
+                        // The mesh changed under the search (or the queue was restored):
+                        // the search is the one the current mesh gives after `used`.
+                        if let Err(e) = self.replay(mesh, &r, used) {
+                            out.push(Served {
+                                request: r,
+                                result: Err(e),
+                            });
+                            continue;
+                        }
+                    }
+                    (r, used)
+                }
                 Some(_) => continue,
                 None => {
                     let Some(r) = self.pending.pop_front() else {
@@ -80,15 +104,7 @@ impl PathQueue {
                     if !is_current(r.agent, r.serial) {
                         continue;
                     }
-                    let begun = self.query.begin_path(
-                        mesh,
-                        r.start_ref,
-                        r.end_ref,
-                        r.start_pos,
-                        r.end_pos,
-                        &r.filter,
-                    );
-                    if let Err(e) = begun {
+                    if let Err(e) = self.begin(mesh, &r) {
                         out.push(Served {
                             request: r,
                             result: Err(e),
@@ -126,6 +142,38 @@ impl PathQueue {
             }
         }
         (out, budget - remaining)
+    }
+
+    /// Begins `r`'s search on `mesh`.
+    fn begin(&mut self, mesh: &TiledNavMesh, r: &QueuedRequest) -> Result<(), QueryError> {
+        self.searched_on = None;
+        self.query.begin_path(
+            mesh,
+            r.start_ref,
+            r.end_ref,
+            r.start_pos,
+            r.end_pos,
+            &r.filter,
+        )?;
+        self.searched_on = Some(mesh.state_id());
+        Ok(())
+    }
+
+    /// Begins `r`'s search again on `mesh` and runs the `used` iterations it had used.
+    fn replay(
+        &mut self,
+        mesh: &TiledNavMesh,
+        r: &QueuedRequest,
+        used: u64,
+    ) -> Result<(), QueryError> {
+        self.begin(mesh, r)?;
+        if used > 0 {
+            if let Err(e) = self.query.step_path(mesh, used) {
+                self.searched_on = None;
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -204,5 +252,48 @@ mod tests {
         );
         assert!(queue.is_idle());
         assert_eq!(queue.serve(&mesh, 100, current).1, 0);
+    }
+
+    #[test]
+    fn a_search_over_a_replaced_tile_goes_on_as_one_begun_on_the_new_mesh() {
+        let mut mesh = bridge_and_building();
+        let far = request(&mesh, 0, [2.0, 0.0, 2.0], [30.0, 0.0, 30.0]);
+        let current = |_: AgentId, _| true;
+        let mut live = PathQueue::default();
+        live.push(far);
+        let (served, used) = live.serve(&mesh, 3, current);
+        assert!(served.is_empty() && used == 3);
+        // A tile is replaced under the search in progress (its slot's generation advances).
+        let tiles = onepath_mesh::fixtures::bridge_and_building_tiles().unwrap();
+        let before = mesh.state_id();
+        mesh.replace_tile(tiles[1].clone()).unwrap();
+        assert_ne!(mesh.state_id(), before);
+        // What a queue restored from (request, 3 iterations) does on the new mesh.
+        let mut restored = PathQueue {
+            active: live.active,
+            ..PathQueue::default()
+        };
+        let a = live.serve(&mesh, u64::MAX, current);
+        let b = restored.serve(&mesh, u64::MAX, current);
+        assert_eq!(a, b);
+        assert_eq!(a.0.len(), 1);
+        // And both equal a search begun on the new mesh and run to its end.
+        let mut q = NavMeshQuery::new();
+        let mut path = Vec::new();
+        let one_shot = q.find_path(
+            &mesh,
+            far.start_ref,
+            far.end_ref,
+            far.start_pos,
+            far.end_pos,
+            &far.filter,
+            u64::MAX,
+            &mut path,
+        );
+        match (&a.0[0].result, one_shot) {
+            (Ok((r, p)), Ok(o)) => assert_eq!((r, p), (&o, &path)),
+            (Err(e), Err(o)) => assert_eq!(e, &o),
+            (x, y) => panic!("sliced {x:?} vs one-shot {y:?}"),
+        }
     }
 }

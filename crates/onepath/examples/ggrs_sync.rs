@@ -22,10 +22,10 @@
 //! frame and save / load times (timing loop, not a test; `docs/perf/rollback.md`). `check`
 //! rolls back 7 frames from every frame without GGRS and names the part that differs.
 //!
-//! Three workarounds keep the game clear of three restore gaps of the lower crates (each
-//! explained where it is applied): the replanner replans right after its start or goal
-//! moves, the crowd finishes every queued search in the update that serves it, and
-//! corridors holding a removed polygon are planned again at once.
+//! The game saves at any point of its frame as it is: the crowd runs with its default path
+//! budget (a search in progress over a rebuilt tile is saved and continued exactly), the
+//! replanner may be saved between a start move and the replan after it, and corridors keep
+//! the crowd's own stale-corridor rule across a restore.
 #![allow(dead_code)]
 
 use std::error::Error;
@@ -34,10 +34,8 @@ use std::time::{Duration, Instant};
 use ggrs::{Config, GgrsRequest, PlayerType, PredictRepeatLast, SessionBuilder};
 use onepath::build::generators::{city, CityParams};
 use onepath::build::Obstacle;
-use onepath::crowd::{AgentId, AgentParams, AgentState, CrowdSettings, WorldContext};
-use onepath::format::PolyRef;
+use onepath::crowd::{AgentParams, CrowdSettings, WorldContext};
 use onepath::grid::{Grid, GridFlowField, GridOptions, GridReplanner, ReplanAlgorithm};
-use onepath::mesh::QueryFilter;
 use onepath::prelude::*;
 use onepath::snapshot::{SnapshotMode, TileLibrary};
 use sha2::{Digest, Sha256};
@@ -154,12 +152,6 @@ impl Game {
             &world,
             CrowdSettings {
                 max_agents: agents.max(1),
-                // Every queued search finishes in the update that serves it (each still
-                // stops at `max_request_iterations`): a search in progress is saved by the
-                // iterations it used and replayed over the mesh at restore, and a tile
-                // rebuilt while it ran would make the replay differ from the live search
-                // (noticed here; onepath-crowd's to fix).
-                path_budget: u64::MAX,
                 ..CrowdSettings::default()
             },
         )?;
@@ -312,45 +304,6 @@ impl Game {
         Ok(())
     }
 
-    /// Every walking agent whose corridor holds a polygon the mesh no longer has (or whose
-    /// flags its filter refuses) plans again at once. The crowd's update checks only the
-    /// first `CHECK_LOOKAHEAD` polygons of a corridor, a restore checks them all (and
-    /// trims): without this, a frame saved with a stale polygon further along would restore
-    /// into a crowd that differs from the uninterrupted one (noticed here; onepath-crowd's
-    /// to fix).
-    fn replan_stale_corridors(&mut self) -> Res<()> {
-        let mesh = self.world.class(0)?.mesh();
-        let usable = |r: PolyRef, f: &QueryFilter| {
-            !r.is_null()
-                && mesh.is_valid_poly_ref(r)
-                && mesh.poly_flags(r).is_ok_and(|fl| f.passes_flags(fl))
-        };
-        let stale: Vec<(AgentId, [f64; 3])> = self
-            .crowd
-            .crowd(0)?
-            .agents()
-            .iter()
-            .filter(|a| {
-                a.state() == AgentState::Walking
-                    && !a
-                        .corridor()
-                        .path()
-                        .iter()
-                        .all(|&r| usable(r, &a.params().filter))
-            })
-            .map(|a| (a.id(), a.corridor().target()))
-            .collect();
-        for (id, target) in stale {
-            let agent = WorldAgent { class: 0, id };
-            // A target the rebuild covered is no longer on the mesh: the agent keeps going.
-            match self.crowd.request_move_target(&self.world, agent, target) {
-                Ok(()) | Err(onepath::Error::NotOnMesh { .. }) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(())
-    }
-
     /// One frame: the inputs in player order, one tile of the rebuild queue, the crowd
     /// step, a replan (the start moves one cell along the path every fourth frame; at the
     /// goal start and goal swap) and 64 settles of the flow field.
@@ -364,7 +317,6 @@ impl Game {
             self.library.extend(mesh.tiles().map(|t| t.tile()))?;
         }
         self.crowd.update(&self.world, DT)?;
-        self.replan_stale_corridors()?;
         let path = self.replanner.replan(&self.grid)?;
         if self.frame % 4 == 0 {
             match path.nodes.len() {
@@ -379,12 +331,6 @@ impl Game {
                     self.replanner.set_start(&self.grid, next)?;
                 }
             }
-            // Replan at once from the moved start or toward the new goal, so that a frame
-            // is never saved between `set_start` and the replan that follows it: a state
-            // saved there restores with its replan marked as under way, and the next
-            // replan's `expanded` count (and so the bytes) would differ from the
-            // uninterrupted run's (noticed here; gridstate's to fix).
-            self.replanner.replan(&self.grid)?;
         }
         self.flow.step(&self.grid, 64)?;
         self.frame += 1;

@@ -32,7 +32,7 @@ mod steer;
 use locomotion::turn_towards;
 #[cfg(test)]
 use requests::remove_trackbacks;
-pub(crate) use requests::{ask_replan, poly_usable, request_filter, set_valid};
+pub(crate) use requests::{poly_usable, request_filter, set_valid};
 
 /// Neighbours kept per agent.
 pub const MAX_NEIGHBOURS: usize = 6;

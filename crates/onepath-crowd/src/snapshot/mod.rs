@@ -16,7 +16,7 @@ use onepath_mesh::query::NavMeshQuery;
 
 use crate::agent::{AgentState, TargetState};
 use crate::boundary::BoundaryScratch;
-use crate::crowd::{ask_replan, poly_usable, Crowd};
+use crate::crowd::{poly_usable, Crowd};
 use crate::error::CrowdError;
 use crate::grid::ProximityGrid;
 use crate::queue::PathQueue;
@@ -51,13 +51,16 @@ impl Crowd {
     /// agent), [`CrowdError::UnknownContext`] when an agent's grid guide or platform names
     /// an id `world` lacks.
     ///
-    /// After a restore every corridor polygon of a walking agent is checked against the
-    /// current mesh; a corridor with a stale polygon is trimmed to its valid prefix and
-    /// planned again (the agent's target state becomes [`TargetState::Requesting`]).
-    /// Derived values are rebuilt, not read: the local boundary from its recorded centre
-    /// and start polygon, the buffered turn from the velocity, the search in progress by
-    /// replaying the iterations it had used; neighbours and corners at the next update.
-    /// Returns the number of agents whose corridor was stale.
+    /// Corridors are restored as saved and checked against the mesh by the update's own
+    /// rule (the first [`CHECK_LOOKAHEAD`](crate::CHECK_LOOKAHEAD) polygons at every
+    /// update: a stale one is trimmed and planned again when it comes within them), so that
+    /// the restored crowd continues exactly as the one that never left. Derived values are
+    /// rebuilt, not read: the local boundary from its recorded centre and start polygon,
+    /// the buffered turn from the velocity; the search in progress is begun again and its
+    /// iterations replayed by the next update on that update's mesh (as the live queue does
+    /// whenever the mesh changed under it); neighbours and corners at the next update.
+    /// Returns the number of walking agents whose corridor holds a polygon the mesh no
+    /// longer has (or whose flags their filter refuses).
     pub fn restore_snapshot(
         &mut self,
         world: &WorldContext<'_>,
@@ -125,6 +128,10 @@ impl Crowd {
                     a.boundary.reset();
                 }
             }
+            // Corridors are checked by the update's rule (its first `CHECK_LOOKAHEAD`
+            // polygons, every update), not here: a restore that trimmed a stale polygon
+            // further along would make the restored crowd differ from the one that never
+            // left. Stale corridors are only counted.
             let fresh = a
                 .corridor
                 .path()
@@ -132,58 +139,18 @@ impl Crowd {
                 .all(|&r| poly_usable(mesh, r, &filter));
             if a.state == AgentState::Walking && !fresh {
                 stale += 1;
-                let (first, pos) = (a.corridor.first_poly(), a.corridor.pos());
-                // A gone first polygon is left to the next update (the agent is placed
-                // again or falls); otherwise the corridor keeps its valid prefix.
-                if poly_usable(mesh, first, &filter)
-                    && a.corridor
-                        .trim_invalid_path(&query, mesh, &filter, first, pos)
-                        .is_err()
-                {
-                    a.corridor.reset(first, pos);
-                }
-                a.boundary.reset();
-                if a.grid.is_none()
-                    && matches!(
-                        a.target_state,
-                        TargetState::Valid | TargetState::WaitingForPath
-                    )
-                {
-                    ask_replan(&mut a);
-                }
             }
             agents.push(a);
         }
         let index = |agents: &[crate::Agent], id| agents.binary_search_by_key(&id, |a| a.id()).ok();
-        let mut queue = PathQueue {
+        // The search in progress is begun again and its iterations replayed by the next
+        // update, on the mesh of that update, exactly as the live queue does after any
+        // change of the mesh (`queue.rs`): nothing is searched here.
+        let queue = PathQueue {
             pending: read.pending.into(),
+            active: read.active,
             ..PathQueue::default()
         };
-        if let Some((q, used)) = read.active {
-            let replayed = queue
-                .query
-                .begin_path(
-                    mesh,
-                    q.start_ref,
-                    q.end_ref,
-                    q.start_pos,
-                    q.end_pos,
-                    &q.filter,
-                )
-                .is_ok()
-                && (used == 0 || queue.query.step_path(mesh, used).is_ok());
-            if replayed {
-                queue.active = Some((q, used));
-            } else if let Some(i) = index(&agents, q.agent) {
-                // The search cannot be replayed on this mesh: its agent plans again.
-                let a = &mut agents[i];
-                if a.serial == q.serial && a.target_state == TargetState::WaitingForPath {
-                    a.replanning = true;
-                    a.serial += 1;
-                    a.target_state = TargetState::Requesting;
-                }
-            }
-        }
         let mut grid_search = self.grid_search.clone();
         let mut grid_active = read.grid_active;
         if let Some((id, serial, used, start)) = read.grid_active {

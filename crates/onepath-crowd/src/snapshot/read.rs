@@ -80,15 +80,42 @@ impl<'a> R<'a> {
     pub(super) fn v3(&mut self, field: &str) -> Result<Vec3, FormatError> {
         let mut v = [0.0; 3];
         for (c, axis) in v.iter_mut().zip(["x", "y", "z"]) {
-            let what = format!("{field} {axis}");
-            *c = self.f(&what)?;
-            if c.abs() >= COORD_BOUND {
+            // The coordinate's name ("{field} {axis}") is written out only for an error.
+            let x = self.named(|| format!("{field} {axis}"), ByteReader::f64)?;
+            if !x.is_finite() {
+                return Err(broken(format!("{field} {axis} = {x} is not finite")));
+            }
+            if x.abs() >= COORD_BOUND {
                 return Err(broken(format!(
-                    "{what} = {c} lies outside ±2^21 (the coordinate rule)"
+                    "{field} {axis} = {x} lies outside ±2^21 (the coordinate rule)"
                 )));
             }
+            *c = x;
         }
         Ok(v)
+    }
+
+    /// `read` under a field name built only when the read fails: the read runs on a copy
+    /// of the cursor with no name; on failure it runs again on the cursor under `name()`,
+    /// which fails the same way and so gives the error the named read gives.
+    fn named<T>(
+        &mut self,
+        name: impl FnOnce() -> String,
+        read: impl Fn(&mut ByteReader<'a>, &str) -> Result<T, FormatError>,
+    ) -> Result<T, FormatError> {
+        let mut ahead = self.0.clone();
+        match read(&mut ahead, "") {
+            Ok(v) => {
+                self.0 = ahead;
+                Ok(v)
+            }
+            Err(_) => read(&mut self.0, &name()),
+        }
+    }
+
+    /// A flag named `{field} present`.
+    fn present(&mut self, field: &str) -> Result<bool, FormatError> {
+        self.named(|| format!("{field} present"), ByteReader::bool_u8)
     }
 
     pub(super) fn flag(&mut self, field: &str) -> Result<bool, FormatError> {
@@ -96,7 +123,7 @@ impl<'a> R<'a> {
     }
 
     fn opt_v3(&mut self, field: &str) -> Result<Option<Vec3>, FormatError> {
-        Ok(if self.flag(&format!("{field} present"))? {
+        Ok(if self.present(field)? {
             Some(self.v3(field)?)
         } else {
             None
@@ -104,7 +131,7 @@ impl<'a> R<'a> {
     }
 
     fn opt_u32(&mut self, field: &str) -> Result<Option<u32>, FormatError> {
-        Ok(if self.flag(&format!("{field} present"))? {
+        Ok(if self.present(field)? {
             Some(self.0.u32(field)?)
         } else {
             None
@@ -138,9 +165,9 @@ impl<'a> R<'a> {
 
     pub(super) fn filter(&mut self, field: &str) -> Result<QueryFilter, FormatError> {
         let mut f = QueryFilter::new();
-        f.set_include_flags(self.0.u16(&format!("{field} include flags"))?);
-        f.set_exclude_flags(self.0.u16(&format!("{field} exclude flags"))?);
-        let mask = self.0.u64(&format!("{field} area cost mask"))?;
+        f.set_include_flags(self.named(|| format!("{field} include flags"), ByteReader::u16)?);
+        f.set_exclude_flags(self.named(|| format!("{field} exclude flags"), ByteReader::u16)?);
+        let mask = self.named(|| format!("{field} area cost mask"), ByteReader::u64)?;
         for area in 0..64u8 {
             if mask & (1 << area) == 0 {
                 continue;
@@ -159,7 +186,7 @@ impl<'a> R<'a> {
     }
 
     fn traversal(&mut self, field: &str) -> Result<Option<LinkTraversal>, FormatError> {
-        if !self.flag(&format!("{field} present"))? {
+        if !self.present(field)? {
             return Ok(None);
         }
         let t = LinkTraversal {

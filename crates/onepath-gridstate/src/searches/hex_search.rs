@@ -113,7 +113,10 @@ impl HexReplanner {
         })
     }
 
-    fn sync(&mut self, hex: &HexGrid) -> Result<(), GridError> {
+    /// Reads the grid's edits since the last replan into pending entries (see
+    /// [`GridReplanner::sync`](crate::GridReplanner::sync): call it before saving when the
+    /// grid was edited after the last replan).
+    pub fn sync(&mut self, hex: &HexGrid) -> Result<(), GridError> {
         if hex.grid().cell_count() != self.core.node_count {
             return Err(invalid(
                 "hex grid",

@@ -140,7 +140,12 @@ impl ReplanCore {
             ReplanAlgorithm::DStarLite if self.initialized => {
                 self.km += graph.estimate(self.start, start);
                 self.start = start;
-                self.computing = false;
+                // A new replan begins here: its expansion count starts now. The search
+                // itself stays "computing" (nothing is pending), so that a state saved
+                // before the next replan restores exactly (the restore infers the flag
+                // from the pending list; `docs/grid-state.md`, "Not saved").
+                self.expanded = 0;
+                self.expansions.clear();
             }
             _ => {
                 self.start = start;
@@ -285,6 +290,25 @@ impl ReplanCore {
         }
     }
 
+    /// Whether the replan must expand more before `target` is settled.
+    fn work_left<G: SearchGraph>(&self, graph: &G, target: u32) -> bool {
+        let t = target as usize;
+        let kt = self.key(graph, target);
+        match self.open.peek() {
+            Some(top) => {
+                key_below_target((top.key1, top.key2), kt)
+                    || self.rhs[t] != self.g[t]
+                    || self.open_below_target(kt)
+            }
+            None => false,
+        }
+    }
+
+    /// Whether a settled search reaches `target`.
+    fn reaches<G: SearchGraph>(&self, graph: &G, target: u32) -> bool {
+        self.g[target as usize].is_finite() && graph.is_passable(target)
+    }
+
     /// Runs at most `max_iterations` iterations of the current replan: initialises when
     /// needed, applies pending edits, then computes until the target is consistent.
     pub fn step<G: SearchGraph>(&mut self, graph: &G, max_iterations: u64) -> SearchStatus {
@@ -312,18 +336,8 @@ impl ReplanCore {
         let target = self.target();
         let mut done = 0u64;
         loop {
-            let t = target as usize;
-            let kt = self.key(graph, target);
-            let more = match self.open.peek() {
-                Some(top) => {
-                    key_below_target((top.key1, top.key2), kt)
-                        || self.rhs[t] != self.g[t]
-                        || self.open_below_target(kt)
-                }
-                None => false,
-            };
-            if !more {
-                self.found = self.g[t].is_finite() && graph.is_passable(target);
+            if !self.work_left(graph, target) {
+                self.found = self.reaches(graph, target);
                 return if self.found {
                     SearchStatus::Found
                 } else {
@@ -529,8 +543,12 @@ impl GridReplanner {
         Ok(())
     }
 
-    /// Reads the grid's edits since the last sync into pending entries.
-    fn sync(&mut self, grid: &Grid) -> Result<(), GridError> {
+    /// Reads the grid's edits since the last replan into pending entries, as the next
+    /// replan or step does first (so calling it changes nothing else the replanner will
+    /// do). Call it before [`GridReplanner::save_state`] when the grid was edited after
+    /// the last replan: a restore empties the grid's edit journal, so edits the replanner
+    /// has not read yet would be lost to the restored replanner.
+    pub fn sync(&mut self, grid: &Grid) -> Result<(), GridError> {
         self.check_grid(grid)?;
         let key = grid.cache_key();
         if grid.areas().version() != self.area_version {
@@ -826,14 +844,24 @@ impl ReplanCore {
     }
 
     /// The status the last step reported, recomputed without work after a restore.
-    pub(crate) fn restored_status<G: SearchGraph>(&mut self, graph: &G) -> SearchStatus {
+    ///
+    /// Reads the search and changes nothing (a zero-budget step would also write `found`,
+    /// which after a start move differs from the saved one until the next replan).
+    pub(crate) fn restored_status<G: SearchGraph>(&self, graph: &G) -> SearchStatus {
         if !self.initialized {
             return SearchStatus::NotStarted;
         }
         if !self.computing {
             return SearchStatus::InProgress;
         }
-        self.step(graph, 0)
+        let target = self.target();
+        if self.work_left(graph, target) {
+            SearchStatus::InProgress
+        } else if self.reaches(graph, target) {
+            SearchStatus::Found
+        } else {
+            SearchStatus::NoPath
+        }
     }
 }
 
