@@ -120,29 +120,53 @@ pub(crate) fn clip_segment_poly_2d(
     clip_segment_poly_2d_leaving(p0, p1, verts, |_, _| {})
 }
 
+/// A polygon corner as the X/Z clip reads it: a world point, or its X/Z alone (the raycast
+/// keeps only those).
+pub(crate) trait CornerXz: Copy {
+    /// (X, Z).
+    fn xz(self) -> (f64, f64);
+}
+
+impl CornerXz for Vec3 {
+    #[inline(always)]
+    fn xz(self) -> (f64, f64) {
+        (self[0], self[2])
+    }
+}
+
+impl CornerXz for [f64; 2] {
+    #[inline(always)]
+    fn xz(self) -> (f64, f64) {
+        (self[0], self[1])
+    }
+}
+
 /// [`clip_segment_poly_2d`], also calling `leaving(k, t)` for every edge `k` the segment's
 /// line leaves the polygon through, with its parameter `t` (in edge order; the exit edge is
-/// among them).
-pub(crate) fn clip_segment_poly_2d_leaving(
+/// among them). The corners may be world points or their X/Z alone: the same operations
+/// either way.
+#[inline]
+pub(crate) fn clip_segment_poly_2d_leaving<C: CornerXz>(
     p0: Vec3,
     p1: Vec3,
-    verts: &[Vec3],
+    verts: &[C],
     mut leaving: impl FnMut(usize, f64),
 ) -> Option<(f64, f64, Option<usize>, Option<usize>)> {
-    let n = verts.len();
     let mut tmin = 0.0f64;
     let mut tmax = 1.0f64;
     let mut seg_min = None;
     let mut seg_max = None;
     let dx = p1[0] - p0[0];
     let dz = p1[2] - p0[2];
+    let n = verts.len();
     for k in 0..n {
-        let a = verts[k];
-        let b = verts[(k + 1) % n];
-        let ex = b[0] - a[0];
-        let ez = b[2] - a[2];
+        // Edge k runs from corner k to corner k + 1 (the last back to corner 0).
+        let (ax, az) = verts[k].xz();
+        let (bx, bz) = if k + 1 < n { verts[k + 1] } else { verts[0] }.xz();
+        let ex = bx - ax;
+        let ez = bz - az;
         // Inside is left of the edge: cross(e, p − a) ≥ 0.
-        let num = ex * (p0[2] - a[2]) - ez * (p0[0] - a[0]);
+        let num = ex * (p0[2] - az) - ez * (p0[0] - ax);
         let den = ex * dz - ez * dx;
         if den == 0.0 {
             // Parallel: inside or outside the whole way.
