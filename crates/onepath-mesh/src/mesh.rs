@@ -49,7 +49,9 @@ pub(crate) struct PortalEntry {
 /// edge whose covered part is not empty, in link order. A function of the tile's links and
 /// the geometry of the tiles they reach, recomputed whenever the tile's links are
 /// (re)stitched: every change that can alter a portal (add, replace, remove of the tile or
-/// of a neighbour, a restore, a full restitch) restitches the tile. Never serialized.
+/// of a neighbour, a restore, a full restitch) restitches the tile. Never serialized; part
+/// of the mesh's equality (a function of what is compared anyway), so the tests comparing a
+/// mesh with one built at once from the same slots check it too.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct PortalIndex {
     pub(crate) first: Vec<u32>,
@@ -123,13 +125,6 @@ impl MeshTile {
                 .unwrap_or(&[]),
             _ => &[],
         }
-    }
-
-    /// Whether the cached portal index is the one the current links and tiles give (for
-    /// the tests of every path that changes links).
-    #[cfg(test)]
-    pub(crate) fn portal_index_is_current(&self, mesh: &TiledNavMesh) -> bool {
-        self.portals == crate::query::portal_index(mesh, self)
     }
 
     /// Where each of the tile's off-mesh link slots attached, in slot order.

@@ -2,7 +2,6 @@
 //! its end or meets a wall.
 
 use onepath_format::PolyRef;
-use smallvec::SmallVec;
 
 use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
@@ -72,10 +71,10 @@ impl NavMeshQuery {
         let (mut tile, mut p) = decode_passing(mesh, start_ref, filter)?;
         let mut cur = start_ref;
         // The current polygon's corners, X/Z only (world: origin + local, as everywhere),
-        // and per edge the parameter where the segment's line leaves through it (NaN for
-        // an edge it does not leave through), for the corner test.
+        // and per edge the parameter where the segment's line leaves through it (for the
+        // edges it leaves through), for the corner test.
         let mut verts = [[0.0f64; 2]; MAX_CORNERS];
-        let mut leave_t = [f64::NAN; MAX_CORNERS];
+        let mut leave_t = [0.0f64; MAX_CORNERS];
         let len = {
             let (dx, dz) = (end_pos[0] - start_pos[0], end_pos[2] - start_pos[2]);
             (dx * dx + dz * dz).sqrt()
@@ -105,11 +104,14 @@ impl NavMeshQuery {
                 *slot = [o[0] + f64::from(v[0]), o[2] + f64::from(v[2])];
             }
             let verts = &verts[..n];
-            let leave_t = &mut leave_t[..n];
-            leave_t.fill(f64::NAN);
+            // Bit k: the segment's line leaves through edge k (at `leave_t[k]`).
+            let mut leaving = 0u32;
             let area_cost = filter.area_cost(tile.tile().areas()[p]);
             let Some((_, tmax, _, seg_max)) =
-                clip_segment_poly_2d_leaving(start_pos, end_pos, verts, |k, t| leave_t[k] = t)
+                clip_segment_poly_2d_leaving(start_pos, end_pos, verts, |k, t| {
+                    leaving |= 1 << k;
+                    leave_t[k] = t;
+                })
             else {
                 // The segment misses the polygon (the start is not over the start polygon,
                 // or rounding at an entry corner): blocked where it entered.
@@ -132,14 +134,12 @@ impl NavMeshQuery {
                 });
             };
             // Every edge the segment leaves through at (about) tmax, the first exit edge
-            // first, then in edge order (NaN compares false: edges it does not leave by).
-            let mut candidates: SmallVec<[usize; 4]> = SmallVec::new();
-            candidates.push(exit);
-            for (k, &t) in leave_t.iter().enumerate() {
-                if k != exit && (t - tmax).abs() <= T_EPS {
-                    candidates.push(k);
-                }
-            }
+            // first, then in edge order (the others looked at only when the first leads
+            // nowhere).
+            let others = leaving & !(1 << exit);
+            let candidates = std::iter::once(exit).chain(
+                (0..n).filter(|&k| others >> k & 1 != 0 && (leave_t[k] - tmax).abs() <= T_EPS),
+            );
             let x = lerp(start_pos, end_pos, tmax);
             let on_crossing = |target: PolyRef, left: Vec3, right: Vec3, visited: &[PolyRef]| {
                 closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
@@ -151,7 +151,7 @@ impl NavMeshQuery {
             };
             // The next polygon, with its tile and index.
             let mut next = None;
-            for &k in &candidates {
+            for k in candidates {
                 next = in_tile_edge_neighbour(tile, p, filter, k)
                     .filter(|&(r, _)| on_crossing(r, corner(k + 1), corner(k), visited))
                     .map(|(r, q)| (r, tile, q))
