@@ -31,8 +31,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use onepath_build3d::Mesh3DPipeline;
-use onepath_mesh::query::generated_grid_mesh;
 use onepath_format::{PolyRef, TileRef};
+use onepath_mesh::query::generated_grid_mesh;
 use onepath_mesh::query::NearestPoly;
 use onepath_mesh::TiledNavMesh;
 use onepath_peers::compare::{interleaved_rounds, median, ratio, LengthComparison};
@@ -40,8 +40,8 @@ use onepath_peers::detour::{DetourEngine, DetourNavMesh, Snapped, HALF_EXTENTS};
 use onepath_peers::level::{nav_test_path, sloped_terrain};
 use onepath_peers::metrics::{reachable_pairs, run_pairs};
 use onepath_peers::onepath::{
-    build_chunk, build_config, build_onepath, build_soup, detour_mesh, level_of, triangle_soup, world_polygons,
-    OnePathBuild, OnePathEngine,
+    build_chunk, build_config, build_onepath, build_soup, detour_mesh, level_of, triangle_soup,
+    world_polygons, OnePathBuild, OnePathEngine,
 };
 use onepath_peers::recast::{build_tiled, build_tiled_chunky, ChunkyTriMesh, TRIS_PER_CHUNK};
 use onepath_peers::sampling::{
@@ -905,7 +905,7 @@ fn sink<T>(x: T) {
 fn queries_section(rounds: usize) -> Result<(), PeerError> {
     let profile = std::env::var("QUERIES_PROFILE").ok();
     let only = std::env::var("QUERIES_LEVEL").ok();
-    let wanted = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    let wanted = |name: &str| only.as_deref().map_or(true, |o| o == name);
     let settings = RecastSettings::default();
     let mut levels: Vec<(&str, TiledNavMesh, DetourNavMesh)> = Vec::new();
     let nav_test = nav_test_path().map(|p| Level::load_obj(&p)).transpose()?;
@@ -926,7 +926,9 @@ fn queries_section(rounds: usize) -> Result<(), PeerError> {
             levels.push(("one_tile", op.built.mesh, dt));
         }
     } else {
-        println!("queries: nav_test skipped (ONEPATH_DATA is not set or levels/nav_test.obj is absent)");
+        println!(
+            "queries: nav_test skipped (ONEPATH_DATA is not set or levels/nav_test.obj is absent)"
+        );
     }
     if wanted("generated") {
         let g = generated_grid_mesh(32, 32, 4, GENERATED_SEED);
@@ -977,14 +979,19 @@ fn queries_section(rounds: usize) -> Result<(), PeerError> {
             {
                 return Err(PeerError::input(
                     "churned mesh",
-                    format!("{name}: the nearest polygon of {p:?} differs after the tile replacements"),
+                    format!(
+                        "{name}: the nearest polygon of {p:?} differs after the tile replacements"
+                    ),
                 ));
             }
         }
         let mut rays_c = Vec::with_capacity(rays_o.len());
         for (w, (start, end)) in snapped.chunks_exact(2).zip(&rays_o) {
             let Some(cs) = churned_q.snap(w[0].0)? else {
-                return Err(PeerError::input("churned mesh", format!("{name}: a ray start found no polygon")));
+                return Err(PeerError::input(
+                    "churned mesh",
+                    format!("{name}: a ray start found no polygon"),
+                ));
             };
             let ra = fresh_q.raycast(start, *end)?;
             let rb = churned_q.raycast(&cs, *end)?;
@@ -1118,7 +1125,8 @@ fn identity(mesh: &TiledNavMesh, r: PolyRef) -> Option<((i32, i32, u16), usize)>
 /// own data (`replace_tile`), every fifth instead removes it and adds it back.
 fn churn(mesh: &mut TiledNavMesh, steps: usize, seed: u64) -> Result<(), PeerError> {
     let mut rng = SplitMix64::new(seed);
-    let mesh_error = |e: onepath_mesh::MeshError| PeerError::input("tile replacement", e.to_string());
+    let mesh_error =
+        |e: onepath_mesh::MeshError| PeerError::input("tile replacement", e.to_string());
     for step in 0..steps {
         let tiles: Vec<TileRef> = mesh.tiles().map(|t| t.tile_ref()).collect();
         let Some(&r) = tiles.get((rng.next_u64() % tiles.len().max(1) as u64) as usize) else {
