@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::PeerError;
+use crate::sampling::SplitMix64;
 
 /// Environment variable naming the folder of third-party data sets (see the project README).
 pub const DATA_ENV: &str = "ONEPATH_DATA";
@@ -129,6 +130,41 @@ pub fn nav_test_path() -> Option<PathBuf> {
     let dir = std::env::var_os(DATA_ENV)?;
     let path = Path::new(&dir).join("levels").join("nav_test.obj");
     path.is_file().then_some(path)
+}
+
+/// A generated sloped terrain (the query conformance test's and `recast_report --queries`'): 48 × 48 cells of 1.25 over a smooth height field (slopes up to about
+/// 35°, under the 45° limit, and some steeper spots the builder leaves out), seeded phases.
+pub fn sloped_terrain(seed: u64) -> Level {
+    let mut rng = SplitMix64::new(seed);
+    let (a, b) = (rng.next_f64() * 6.0, rng.next_f64() * 6.0);
+    let n = 48usize;
+    let cell = 1.25f64;
+    // Platform sin / cos (the workspace asks for libm, which this crate does not depend
+    // on): only the input geometry depends on them, and both engines then query the very
+    // same built polygons, so the comparison does not.
+    #[allow(clippy::disallowed_methods)]
+    let y = |i: usize, j: usize| {
+        let (x, z) = (i as f64 * cell, j as f64 * cell);
+        (3.0 * (x / 7.0 + a).sin() * (z / 9.0 + b).cos() + 1.5 * ((x + z) / 5.0).sin()) as f32
+    };
+    let mut level = Level::default();
+    for j in 0..=n {
+        for i in 0..=n {
+            level
+                .vertices
+                .push([(i as f64 * cell) as f32, y(i, j), (j as f64 * cell) as f32]);
+        }
+    }
+    let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+    for j in 0..n {
+        for i in 0..n {
+            level.triangles.push([v(i, j), v(i, j + 1), v(i + 1, j)]);
+            level
+                .triangles
+                .push([v(i + 1, j), v(i, j + 1), v(i + 1, j + 1)]);
+        }
+    }
+    level
 }
 
 #[cfg(test)]

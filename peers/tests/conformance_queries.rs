@@ -25,7 +25,7 @@
 use onepath_mesh::query::{NavMeshQuery, QueryFilter};
 use onepath_mesh::TiledNavMesh;
 use onepath_peers::detour::{DetourEngine, DetourNavMesh};
-use onepath_peers::level::nav_test_path;
+use onepath_peers::level::{nav_test_path, sloped_terrain};
 use onepath_peers::onepath::{build_onepath, world_polygons, DetourRefMap, OnePathEngine};
 use onepath_peers::sampling::{sample_points, SplitMix64};
 use onepath_peers::{Level, RecastSettings};
@@ -104,41 +104,6 @@ fn dungeon(seed: u64) -> Level {
         }
     }
     quads_level(&quads)
-}
-
-/// A sloped terrain: 48 × 48 cells of 1.25 over a smooth height field (slopes up to about
-/// 35°, under the 45° limit, and some steeper spots the builder leaves out), seeded phases.
-fn sloped_terrain(seed: u64) -> Level {
-    let mut rng = SplitMix64::new(seed);
-    let (a, b) = (rng.next_f64() * 6.0, rng.next_f64() * 6.0);
-    let n = 48usize;
-    let cell = 1.25f64;
-    // Platform sin / cos (the workspace asks for libm, which this crate does not depend
-    // on): only the input geometry depends on them, and both engines then query the very
-    // same built polygons, so the comparison does not.
-    #[allow(clippy::disallowed_methods)]
-    let y = |i: usize, j: usize| {
-        let (x, z) = (i as f64 * cell, j as f64 * cell);
-        (3.0 * (x / 7.0 + a).sin() * (z / 9.0 + b).cos() + 1.5 * ((x + z) / 5.0).sin()) as f32
-    };
-    let mut level = Level::default();
-    for j in 0..=n {
-        for i in 0..=n {
-            level
-                .vertices
-                .push([(i as f64 * cell) as f32, y(i, j), (j as f64 * cell) as f32]);
-        }
-    }
-    let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
-    for j in 0..n {
-        for i in 0..n {
-            level.triangles.push([v(i, j), v(i, j + 1), v(i + 1, j)]);
-            level
-                .triangles
-                .push([v(i + 1, j), v(i, j + 1), v(i + 1, j + 1)]);
-        }
-    }
-    level
 }
 
 /// OnePath's build of `level` and the same polygons as a Detour mesh.

@@ -25,6 +25,37 @@ pub struct MeshTile {
     origin: [f64; 3],
     tile: NavTile,
     links: TileLinks,
+    /// The portal crossings of the links, by departing edge (derived, see [`PortalIndex`]).
+    portals: PortalIndex,
+}
+
+/// One portal link of a tile whose crossing exists: the covered part of the departing edge
+/// as `portal_segment` computes it from the two tiles, cached so that a query walking
+/// across the edge (the raycast) reads it instead of decoding the neighbour's edge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PortalEntry {
+    /// Index of the link among its polygon's links ([`MeshTile::poly_links`]).
+    pub(crate) link: u32,
+    /// The link's target.
+    pub(crate) target: PolyRef,
+    /// Left end of the covered part, seen leaving the polygon (world).
+    pub(crate) left: [f64; 3],
+    /// Right end of the covered part (world).
+    pub(crate) right: [f64; 3],
+}
+
+/// The portal links of a tile by departing edge: for corner slot `c` (edge `c − first
+/// corner` of its polygon), `entries[first[c]..first[c + 1]]` are the portal links on that
+/// edge whose covered part is not empty, in link order. A function of the tile's links and
+/// the geometry of the tiles they reach, recomputed whenever the tile's links are
+/// (re)stitched: every change that can alter a portal (add, replace, remove of the tile or
+/// of a neighbour, a restore, a full restitch) restitches the tile. Never serialized; part
+/// of the mesh's equality (a function of what is compared anyway), so the tests comparing a
+/// mesh with one built at once from the same slots check it too.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct PortalIndex {
+    pub(crate) first: Vec<u32>,
+    pub(crate) entries: Vec<PortalEntry>,
 }
 
 impl MeshTile {
@@ -80,6 +111,20 @@ impl MeshTile {
     /// The links leaving polygon `poly`, in stitching order (empty when out of range).
     pub fn poly_links(&self, poly: usize) -> &[Link] {
         self.links.poly_links(poly)
+    }
+
+    /// The portal links on corner slot `corner`'s edge whose covered part is not empty, in
+    /// link order (see [`PortalIndex`]); empty past the corners.
+    pub(crate) fn edge_portals(&self, corner: usize) -> &[PortalEntry] {
+        let f = &self.portals.first;
+        match (f.get(corner), f.get(corner + 1)) {
+            (Some(&a), Some(&b)) => self
+                .portals
+                .entries
+                .get(a as usize..b as usize)
+                .unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// Where each of the tile's off-mesh link slots attached, in slot order.
@@ -459,6 +504,7 @@ impl TiledNavMesh {
             origin: [ox, d.origin_y, oz],
             tile,
             links: TileLinks::default(),
+            portals: PortalIndex::default(),
         }
     }
 
@@ -860,6 +906,22 @@ impl TiledNavMesh {
                 t.links = l;
             }
         }
+        let every: Vec<u32> = (0..self.slots.len() as u32).collect();
+        self.reindex_portals(&every);
+    }
+
+    /// Recomputes the portal index of the tiles in `slots` (after their links changed; the
+    /// tiles their portals reach are in place).
+    fn reindex_portals(&mut self, slots: &[u32]) {
+        for &slot in slots {
+            let Some(t) = self.slots.get(slot as usize).and_then(|s| s.tile.as_ref()) else {
+                continue;
+            };
+            let index = crate::query::portal_index(self, t);
+            if let Some(t) = self.slots[slot as usize].tile.as_mut() {
+                t.portals = index;
+            }
+        }
     }
 
     fn tile_set(&self) -> TileSet<'_> {
@@ -883,11 +945,14 @@ impl TiledNavMesh {
         let scope = restitch_scope(&set, columns, departed);
         let fresh = stitch_tiles(&set, &scope);
         drop(set);
+        let mut touched = Vec::with_capacity(fresh.len());
         for (slot, links) in fresh {
             if let Some(t) = self.slots[slot as usize].tile.as_mut() {
                 t.links = links;
+                touched.push(slot);
             }
         }
+        self.reindex_portals(&touched);
     }
 }
 

@@ -19,25 +19,34 @@
 //!   prebuilt chunky triangle mesh, so neither times its index; see `README.md`).
 //!
 //! `cargo run --release --bin recast_report [-- <level.obj> [build runs]]`
+//! - issue 14 item 3 (`-- --queries [rounds]`, only this part): nearest and raycast on the
+//!   same polygons on nav_test (tiled, one tile), the generated grid and a sloped terrain,
+//!   fresh and after 100 tile replacements (see `queries_section`).
+//!
 //! `cargo run --release --bin recast_report -- --levels [rounds]`
+//! `cargo run --release --bin recast_report -- --queries [rounds]`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use onepath_build3d::Mesh3DPipeline;
+use onepath_format::{PolyRef, TileRef};
 use onepath_mesh::query::generated_grid_mesh;
+use onepath_mesh::query::NearestPoly;
 use onepath_mesh::TiledNavMesh;
 use onepath_peers::compare::{interleaved_rounds, median, ratio, LengthComparison};
-use onepath_peers::detour::{DetourEngine, DetourNavMesh, HALF_EXTENTS};
-use onepath_peers::level::nav_test_path;
+use onepath_peers::detour::{DetourEngine, DetourNavMesh, Snapped, HALF_EXTENTS};
+use onepath_peers::level::{nav_test_path, sloped_terrain};
 use onepath_peers::metrics::{reachable_pairs, run_pairs};
 use onepath_peers::onepath::{
-    build_chunk, build_config, build_soup, detour_mesh, level_of, triangle_soup, world_polygons,
-    OnePathBuild, OnePathEngine,
+    build_chunk, build_config, build_onepath, build_soup, detour_mesh, level_of, triangle_soup,
+    world_polygons, OnePathBuild, OnePathEngine,
 };
 use onepath_peers::recast::{build_tiled, build_tiled_chunky, ChunkyTriMesh, TRIS_PER_CHUNK};
-use onepath_peers::sampling::{point_pairs, PointPair, REPORT_PAIRS, REPORT_SEED};
+use onepath_peers::sampling::{
+    point_pairs, sample_points, PointPair, SplitMix64, REPORT_PAIRS, REPORT_SEED,
+};
 use onepath_peers::{BuildMetrics, Level, PathMetrics, PeerError, RecastSettings};
 
 fn main() -> ExitCode {
@@ -52,6 +61,16 @@ fn main() -> ExitCode {
 
 fn run() -> Result<(), PeerError> {
     let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("--queries") {
+        args.next();
+        let rounds: usize = match args.next() {
+            Some(r) => r
+                .parse()
+                .map_err(|_| PeerError::input("rounds", format!("{r:?} is not a count")))?,
+            None => QUERY_ROUNDS,
+        };
+        return queries_section(rounds);
+    }
     if args.peek().map(String::as_str) == Some("--levels") {
         args.next();
         let rounds: usize = match args.next() {
@@ -871,3 +890,267 @@ fn print_pairs(engine: &DetourEngine<'_>, pairs: &[([f32; 3], [f32; 3])]) -> Res
 fn sink<T>(x: T) {
     std::hint::black_box(x);
 }
+
+/// Issue 14 item 3 (`-- --queries [rounds]`, only this part): nearest and raycast, OnePath
+/// against Detour on the very same polygons, on nav_test tiled and as one tile (both
+/// data-gated), the generated 32 x 32-tile grid and a generated sloped terrain; then the
+/// same on a copy of each OnePath mesh after a seeded sequence of 100 tile replacements
+/// (each a `replace_tile` of the tile's own data, or every fifth a remove and add), whose
+/// answers are checked equal to the fresh mesh's first. Points are drawn on the polygons
+/// and moved up or down by up to 0.8 of the climb (as the conformance test draws them); the
+/// rays run between consecutive snapped points.
+///
+/// `QUERIES_PROFILE=nearest|raycast` (with `QUERIES_LEVEL=nav_test|one_tile|generated|
+/// sloped`) instead runs OnePath's side alone, `rounds` times, for a profiler.
+fn queries_section(rounds: usize) -> Result<(), PeerError> {
+    let profile = std::env::var("QUERIES_PROFILE").ok();
+    let only = std::env::var("QUERIES_LEVEL").ok();
+    let wanted = |name: &str| only.as_deref().map_or(true, |o| o == name);
+    let settings = RecastSettings::default();
+    let mut levels: Vec<(&str, TiledNavMesh, DetourNavMesh)> = Vec::new();
+    let nav_test = nav_test_path().map(|p| Level::load_obj(&p)).transpose()?;
+    if let Some(level) = &nav_test {
+        if wanted("nav_test") {
+            let op = build_onepath(level, &settings)?;
+            let dt = op.detour_mesh(settings.cell_height, SAME_POLYGONS_TOLERANCE)?;
+            levels.push(("nav_test", op.built.mesh, dt));
+        }
+        if wanted("one_tile") {
+            // 400 cells of 0.3 = 120 world units: the whole level in one tile.
+            let one = RecastSettings {
+                tile_size: 400.0,
+                ..RecastSettings::default()
+            };
+            let op = build_onepath(level, &one)?;
+            let dt = op.detour_mesh(one.cell_height, SAME_POLYGONS_TOLERANCE)?;
+            levels.push(("one_tile", op.built.mesh, dt));
+        }
+    } else {
+        println!(
+            "queries: nav_test skipped (ONEPATH_DATA is not set or levels/nav_test.obj is absent)"
+        );
+    }
+    if wanted("generated") {
+        let g = generated_grid_mesh(32, 32, 4, GENERATED_SEED);
+        let dt = detour_mesh(&g.mesh, 0.25, 0.0)?;
+        levels.push(("generated", g.mesh, dt));
+    }
+    if wanted("sloped") {
+        let op = build_onepath(&sloped_terrain(SLOPED_SEED), &settings)?;
+        let dt = op.detour_mesh(settings.cell_height, SAME_POLYGONS_TOLERANCE)?;
+        levels.push(("sloped", op.built.mesh, dt));
+    }
+    for (name, mesh, dt) in &levels {
+        let detour = DetourEngine::new(dt)?;
+        let mut ours = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
+        let climb = f64::from(mesh.params().walkable_climb);
+        let mut rng = SplitMix64::new(QUERIES_SEED);
+        let drawn = sample_points(&world_polygons(mesh), QUERY_POINTS, &mut rng);
+        let points: Vec<[f32; 3]> = drawn
+            .iter()
+            .map(|p| {
+                let off = (rng.next_f64() * 2.0 - 1.0) * 0.8 * climb;
+                [p[0], (f64::from(p[1]) + off) as f32, p[2]]
+            })
+            .collect();
+        let mut snapped = Vec::new();
+        for &p in &points {
+            if let (Some(o), Some(d)) = (ours.snap(p)?, detour.snap(p)?) {
+                snapped.push((p, o, d));
+            }
+        }
+        let rays_o: Vec<(NearestPoly, [f64; 3])> = snapped
+            .chunks_exact(2)
+            .map(|w| (w[0].1, w[1].0.map(f64::from)))
+            .collect();
+        let rays_d: Vec<(Snapped, [f32; 3])> =
+            snapped.chunks_exact(2).map(|w| (w[0].2, w[1].0)).collect();
+        // The churned copy: 100 seeded tile replacements, answers checked against the fresh
+        // mesh's before any timing.
+        let mut churned = mesh.clone();
+        churn(&mut churned, CHURN_STEPS, QUERIES_SEED ^ 0xC0FF_EE00)?;
+        let mut fresh_q = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
+        let mut churned_q = OnePathEngine::new(&churned, ONEPATH_ITERATIONS);
+        for &p in &points {
+            let a = fresh_q.snap(p)?;
+            let b = churned_q.snap(p)?;
+            if a.map(|n| (identity(mesh, n.poly), n.point.map(f64::to_bits)))
+                != b.map(|n| (identity(&churned, n.poly), n.point.map(f64::to_bits)))
+            {
+                return Err(PeerError::input(
+                    "churned mesh",
+                    format!(
+                        "{name}: the nearest polygon of {p:?} differs after the tile replacements"
+                    ),
+                ));
+            }
+        }
+        let mut rays_c = Vec::with_capacity(rays_o.len());
+        for (w, (start, end)) in snapped.chunks_exact(2).zip(&rays_o) {
+            let Some(cs) = churned_q.snap(w[0].0)? else {
+                return Err(PeerError::input(
+                    "churned mesh",
+                    format!("{name}: a ray start found no polygon"),
+                ));
+            };
+            let ra = fresh_q.raycast(start, *end)?;
+            let rb = churned_q.raycast(&cs, *end)?;
+            if ra.t.to_bits() != rb.t.to_bits()
+                || identity(mesh, ra.last_poly) != identity(&churned, rb.last_poly)
+                || ra.cost.to_bits() != rb.cost.to_bits()
+            {
+                return Err(PeerError::input(
+                    "churned mesh",
+                    format!(
+                        "{name}: the raycast from {:?} differs after the tile replacements",
+                        start.point
+                    ),
+                ));
+            }
+            rays_c.push((cs, *end));
+        }
+        let mut churned_engine = OnePathEngine::new(&churned, ONEPATH_ITERATIONS);
+        if let Some(kind) = &profile {
+            let mut n = 0usize;
+            for _ in 0..rounds.max(1) {
+                match kind.as_str() {
+                    "nearest" => {
+                        for &p in &points {
+                            n += usize::from(ours.snap(p)?.is_some());
+                        }
+                    }
+                    "raycast" => {
+                        for (s, e) in &rays_o {
+                            n += usize::from(ours.raycast(s, *e)?.reached_end());
+                        }
+                    }
+                    other => {
+                        return Err(PeerError::input(
+                            "QUERIES_PROFILE",
+                            format!("{other:?}: expected nearest or raycast"),
+                        ))
+                    }
+                }
+            }
+            println!("{name}: profiled {kind} x{rounds}: {n}");
+            continue;
+        }
+        let mut failure: Option<PeerError> = None;
+        let t = {
+            let o = std::cell::RefCell::new(&mut ours);
+            let c = std::cell::RefCell::new(&mut churned_engine);
+            let note = std::cell::RefCell::new(&mut failure);
+            let keep = |r: Result<(), PeerError>| {
+                if let Err(e) = r {
+                    note.borrow_mut().get_or_insert(e);
+                }
+            };
+            interleaved_rounds(
+                rounds,
+                &mut [
+                    &mut || {
+                        for &p in &points {
+                            keep(c.borrow_mut().snap(p).map(sink));
+                        }
+                    },
+                    &mut || {
+                        for &p in &points {
+                            keep(detour.snap(p).map(sink));
+                        }
+                    },
+                    &mut || {
+                        for &p in &points {
+                            keep(o.borrow_mut().snap(p).map(sink));
+                        }
+                    },
+                    &mut || {
+                        for (s, e) in &rays_c {
+                            keep(c.borrow_mut().raycast(s, *e).map(sink));
+                        }
+                    },
+                    &mut || {
+                        for &(s, e) in &rays_d {
+                            keep(detour.raycast(s, e).map(sink));
+                        }
+                    },
+                    &mut || {
+                        for (s, e) in &rays_o {
+                            keep(o.borrow_mut().raycast(s, *e).map(sink));
+                        }
+                    },
+                ],
+            )
+        };
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let us = |d: Duration, n: usize| d.as_secs_f64() * 1e6 / n.max(1) as f64;
+        let rows = [("nearest", points.len(), 0), ("raycast", rays_d.len(), 3)];
+        println!(
+            "queries {name}: {} tiles, {} points, {} rays, {rounds} interleaved rounds",
+            mesh.tile_count(),
+            points.len(),
+            rays_d.len()
+        );
+        // Per kind: the churned mesh, Detour, the fresh mesh (each task follows another kind
+        // of work or the other engine, never the same rays on the same code).
+        for (kind, n, i) in rows {
+            let (d, f, c) = (i + 1, i + 2, i);
+            println!(
+                "  {kind:8} x{n:<4} Detour {:.3} / {:.3} us  OnePath {:.3} / {:.3} us (ratio min {:.3} \
+                 median {:.3})  after {CHURN_STEPS} replacements {:.3} / {:.3} us (ratio min {:.3} median {:.3})",
+                us(t[d][0], n),
+                us(median(&t[d]), n),
+                us(t[f][0], n),
+                us(median(&t[f]), n),
+                ratio(t[f][0], t[d][0]),
+                ratio(median(&t[f]), median(&t[d])),
+                us(t[c][0], n),
+                us(median(&t[c]), n),
+                ratio(t[c][0], t[d][0]),
+                ratio(median(&t[c]), median(&t[d])),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A polygon named independently of slot generations: its tile's position and its index.
+fn identity(mesh: &TiledNavMesh, r: PolyRef) -> Option<((i32, i32, u16), usize)> {
+    let (t, i) = mesh.poly(r).ok()?;
+    Some((t.tile().position(), i))
+}
+
+/// `steps` seeded tile replacements on `mesh`: each picks a tile and replaces it with its
+/// own data (`replace_tile`), every fifth instead removes it and adds it back.
+fn churn(mesh: &mut TiledNavMesh, steps: usize, seed: u64) -> Result<(), PeerError> {
+    let mut rng = SplitMix64::new(seed);
+    let mesh_error =
+        |e: onepath_mesh::MeshError| PeerError::input("tile replacement", e.to_string());
+    for step in 0..steps {
+        let tiles: Vec<TileRef> = mesh.tiles().map(|t| t.tile_ref()).collect();
+        let Some(&r) = tiles.get((rng.next_u64() % tiles.len().max(1) as u64) as usize) else {
+            return Ok(());
+        };
+        if step % 5 == 4 {
+            let tile = mesh.remove_tile(r).map_err(mesh_error)?;
+            mesh.add_tile(tile).map_err(mesh_error)?;
+        } else {
+            let tile = mesh
+                .tile(r)
+                .map(|t| t.tile().clone())
+                .ok_or_else(|| PeerError::input("tile replacement", "a listed tile is gone"))?;
+            mesh.replace_tile(tile).map_err(mesh_error)?;
+        }
+    }
+    Ok(())
+}
+
+/// Points per level of the query section (nearest over all, rays between consecutive ones).
+const QUERY_POINTS: usize = 200;
+/// Seed of the query section's points.
+const QUERIES_SEED: u64 = 0x14_0300;
+/// Seed of the sloped terrain (the conformance test's level).
+const SLOPED_SEED: u64 = 0x14_0005;
+/// Tile replacements before the churned measurement.
+const CHURN_STEPS: usize = 100;

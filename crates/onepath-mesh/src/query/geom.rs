@@ -23,6 +23,25 @@ pub(crate) fn check_extent(what: &'static str, value: f64) -> Result<(), crate::
     }
 }
 
+/// `NavMeshParams::world_to_tile`, the same column for every input, without the call to
+/// the platform `floor` (a library call on the x86-64 baseline, twice per call): the
+/// quotient is computed by the same operations, then floored by truncation (exact for
+/// every f64 below 2^63 in magnitude, and the larger ones are integers that saturate to
+/// the same i32 either way; NaN gives 0 both ways).
+#[inline]
+pub(crate) fn world_to_tile(params: &onepath_format::NavMeshParams, x: f64, z: f64) -> (i32, i32) {
+    #[inline(always)]
+    fn floor_to_i32(v: f64) -> i32 {
+        let t = v as i64 as f64;
+        let f = if t > v { t - 1.0 } else { t };
+        f as i32
+    }
+    (
+        floor_to_i32((x - params.origin_x) / params.tile_size),
+        floor_to_i32((z - params.origin_z) / params.tile_size),
+    )
+}
+
 /// `b − a`.
 pub(crate) fn sub(a: Vec3, b: Vec3) -> Vec3 {
     [b[0] - a[0], b[1] - a[1], b[2] - a[2]]
@@ -120,29 +139,53 @@ pub(crate) fn clip_segment_poly_2d(
     clip_segment_poly_2d_leaving(p0, p1, verts, |_, _| {})
 }
 
+/// A polygon corner as the X/Z clip reads it: a world point, or its X/Z alone (the raycast
+/// keeps only those).
+pub(crate) trait CornerXz: Copy {
+    /// (X, Z).
+    fn xz(self) -> (f64, f64);
+}
+
+impl CornerXz for Vec3 {
+    #[inline(always)]
+    fn xz(self) -> (f64, f64) {
+        (self[0], self[2])
+    }
+}
+
+impl CornerXz for [f64; 2] {
+    #[inline(always)]
+    fn xz(self) -> (f64, f64) {
+        (self[0], self[1])
+    }
+}
+
 /// [`clip_segment_poly_2d`], also calling `leaving(k, t)` for every edge `k` the segment's
 /// line leaves the polygon through, with its parameter `t` (in edge order; the exit edge is
-/// among them).
-pub(crate) fn clip_segment_poly_2d_leaving(
+/// among them). The corners may be world points or their X/Z alone: the same operations
+/// either way.
+#[inline]
+pub(crate) fn clip_segment_poly_2d_leaving<C: CornerXz>(
     p0: Vec3,
     p1: Vec3,
-    verts: &[Vec3],
+    verts: &[C],
     mut leaving: impl FnMut(usize, f64),
 ) -> Option<(f64, f64, Option<usize>, Option<usize>)> {
-    let n = verts.len();
     let mut tmin = 0.0f64;
     let mut tmax = 1.0f64;
     let mut seg_min = None;
     let mut seg_max = None;
     let dx = p1[0] - p0[0];
     let dz = p1[2] - p0[2];
+    let n = verts.len();
     for k in 0..n {
-        let a = verts[k];
-        let b = verts[(k + 1) % n];
-        let ex = b[0] - a[0];
-        let ez = b[2] - a[2];
+        // Edge k runs from corner k to corner k + 1 (the last back to corner 0).
+        let (ax, az) = verts[k].xz();
+        let (bx, bz) = if k + 1 < n { verts[k + 1] } else { verts[0] }.xz();
+        let ex = bx - ax;
+        let ez = bz - az;
         // Inside is left of the edge: cross(e, p − a) ≥ 0.
-        let num = ex * (p0[2] - a[2]) - ez * (p0[0] - a[0]);
+        let num = ex * (p0[2] - az) - ez * (p0[0] - ax);
         let den = ex * dz - ez * dx;
         if den == 0.0 {
             // Parallel: inside or outside the whole way.
@@ -193,6 +236,55 @@ pub(crate) fn intersect_segments_2d(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn world_to_tile_gives_the_format_s_column_for_every_value() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            -0.5,
+            1e-300,
+            -1e-300,
+            4_194_303.9,
+            -4_194_304.0,
+            2f64.powi(52) + 0.5,
+            -(2f64.powi(53)),
+            2f64.powi(62),
+            -(2f64.powi(63)),
+            2f64.powi(64),
+            -(2f64.powi(70)),
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        let mut state = 0x5EEDu64;
+        for _ in 0..20_000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            // Random bit patterns (every exponent) and values near tile borders.
+            values.push(f64::from_bits(state));
+            values.push(((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 4096.0);
+            values.push(((state >> 40) as i64 - (1 << 23)) as f64 * 0.25);
+        }
+        for (origin, size) in [(0.0, 1.0), (-3.7, 9.6), (12.5, 0.3), (-1e6, 64.0)] {
+            let mut p = onepath_format::NavMeshParams::new([origin, 0.0, -origin], size, 0.25, 6);
+            p.walkable_climb = 0.5;
+            for &v in &values {
+                assert_eq!(
+                    world_to_tile(&p, v, -v),
+                    p.world_to_tile(v, -v),
+                    "{v:e} (origin {origin}, tile size {size})"
+                );
+            }
+        }
+    }
 
     const SQUARE: [Vec3; 4] = [
         [0.0, 0.0, 0.0],

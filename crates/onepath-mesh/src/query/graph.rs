@@ -244,7 +244,13 @@ fn scan_neighbours<'m>(
 /// any edge for a link, links coming after every edge), or an earlier link to `target` whose
 /// crossing exists (an earlier link to `target` that is itself hidden is hidden by one still
 /// earlier, which then has a crossing). So only the in-tile neighbour on `k` and the portals
-/// on `k` are tried, and the hiding test runs for a candidate only, over its own target.
+/// on `k` are tried ([`first_portal_neighbour`]), and the hiding test runs for a candidate
+/// only, over its own target.
+///
+/// The raycast makes the same two steps itself ([`in_tile_edge_neighbour`], whose crossing
+/// is the whole edge it already has, then [`first_portal_neighbour`]); this composition is
+/// what the tests check against the full scan.
+#[cfg(test)]
 pub(crate) fn first_edge_neighbour<'m>(
     mesh: &'m TiledNavMesh,
     tile: &'m MeshTile,
@@ -254,21 +260,64 @@ pub(crate) fn first_edge_neighbour<'m>(
     mut accept: impl FnMut(PolyRef, Vec3, Vec3) -> bool,
 ) -> Option<(PolyRef, &'m MeshTile, usize)> {
     let d = tile.tile().data();
-    let o = tile.origin();
     let corners = tile.tile().poly_corners(p);
     let n = corners.len();
-    let edges = &d.edge_neighbours[corners.clone()];
-    let vertex = |j: usize| world(o, d.vertices[usize::from(d.corners[corners.start + j % n])]);
-    // The in-tile neighbour on edge `k`: hidden only by an earlier edge naming the same
-    // polygon (which passes `filter` exactly when it does).
-    let nb = edges[k];
-    if nb != 0 && !edges[..k].contains(&nb) && poly_passes(tile, (nb - 1) as usize, filter) {
-        if let Some(target) = tile.poly_ref(nb - 1) {
-            if accept(target, vertex(k + 1), vertex(k)) {
-                return Some((target, tile, (nb - 1) as usize));
-            }
+    let vertex = |j: usize| {
+        world(
+            tile.origin(),
+            d.vertices[usize::from(d.corners[corners.start + j % n])],
+        )
+    };
+    if let Some((target, q)) = in_tile_edge_neighbour(tile, p, filter, k) {
+        if accept(target, vertex(k + 1), vertex(k)) {
+            return Some((target, tile, q));
         }
     }
+    first_portal_neighbour(mesh, tile, p, filter, k, accept)
+}
+
+/// The in-tile neighbour across edge `k` of polygon `p` (reference and index) when it is
+/// what the neighbour scan reports on that edge: it passes `filter` and no earlier edge
+/// names the same polygon (which would hide it there, and passes `filter` exactly when it
+/// does). Its crossing is the whole edge, from corner `k + 1` (left) to corner `k` (right).
+#[inline]
+pub(crate) fn in_tile_edge_neighbour(
+    tile: &MeshTile,
+    p: usize,
+    filter: &QueryFilter,
+    k: usize,
+) -> Option<(PolyRef, usize)> {
+    let d = tile.tile().data();
+    let base = tile.tile().poly_corners(p).start;
+    let nb = *d.edge_neighbours.get(base + k)?;
+    if nb == 0 || d.edge_neighbours[base..base + k].contains(&nb) {
+        return None;
+    }
+    if !poly_passes(tile, (nb - 1) as usize, filter) {
+        return None;
+    }
+    Some((tile.poly_ref(nb - 1)?, (nb - 1) as usize))
+}
+
+/// The portal part of [`first_edge_neighbour`]: the first portal link on edge `k` of
+/// polygon `p` whose crossing exists, is not hidden by an earlier reported crossing to the
+/// same target, and which `accept` takes. Reads the tile's portal index (the covered parts
+/// cached when the tile was stitched, the very values `link_crossing` computes), so only
+/// the links on edge `k` are looked at and no neighbour edge is decoded.
+pub(crate) fn first_portal_neighbour<'m>(
+    mesh: &'m TiledNavMesh,
+    tile: &'m MeshTile,
+    p: usize,
+    filter: &QueryFilter,
+    k: usize,
+    mut accept: impl FnMut(PolyRef, Vec3, Vec3) -> bool,
+) -> Option<(PolyRef, &'m MeshTile, usize)> {
+    let corners = tile.tile().poly_corners(p);
+    let portals = tile.edge_portals(corners.start + k);
+    if portals.is_empty() {
+        return None;
+    }
+    let edges = &tile.tile().data().edge_neighbours[corners];
     // Whether an in-tile edge neighbour reported by the scan is `target`.
     let in_tile_names = |target: PolyRef| {
         edges.iter().any(|&nb| {
@@ -278,23 +327,21 @@ pub(crate) fn first_edge_neighbour<'m>(
         })
     };
     let links = tile.poly_links(p);
-    for (i, link) in links.iter().enumerate() {
-        if !matches!(link.kind, LinkKind::Portal { edge, .. } if usize::from(edge) == k) {
-            continue;
-        }
-        let Some((Crossing::Edge { left, right, .. }, tt, tp)) =
-            link_crossing(mesh, tile, p, link, filter)
-        else {
+    for e in portals {
+        let Ok((tt, tp)) = mesh.poly(e.target) else {
             continue;
         };
+        if !poly_passes(tt, tp, filter) {
+            continue;
+        }
         // An in-tile edge neighbour lies in this tile: a target in another one is none.
-        let hidden = (std::ptr::eq(tt, tile) && in_tile_names(link.target))
-            || links[..i].iter().any(|earlier| {
-                earlier.target == link.target
-                    && link_crossing(mesh, tile, p, earlier, filter).is_some()
-            });
-        if !hidden && accept(link.target, left, right) {
-            return Some((link.target, tt, tp));
+        let earlier = links.get(..e.link as usize).unwrap_or(&[]);
+        let hidden = (std::ptr::eq(tt, tile) && in_tile_names(e.target))
+            || earlier
+                .iter()
+                .any(|l| l.target == e.target && link_crossing(mesh, tile, p, l, filter).is_some());
+        if !hidden && accept(e.target, e.left, e.right) {
+            return Some((e.target, tt, tp));
         }
     }
     None

@@ -120,6 +120,8 @@ mod surface;
 
 use std::sync::Arc;
 
+pub(crate) use poly::portal_index;
+
 use onepath_format::PolyRef;
 
 pub use anyangle::{AnyAngleError, AnyAngleQuery, AnyAngleResult, AnyAngleStatus};

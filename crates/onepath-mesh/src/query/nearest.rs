@@ -10,7 +10,7 @@ use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{
     check_extent, check_point, closest_on_segment_2d, dist_sqr, lerp, point_in_poly_2d,
-    triangle_height, Vec3,
+    triangle_height, world_to_tile, Vec3,
 };
 use crate::query::poly::{decode, poly_passes, poly_verts, tie_key, world, PolyVerts};
 use crate::query::NavMeshQuery;
@@ -290,8 +290,8 @@ impl NavMeshQuery {
         // reach (with slack for a polygon touching the box at a column boundary).
         let reach = self.bv.mesh_reach(mesh) + BOX_SLACK;
         let whole = world.get();
-        let (x0, z0) = params.world_to_tile(whole.min[0] - reach, whole.min[2] - reach);
-        let (x1, z1) = params.world_to_tile(whole.max[0] + reach, whole.max[2] + reach);
+        let (x0, z0) = world_to_tile(&params, whole.min[0] - reach, whole.min[2] - reach);
+        let (x1, z1) = world_to_tile(&params, whole.max[0] + reach, whole.max[2] + reach);
         let (x0, z0, x1, z1) = (i64::from(x0), i64::from(z0), i64::from(x1), i64::from(z1));
         let mut visit = |t: &MeshTile, within: Option<WorldBox>| {
             let o = t.origin();
@@ -325,7 +325,7 @@ impl NavMeshQuery {
         }
         // The centre's column first, within `probe` and then within the box: the polygon
         // under the point, found early, shrinks the box to the point for every other tile.
-        let (cx, cz) = params.world_to_tile(center[0], center[2]);
+        let (cx, cz) = world_to_tile(&params, center[0], center[2]);
         if let Some(probe) = probe {
             for t in mesh.tiles_at(cx, cz) {
                 visit(t, Some(probe));

@@ -8,10 +8,11 @@ use smallvec::SmallVec;
 
 use onepath_format::{PolyRef, NO_PORTAL};
 
-use crate::mesh::{MeshTile, TiledNavMesh};
+use crate::mesh::{MeshTile, PortalEntry, PortalIndex, TiledNavMesh};
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{lerp, Vec3};
+use crate::LinkKind;
 
 /// A polygon outline in world space (at most 16 corners).
 pub type PolyVerts = SmallVec<[Vec3; 16]>;
@@ -142,4 +143,54 @@ pub(crate) fn portal_segment(
     let (tmin, tmax) = if t0 <= t1 { (t0, t1) } else { (t1, t0) };
     // Edge k runs from corner k (right, seen leaving) to corner k + 1 (left).
     Some((edge_point(a, b, tmax), edge_point(a, b, tmin)))
+}
+
+/// The portal index of `tile` (see [`PortalIndex`]): per corner slot, the portal links on
+/// that edge whose target decodes and whose covered part ([`portal_segment`]) is not empty,
+/// in link order, with that part. The filter is not applied here (flags change at run time;
+/// the reader tests the target's flags).
+pub(crate) fn portal_index(mesh: &TiledNavMesh, tile: &MeshTile) -> PortalIndex {
+    let t = tile.tile();
+    let mut per_corner: Vec<Vec<PortalEntry>> = Vec::new();
+    let corner_count = t.data().corners.len();
+    let mut index = PortalIndex {
+        first: Vec::with_capacity(corner_count + 1),
+        entries: Vec::new(),
+    };
+    for p in 0..t.poly_count() {
+        let corners = t.poly_corners(p);
+        per_corner.clear();
+        per_corner.resize(corners.len(), Vec::new());
+        for (i, link) in tile.poly_links(p).iter().enumerate() {
+            let LinkKind::Portal {
+                side,
+                edge,
+                neighbour_edge,
+                ..
+            } = link.kind
+            else {
+                continue;
+            };
+            let Ok((tt, tp)) = mesh.poly(link.target) else {
+                continue;
+            };
+            let Some((left, right)) = portal_segment(tile, p, edge, side, tt, tp, neighbour_edge)
+            else {
+                continue;
+            };
+            // `portal_segment` refuses an edge past the polygon's corners.
+            per_corner[usize::from(edge)].push(PortalEntry {
+                link: i as u32,
+                target: link.target,
+                left,
+                right,
+            });
+        }
+        for entries in &per_corner {
+            index.first.push(index.entries.len() as u32);
+            index.entries.extend_from_slice(entries);
+        }
+    }
+    index.first.push(index.entries.len() as u32);
+    index
 }

@@ -2,17 +2,15 @@
 //! its end or meets a wall.
 
 use onepath_format::PolyRef;
-use smallvec::SmallVec;
 
-use crate::mesh::MeshTile;
 use crate::mesh::TiledNavMesh;
 use crate::query::error::QueryError;
 use crate::query::filter::QueryFilter;
 use crate::query::geom::{
     check_point, clip_segment_poly_2d_leaving, closest_on_segment_2d, lerp, Vec3,
 };
-use crate::query::graph::first_edge_neighbour;
-use crate::query::poly::{decode_passing, poly_passes, poly_verts, PolyVerts};
+use crate::query::graph::{first_portal_neighbour, in_tile_edge_neighbour};
+use crate::query::poly::decode_passing;
 use crate::query::NavMeshQuery;
 
 /// Parameter tolerance for "the segment leaves the polygon through several edges at once"
@@ -22,6 +20,9 @@ const T_EPS: f64 = 1e-9;
 const ON_SEGMENT_EPS2: f64 = 1e-14;
 /// Upper bound on the polygons one raycast visits (a guard; real rays stop far earlier).
 const MAX_VISITED: usize = 1 << 16;
+/// Most corners of a polygon (`NavMeshParams::max_verts_per_poly` is at most 16, which the
+/// tile format's validation holds every polygon to).
+const MAX_CORNERS: usize = 16;
 
 /// The result of [`NavMeshQuery::raycast`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,7 +70,11 @@ impl NavMeshQuery {
         // The current polygon: its reference, tile and index (an in-tile step keeps the tile).
         let (mut tile, mut p) = decode_passing(mesh, start_ref, filter)?;
         let mut cur = start_ref;
-        let mut verts = PolyVerts::new();
+        // The current polygon's corners, X/Z only (world: origin + local, as everywhere),
+        // and per edge the parameter where the segment's line leaves through it (for the
+        // edges it leaves through), for the corner test.
+        let mut verts = [[0.0f64; 2]; MAX_CORNERS];
+        let mut leave_t = [0.0f64; MAX_CORNERS];
         let len = {
             let (dx, dz) = (end_pos[0] - start_pos[0], end_pos[2] - start_pos[2]);
             (dx * dx + dz * dz).sqrt()
@@ -78,14 +83,34 @@ impl NavMeshQuery {
         let mut t_in = 0.0f64;
         let mut cost = 0.0f64;
         loop {
-            poly_verts(tile, p, &mut verts);
+            let d = tile.tile().data();
+            let o = tile.origin();
+            let corners = tile.tile().poly_corners(p);
+            let n = corners.len();
             visited.push(cur);
+            if n > MAX_CORNERS {
+                // Refused by the tile format's validation (at most 16 corners): unreachable,
+                // but a stop rather than a panic.
+                return Ok(RaycastHit {
+                    t: t_in,
+                    hit_normal: [0.0; 3],
+                    hit_edge: None,
+                    last_poly: cur,
+                    cost,
+                });
+            }
+            for (slot, c) in verts.iter_mut().zip(corners) {
+                let v = d.vertices[usize::from(d.corners[c])];
+                *slot = [o[0] + f64::from(v[0]), o[2] + f64::from(v[2])];
+            }
+            let verts = &verts[..n];
+            // Bit k: the segment's line leaves through edge k (at `leave_t[k]`).
+            let mut leaving = 0u32;
             let area_cost = filter.area_cost(tile.tile().areas()[p]);
-            // The parameters of the edges the segment leaves through, for the corner test.
-            let mut leaves: SmallVec<[(usize, f64); 16]> = SmallVec::new();
             let Some((_, tmax, _, seg_max)) =
-                clip_segment_poly_2d_leaving(start_pos, end_pos, &verts, |k, t| {
-                    leaves.push((k, t))
+                clip_segment_poly_2d_leaving(start_pos, end_pos, verts, |k, t| {
+                    leaving |= 1 << k;
+                    leave_t[k] = t;
                 })
             else {
                 // The segment misses the polygon (the start is not over the start polygon,
@@ -109,28 +134,29 @@ impl NavMeshQuery {
                 });
             };
             // Every edge the segment leaves through at (about) tmax, the first exit edge
-            // first, then in edge order.
-            let n = verts.len();
-            let mut candidates: SmallVec<[usize; 4]> = SmallVec::new();
-            candidates.push(exit);
-            for &(k, t) in &leaves {
-                if k != exit && (t - tmax).abs() <= T_EPS {
-                    candidates.push(k);
-                }
-            }
+            // first, then in edge order (the others looked at only when the first leads
+            // nowhere).
+            let others = leaving & !(1 << exit);
+            let candidates = std::iter::once(exit).chain(
+                (0..n).filter(|&k| others >> k & 1 != 0 && (leave_t[k] - tmax).abs() <= T_EPS),
+            );
             let x = lerp(start_pos, end_pos, tmax);
             let on_crossing = |target: PolyRef, left: Vec3, right: Vec3, visited: &[PolyRef]| {
                 closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
                     && !visited.contains(&target)
             };
+            let corner = |k: usize| {
+                let [x, z] = verts[k % n];
+                [x, 0.0, z]
+            };
             // The next polygon, with its tile and index.
             let mut next = None;
-            for &k in &candidates {
-                next = in_tile_neighbour(tile, p, filter, k)
-                    .filter(|&(r, _)| on_crossing(r, verts[(k + 1) % n], verts[k], visited))
+            for k in candidates {
+                next = in_tile_edge_neighbour(tile, p, filter, k)
+                    .filter(|&(r, _)| on_crossing(r, corner(k + 1), corner(k), visited))
                     .map(|(r, q)| (r, tile, q))
                     .or_else(|| {
-                        first_edge_neighbour(mesh, tile, p, filter, k, |target, left, right| {
+                        first_portal_neighbour(mesh, tile, p, filter, k, |target, left, right| {
                             on_crossing(target, left, right, visited)
                         })
                     });
@@ -149,7 +175,7 @@ impl NavMeshQuery {
                 _ => {
                     let a = verts[exit];
                     let b = verts[(exit + 1) % n];
-                    let (ex, ez) = (b[0] - a[0], b[2] - a[2]);
+                    let (ex, ez) = (b[0] - a[0], b[1] - a[1]);
                     let len = (ex * ex + ez * ez).sqrt();
                     return Ok(RaycastHit {
                         t: tmax,
@@ -162,27 +188,4 @@ impl NavMeshQuery {
             }
         }
     }
-}
-
-/// The in-tile neighbour across edge `k` of polygon `p` (reference and index) when it is what
-/// [`first_edge_neighbour`] reports first for that edge: it passes `filter` and no earlier
-/// edge names the same polygon (which would hide it there). `None` otherwise, and the
-/// caller asks [`first_edge_neighbour`]; the in-tile crossing is the whole edge, whose
-/// corners the caller has.
-fn in_tile_neighbour(
-    tile: &MeshTile,
-    p: usize,
-    filter: &QueryFilter,
-    k: usize,
-) -> Option<(PolyRef, usize)> {
-    let d = tile.tile().data();
-    let base = tile.tile().poly_corners(p).start;
-    let nb = d.edge_neighbours[base + k];
-    if nb == 0 || d.edge_neighbours[base..base + k].contains(&nb) {
-        return None;
-    }
-    if !poly_passes(tile, (nb - 1) as usize, filter) {
-        return None;
-    }
-    Some((tile.poly_ref(nb - 1)?, (nb - 1) as usize))
 }
