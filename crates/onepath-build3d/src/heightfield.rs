@@ -239,22 +239,62 @@ impl Heightfield {
         }
     }
 
+    /// The three filters of `docs/build3d-spans.md` §3 in one pass over the columns: the same
+    /// result as [`Heightfield::filter_low_hanging_obstacles`],
+    /// [`Heightfield::filter_ledge_spans`] and [`Heightfield::filter_low_height_spans`] one
+    /// after another. Filter 1 reads and writes only its own column; filters 2 and 3 read the
+    /// columns' heights, which no filter changes, and a span's own area, which only filter 1
+    /// changes before them (filter 3's verdict does not depend on filter 2's, and a span either
+    /// of them clears ends non-walkable whichever clears it first); so each column can be taken
+    /// through all three before the next.
+    pub fn filter_walkable(&mut self, walkable_height: i32, climb: i32) {
+        let w = self.width;
+        let h = self.depth;
+        let max_h = MAX_HEIGHT_CELLS;
+        let mut cleared = Vec::new();
+        for z in 0..h {
+            for x in 0..w {
+                let c = (x + z * w) as usize;
+                if self.columns[c].is_empty() {
+                    continue;
+                }
+                low_hanging_in_column(&mut self.columns[c], climb);
+                let columns = &self.columns;
+                let neighbours: [Option<&[Span]>; 4] = std::array::from_fn(|dir| {
+                    let (dx, dz) = (x + DIR_X[dir], z + DIR_Z[dir]);
+                    (dx >= 0 && dz >= 0 && dx < w && dz < h)
+                        .then(|| columns[(dx + dz * w) as usize].as_slice())
+                });
+                let col = columns[c].as_slice();
+                cleared.clear();
+                if let (&[s], [Some(&[a]), Some(&[b]), Some(&[c]), Some(&[d])]) = (col, neighbours)
+                {
+                    // Open ground: one span here and in each neighbour; the free height above
+                    // the only span reaches the grid's top.
+                    if is_ledge_single(s, [a, b, c, d], walkable_height, climb)
+                        || max_h - i32::from(s.smax) < walkable_height
+                    {
+                        cleared.push(0);
+                    }
+                } else {
+                    cleared.extend((0..col.len()).filter(|&si| {
+                        let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
+                        top - i32::from(col[si].smax) < walkable_height
+                            || is_ledge(col, si, &neighbours, walkable_height, climb)
+                    }));
+                }
+                for &si in &cleared {
+                    self.columns[c][si].area = NULL_AREA;
+                }
+            }
+        }
+    }
+
     /// Filter 1 (low-hanging obstacles): a non-walkable span whose top is within `climb`
     /// of the top of the walkable span right below it takes that span's area.
     pub fn filter_low_hanging_obstacles(&mut self, climb: i32) {
         for col in &mut self.columns {
-            let mut prev_walkable = false;
-            let mut prev_area = NULL_AREA;
-            let mut prev_top = 0i32;
-            for s in col.iter_mut() {
-                let walkable = s.area != NULL_AREA;
-                if !walkable && prev_walkable && (i32::from(s.smax) - prev_top).abs() <= climb {
-                    s.area = prev_area;
-                }
-                prev_walkable = walkable;
-                prev_area = s.area;
-                prev_top = i32::from(s.smax);
-            }
+            low_hanging_in_column(col, climb);
         }
     }
 
@@ -315,6 +355,22 @@ impl Heightfield {
                 }
             }
         }
+    }
+}
+
+/// Filter 1 on one column (bottom up; walkability judged before the filter).
+fn low_hanging_in_column(col: &mut [Span], climb: i32) {
+    let mut prev_walkable = false;
+    let mut prev_area = NULL_AREA;
+    let mut prev_top = 0i32;
+    for s in col.iter_mut() {
+        let walkable = s.area != NULL_AREA;
+        if !walkable && prev_walkable && (i32::from(s.smax) - prev_top).abs() <= climb {
+            s.area = prev_area;
+        }
+        prev_walkable = walkable;
+        prev_area = s.area;
+        prev_top = i32::from(s.smax);
     }
 }
 
@@ -954,6 +1010,34 @@ mod tests {
             let mut reference = hf.clone();
             hf.filter_ledge_spans(6, 3);
             reference_ledge_filter(&mut reference, 6, 3);
+            proptest::prop_assert_eq!(hf, reference);
+        }
+
+        // Random stacks (walkable and not, as filter 1 needs) and open ground: the fused pass
+        // leaves exactly what the three filters one after another leave.
+        #[test]
+        fn fused_filters_equal_the_three_in_order(
+            runs in proptest::collection::vec((0i32..5, 0i32..4, 0u16..40, 1u16..6, 0u8..3), 0..60),
+            ground in proptest::collection::vec((0u16..12, 1u16..4, 0u8..3), 20),
+            height in 1i32..8,
+            climb in 0i32..4,
+            open in proptest::bool::ANY,
+        ) {
+            let mut hf = Heightfield::new(5, 4, [0.0; 3], 1.0, 1.0, 100);
+            if open {
+                for (c, (smin, len, area)) in ground.into_iter().enumerate() {
+                    hf.add_span(c as i32 % 5, c as i32 / 5, smin, smin + len, area, 1);
+                }
+            } else {
+                for (x, z, smin, len, area) in runs {
+                    hf.add_span(x, z, smin, smin + len, area, 1);
+                }
+            }
+            let mut reference = hf.clone();
+            hf.filter_walkable(height, climb);
+            reference.filter_low_hanging_obstacles(climb);
+            reference.filter_ledge_spans(height, climb);
+            reference.filter_low_height_spans(height);
             proptest::prop_assert_eq!(hf, reference);
         }
 
