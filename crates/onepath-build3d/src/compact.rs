@@ -114,54 +114,33 @@ impl CompactHeightfield {
             span_z,
             areas,
         };
-        chf.link_spans();
-        chf
-    }
-
-    /// Links every span (the rule of [`CompactHeightfield::build`]), column by column: the
-    /// four neighbour columns' span ranges are looked up once per column, not once per span.
-    fn link_spans(&mut self) {
-        let (w, d) = (self.width, self.depth);
-        let (wh, climb) = (self.walkable_height, self.walkable_climb);
-        let spans = &mut self.spans;
-        for z in 0..d {
-            for x in 0..w {
-                let c = (x + z * w) as usize;
-                let first = self.cell_first[c] as usize;
-                let count = self.cell_count[c] as usize;
-                if count == 0 {
+        for i in 0..chf.spans.len() {
+            let x = i32::from(chf.span_x[i]);
+            let z = i32::from(chf.span_z[i]);
+            let s = chf.spans[i];
+            for dir in 0..4 {
+                let nx = x + DIR_X[dir];
+                let nz = z + DIR_Z[dir];
+                if nx < 0 || nz < 0 || nx >= w || nz >= d {
                     continue;
                 }
-                // Each neighbour column's span range (empty outside the grid).
-                let ranges: [(usize, usize); 4] = std::array::from_fn(|dir| {
-                    let (nx, nz) = (x + DIR_X[dir], z + DIR_Z[dir]);
-                    if nx < 0 || nz < 0 || nx >= w || nz >= d {
-                        return (0, 0);
+                let nc = (nx + nz * w) as usize;
+                let first = chf.cell_first[nc];
+                for k in first..first + chf.cell_count[nc] {
+                    let ns = chf.spans[k as usize];
+                    let bot = i32::from(s.y).max(i32::from(ns.y));
+                    let top =
+                        (i32::from(s.y) + i32::from(s.h)).min(i32::from(ns.y) + i32::from(ns.h));
+                    if top - bot >= walkable_height
+                        && (i32::from(ns.y) - i32::from(s.y)).abs() <= walkable_climb
+                    {
+                        chf.spans[i].con[dir] = k;
+                        break;
                     }
-                    let nc = (nx + nz * w) as usize;
-                    let nf = self.cell_first[nc] as usize;
-                    (nf, nf + self.cell_count[nc] as usize)
-                });
-                for i in first..first + count {
-                    let s = spans[i];
-                    let (sy, stop) = (i32::from(s.y), i32::from(s.y) + i32::from(s.h));
-                    let mut con = [NOT_CONNECTED; 4];
-                    for (dir, &(nf, ne)) in ranges.iter().enumerate() {
-                        // The first span of the neighbour column (bottom up) within the climb
-                        // and with room for the agent.
-                        for (k, ns) in spans[nf..ne].iter().enumerate() {
-                            let ny = i32::from(ns.y);
-                            let top = stop.min(ny + i32::from(ns.h));
-                            if top - sy.max(ny) >= wh && (ny - sy).abs() <= climb {
-                                con[dir] = (nf + k) as u32;
-                                break;
-                            }
-                        }
-                    }
-                    spans[i].con = con;
                 }
             }
         }
+        chf
     }
 
     /// The same grid (sizes, border, origin, agent values) with no spans.
@@ -498,57 +477,6 @@ pub(crate) mod tests {
 
     fn walkable(chf: &CompactHeightfield) -> usize {
         chf.areas.iter().filter(|&&a| a != NULL_AREA).count()
-    }
-
-    // The linking as it was (span by span, each neighbour column looked up per span), the
-    // reference of `link_spans`.
-    fn reference_links(chf: &CompactHeightfield) -> Vec<[u32; 4]> {
-        let (w, d) = (chf.width, chf.depth);
-        let mut out = vec![[NOT_CONNECTED; 4]; chf.spans.len()];
-        for (i, links) in out.iter_mut().enumerate() {
-            let (x, z) = (i32::from(chf.span_x[i]), i32::from(chf.span_z[i]));
-            let s = chf.spans[i];
-            for dir in 0..4 {
-                let (nx, nz) = (x + DIR_X[dir], z + DIR_Z[dir]);
-                if nx < 0 || nz < 0 || nx >= w || nz >= d {
-                    continue;
-                }
-                let nc = (nx + nz * w) as usize;
-                let first = chf.cell_first[nc];
-                for k in first..first + chf.cell_count[nc] {
-                    let ns = chf.spans[k as usize];
-                    let bot = i32::from(s.y).max(i32::from(ns.y));
-                    let top =
-                        (i32::from(s.y) + i32::from(s.h)).min(i32::from(ns.y) + i32::from(ns.h));
-                    if top - bot >= chf.walkable_height
-                        && (i32::from(ns.y) - i32::from(s.y)).abs() <= chf.walkable_climb
-                    {
-                        links[dir] = k;
-                        break;
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    proptest::proptest! {
-        // Random stacks of floors (some not walkable) on a 5 x 4 grid, heights close enough
-        // for every case of the link rule: the same links as the reference.
-        #[test]
-        fn links_equal_the_reference(
-            runs in proptest::collection::vec((0i32..5, 0i32..4, 0u16..40, 1u16..6, 0u8..3), 0..60),
-            height in 1i32..8,
-            climb in 0i32..4,
-        ) {
-            let mut hf = Heightfield::new(5, 4, [0.0; 3], 1.0, 1.0, 100);
-            for (x, z, smin, len, area) in runs {
-                hf.add_span(x, z, smin, smin + len, area, 1);
-            }
-            let chf = CompactHeightfield::build(&hf, 0, height, climb);
-            let links: Vec<[u32; 4]> = chf.spans.iter().map(|s| s.con).collect();
-            proptest::prop_assert_eq!(links, reference_links(&chf));
-        }
     }
 
     #[test]

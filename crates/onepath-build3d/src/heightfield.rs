@@ -119,7 +119,11 @@ impl Heightfield {
             col.insert(first, s);
         } else {
             col[first] = s;
-            col.drain(first + 1..end);
+            // One absorbed span (the usual case when triangles share a cell) leaves nothing
+            // to remove.
+            if end > first + 1 {
+                col.drain(first + 1..end);
+            }
         }
     }
 
@@ -196,7 +200,12 @@ impl Heightfield {
         let (mut tri_in, mut tri_rest) = (tri_a, tri_b);
         for z in z0..=z1 {
             let cell_z = bmin[2] + f64::from(z) * cs;
-            split_rows(tri_in, cell_z + cs, row_a, tri_rest);
+            // The last row's rest is never read: that cut skips writing it.
+            if z < z1 {
+                split_rows::<true>(tri_in, cell_z + cs, row_a, tri_rest);
+            } else {
+                split_rows::<false>(tri_in, cell_z + cs, row_a, tri_rest);
+            }
             std::mem::swap(&mut tri_in, &mut tri_rest);
             if row_a.n < 3 || z < 0 {
                 continue;
@@ -217,7 +226,12 @@ impl Heightfield {
             let (mut row_in, mut row_rest) = (&mut *row_a, &mut *row_b);
             for x in x0..=x1 {
                 let cx = bmin[0] + f64::from(x) * cs;
-                let cell = split_cell(row_in, cx + cs, row_rest);
+                // Likewise the row's rest after its last cell.
+                let cell = if x < x1 {
+                    split_cell::<true>(row_in, cx + cs, row_rest)
+                } else {
+                    split_cell::<false>(row_in, cx + cs, row_rest)
+                };
                 std::mem::swap(&mut row_in, &mut row_rest);
                 let Some((smin, smax)) = cell else {
                     continue;
@@ -381,6 +395,7 @@ pub const DIR_Z: [i32; 4] = [0, 1, 0, -1];
 
 /// [`is_ledge`] for a column of one span whose four neighbours (all inside the grid) hold
 /// one span each: the same steps with the scans of one span unrolled.
+#[inline(always)]
 fn is_ledge_single(s: Span, neighbours: [Span; 4], walkable_height: i32, climb: i32) -> bool {
     let max_h = MAX_HEIGHT_CELLS;
     if s.area == NULL_AREA {
@@ -543,9 +558,14 @@ impl Poly2 {
 /// kept) and the rest above. Points on the line go to both. A cut point is
 /// `a + (b − a) · s` per coordinate with `s = d(a) / (d(a) − d(b))`, `d(p) = offset − p.z`:
 /// the rule of `docs/build3d-spans.md` §1, so dropping Z from the row changes no X or Y.
-fn split_rows(input: &Poly3, offset: f64, below: &mut Poly2, above: &mut Poly3) {
+///
+/// With `REST` false the rest is not written (`above` is left as it was): the caller reads
+/// only the row; `below` is the same either way.
+fn split_rows<const REST: bool>(input: &Poly3, offset: f64, below: &mut Poly2, above: &mut Poly3) {
     below.n = 0;
-    above.n = 0;
+    if REST {
+        above.n = 0;
+    }
     let n = input.n;
     if n == 0 {
         return;
@@ -567,18 +587,22 @@ fn split_rows(input: &Poly3, offset: f64, below: &mut Poly2, above: &mut Poly3) 
                 a[2] + (b[2] - a[2]) * s,
             ];
             below.push(p[0], p[1]);
-            above.push(p);
+            if REST {
+                above.push(p);
+            }
             if di > 0.0 {
                 below.push(b[0], b[1]);
-            } else if di < 0.0 {
+            } else if di < 0.0 && REST {
                 above.push(b);
             }
         } else if di > 0.0 {
             below.push(b[0], b[1]);
         } else if di == 0.0 {
             below.push(b[0], b[1]);
-            above.push(b);
-        } else {
+            if REST {
+                above.push(b);
+            }
+        } else if REST {
             above.push(b);
         }
         j = i;
@@ -597,39 +621,44 @@ fn split_rows(input: &Poly3, offset: f64, below: &mut Poly2, above: &mut Poly3) 
 /// Y range is the same; a Y range is a min / max, independent of order). Rounding can make a
 /// row non-convex by an ulp (more than two crossings): such a cut, and any other case, goes
 /// to the generic walk.
-fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64)> {
+///
+/// With `REST` false the rest need not be written (the caller reads only the cell's Y range;
+/// `above` may be left as anything): the Y range is the same either way.
+fn split_cell<const REST: bool>(
+    input: &Poly2,
+    offset: f64,
+    above: &mut Poly2,
+) -> Option<(f64, f64)> {
     let n = input.n;
     // Fewer than three points make no cell; the slots hold every point a cut can add.
     if n < 3 || n + 2 > POLY_SLOTS {
         return split_cell_generic(input, offset, above);
     }
     let mut d = [0.0f64; POLY_SLOTS];
+    // Bit i: point i is below the line (`d ≥ 0`); `prev` holds the same for each point's
+    // predecessor (cyclic), so an edge crosses the line where the two differ.
+    let mut inside = 0u32;
     for i in 0..n {
         d[i] = offset - input.x[i];
+        inside |= u32::from(d[i] >= 0.0) << i;
     }
+    let full = (1u32 << n) - 1;
+    let prev = ((inside << 1) | (inside >> (n - 1))) & full;
+    let crossings = (inside ^ prev).count_ones();
     // `first_in`: a point below whose predecessor is above (out -> in); `first_out`: a point
-    // above whose predecessor is below (in -> out).
-    let (mut first_in, mut first_out, mut crossings) = (0usize, 0usize, 0usize);
-    let mut j = n - 1;
-    for i in 0..n {
-        let (inj, ini) = (d[j] >= 0.0, d[i] >= 0.0);
-        if inj != ini {
-            crossings += 1;
-            if ini {
-                first_in = i;
-            } else {
-                first_out = i;
-            }
-        }
-        j = i;
-    }
+    // above whose predecessor is below (in -> out). Each is unique when there are two
+    // crossings, the only case that reads them.
+    let first_in = (inside & !prev).trailing_zeros() as usize;
+    let first_out = (!inside & prev).trailing_zeros() as usize;
     if crossings == 0 {
-        above.n = 0;
         if d[0] < 0.0 {
             // All above: no cell, the rest is the row.
-            *above = *input;
+            if REST {
+                *above = *input;
+            }
             return None;
         }
+        above.n = 0;
         // All below: the cell is the whole row; points on the line stay in the rest too.
         let (mut ymin, mut ymax) = (input.y[0], input.y[0]);
         for i in 0..n {
@@ -637,7 +666,7 @@ fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64
                 ymin = ymin.min(input.y[i]);
                 ymax = ymax.max(input.y[i]);
             }
-            if d[i] == 0.0 {
+            if REST && d[i] == 0.0 {
                 above.push(input.x[i], input.y[i]);
             }
         }
@@ -661,7 +690,9 @@ fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64
     let last_in = prev(first_out);
     let (ox, oy) = cut(last_in, first_out);
     above.n = 0;
-    above.push(ix, iy);
+    if REST {
+        above.push(ix, iy);
+    }
     let (mut ymin, mut ymax) = (iy, iy);
     let mut count = 1usize;
     // The first point below joins the cell unless it lies on the line (the cut point,
@@ -678,7 +709,7 @@ fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64
             ymin = ymin.min(y);
             ymax = ymax.max(y);
             count += 1;
-            if d[k] == 0.0 {
+            if REST && d[k] == 0.0 {
                 above.push(input.x[k], y);
             }
             if k == last_in {
@@ -690,11 +721,13 @@ fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64
     ymin = ymin.min(oy);
     ymax = ymax.max(oy);
     count += 1;
-    above.push(ox, oy);
-    let mut k = first_out;
-    while k != first_in {
-        above.push(input.x[k], input.y[k]);
-        k = next(k);
+    if REST {
+        above.push(ox, oy);
+        let mut k = first_out;
+        while k != first_in {
+            above.push(input.x[k], input.y[k]);
+            k = next(k);
+        }
     }
     // At most `n + 2` points: within the slots whenever the generic walk's are.
     (count >= 3).then_some((ymin, ymax))
