@@ -96,35 +96,7 @@ impl Heightfield {
     /// new span's area stays.
     pub fn add_span(&mut self, x: i32, z: i32, smin: u16, smax: u16, area: u8, merge_climb: i32) {
         let col = &mut self.columns[(x + z * self.width) as usize];
-        let mut s = Span { smin, smax, area };
-        // Spans below the new one, then the run it absorbs (bottom up, in that order).
-        let first = col.iter().take_while(|c| c.smax < s.smin).count();
-        let mut end = first;
-        while let Some(&cur) = col.get(end) {
-            if cur.smin > s.smax {
-                break;
-            }
-            if cur.smin < s.smin {
-                s.smin = cur.smin;
-            }
-            if cur.smax > s.smax {
-                s.smax = cur.smax;
-            }
-            if (i32::from(s.smax) - i32::from(cur.smax)).abs() <= merge_climb {
-                s.area = s.area.max(cur.area);
-            }
-            end += 1;
-        }
-        if end == first {
-            col.insert(first, s);
-        } else {
-            col[first] = s;
-            // One absorbed span (the usual case when triangles share a cell) leaves nothing
-            // to remove.
-            if end > first + 1 {
-                col.drain(first + 1..end);
-            }
-        }
+        merge_span(col, Span { smin, smax, area }, merge_climb);
     }
 
     /// Rasterizes one triangle (world coordinates) with area id `area`.
@@ -248,7 +220,12 @@ impl Heightfield {
                 let smax = smax.min(by);
                 let ismin = floor_i32(smin / ch).clamp(0, MAX_HEIGHT_CELLS);
                 let ismax = ceil_i32(smax / ch).clamp(ismin + 1, MAX_HEIGHT_CELLS);
-                self.add_span(x, z, ismin as u16, ismax as u16, area, merge_climb);
+                let span = Span {
+                    smin: ismin as u16,
+                    smax: ismax as u16,
+                    area,
+                };
+                merge_span(&mut self.columns[(x + z * w) as usize], span, merge_climb);
             }
         }
     }
@@ -368,6 +345,44 @@ impl Heightfield {
                     col[si].area = NULL_AREA;
                 }
             }
+        }
+    }
+}
+
+/// [`Heightfield::add_span`] on one column (inlined into the rasterizer).
+#[inline(always)]
+fn merge_span(col: &mut Vec<Span>, mut s: Span, merge_climb: i32) {
+    if col.is_empty() {
+        // The first span of a column (what the general case does with no span to pass).
+        col.push(s);
+        return;
+    }
+    // Spans below the new one, then the run it absorbs (bottom up, in that order).
+    let first = col.iter().take_while(|c| c.smax < s.smin).count();
+    let mut end = first;
+    while let Some(&cur) = col.get(end) {
+        if cur.smin > s.smax {
+            break;
+        }
+        if cur.smin < s.smin {
+            s.smin = cur.smin;
+        }
+        if cur.smax > s.smax {
+            s.smax = cur.smax;
+        }
+        if (i32::from(s.smax) - i32::from(cur.smax)).abs() <= merge_climb {
+            s.area = s.area.max(cur.area);
+        }
+        end += 1;
+    }
+    if end == first {
+        col.insert(first, s);
+    } else {
+        col[first] = s;
+        // One absorbed span (the usual case when triangles share a cell) leaves nothing
+        // to remove.
+        if end > first + 1 {
+            col.drain(first + 1..end);
         }
     }
 }
