@@ -3,6 +3,10 @@
 
 use crate::config::MAX_HEIGHT_CELLS;
 
+/// Spans a column of a reused heightfield is given room for when it is created (the size
+/// `Vec` would first allocate for a `Span` anyway).
+const FIRST_COLUMN_CAPACITY: usize = 4;
+
 /// Area id of a span that is not walkable.
 pub const NULL_AREA: u8 = 0;
 
@@ -87,7 +91,12 @@ impl Heightfield {
         for col in &mut self.columns {
             col.clear();
         }
-        self.columns.resize_with(n, Vec::new);
+        // New columns get their first span storage now, one after another in column order,
+        // so the allocator tends to place them next to each other in that order: the passes
+        // that walk the columns in order (filters, compaction) then read memory in address
+        // order instead of in the order the rasterizer first touched each column.
+        self.columns
+            .resize_with(n, || Vec::with_capacity(FIRST_COLUMN_CAPACITY));
     }
 
     /// Adds the solid run `[smin, smax)` to column (x, z) by the merge rule: every existing
