@@ -260,6 +260,21 @@ impl Heightfield {
                 }
                 low_hanging_in_column(&mut self.columns[c], climb);
                 let columns = &self.columns;
+                // Open ground inside the grid: one span here and in each neighbour (most
+                // columns of a terrain), tested without collecting verdicts; the free height
+                // above the only span reaches the grid's top.
+                if x > 0 && z > 0 && x + 1 < w && z + 1 < h {
+                    let wu = w as usize;
+                    let near = [c - 1, c + wu, c + 1, c - wu].map(|n| columns[n].as_slice());
+                    if let (&[s], [&[a], &[b], &[cc], &[d]]) = (columns[c].as_slice(), near) {
+                        if is_ledge_single(s, [a, b, cc, d], walkable_height, climb)
+                            || max_h - i32::from(s.smax) < walkable_height
+                        {
+                            self.columns[c][0].area = NULL_AREA;
+                        }
+                        continue;
+                    }
+                }
                 let neighbours: [Option<&[Span]>; 4] = std::array::from_fn(|dir| {
                     let (dx, dz) = (x + DIR_X[dir], z + DIR_Z[dir]);
                     (dx >= 0 && dz >= 0 && dx < w && dz < h)
