@@ -275,34 +275,31 @@ impl Heightfield {
                         continue;
                     }
                 }
-                let neighbours: [Option<&[Span]>; 4] = std::array::from_fn(|dir| {
-                    let (dx, dz) = (x + DIR_X[dir], z + DIR_Z[dir]);
-                    (dx >= 0 && dz >= 0 && dx < w && dz < h)
-                        .then(|| columns[(dx + dz * w) as usize].as_slice())
-                });
+                // Everything else (stacked spans, the grid's outer ring) the general way.
+                let neighbours = self.neighbour_columns(x, z);
                 let col = columns[c].as_slice();
                 cleared.clear();
-                if let (&[s], [Some(&[a]), Some(&[b]), Some(&[c]), Some(&[d])]) = (col, neighbours)
-                {
-                    // Open ground: one span here and in each neighbour; the free height above
-                    // the only span reaches the grid's top.
-                    if is_ledge_single(s, [a, b, c, d], walkable_height, climb)
-                        || max_h - i32::from(s.smax) < walkable_height
-                    {
-                        cleared.push(0);
-                    }
-                } else {
-                    cleared.extend((0..col.len()).filter(|&si| {
-                        let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
-                        top - i32::from(col[si].smax) < walkable_height
-                            || is_ledge(col, si, &neighbours, walkable_height, climb)
-                    }));
-                }
+                cleared.extend((0..col.len()).filter(|&si| {
+                    let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
+                    top - i32::from(col[si].smax) < walkable_height
+                        || is_ledge(col, si, &neighbours, walkable_height, climb)
+                }));
                 for &si in &cleared {
                     self.columns[c][si].area = NULL_AREA;
                 }
             }
         }
+    }
+
+    /// The spans of the four neighbour columns of (x, z) in the order of [`DIR_X`] (`None`:
+    /// outside the grid).
+    fn neighbour_columns(&self, x: i32, z: i32) -> [Option<&[Span]>; 4] {
+        let (w, h) = (self.width, self.depth);
+        std::array::from_fn(|dir| {
+            let (dx, dz) = (x + DIR_X[dir], z + DIR_Z[dir]);
+            (dx >= 0 && dz >= 0 && dx < w && dz < h)
+                .then(|| self.columns[(dx + dz * w) as usize].as_slice())
+        })
     }
 
     /// Filter 1 (low-hanging obstacles): a non-walkable span whose top is within `climb`
@@ -327,13 +324,8 @@ impl Heightfield {
                     continue;
                 }
                 // The four neighbour columns once per column (`None`: outside the grid).
-                let columns = &self.columns;
-                let neighbours: [Option<&[Span]>; 4] = std::array::from_fn(|dir| {
-                    let (dx, dz) = (x + DIR_X[dir], z + DIR_Z[dir]);
-                    (dx >= 0 && dz >= 0 && dx < w && dz < h)
-                        .then(|| columns[(dx + dz * w) as usize].as_slice())
-                });
-                let col = columns[c].as_slice();
+                let neighbours = self.neighbour_columns(x, z);
+                let col = self.columns[c].as_slice();
                 ledges.clear();
                 if let (&[s], [Some(&[a]), Some(&[b]), Some(&[c]), Some(&[d])]) = (col, neighbours)
                 {
