@@ -31,6 +31,9 @@ pub struct ChunkyTriMesh {
     chunk_size: f64,
     max_extent: f64,
     chunks: BTreeMap<(i64, i64), Vec<u32>>,
+    /// Each triangle's X/Z bounds `[min x, min z, max x, max z]` ([`triangle_bounds`]),
+    /// computed once here instead of on every query.
+    bounds: Vec<[f64; 4]>,
 }
 
 impl ChunkyTriMesh {
@@ -45,8 +48,10 @@ impl ChunkyTriMesh {
         }
         let mut chunks: BTreeMap<(i64, i64), Vec<u32>> = BTreeMap::new();
         let mut max_extent = 0.0f64;
+        let mut bounds = Vec::with_capacity(soup.triangles.len());
         for (t, tri) in soup.triangles.iter().enumerate() {
             let (lo, hi) = triangle_bounds(&soup, tri);
+            bounds.push([lo[0], lo[1], hi[0], hi[1]]);
             max_extent = max_extent.max(hi[0] - lo[0]).max(hi[1] - lo[1]);
             let key = (
                 (lo[1] / chunk_size).floor() as i64,
@@ -59,6 +64,7 @@ impl ChunkyTriMesh {
             chunk_size,
             max_extent,
             chunks,
+            bounds,
         })
     }
 
@@ -91,8 +97,8 @@ impl ChunkyTriMesh {
                 continue;
             }
             for &t in tris {
-                let (lo, hi) = triangle_bounds(&self.soup, &self.soup.triangles[t as usize]);
-                if hi[0] >= min[0] && lo[0] <= max[0] && hi[1] >= min[1] && lo[1] <= max[1] {
+                let [lx, lz, hx, hz] = self.bounds[t as usize];
+                if hx >= min[0] && lx <= max[0] && hz >= min[1] && lz <= max[1] {
                     out.push(t);
                 }
             }

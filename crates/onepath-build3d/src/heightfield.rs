@@ -3,6 +3,10 @@
 
 use crate::config::MAX_HEIGHT_CELLS;
 
+/// Spans a column of a reused heightfield is given room for when it is created (the size
+/// `Vec` would first allocate for a `Span` anyway).
+const FIRST_COLUMN_CAPACITY: usize = 4;
+
 /// Area id of a span that is not walkable.
 pub const NULL_AREA: u8 = 0;
 
@@ -87,7 +91,12 @@ impl Heightfield {
         for col in &mut self.columns {
             col.clear();
         }
-        self.columns.resize_with(n, Vec::new);
+        // New columns get their first span storage now, one after another in column order,
+        // so the allocator tends to place them next to each other in that order: the passes
+        // that walk the columns in order (filters, compaction) then read memory in address
+        // order instead of in the order the rasterizer first touched each column.
+        self.columns
+            .resize_with(n, || Vec::with_capacity(FIRST_COLUMN_CAPACITY));
     }
 
     /// Adds the solid run `[smin, smax)` to column (x, z) by the merge rule: every existing
@@ -96,31 +105,7 @@ impl Heightfield {
     /// new span's area stays.
     pub fn add_span(&mut self, x: i32, z: i32, smin: u16, smax: u16, area: u8, merge_climb: i32) {
         let col = &mut self.columns[(x + z * self.width) as usize];
-        let mut s = Span { smin, smax, area };
-        // Spans below the new one, then the run it absorbs (bottom up, in that order).
-        let first = col.iter().take_while(|c| c.smax < s.smin).count();
-        let mut end = first;
-        while let Some(&cur) = col.get(end) {
-            if cur.smin > s.smax {
-                break;
-            }
-            if cur.smin < s.smin {
-                s.smin = cur.smin;
-            }
-            if cur.smax > s.smax {
-                s.smax = cur.smax;
-            }
-            if (i32::from(s.smax) - i32::from(cur.smax)).abs() <= merge_climb {
-                s.area = s.area.max(cur.area);
-            }
-            end += 1;
-        }
-        if end == first {
-            col.insert(first, s);
-        } else {
-            col[first] = s;
-            col.drain(first + 1..end);
-        }
+        merge_span(col, Span { smin, smax, area }, merge_climb);
     }
 
     /// Rasterizes one triangle (world coordinates) with area id `area`.
@@ -196,7 +181,12 @@ impl Heightfield {
         let (mut tri_in, mut tri_rest) = (tri_a, tri_b);
         for z in z0..=z1 {
             let cell_z = bmin[2] + f64::from(z) * cs;
-            split_rows(tri_in, cell_z + cs, row_a, tri_rest);
+            // The last row's rest is never read: that cut skips writing it.
+            if z < z1 {
+                split_rows::<true>(tri_in, cell_z + cs, row_a, tri_rest);
+            } else {
+                split_rows::<false>(tri_in, cell_z + cs, row_a, tri_rest);
+            }
             std::mem::swap(&mut tri_in, &mut tri_rest);
             if row_a.n < 3 || z < 0 {
                 continue;
@@ -217,7 +207,12 @@ impl Heightfield {
             let (mut row_in, mut row_rest) = (&mut *row_a, &mut *row_b);
             for x in x0..=x1 {
                 let cx = bmin[0] + f64::from(x) * cs;
-                let cell = split_cell(row_in, cx + cs, row_rest);
+                // Likewise the row's rest after its last cell.
+                let cell = if x < x1 {
+                    split_cell::<true>(row_in, cx + cs, row_rest)
+                } else {
+                    split_cell::<false>(row_in, cx + cs, row_rest)
+                };
                 std::mem::swap(&mut row_in, &mut row_rest);
                 let Some((smin, smax)) = cell else {
                     continue;
@@ -234,27 +229,84 @@ impl Heightfield {
                 let smax = smax.min(by);
                 let ismin = floor_i32(smin / ch).clamp(0, MAX_HEIGHT_CELLS);
                 let ismax = ceil_i32(smax / ch).clamp(ismin + 1, MAX_HEIGHT_CELLS);
-                self.add_span(x, z, ismin as u16, ismax as u16, area, merge_climb);
+                let span = Span {
+                    smin: ismin as u16,
+                    smax: ismax as u16,
+                    area,
+                };
+                merge_span(&mut self.columns[(x + z * w) as usize], span, merge_climb);
             }
         }
+    }
+
+    /// The three filters of `docs/build3d-spans.md` §3 in one pass over the columns: the same
+    /// result as [`Heightfield::filter_low_hanging_obstacles`],
+    /// [`Heightfield::filter_ledge_spans`] and [`Heightfield::filter_low_height_spans`] one
+    /// after another. Filter 1 reads and writes only its own column; filters 2 and 3 read the
+    /// columns' heights, which no filter changes, and a span's own area, which only filter 1
+    /// changes before them (filter 3's verdict does not depend on filter 2's, and a span either
+    /// of them clears ends non-walkable whichever clears it first); so each column can be taken
+    /// through all three before the next.
+    pub fn filter_walkable(&mut self, walkable_height: i32, climb: i32) {
+        let w = self.width;
+        let h = self.depth;
+        let max_h = MAX_HEIGHT_CELLS;
+        let mut cleared = Vec::new();
+        for z in 0..h {
+            for x in 0..w {
+                let c = (x + z * w) as usize;
+                if self.columns[c].is_empty() {
+                    continue;
+                }
+                low_hanging_in_column(&mut self.columns[c], climb);
+                let columns = &self.columns;
+                // Open ground inside the grid: one span here and in each neighbour (most
+                // columns of a terrain), tested without collecting verdicts; the free height
+                // above the only span reaches the grid's top.
+                if x > 0 && z > 0 && x + 1 < w && z + 1 < h {
+                    let wu = w as usize;
+                    let near = [c - 1, c + wu, c + 1, c - wu].map(|n| columns[n].as_slice());
+                    if let (&[s], [&[a], &[b], &[cc], &[d]]) = (columns[c].as_slice(), near) {
+                        if is_ledge_single(s, [a, b, cc, d], walkable_height, climb)
+                            || max_h - i32::from(s.smax) < walkable_height
+                        {
+                            self.columns[c][0].area = NULL_AREA;
+                        }
+                        continue;
+                    }
+                }
+                // Everything else (stacked spans, the grid's outer ring) the general way.
+                let neighbours = self.neighbour_columns(x, z);
+                let col = columns[c].as_slice();
+                cleared.clear();
+                cleared.extend((0..col.len()).filter(|&si| {
+                    let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
+                    top - i32::from(col[si].smax) < walkable_height
+                        || is_ledge(col, si, &neighbours, walkable_height, climb)
+                }));
+                for &si in &cleared {
+                    self.columns[c][si].area = NULL_AREA;
+                }
+            }
+        }
+    }
+
+    /// The spans of the four neighbour columns of (x, z) in the order of [`DIR_X`] (`None`:
+    /// outside the grid).
+    fn neighbour_columns(&self, x: i32, z: i32) -> [Option<&[Span]>; 4] {
+        let (w, h) = (self.width, self.depth);
+        std::array::from_fn(|dir| {
+            let (dx, dz) = (x + DIR_X[dir], z + DIR_Z[dir]);
+            (dx >= 0 && dz >= 0 && dx < w && dz < h)
+                .then(|| self.columns[(dx + dz * w) as usize].as_slice())
+        })
     }
 
     /// Filter 1 (low-hanging obstacles): a non-walkable span whose top is within `climb`
     /// of the top of the walkable span right below it takes that span's area.
     pub fn filter_low_hanging_obstacles(&mut self, climb: i32) {
         for col in &mut self.columns {
-            let mut prev_walkable = false;
-            let mut prev_area = NULL_AREA;
-            let mut prev_top = 0i32;
-            for s in col.iter_mut() {
-                let walkable = s.area != NULL_AREA;
-                if !walkable && prev_walkable && (i32::from(s.smax) - prev_top).abs() <= climb {
-                    s.area = prev_area;
-                }
-                prev_walkable = walkable;
-                prev_area = s.area;
-                prev_top = i32::from(s.smax);
-            }
+            low_hanging_in_column(col, climb);
         }
     }
 
@@ -272,13 +324,8 @@ impl Heightfield {
                     continue;
                 }
                 // The four neighbour columns once per column (`None`: outside the grid).
-                let columns = &self.columns;
-                let neighbours: [Option<&[Span]>; 4] = std::array::from_fn(|dir| {
-                    let (dx, dz) = (x + DIR_X[dir], z + DIR_Z[dir]);
-                    (dx >= 0 && dz >= 0 && dx < w && dz < h)
-                        .then(|| columns[(dx + dz * w) as usize].as_slice())
-                });
-                let col = columns[c].as_slice();
+                let neighbours = self.neighbour_columns(x, z);
+                let col = self.columns[c].as_slice();
                 ledges.clear();
                 if let (&[s], [Some(&[a]), Some(&[b]), Some(&[c]), Some(&[d])]) = (col, neighbours)
                 {
@@ -318,6 +365,60 @@ impl Heightfield {
     }
 }
 
+/// [`Heightfield::add_span`] on one column (inlined into the rasterizer).
+#[inline(always)]
+fn merge_span(col: &mut Vec<Span>, mut s: Span, merge_climb: i32) {
+    if col.is_empty() {
+        // The first span of a column (what the general case does with no span to pass).
+        col.push(s);
+        return;
+    }
+    // Spans below the new one, then the run it absorbs (bottom up, in that order).
+    let first = col.iter().take_while(|c| c.smax < s.smin).count();
+    let mut end = first;
+    while let Some(&cur) = col.get(end) {
+        if cur.smin > s.smax {
+            break;
+        }
+        if cur.smin < s.smin {
+            s.smin = cur.smin;
+        }
+        if cur.smax > s.smax {
+            s.smax = cur.smax;
+        }
+        if (i32::from(s.smax) - i32::from(cur.smax)).abs() <= merge_climb {
+            s.area = s.area.max(cur.area);
+        }
+        end += 1;
+    }
+    if end == first {
+        col.insert(first, s);
+    } else {
+        col[first] = s;
+        // One absorbed span (the usual case when triangles share a cell) leaves nothing
+        // to remove.
+        if end > first + 1 {
+            col.drain(first + 1..end);
+        }
+    }
+}
+
+/// Filter 1 on one column (bottom up; walkability judged before the filter).
+fn low_hanging_in_column(col: &mut [Span], climb: i32) {
+    let mut prev_walkable = false;
+    let mut prev_area = NULL_AREA;
+    let mut prev_top = 0i32;
+    for s in col.iter_mut() {
+        let walkable = s.area != NULL_AREA;
+        if !walkable && prev_walkable && (i32::from(s.smax) - prev_top).abs() <= climb {
+            s.area = prev_area;
+        }
+        prev_walkable = walkable;
+        prev_area = s.area;
+        prev_top = i32::from(s.smax);
+    }
+}
+
 /// Column offsets of the four directions, in the order −x, +z, +x, −z.
 pub const DIR_X: [i32; 4] = [-1, 0, 1, 0];
 /// Row offsets of the four directions, in the order −x, +z, +x, −z.
@@ -325,6 +426,7 @@ pub const DIR_Z: [i32; 4] = [0, 1, 0, -1];
 
 /// [`is_ledge`] for a column of one span whose four neighbours (all inside the grid) hold
 /// one span each: the same steps with the scans of one span unrolled.
+#[inline(always)]
 fn is_ledge_single(s: Span, neighbours: [Span; 4], walkable_height: i32, climb: i32) -> bool {
     let max_h = MAX_HEIGHT_CELLS;
     if s.area == NULL_AREA {
@@ -487,9 +589,14 @@ impl Poly2 {
 /// kept) and the rest above. Points on the line go to both. A cut point is
 /// `a + (b − a) · s` per coordinate with `s = d(a) / (d(a) − d(b))`, `d(p) = offset − p.z`:
 /// the rule of `docs/build3d-spans.md` §1, so dropping Z from the row changes no X or Y.
-fn split_rows(input: &Poly3, offset: f64, below: &mut Poly2, above: &mut Poly3) {
+///
+/// With `REST` false the rest is not written (`above` is left as it was): the caller reads
+/// only the row; `below` is the same either way.
+fn split_rows<const REST: bool>(input: &Poly3, offset: f64, below: &mut Poly2, above: &mut Poly3) {
     below.n = 0;
-    above.n = 0;
+    if REST {
+        above.n = 0;
+    }
     let n = input.n;
     if n == 0 {
         return;
@@ -511,18 +618,22 @@ fn split_rows(input: &Poly3, offset: f64, below: &mut Poly2, above: &mut Poly3) 
                 a[2] + (b[2] - a[2]) * s,
             ];
             below.push(p[0], p[1]);
-            above.push(p);
+            if REST {
+                above.push(p);
+            }
             if di > 0.0 {
                 below.push(b[0], b[1]);
-            } else if di < 0.0 {
+            } else if di < 0.0 && REST {
                 above.push(b);
             }
         } else if di > 0.0 {
             below.push(b[0], b[1]);
         } else if di == 0.0 {
             below.push(b[0], b[1]);
-            above.push(b);
-        } else {
+            if REST {
+                above.push(b);
+            }
+        } else if REST {
             above.push(b);
         }
         j = i;
@@ -541,39 +652,44 @@ fn split_rows(input: &Poly3, offset: f64, below: &mut Poly2, above: &mut Poly3) 
 /// Y range is the same; a Y range is a min / max, independent of order). Rounding can make a
 /// row non-convex by an ulp (more than two crossings): such a cut, and any other case, goes
 /// to the generic walk.
-fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64)> {
+///
+/// With `REST` false the rest need not be written (the caller reads only the cell's Y range;
+/// `above` may be left as anything): the Y range is the same either way.
+fn split_cell<const REST: bool>(
+    input: &Poly2,
+    offset: f64,
+    above: &mut Poly2,
+) -> Option<(f64, f64)> {
     let n = input.n;
     // Fewer than three points make no cell; the slots hold every point a cut can add.
     if n < 3 || n + 2 > POLY_SLOTS {
         return split_cell_generic(input, offset, above);
     }
     let mut d = [0.0f64; POLY_SLOTS];
+    // Bit i: point i is below the line (`d ≥ 0`); `prev` holds the same for each point's
+    // predecessor (cyclic), so an edge crosses the line where the two differ.
+    let mut inside = 0u32;
     for i in 0..n {
         d[i] = offset - input.x[i];
+        inside |= u32::from(d[i] >= 0.0) << i;
     }
+    let full = (1u32 << n) - 1;
+    let prev = ((inside << 1) | (inside >> (n - 1))) & full;
+    let crossings = (inside ^ prev).count_ones();
     // `first_in`: a point below whose predecessor is above (out -> in); `first_out`: a point
-    // above whose predecessor is below (in -> out).
-    let (mut first_in, mut first_out, mut crossings) = (0usize, 0usize, 0usize);
-    let mut j = n - 1;
-    for i in 0..n {
-        let (inj, ini) = (d[j] >= 0.0, d[i] >= 0.0);
-        if inj != ini {
-            crossings += 1;
-            if ini {
-                first_in = i;
-            } else {
-                first_out = i;
-            }
-        }
-        j = i;
-    }
+    // above whose predecessor is below (in -> out). Each is unique when there are two
+    // crossings, the only case that reads them.
+    let first_in = (inside & !prev).trailing_zeros() as usize;
+    let first_out = (!inside & prev).trailing_zeros() as usize;
     if crossings == 0 {
-        above.n = 0;
         if d[0] < 0.0 {
             // All above: no cell, the rest is the row.
-            *above = *input;
+            if REST {
+                *above = *input;
+            }
             return None;
         }
+        above.n = 0;
         // All below: the cell is the whole row; points on the line stay in the rest too.
         let (mut ymin, mut ymax) = (input.y[0], input.y[0]);
         for i in 0..n {
@@ -581,7 +697,7 @@ fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64
                 ymin = ymin.min(input.y[i]);
                 ymax = ymax.max(input.y[i]);
             }
-            if d[i] == 0.0 {
+            if REST && d[i] == 0.0 {
                 above.push(input.x[i], input.y[i]);
             }
         }
@@ -605,7 +721,9 @@ fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64
     let last_in = prev(first_out);
     let (ox, oy) = cut(last_in, first_out);
     above.n = 0;
-    above.push(ix, iy);
+    if REST {
+        above.push(ix, iy);
+    }
     let (mut ymin, mut ymax) = (iy, iy);
     let mut count = 1usize;
     // The first point below joins the cell unless it lies on the line (the cut point,
@@ -622,7 +740,7 @@ fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64
             ymin = ymin.min(y);
             ymax = ymax.max(y);
             count += 1;
-            if d[k] == 0.0 {
+            if REST && d[k] == 0.0 {
                 above.push(input.x[k], y);
             }
             if k == last_in {
@@ -634,11 +752,13 @@ fn split_cell(input: &Poly2, offset: f64, above: &mut Poly2) -> Option<(f64, f64
     ymin = ymin.min(oy);
     ymax = ymax.max(oy);
     count += 1;
-    above.push(ox, oy);
-    let mut k = first_out;
-    while k != first_in {
-        above.push(input.x[k], input.y[k]);
-        k = next(k);
+    if REST {
+        above.push(ox, oy);
+        let mut k = first_out;
+        while k != first_in {
+            above.push(input.x[k], input.y[k]);
+            k = next(k);
+        }
     }
     // At most `n + 2` points: within the slots whenever the generic walk's are.
     (count >= 3).then_some((ymin, ymax))
@@ -954,6 +1074,34 @@ mod tests {
             let mut reference = hf.clone();
             hf.filter_ledge_spans(6, 3);
             reference_ledge_filter(&mut reference, 6, 3);
+            proptest::prop_assert_eq!(hf, reference);
+        }
+
+        // Random stacks (walkable and not, as filter 1 needs) and open ground: the fused pass
+        // leaves exactly what the three filters one after another leave.
+        #[test]
+        fn fused_filters_equal_the_three_in_order(
+            runs in proptest::collection::vec((0i32..5, 0i32..4, 0u16..40, 1u16..6, 0u8..3), 0..60),
+            ground in proptest::collection::vec((0u16..12, 1u16..4, 0u8..3), 20),
+            height in 1i32..8,
+            climb in 0i32..4,
+            open in proptest::bool::ANY,
+        ) {
+            let mut hf = Heightfield::new(5, 4, [0.0; 3], 1.0, 1.0, 100);
+            if open {
+                for (c, (smin, len, area)) in ground.into_iter().enumerate() {
+                    hf.add_span(c as i32 % 5, c as i32 / 5, smin, smin + len, area, 1);
+                }
+            } else {
+                for (x, z, smin, len, area) in runs {
+                    hf.add_span(x, z, smin, smin + len, area, 1);
+                }
+            }
+            let mut reference = hf.clone();
+            hf.filter_walkable(height, climb);
+            reference.filter_low_hanging_obstacles(climb);
+            reference.filter_ledge_spans(height, climb);
+            reference.filter_low_height_spans(height);
             proptest::prop_assert_eq!(hf, reference);
         }
 

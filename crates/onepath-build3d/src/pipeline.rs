@@ -424,9 +424,7 @@ impl Mesh3DPipeline {
         let origin = [ox - bcs, vgrid.base_y, oz - bcs];
         hf.reset(w, w, origin, vc.cs, vc.ch, vgrid.height_cells);
         rasterize(hf);
-        hf.filter_low_hanging_obstacles(vc.walkable_climb);
-        hf.filter_ledge_spans(vc.walkable_height, vc.walkable_climb);
-        hf.filter_low_height_spans(vc.walkable_height);
+        hf.filter_walkable(vc.walkable_height, vc.walkable_climb);
         let mut chf = CompactHeightfield::build(hf, b, vc.walkable_height, vc.walkable_climb);
         chf.erode(vc.walkable_radius);
         for v in &self.volumes {
