@@ -78,6 +78,7 @@
 
 pub mod cache;
 mod error;
+mod layered;
 pub mod normative;
 pub mod shapes;
 pub mod snapshot;
