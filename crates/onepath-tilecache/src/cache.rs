@@ -69,14 +69,18 @@ pub struct UpdateStats {
     pub tiles: usize,
     /// Tiles whose areas equalled the last build's: nothing done.
     pub unchanged: usize,
-    /// Tiles whose areas equalled the first build's: the first build's tiles taken.
+    /// Tiles whose areas equalled the first build's: the first build's tiles taken (with
+    /// layer-first tiles: tiles that changed, but no layer of which needed building).
     pub first_build: usize,
-    /// Tiles built again (regions, contours, polygons, detail, tiles).
+    /// Tiles in which at least one layer was built again (regions, contours, polygons,
+    /// detail, tile data).
     pub rebuilt: usize,
-    /// Layers (tiles of the format) those rebuilds produced.
+    /// Layers built (with or without a polygon): the layer builds of DetourTileCache's
+    /// count.
     pub layers_built: usize,
-    /// Layers of those rebuilds (with or without a polygon) whose heightfield equalled the
-    /// last full rebuild's, so their regions, contours and polygons were not built again.
+    /// Layers of changed tiles taken without building: with layer-first tiles a layer whose
+    /// areas equalled its last or first build's; on the general path a layer whose
+    /// heightfield equalled the last full rebuild's.
     pub layers_reused: usize,
     /// Layers whose rebuilt tile equalled the mesh's: the mesh's tile kept.
     pub layers_kept: usize,
@@ -499,7 +503,7 @@ impl TileCache {
         } else {
             s.rebuilt = 1;
             self.build_column(column, t).map(|(tiles, m, reused)| {
-                s.layers_built = tiles.len();
+                s.layers_built = m.as_ref().map_or(1, |m| m.len() - reused);
                 s.layers_reused = reused;
                 memo = m;
                 tiles
