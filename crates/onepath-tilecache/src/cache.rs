@@ -2,6 +2,7 @@
 //! rebuild queue, and the mesh the rebuilt tiles are swapped into (`docs/tilecache.md`).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use onepath_build3d::layers::split_layers;
@@ -9,7 +10,7 @@ use onepath_build3d::offmesh::bake_off_mesh_links;
 use onepath_build3d::pipeline::number_layers;
 use onepath_build3d::{
     BuildError, ChunkyTriMesh, CompactHeightfield, ConvexVolume, ErodedTile, HeightGrid,
-    Mesh3DPipeline, Obstacle, TriangleSoup, VerticalGrid, VoxelConfig,
+    Mesh3DPipeline, Obstacle, Progress, TriangleSoup, VerticalGrid, VoxelConfig,
 };
 use onepath_format::{NavMeshParams, NavTile, NavTileData, Partition};
 use onepath_mesh::TiledNavMesh;
@@ -142,8 +143,19 @@ impl TileCache {
         pipeline: &Mesh3DPipeline,
         soup: &TriangleSoup,
     ) -> Result<TileCache, TileCacheError> {
+        Self::build_soup_with_progress(pipeline, soup, &|_, _| {})
+    }
+
+    /// [`TileCache::build_soup`] with a progress callback: `(tiles built, tiles to build)`,
+    /// called once per cached tile when its tiles are built, from the thread that built it
+    /// (so not necessarily in tile order). It never changes a result.
+    pub fn build_soup_with_progress(
+        pipeline: &Mesh3DPipeline,
+        soup: &TriangleSoup,
+        progress: Progress<'_>,
+    ) -> Result<TileCache, TileCacheError> {
         let eroded = pipeline.cached_tiles_soup(soup)?;
-        Self::from_eroded(pipeline, eroded)
+        Self::from_eroded(pipeline, eroded, progress)
     }
 
     /// Builds a chunked triangle mesh with a cache: the mesh [`Mesh3DPipeline::build_chunk`]
@@ -167,7 +179,11 @@ impl TileCache {
     fn from_eroded(
         pipeline: &Mesh3DPipeline,
         eroded: Vec<ErodedTile>,
+        progress: Progress<'_>,
     ) -> Result<TileCache, TileCacheError> {
+        let total = eroded.len();
+        let done = AtomicUsize::new(0);
+        let tick = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
         let params = pipeline.config.params();
         let vc = pipeline.config.voxel();
         // With Layers each layer's heightfield and data are kept from the start (the memo of
@@ -196,10 +212,12 @@ impl TileCache {
                         results.push(d.clone());
                         layers.push(CachedLayer::new(sub, d));
                     }
+                    tick();
                     return Ok((number_layers(results), None, Some(layers)));
                 }
                 let (d, memo, _) =
                     column_data(pipeline, &params, &vc, t.vgrid, column, &t.chf, &[])?;
+                tick();
                 Ok((d, memo, None))
             })
             .collect();

@@ -442,3 +442,65 @@ fn building_a_chunked_mesh_or_a_height_grid_with_a_cache_equals_the_plain_build(
     let cache = TileCache::build_chunk(&p, &chunky).unwrap();
     assert_eq!(cache.mesh(), &p.build_chunk(&chunky).unwrap().mesh);
 }
+
+#[test]
+fn at_most_2_to_the_20_obstacles_and_volumes_are_in_force_and_one_more_changes_nothing() {
+    // A single floor tile: every add queues the one tile.
+    let mut soup = onepath_build3d::TriangleSoup::default();
+    onepath_build3d::generators::add_floor(&mut soup, 1.0, 1.0, 5.0, 5.0, 0.0);
+    let mut cache = TileCache::build_soup(&pipeline(Partition::Monotone), &soup).unwrap();
+    const MAX: usize = 1 << 20;
+    let o = Obstacle::Cylinder {
+        center: [3.0, 0.0, 3.0],
+        radius: 0.5,
+        height: 1.0,
+    };
+    for _ in 0..MAX {
+        cache.add_obstacle(o).unwrap();
+    }
+    let next = cache.next_obstacle_id();
+    assert_eq!(
+        cache.add_obstacle(o),
+        Err(TileCacheError::TooMany {
+            what: "obstacle",
+            max: MAX
+        })
+    );
+    assert_eq!(
+        (cache.obstacles().len(), cache.next_obstacle_id()),
+        (MAX, next)
+    );
+    // Removing one makes room again.
+    cache.remove_obstacle(ObstacleId(7)).unwrap();
+    assert_eq!(cache.add_obstacle(o).unwrap(), next);
+    let v = swamp(3);
+    for _ in 0..MAX {
+        cache.add_volume(v.clone()).unwrap();
+    }
+    let next = cache.next_volume_id();
+    assert_eq!(
+        cache.add_volume(v.clone()),
+        Err(TileCacheError::TooMany {
+            what: "volume",
+            max: MAX
+        })
+    );
+    assert_eq!((cache.volumes().len(), cache.next_volume_id()), (MAX, next));
+}
+
+#[test]
+fn a_cached_build_reports_progress_once_per_tile_and_the_same_mesh() {
+    use std::sync::Mutex;
+    let (_, soup) = levels().swap_remove(0);
+    let p = layer_first_pipeline();
+    let calls = Mutex::new(Vec::new());
+    let cache = TileCache::build_soup_with_progress(&p, &soup, &|done, total| {
+        calls.lock().unwrap().push((done, total))
+    })
+    .unwrap();
+    let mut calls = calls.into_inner().unwrap();
+    calls.sort_unstable();
+    let n = cache.cached_tiles().len();
+    assert_eq!(calls, (1..=n).map(|k| (k, n)).collect::<Vec<_>>());
+    assert_eq!(cache.mesh(), &p.build_soup(&soup).unwrap().mesh);
+}
