@@ -9,10 +9,6 @@ use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
 use onepath_tilecache::{TileCache, ONTK_MAGIC};
 use proptest::prelude::*;
 
-fn city_cache() -> TileCache {
-    city_cache_with(&pipeline(Partition::Layers))
-}
-
 fn city_cache_with(p: &Mesh3DPipeline) -> TileCache {
     let (_, soup) = levels().swap_remove(0);
     TileCache::build_soup(p, &soup).unwrap()
