@@ -73,6 +73,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         run: crate::scenarios_tilecache::build3d_tilecache,
     },
     Scenario {
+        name: "build3d/layer-first",
+        parallel: true,
+        run: crate::scenarios_tilecache::build3d_layer_first,
+    },
+    Scenario {
         name: "world/classes",
         parallel: true,
         run: crate::scenarios_world::world_classes,

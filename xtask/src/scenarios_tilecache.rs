@@ -100,3 +100,100 @@ pub(crate) fn build3d_tilecache(rec: &mut Recorder) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `build3d/layer-first`: layer-first tiles (the `build3d/build` configuration with Layers
+/// and no detail sampling) on the city and the building with a bridge (several layers per
+/// tile): the plain build, the plain build with obstacles in the pipeline, and a cache to
+/// which the same obstacles and a volume are added (a sliced update, then everything), then
+/// removed. The mesh (ONPM) is hashed at each step.
+pub(crate) fn build3d_layer_first(rec: &mut Recorder) -> Result<(), String> {
+    use onepath_build3d::generators::{building_with_bridge, city, CityParams};
+    let err = |e: onepath_tilecache::TileCacheError| e.to_string();
+    let config = onepath_build3d::BuildConfig {
+        detail_sample_distance: 0.0,
+        ..matrix_config(Partition::Layers)
+    };
+    for (name, soup) in [
+        ("city", city(&CityParams::default())),
+        ("bridge", building_with_bridge(3)),
+    ] {
+        let (lo, hi) = soup.bounds().ok_or("a level has triangles")?;
+        let at = |fx: f64, fz: f64| {
+            [
+                lo[0] + fx * (hi[0] - lo[0]),
+                lo[1] - 1.0,
+                lo[2] + fz * (hi[2] - lo[2]),
+            ]
+        };
+        let obstacles = vec![
+            Obstacle::Cylinder {
+                center: at(0.3, 0.4),
+                radius: 1.5,
+                height: hi[1] - lo[1] + 2.0,
+            },
+            Obstacle::Box {
+                min: at(0.6, 0.2),
+                max: {
+                    let mut m = at(0.7, 0.25);
+                    m[1] = hi[1] + 1.0;
+                    m
+                },
+            },
+            Obstacle::OrientedBox {
+                center: at(0.5, 0.7),
+                half: [2.5, hi[1] - lo[1] + 2.0, 0.7],
+                yaw: 0.6,
+            },
+        ];
+        let swamp = ConvexVolume {
+            points: vec![
+                [at(0.1, 0.1)[0], at(0.1, 0.1)[2]],
+                [at(0.3, 0.1)[0], at(0.3, 0.1)[2]],
+                [at(0.3, 0.3)[0], at(0.3, 0.3)[2]],
+            ],
+            min_y: lo[1] - 1.0,
+            max_y: hi[1] + 1.0,
+            area: 0,
+        };
+        let plain = Mesh3DPipeline::new(config.clone());
+        let built = plain.build_soup(&soup).map_err(|e| e.to_string())?;
+        rec.record(
+            format!("{name}/plain"),
+            &NavMeshSerializer::write_mesh(&built.mesh),
+        );
+        let mut with = plain.clone();
+        with.obstacles = obstacles.clone();
+        with.volumes = vec![swamp.clone()];
+        let fresh = with.build_soup(&soup).map_err(|e| e.to_string())?;
+        rec.record(
+            format!("{name}/plain-with-obstacles"),
+            &NavMeshSerializer::write_mesh(&fresh.mesh),
+        );
+        let mut cache = TileCache::build_soup(&plain, &soup).map_err(err)?;
+        let mut ids = Vec::new();
+        for o in obstacles {
+            ids.push(cache.add_obstacle(o).map_err(err)?);
+        }
+        let v = cache.add_volume(swamp).map_err(err)?;
+        cache.update(2).map_err(err)?;
+        rec.record(
+            format!("{name}/cache-sliced-2"),
+            &NavMeshSerializer::write_mesh(cache.mesh()),
+        );
+        cache.update_all().map_err(err)?;
+        rec.record(
+            format!("{name}/cache-updated"),
+            &NavMeshSerializer::write_mesh(cache.mesh()),
+        );
+        for id in ids {
+            cache.remove_obstacle(id).map_err(err)?;
+        }
+        cache.remove_volume(v).map_err(err)?;
+        cache.update_all().map_err(err)?;
+        rec.record(
+            format!("{name}/cache-removed"),
+            &NavMeshSerializer::write_mesh(cache.mesh()),
+        );
+    }
+    Ok(())
+}

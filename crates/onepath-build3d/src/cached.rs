@@ -28,11 +28,12 @@ impl Mesh3DPipeline {
     }
 
     /// Stage 5 of one layer of the Layers partition: monotone regions on the layer's
-    /// heightfield (one element of [`crate::layers::split_layers`] of the marked tile), then
-    /// contours, polygons, detail and tile data numbered `layer`; `None` when the layer has
-    /// no polygon. [`Mesh3DPipeline::tile_data_from_compact`] with Layers is exactly this for
-    /// every layer in order, the layers with a polygon renumbered densely from 0, so a cache
-    /// may keep a layer's result for as long as its heightfield is unchanged.
+    /// heightfield (one element of [`crate::layers::LayerSplit::apply`] of the marked tile),
+    /// then contours, polygons, detail and tile data numbered `layer`; `None` when the layer
+    /// has no polygon. [`Mesh3DPipeline::tile_data_from_split`] with Layers is exactly this
+    /// for every layer in order, numbered by [`crate::pipeline::number_layers`]: the one
+    /// driver of the plain build and of a cache's layer-first rebuilds, so a cache may keep a
+    /// layer's result for as long as its areas are unchanged.
     #[allow(clippy::too_many_arguments)]
     pub fn layer_tile_data(
         &self,

@@ -4,7 +4,10 @@
 
 use std::collections::BTreeSet;
 
+use onepath_format::Partition;
+
 use crate::compact::{CompactHeightfield, NOT_CONNECTED};
+use crate::config::VoxelConfig;
 use crate::heightfield::NULL_AREA;
 
 /// Sweep regions: each row (Z ascending) is swept along X; a span continues the region of
@@ -152,30 +155,77 @@ pub fn layer_of_spans(chf: &CompactHeightfield) -> (Vec<u16>, u16) {
     (layer, nlayers.max(1))
 }
 
-/// Splits a compact heightfield into one per layer: each keeps its own spans in the same
-/// order with their columns, areas and the links between spans of that layer (a link to
-/// another layer is dropped).
-pub fn split_layers(chf: &CompactHeightfield) -> Vec<CompactHeightfield> {
-    let (layer, nlayers) = layer_of_spans(chf);
-    let n = chf.span_count();
-    let mut out = Vec::with_capacity(usize::from(nlayers));
-    for l in 0..nlayers {
-        let mut new_index = vec![NOT_CONNECTED; n];
-        let mut k = 0u32;
-        for i in 0..n {
-            if layer[i] == l {
-                new_index[i] = k;
-                k += 1;
-            }
+/// Whether a build takes **layer-first tiles** (`docs/build3d-regions.md` §4, "Layer-first
+/// tiles"): the Layers partition with no height sampling in the detail stage (a
+/// `DetailSampleDistance` below 0.9 cells, which the voxel configuration turns into 0). Such a
+/// tile's layers are decided once, on the eroded heightfield before any area volume or
+/// obstacle marks it, and every later stage runs on one layer at a time.
+pub fn is_layer_first(vc: &VoxelConfig) -> bool {
+    vc.partition == Partition::Layers && vc.detail_sample_distance == 0.0
+}
+
+/// The layer of every span of a tile, decided once ([`layer_of_spans`] of the eroded
+/// heightfield) and kept for every later marking of the tile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayerSplit {
+    /// The layer of every span, in compact-heightfield order.
+    pub layer_of_span: Vec<u16>,
+    /// The number of layers (at least 1).
+    pub count: u16,
+}
+
+impl LayerSplit {
+    /// The split of `chf` as its areas stand ([`layer_of_spans`]).
+    pub fn of(chf: &CompactHeightfield) -> LayerSplit {
+        let (layer_of_span, count) = layer_of_spans(chf);
+        LayerSplit {
+            layer_of_span,
+            count,
         }
-        let ncols = chf.cell_first.len();
+    }
+
+    /// One heightfield per layer of `chf` (which must have the spans the split was made
+    /// on; its areas may have been marked since): each keeps its own spans in the same order
+    /// with their columns, areas and the links between spans of that layer (a link to
+    /// another layer is dropped).
+    pub fn apply(&self, chf: &CompactHeightfield) -> Vec<CompactHeightfield> {
+        split_by(chf, &self.layer_of_span, self.count)
+    }
+}
+
+/// Splits a compact heightfield into one per layer, the layers decided on its areas as they
+/// stand ([`layer_of_spans`]): each keeps its own spans in the same order with their
+/// columns, areas and the links between spans of that layer (a link to another layer is
+/// dropped).
+pub fn split_layers(chf: &CompactHeightfield) -> Vec<CompactHeightfield> {
+    LayerSplit::of(chf).apply(chf)
+}
+
+fn split_by(chf: &CompactHeightfield, layer: &[u16], nlayers: u16) -> Vec<CompactHeightfield> {
+    let n = chf.span_count();
+    debug_assert_eq!(
+        layer.len(),
+        n,
+        "a split applies to the spans it was made on"
+    );
+    let mut out = Vec::with_capacity(usize::from(nlayers));
+    let mut new_index = vec![NOT_CONNECTED; n];
+    let mut counts = vec![0u32; usize::from(nlayers)];
+    for i in 0..n {
+        let l = usize::from(layer[i]);
+        new_index[i] = counts[l];
+        counts[l] += 1;
+    }
+    let ncols = chf.cell_first.len();
+    for l in 0..nlayers {
+        let k = counts[usize::from(l)] as usize;
         let mut sub = CompactHeightfield {
             cell_first: vec![0; ncols],
             cell_count: vec![0; ncols],
-            spans: Vec::with_capacity(k as usize),
-            span_x: Vec::with_capacity(k as usize),
-            span_z: Vec::with_capacity(k as usize),
-            areas: Vec::with_capacity(k as usize),
+            spans: Vec::with_capacity(k),
+            span_x: Vec::with_capacity(k),
+            span_z: Vec::with_capacity(k),
+            areas: Vec::with_capacity(k),
             ..chf.clone_header()
         };
         for c in 0..ncols {
@@ -188,7 +238,12 @@ pub fn split_layers(chf: &CompactHeightfield) -> Vec<CompactHeightfield> {
                 let mut s = chf.spans[i];
                 for con in s.con.iter_mut() {
                     if *con != NOT_CONNECTED {
-                        *con = new_index[*con as usize];
+                        let j = *con as usize;
+                        *con = if layer[j] == l {
+                            new_index[j]
+                        } else {
+                            NOT_CONNECTED
+                        };
                     }
                 }
                 sub.spans.push(s);

@@ -18,7 +18,8 @@
 //! benchmarks and the hash matrix (`build3d/build`, scripted in xtask); a game's build does
 //! not carry them. The tile cache (`onepath-tilecache`) keeps stage 3 per tile
 //! ([`Mesh3DPipeline::cached_tiles_soup`] → [`ErodedTile`], module [`cached`]) and rebuilds
-//! from it ([`Mesh3DPipeline::tile_data_from_compact`]; [`Mesh3DPipeline::build_from_eroded`]
+//! from it ([`Mesh3DPipeline::tile_data_from_compact`], with layer-first tiles
+//! [`Mesh3DPipeline::tile_data_from_split`] one layer at a time; [`Mesh3DPipeline::build_from_eroded`]
 //! for a whole level, equal to the plain build), with the span graph of
 //! [`CompactHeightfield`] built once.
 //!

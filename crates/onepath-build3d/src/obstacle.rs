@@ -151,9 +151,39 @@ impl Obstacle {
                 (center[1] - half[1], center[1] + half[1])
             }
         };
-        for z in 0..chf.depth {
+        // Only the columns of the grown footprint's box (one column of slack each side for
+        // rounding) can pass the test below: the loop skips the others, which changes nothing.
+        let (lo, hi) = match *self {
+            Obstacle::Cylinder { center, radius, .. } => {
+                let r = radius + g;
+                (
+                    [center[0] - r, center[2] - r],
+                    [center[0] + r, center[2] + r],
+                )
+            }
+            Obstacle::Box { min, max } => ([min[0] - g, min[2] - g], [max[0] + g, max[2] + g]),
+            Obstacle::OrientedBox { center, half, .. } => {
+                let r = half[0] + half[2] + 2.0 * g;
+                (
+                    [center[0] - r, center[2] - r],
+                    [center[0] + r, center[2] + r],
+                )
+            }
+        };
+        let cells = |v: f64, o: f64, n: i32| {
+            (((v - o) / chf.cs).floor() as i64).clamp(-1, i64::from(n)) as i32
+        };
+        let (x0, x1) = (
+            (cells(lo[0], chf.origin[0], chf.width) - 1).max(0),
+            (cells(hi[0], chf.origin[0], chf.width) + 1).min(chf.width - 1),
+        );
+        let (z0, z1) = (
+            (cells(lo[1], chf.origin[2], chf.depth) - 1).max(0),
+            (cells(hi[1], chf.origin[2], chf.depth) + 1).min(chf.depth - 1),
+        );
+        for z in z0..=z1 {
             let cz = chf.origin[2] + (f64::from(z) + 0.5) * chf.cs;
-            for x in 0..chf.width {
+            for x in x0..=x1 {
                 let cx = chf.origin[0] + (f64::from(x) + 0.5) * chf.cs;
                 let inside = match *self {
                     Obstacle::Cylinder { center, radius, .. } => {

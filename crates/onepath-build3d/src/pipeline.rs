@@ -15,6 +15,7 @@ use crate::error::BuildError;
 use crate::handover::{convex_in_f32, to_tile_data, TileFrame};
 use crate::heightfield::Heightfield;
 use crate::input::{is_walkable_triangle, HeightGrid, TriangleSoup};
+use crate::layers::{is_layer_first, LayerSplit};
 use crate::obstacle::Obstacle;
 use crate::offmesh::bake_off_mesh_links;
 use crate::polymesh::build_poly_mesh;
@@ -68,6 +69,9 @@ pub struct ErodedTile {
     pub vgrid: VerticalGrid,
     /// The eroded open-span heightfield of the tile's grid (cells plus border).
     pub chf: CompactHeightfield,
+    /// With layer-first tiles ([`is_layer_first`]): the tile's layers, decided on the eroded
+    /// heightfield before the volumes and obstacles marked it.
+    pub split: Option<LayerSplit>,
 }
 
 /// A progress callback: `(tiles done, tiles total)`. Called once per tile from the thread
@@ -203,7 +207,7 @@ impl Mesh3DPipeline {
         Ok(kept
             .par_iter()
             .map_init(Heightfield::scratch, |hf, job| {
-                let mut chf = self.eroded_heightfield_in(
+                let (mut chf, split) = self.eroded_heightfield_in(
                     hf,
                     &params,
                     &vc,
@@ -222,6 +226,7 @@ impl Mesh3DPipeline {
                     tile_z: job.tile_z,
                     vgrid,
                     chf,
+                    split,
                 }
             })
             .collect())
@@ -259,7 +264,15 @@ impl Mesh3DPipeline {
                 for v in volumes {
                     chf.mark_convex_volume(v);
                 }
-                self.tile_data_from_compact(&params, &vc, t.vgrid, t.tile_x, t.tile_z, &chf)
+                self.tile_data_from_split(
+                    &params,
+                    &vc,
+                    t.vgrid,
+                    t.tile_x,
+                    t.tile_z,
+                    &chf,
+                    t.split.as_ref(),
+                )
             })
             .collect();
         let mut datas = Vec::new();
@@ -382,11 +395,12 @@ impl Mesh3DPipeline {
         tile_z: i32,
         rasterize: impl FnOnce(&mut Heightfield),
     ) -> Result<Vec<NavTileData>, BuildError> {
-        let mut chf = self.eroded_heightfield_in(hf, params, vc, vgrid, tile_x, tile_z, rasterize);
+        let (mut chf, split) =
+            self.eroded_heightfield_in(hf, params, vc, vgrid, tile_x, tile_z, rasterize);
         for o in &self.obstacles {
             o.mark(&mut chf, vc);
         }
-        self.tile_data_from_compact(params, vc, vgrid, tile_x, tile_z, &chf)
+        self.tile_data_from_split(params, vc, vgrid, tile_x, tile_z, &chf, split.as_ref())
     }
 
     /// Stages 1–3 of a tile: rasterize, filter, compact, erode, build-time volumes. This is
@@ -402,10 +416,12 @@ impl Mesh3DPipeline {
     ) -> CompactHeightfield {
         let mut hf = Heightfield::scratch();
         self.eroded_heightfield_in(&mut hf, params, vc, vgrid, tile_x, tile_z, rasterize)
+            .0
     }
 
     /// [`Mesh3DPipeline::eroded_heightfield`] in a reused solid heightfield (reset first, so
-    /// its old contents never matter; only its memory is reused).
+    /// its old contents never matter; only its memory is reused), with layer-first tiles
+    /// also the tile's layers, decided after erosion and before the volumes.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn eroded_heightfield_in(
         &self,
@@ -416,7 +432,7 @@ impl Mesh3DPipeline {
         tile_x: i32,
         tile_z: i32,
         rasterize: impl FnOnce(&mut Heightfield),
-    ) -> CompactHeightfield {
+    ) -> (CompactHeightfield, Option<LayerSplit>) {
         let b = vc.border;
         let w = vc.tile_cells + 2 * b;
         let (ox, oz) = params.tile_origin(tile_x, tile_z);
@@ -427,14 +443,20 @@ impl Mesh3DPipeline {
         hf.filter_walkable(vc.walkable_height, vc.walkable_climb);
         let mut chf = CompactHeightfield::build(hf, b, vc.walkable_height, vc.walkable_climb);
         chf.erode(vc.walkable_radius);
+        // The split is a function of the geometry alone: no volume or obstacle, the
+        // pipeline's or a cache's, moves a span to another layer.
+        let split = is_layer_first(vc).then(|| LayerSplit::of(&chf));
         for v in &self.volumes {
             chf.mark_convex_volume(v);
         }
-        chf
+        (chf, split)
     }
 
     /// Stage 5 of a tile from its (marked) compact heightfield: regions, contours,
-    /// polygons, detail, tile data (one per layer).
+    /// polygons, detail, tile data (one per layer). With the Layers partition this is the
+    /// *general path*: the layers are decided on the marked areas. The builds themselves
+    /// use [`Mesh3DPipeline::tile_data_from_split`], which with layer-first tiles keeps the
+    /// layers decided after erosion.
     pub fn tile_data_from_compact(
         &self,
         params: &NavMeshParams,
@@ -448,27 +470,8 @@ impl Mesh3DPipeline {
         let regions = match vc.partition {
             Partition::Monotone => region::monotone(chf, vc.min_region_area, vc.merge_region_area),
             Partition::Layers => {
-                let mut out = Vec::new();
-                for (layer, sub) in crate::layers::split_layers(chf).iter().enumerate() {
-                    let regions = region::monotone(sub, vc.min_region_area, vc.merge_region_area);
-                    if let Some(d) = self.polygons_to_data(
-                        params,
-                        vc,
-                        &frame,
-                        tile_x,
-                        tile_z,
-                        layer as u16,
-                        sub,
-                        &regions.ids,
-                    )? {
-                        out.push(d);
-                    }
-                }
-                // Layers without polygons take no number: renumber densely from 0.
-                for (k, d) in out.iter_mut().enumerate() {
-                    d.layer = k as u16;
-                }
-                return Ok(out);
+                let split = LayerSplit::of(chf);
+                return self.tile_data_of_layers(params, vc, vgrid, tile_x, tile_z, chf, &split);
             }
             Partition::Watershed => {
                 region::watershed(chf, vc.min_region_area, vc.merge_region_area)
@@ -478,6 +481,47 @@ impl Mesh3DPipeline {
             .polygons_to_data(params, vc, &frame, tile_x, tile_z, 0, chf, &regions.ids)?
             .into_iter()
             .collect())
+    }
+
+    /// Stage 5 of a tile from its marked compact heightfield and, with layer-first tiles,
+    /// the layers decided after erosion (`split`, from [`ErodedTile::split`]): each layer
+    /// goes through regions, contours, polygons, detail and tile data on its own
+    /// ([`Mesh3DPipeline::layer_tile_data`]) and the layers with a polygon are numbered
+    /// densely ([`number_layers`]). Without a split this is
+    /// [`Mesh3DPipeline::tile_data_from_compact`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn tile_data_from_split(
+        &self,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        vgrid: VerticalGrid,
+        tile_x: i32,
+        tile_z: i32,
+        chf: &CompactHeightfield,
+        split: Option<&LayerSplit>,
+    ) -> Result<Vec<NavTileData>, BuildError> {
+        match split {
+            Some(split) => self.tile_data_of_layers(params, vc, vgrid, tile_x, tile_z, chf, split),
+            None => self.tile_data_from_compact(params, vc, vgrid, tile_x, tile_z, chf),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn tile_data_of_layers(
+        &self,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        vgrid: VerticalGrid,
+        tile_x: i32,
+        tile_z: i32,
+        chf: &CompactHeightfield,
+        split: &LayerSplit,
+    ) -> Result<Vec<NavTileData>, BuildError> {
+        let mut out = Vec::with_capacity(usize::from(split.count));
+        for (layer, sub) in split.apply(chf).iter().enumerate() {
+            out.push(self.layer_tile_data(params, vc, vgrid, tile_x, tile_z, layer as u16, sub)?);
+        }
+        Ok(number_layers(out))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -507,6 +551,16 @@ impl Mesh3DPipeline {
             self.config.flags,
         )
     }
+}
+
+/// The tiles of a column from its layers' results in layer order: layers without a
+/// polygon take no number, the others are numbered densely from 0.
+pub fn number_layers(layers: Vec<Option<NavTileData>>) -> Vec<NavTileData> {
+    let mut out: Vec<NavTileData> = layers.into_iter().flatten().collect();
+    for (k, d) in out.iter_mut().enumerate() {
+        d.layer = k as u16;
+    }
+    out
 }
 
 /// Rasterizes the listed triangles (ascending) with their areas.

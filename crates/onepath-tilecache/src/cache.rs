@@ -2,19 +2,22 @@
 //! rebuild queue, and the mesh the rebuilt tiles are swapped into (`docs/tilecache.md`).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use onepath_build3d::layers::split_layers;
 use onepath_build3d::offmesh::bake_off_mesh_links;
+use onepath_build3d::pipeline::number_layers;
 use onepath_build3d::{
     BuildError, ChunkyTriMesh, CompactHeightfield, ConvexVolume, ErodedTile, HeightGrid,
-    Mesh3DPipeline, Obstacle, TriangleSoup, VerticalGrid, VoxelConfig,
+    Mesh3DPipeline, Obstacle, Progress, TriangleSoup, VerticalGrid, VoxelConfig,
 };
 use onepath_format::{NavMeshParams, NavTile, NavTileData, Partition};
 use onepath_mesh::TiledNavMesh;
 use rayon::prelude::*;
 
 use crate::error::TileCacheError;
+use crate::layered::{layer_results, mark_layers, CachedLayer, LayerChange};
 use crate::shapes::{
     check_obstacle, check_volume, obstacle_box, volume_box, ObstacleId, VolumeId, MAX_ID,
 };
@@ -42,6 +45,18 @@ pub(crate) struct CachedTile {
     /// tile data (before the dense renumbering). A layer is a function of its heightfield, so
     /// an equal one takes the kept data instead of regions, contours and polygons again.
     pub(crate) layer_memo: LayerMemo,
+    /// With layer-first tiles: the tile's layers, split once at the first build.
+    pub(crate) layers: Option<Vec<CachedLayer>>,
+}
+
+impl CachedTile {
+    /// Forgets the areas the mesh's tiles of the column were last built from.
+    pub(crate) fn forget_last(&mut self) {
+        self.last_known = false;
+        for l in self.layers.iter_mut().flatten() {
+            l.forget_last();
+        }
+    }
 }
 
 /// Each layer's heightfield and its tile data, by layer.
@@ -55,14 +70,18 @@ pub struct UpdateStats {
     pub tiles: usize,
     /// Tiles whose areas equalled the last build's: nothing done.
     pub unchanged: usize,
-    /// Tiles whose areas equalled the first build's: the first build's tiles taken.
+    /// Tiles whose areas equalled the first build's: the first build's tiles taken (with
+    /// layer-first tiles: tiles that changed, but no layer of which needed building).
     pub first_build: usize,
-    /// Tiles built again (regions, contours, polygons, detail, tiles).
+    /// Tiles in which at least one layer was built again (regions, contours, polygons,
+    /// detail, tile data).
     pub rebuilt: usize,
-    /// Layers (tiles of the format) those rebuilds produced.
+    /// Layers built (with or without a polygon): the layer builds of DetourTileCache's
+    /// count.
     pub layers_built: usize,
-    /// Layers of those rebuilds (with or without a polygon) whose heightfield equalled the
-    /// last full rebuild's, so their regions, contours and polygons were not built again.
+    /// Layers of changed tiles taken without building: with layer-first tiles a layer whose
+    /// areas equalled its last or first build's; on the general path a layer whose
+    /// heightfield equalled the last full rebuild's.
     pub layers_reused: usize,
     /// Layers whose rebuilt tile equalled the mesh's: the mesh's tile kept.
     pub layers_kept: usize,
@@ -124,8 +143,19 @@ impl TileCache {
         pipeline: &Mesh3DPipeline,
         soup: &TriangleSoup,
     ) -> Result<TileCache, TileCacheError> {
+        Self::build_soup_with_progress(pipeline, soup, &|_, _| {})
+    }
+
+    /// [`TileCache::build_soup`] with a progress callback: `(tiles built, tiles to build)`,
+    /// called once per cached tile when its tiles are built, from the thread that built it
+    /// (so not necessarily in tile order). It never changes a result.
+    pub fn build_soup_with_progress(
+        pipeline: &Mesh3DPipeline,
+        soup: &TriangleSoup,
+        progress: Progress<'_>,
+    ) -> Result<TileCache, TileCacheError> {
         let eroded = pipeline.cached_tiles_soup(soup)?;
-        Self::from_eroded(pipeline, eroded)
+        Self::from_eroded(pipeline, eroded, progress)
     }
 
     /// Builds a chunked triangle mesh with a cache: the mesh [`Mesh3DPipeline::build_chunk`]
@@ -149,40 +179,81 @@ impl TileCache {
     fn from_eroded(
         pipeline: &Mesh3DPipeline,
         eroded: Vec<ErodedTile>,
+        progress: Progress<'_>,
     ) -> Result<TileCache, TileCacheError> {
+        let total = eroded.len();
+        let done = AtomicUsize::new(0);
+        let tick = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
         let params = pipeline.config.params();
         let vc = pipeline.config.voxel();
         // With Layers each layer's heightfield and data are kept from the start (the memo of
         // later rebuilds); the tiles are the plain build's either way (tested).
-        type Built = Result<(Vec<NavTileData>, Option<LayerMemo>, usize), BuildError>;
+        // Layer-first tiles keep their layers instead: split once, each layer built on its
+        // own by the plain build's driver.
+        type Built = Result<
+            (
+                Vec<NavTileData>,
+                Option<LayerMemo>,
+                Option<Vec<CachedLayer>>,
+            ),
+            BuildError,
+        >;
         let built: Vec<Built> = eroded
             .par_iter()
             .map(|t| {
                 let column = (t.tile_x, t.tile_z);
-                column_data(pipeline, &params, &vc, t.vgrid, column, &t.chf, &[])
+                if let Some(split) = &t.split {
+                    let mut layers = Vec::with_capacity(usize::from(split.count));
+                    let mut results = Vec::with_capacity(usize::from(split.count));
+                    for (l, sub) in split.apply(&t.chf).into_iter().enumerate() {
+                        let d = pipeline.layer_tile_data(
+                            &params, &vc, t.vgrid, column.0, column.1, l as u16, &sub,
+                        )?;
+                        results.push(d.clone());
+                        layers.push(CachedLayer::new(sub, d));
+                    }
+                    tick();
+                    return Ok((number_layers(results), None, Some(layers)));
+                }
+                let (d, memo, _) =
+                    column_data(pipeline, &params, &vc, t.vgrid, column, &t.chf, &[])?;
+                tick();
+                Ok((d, memo, None))
             })
             .collect();
         let mut datas = Vec::new();
         let mut counts = Vec::with_capacity(built.len());
         let mut memos = Vec::with_capacity(built.len());
+        let mut layered = Vec::with_capacity(built.len());
         for r in built {
-            let (d, memo, _) = r?;
+            let (d, memo, layers) = r?;
             counts.push(d.len());
             memos.push(memo.unwrap_or_default());
+            layered.push(layers);
             datas.extend(d);
         }
+        let links = !pipeline.config.off_mesh_links.is_empty();
         bake_off_mesh_links(&params, &pipeline.config.off_mesh_links, &mut datas)?;
         let created: Vec<Result<NavTile, BuildError>> =
             datas.into_par_iter().map(|d| create(&params, d)).collect();
         let mut mesh = TiledNavMesh::new(params).map_err(BuildError::from)?;
         let mut created = created.into_iter();
         let mut tiles = BTreeMap::new();
-        for ((t, n), layer_memo) in eroded.into_iter().zip(counts).zip(memos) {
+        for (((t, n), layer_memo), mut layers) in
+            eroded.into_iter().zip(counts).zip(memos).zip(layered)
+        {
             let mut first_tiles = Vec::with_capacity(n);
             for c in created.by_ref().take(n) {
                 let tile = c?;
                 mesh.add_tile(tile.clone()).map_err(BuildError::from)?;
                 first_tiles.push(tile);
+            }
+            if let (Some(layers), false) = (layers.as_mut(), links) {
+                let mut numbered = first_tiles.iter();
+                for l in layers.iter_mut().filter(|l| l.first_data.is_some()) {
+                    l.first_tile = numbered.next().cloned();
+                    l.last_tile = l.first_tile.clone();
+                }
             }
             let first_areas = t.chf.areas.clone();
             tiles.insert(
@@ -194,6 +265,7 @@ impl TileCache {
                     last_known: true,
                     first_tiles,
                     layer_memo,
+                    layers,
                 },
             );
         }
@@ -429,6 +501,9 @@ impl TileCache {
 
     fn rebuild(&mut self, column: TileColumn) -> Result<UpdateStats, TileCacheError> {
         let key = (column.1, column.0);
+        if self.tiles[&key].layers.is_some() {
+            return self.rebuild_layers(column);
+        }
         let previous = self.mark(key);
         let mut s = UpdateStats {
             tiles: 1,
@@ -446,7 +521,7 @@ impl TileCache {
         } else {
             s.rebuilt = 1;
             self.build_column(column, t).map(|(tiles, m, reused)| {
-                s.layers_built = tiles.len();
+                s.layers_built = m.as_ref().map_or(1, |m| m.len() - reused);
                 s.layers_reused = reused;
                 memo = m;
                 tiles
@@ -467,6 +542,131 @@ impl TileCache {
                 Err(e)
             }
         }
+    }
+
+    /// A layer-first rebuild: every layer marked (only by the shapes that reach it); if any
+    /// changed, each layer's result (kept, first build's or built again), the layers
+    /// numbered densely, the authored links baked, the tiles made (an unchanged layer's kept
+    /// tile reused when its number is the same and no link is authored) and swapped in.
+    fn rebuild_layers(&mut self, column: TileColumn) -> Result<UpdateStats, TileCacheError> {
+        let key = (column.1, column.0);
+        let mut s = UpdateStats {
+            tiles: 1,
+            ..UpdateStats::default()
+        };
+        let links = !self.pipeline.config.off_mesh_links.is_empty();
+        let t = self.tiles.get_mut(&key).expect("queued tiles are cached");
+        let layers = t.layers.as_mut().expect("a layer-first tile");
+        let changes = mark_layers(
+            layers,
+            self.obstacles.values(),
+            self.volumes.values(),
+            &self.vc,
+        );
+        if changes.iter().all(|c| c.1 == LayerChange::Unchanged) {
+            s.unchanged = 1;
+            return Ok(s);
+        }
+        let t = &self.tiles[&key];
+        let layers = t.layers.as_deref().expect("a layer-first tile");
+        let result = layer_results(
+            &self.pipeline,
+            &self.params,
+            &self.vc,
+            t.vgrid,
+            column,
+            layers,
+            &changes,
+        )
+        .map_err(TileCacheError::from)
+        .and_then(|(results, built)| {
+            if built == 0 {
+                s.first_build = 1;
+            } else {
+                s.rebuilt = 1;
+            }
+            s.layers_built = built;
+            s.layers_reused = results.len() - built;
+            let tiles = self.layer_tiles(layers, &changes, &results, links)?;
+            Ok((results, tiles))
+        });
+        let result = result.and_then(|(results, (tiles, made))| {
+            self.swap(column, tiles, &mut s)?;
+            Ok((results, made))
+        });
+        let t = self.tiles.get_mut(&key).expect("queued tiles are cached");
+        let layers = t.layers.as_mut().expect("a layer-first tile");
+        match result {
+            Ok((results, made)) => {
+                for ((l, r), tile) in layers.iter_mut().zip(results).zip(made) {
+                    l.last_data = Some(r);
+                    l.last_tile = if links { None } else { tile };
+                }
+                t.last_known = true;
+                Ok(s)
+            }
+            Err(e) => {
+                for (l, (prev, _)) in layers.iter_mut().zip(changes) {
+                    if let Some(prev) = prev {
+                        l.sub.areas = prev;
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The tiles of a layer-first column from its layers' results: numbered densely from
+    /// 0, the authored links baked, each made (or, without links, an unchanged layer's kept
+    /// tile, or a layer at its first build's areas the first build's tile, when its number
+    /// is the same). Returns the tiles and, per layer of the split, the tile it made
+    /// (`None` for a layer without polygon, and with links).
+    fn layer_tiles(
+        &self,
+        layers: &[CachedLayer],
+        changes: &[(Option<Vec<u8>>, LayerChange)],
+        results: &[Option<NavTileData>],
+        links: bool,
+    ) -> Result<(Vec<NavTile>, Vec<Option<NavTile>>), TileCacheError> {
+        if links {
+            let mut datas = number_layers(results.to_vec());
+            bake_off_mesh_links(
+                &self.params,
+                &self.pipeline.config.off_mesh_links,
+                &mut datas,
+            )?;
+            let mut out = Vec::with_capacity(datas.len());
+            for d in datas {
+                out.push(create(&self.params, d)?);
+            }
+            return Ok((out, vec![None; layers.len()]));
+        }
+        let mut out = Vec::with_capacity(results.len());
+        let mut made = Vec::with_capacity(layers.len());
+        for ((l, (_, change)), r) in layers.iter().zip(changes).zip(results) {
+            let Some(d) = r else {
+                made.push(None);
+                continue;
+            };
+            let number = out.len() as u16;
+            let kept = match change {
+                LayerChange::Unchanged => l.last_tile.as_ref(),
+                LayerChange::FirstBuild => l.first_tile.as_ref(),
+                LayerChange::Changed => None,
+            }
+            .filter(|t| t.position().2 == number);
+            let tile = match kept {
+                Some(t) => t.clone(),
+                None => {
+                    let mut d = d.clone();
+                    d.layer = number;
+                    create(&self.params, d)?
+                }
+            };
+            out.push(tile.clone());
+            made.push(Some(tile));
+        }
+        Ok((out, made))
     }
 
     /// Stage 5 of a column from its marked heightfield, the authored links that start in

@@ -11,6 +11,7 @@
 //! | building with a cache, what is kept per tile | [`TileCache::build_soup`], [`cache`] | `docs/tilecache.md`, "What is cached" |
 //! | obstacles, run-time volumes, their checks | [`TileCache::add_obstacle`], [`TileCache::add_volume`], [`shapes`] | "Obstacles", "Area volumes" |
 //! | the queue, [`TileCache::update`], the shortcuts, the swap | [`cache`] | "Which tiles rebuild", "Rebuilding" |
+//! | layer-first tiles: split once, marked, compared and built one layer at a time | `layered` | "Layer-first tiles" |
 //! | ONTK snapshots | [`TileCache::snapshot`], [`TileCache::restore`], [`snapshot`] | "Snapshot ONTK" |
 //!
 //! ## Invariants
@@ -78,6 +79,7 @@
 
 pub mod cache;
 mod error;
+mod layered;
 pub mod normative;
 pub mod shapes;
 pub mod snapshot;

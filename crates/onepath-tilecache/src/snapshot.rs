@@ -139,7 +139,7 @@ impl TileCache {
         self.queued = parsed.queue.iter().copied().collect();
         self.queue = parsed.queue;
         for t in self.tiles.values_mut() {
-            t.last_known = false;
+            t.forget_last();
         }
         Ok(())
     }

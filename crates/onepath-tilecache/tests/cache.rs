@@ -9,20 +9,17 @@ use onepath_tilecache::{ObstacleId, TileCache, TileCacheError, VolumeId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-const PARTITIONS: [Partition; 3] = [Partition::Watershed, Partition::Monotone, Partition::Layers];
-
 #[test]
 fn building_with_a_cache_is_exactly_the_plain_build_on_the_generated_levels() {
     for (name, soup) in levels() {
-        for partition in PARTITIONS {
-            let p = pipeline(partition);
+        for (partition, p) in pipelines() {
             let plain = p.build_soup(&soup).unwrap();
             let cache = TileCache::build_soup(&p, &soup).unwrap();
-            assert_eq!(cache.mesh(), &plain.mesh, "{name} {partition:?}");
+            assert_eq!(cache.mesh(), &plain.mesh, "{name} {partition}");
             assert_eq!(
                 tiles_of(cache.mesh()),
                 tiles_of_list(&plain.tiles),
-                "{name} {partition:?}"
+                "{name} {partition}"
             );
         }
     }
@@ -51,8 +48,7 @@ fn a_tile_with_no_possibly_walkable_triangle_is_never_cached() {
 fn rebuilt_with_obstacles_equals_a_fresh_build_with_them_and_removing_all_gives_back_the_original()
 {
     let (_, soup) = levels().swap_remove(0);
-    for partition in PARTITIONS {
-        let p = pipeline(partition);
+    for (partition, p) in pipelines() {
         let mut cache = TileCache::build_soup(&p, &soup).unwrap();
         let original = tiles_of(cache.mesh());
         let ids: Vec<ObstacleId> = three_obstacles()
@@ -72,13 +68,13 @@ fn rebuilt_with_obstacles_equals_a_fresh_build_with_them_and_removing_all_gives_
         assert_eq!(
             tiles_of(cache.mesh()),
             tiles_of_list(&fresh.tiles),
-            "{partition:?}"
+            "{partition}"
         );
         for id in ids {
             cache.remove_obstacle(id).unwrap();
         }
         cache.update_all().unwrap();
-        assert_eq!(tiles_of(cache.mesh()), original, "{partition:?}");
+        assert_eq!(tiles_of(cache.mesh()), original, "{partition}");
         assert!(
             cache.stats().first_build > 0,
             "the first build's tiles were taken back"
@@ -116,8 +112,7 @@ fn swamp(area: u8) -> ConvexVolume {
 #[test]
 fn a_run_time_volume_equals_the_same_volume_given_to_the_pipeline_and_the_later_wins() {
     let (_, soup) = levels().swap_remove(0);
-    for partition in PARTITIONS {
-        let mut p = pipeline(partition);
+    for (partition, mut p) in pipelines() {
         p.volumes = vec![ConvexVolume {
             points: vec![[10.0, 0.0], [30.0, 0.0], [30.0, 8.0], [10.0, 8.0]],
             min_y: -2.0,
@@ -135,7 +130,7 @@ fn a_run_time_volume_equals_the_same_volume_given_to_the_pipeline_and_the_later_
         assert_eq!(
             tiles_of(cache.mesh()),
             tiles_of_list(&with.build_soup(&soup).unwrap().tiles),
-            "{partition:?}"
+            "{partition}"
         );
         // Area 0 then 9 instead: the later (9) wins where they overlap.
         cache.remove_volume(b).unwrap();
@@ -149,7 +144,7 @@ fn a_run_time_volume_equals_the_same_volume_given_to_the_pipeline_and_the_later_
         assert_eq!(
             tiles_of(cache.mesh()),
             tiles_of_list(&with.build_soup(&soup).unwrap().tiles),
-            "{partition:?}"
+            "{partition}"
         );
     }
 }
@@ -381,8 +376,12 @@ fn history_cases() -> u64 {
 #[test]
 fn the_mesh_once_the_queue_is_empty_does_not_depend_on_the_slicing_of_random_histories() {
     let (_, soup) = levels().swap_remove(0);
-    for partition in [Partition::Monotone, Partition::Layers] {
-        let p = pipeline(partition);
+    let cases = [
+        ("monotone", pipeline(Partition::Monotone)),
+        ("layers", pipeline(Partition::Layers)),
+        ("layer-first", layer_first_pipeline()),
+    ];
+    for (partition, p) in cases {
         let built = TileCache::build_soup(&p, &soup).unwrap();
         let mut reused = 0;
         for seed in 0..history_cases() {
@@ -407,8 +406,8 @@ fn the_mesh_once_the_queue_is_empty_does_not_depend_on_the_slicing_of_random_his
                 c.update_all().unwrap();
             }
             let expected = tiles_of(all.mesh());
-            assert_eq!(tiles_of(one.mesh()), expected, "{partition:?} seed {seed}");
-            assert_eq!(tiles_of(some.mesh()), expected, "{partition:?} seed {seed}");
+            assert_eq!(tiles_of(one.mesh()), expected, "{partition} seed {seed}");
+            assert_eq!(tiles_of(some.mesh()), expected, "{partition} seed {seed}");
             // And equal to a fresh build with the same obstacles and volumes.
             let mut fresh = p.clone();
             fresh.obstacles = all.obstacles().map(|(_, o)| *o).collect();
@@ -417,12 +416,15 @@ fn the_mesh_once_the_queue_is_empty_does_not_depend_on_the_slicing_of_random_his
             assert_eq!(
                 expected,
                 tiles_of_list(&fresh.tiles),
-                "{partition:?} seed {seed}"
+                "{partition} seed {seed}"
             );
             reused += one.stats().layers_reused + some.stats().layers_reused;
         }
-        if partition == Partition::Layers {
-            assert!(reused > 0, "the layer memo was exercised");
+        if partition != "monotone" {
+            assert!(
+                reused > 0,
+                "{partition}: the kept layer results were exercised"
+            );
         }
     }
 }
@@ -439,4 +441,66 @@ fn building_a_chunked_mesh_or_a_height_grid_with_a_cache_equals_the_plain_build(
     let chunky = onepath_build3d::ChunkyTriMesh::new(soup, 8.0).unwrap();
     let cache = TileCache::build_chunk(&p, &chunky).unwrap();
     assert_eq!(cache.mesh(), &p.build_chunk(&chunky).unwrap().mesh);
+}
+
+#[test]
+fn at_most_2_to_the_20_obstacles_and_volumes_are_in_force_and_one_more_changes_nothing() {
+    // A single floor tile: every add queues the one tile.
+    let mut soup = onepath_build3d::TriangleSoup::default();
+    onepath_build3d::generators::add_floor(&mut soup, 1.0, 1.0, 5.0, 5.0, 0.0);
+    let mut cache = TileCache::build_soup(&pipeline(Partition::Monotone), &soup).unwrap();
+    const MAX: usize = 1 << 20;
+    let o = Obstacle::Cylinder {
+        center: [3.0, 0.0, 3.0],
+        radius: 0.5,
+        height: 1.0,
+    };
+    for _ in 0..MAX {
+        cache.add_obstacle(o).unwrap();
+    }
+    let next = cache.next_obstacle_id();
+    assert_eq!(
+        cache.add_obstacle(o),
+        Err(TileCacheError::TooMany {
+            what: "obstacle",
+            max: MAX
+        })
+    );
+    assert_eq!(
+        (cache.obstacles().len(), cache.next_obstacle_id()),
+        (MAX, next)
+    );
+    // Removing one makes room again.
+    cache.remove_obstacle(ObstacleId(7)).unwrap();
+    assert_eq!(cache.add_obstacle(o).unwrap(), next);
+    let v = swamp(3);
+    for _ in 0..MAX {
+        cache.add_volume(v.clone()).unwrap();
+    }
+    let next = cache.next_volume_id();
+    assert_eq!(
+        cache.add_volume(v.clone()),
+        Err(TileCacheError::TooMany {
+            what: "volume",
+            max: MAX
+        })
+    );
+    assert_eq!((cache.volumes().len(), cache.next_volume_id()), (MAX, next));
+}
+
+#[test]
+fn a_cached_build_reports_progress_once_per_tile_and_the_same_mesh() {
+    use std::sync::Mutex;
+    let (_, soup) = levels().swap_remove(0);
+    let p = layer_first_pipeline();
+    let calls = Mutex::new(Vec::new());
+    let cache = TileCache::build_soup_with_progress(&p, &soup, &|done, total| {
+        calls.lock().unwrap().push((done, total))
+    })
+    .unwrap();
+    let mut calls = calls.into_inner().unwrap();
+    calls.sort_unstable();
+    let n = cache.cached_tiles().len();
+    assert_eq!(calls, (1..=n).map(|k| (k, n)).collect::<Vec<_>>());
+    assert_eq!(cache.mesh(), &p.build_soup(&soup).unwrap().mesh);
 }

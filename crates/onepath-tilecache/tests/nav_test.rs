@@ -50,15 +50,27 @@ fn nav_test_with_a_cache_is_the_plain_build_and_obstacles_equal_a_fresh_build() 
             yaw: 0.4,
         },
     ];
-    for partition in [Partition::Watershed, Partition::Layers] {
+    for (partition, detail) in [
+        (
+            Partition::Watershed,
+            BuildConfig::default().detail_sample_distance,
+        ),
+        (
+            Partition::Layers,
+            BuildConfig::default().detail_sample_distance,
+        ),
+        // Layer-first tiles.
+        (Partition::Layers, 0.0),
+    ] {
         let p = Mesh3DPipeline::new(BuildConfig {
             origin: bmin,
             partition,
+            detail_sample_distance: detail,
             ..BuildConfig::default()
         });
         let plain = p.build_soup(&soup).unwrap();
         let mut cache = TileCache::build_soup(&p, &soup).unwrap();
-        assert_eq!(cache.mesh(), &plain.mesh, "{partition:?}");
+        assert_eq!(cache.mesh(), &plain.mesh, "{partition:?} detail {detail}");
         for o in obstacles {
             cache.add_obstacle(o).unwrap();
         }
@@ -70,7 +82,7 @@ fn nav_test_with_a_cache_is_the_plain_build_and_obstacles_equal_a_fresh_build() 
         assert_eq!(
             tiles_of(cache.mesh()),
             tiles_of(&fresh.mesh),
-            "{partition:?}"
+            "{partition:?} detail {detail}"
         );
     }
 }

@@ -3,15 +3,20 @@
 mod common;
 
 use common::*;
-use onepath_build3d::{ConvexVolume, Obstacle};
+use onepath_build3d::{ConvexVolume, Mesh3DPipeline, Obstacle};
 use onepath_format::{FormatError, Partition};
 use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
 use onepath_tilecache::{TileCache, ONTK_MAGIC};
 use proptest::prelude::*;
 
-fn city_cache() -> TileCache {
+fn city_cache_with(p: &Mesh3DPipeline) -> TileCache {
     let (_, soup) = levels().swap_remove(0);
-    TileCache::build_soup(&pipeline(Partition::Layers), &soup).unwrap()
+    TileCache::build_soup(p, &soup).unwrap()
+}
+
+/// The general Layers path and layer-first tiles.
+fn both_layer_paths() -> [Mesh3DPipeline; 2] {
+    [pipeline(Partition::Layers), layer_first_pipeline()]
 }
 
 fn swamp() -> ConvexVolume {
@@ -25,7 +30,11 @@ fn swamp() -> ConvexVolume {
 
 /// A cache with all three shapes (one removed), a volume, a partly processed queue.
 fn busy_cache() -> TileCache {
-    let mut c = city_cache();
+    busy_cache_with(&pipeline(Partition::Layers))
+}
+
+fn busy_cache_with(p: &Mesh3DPipeline) -> TileCache {
+    let mut c = city_cache_with(p);
     let ids: Vec<_> = three_obstacles()
         .into_iter()
         .map(|o| c.add_obstacle(o).unwrap())
@@ -95,8 +104,13 @@ fn ontk_bytes_are_laid_out_as_the_table_says() {
 
 #[test]
 fn snapshot_mutate_restore_snapshot_gives_identical_bytes_and_the_same_future() {
-    for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
-        let mut a = busy_cache();
+    for (p, mode) in both_layer_paths().into_iter().flat_map(|p| {
+        [
+            (p.clone(), SnapshotMode::Full),
+            (p, SnapshotMode::Referenced),
+        ]
+    }) {
+        let mut a = busy_cache_with(&p);
         let mut library = TileLibrary::new(a.params());
         library.extend(a.mesh().tiles().map(|t| t.tile())).unwrap();
         let saved = a.snapshot(mode);
@@ -136,33 +150,35 @@ fn snapshot_mutate_restore_snapshot_gives_identical_bytes_and_the_same_future() 
 
 #[test]
 fn after_a_restore_the_last_built_areas_are_forgotten_and_equal_layers_keep_their_tiles() {
-    let mut c = busy_cache();
-    c.update_all().unwrap();
-    let saved = c.snapshot(SnapshotMode::Full);
-    let refs: Vec<_> = c.mesh().tiles().map(|t| t.poly_ref(0).unwrap()).collect();
-    c.restore_full(&saved).unwrap();
-    // Re-queue every tile by a volume over the whole level that marks nothing (area 63 is
-    // the level's own): every tile runs in full, and every layer equals the mesh's.
-    let v = c
-        .add_volume(ConvexVolume {
-            points: vec![[-5.0, -5.0], [80.0, -5.0], [80.0, 80.0], [-5.0, 80.0]],
-            min_y: 100.0,
-            max_y: 101.0,
-            area: 3,
-        })
-        .unwrap();
-    let before = c.stats();
-    let s = c.update_all().unwrap();
-    assert_eq!(s.unchanged, 0, "nothing is known about the restored mesh");
-    assert_eq!(s.tiles, c.cached_tiles().len());
-    assert_eq!(s.layers_replaced + s.layers_added + s.layers_removed, 0);
-    assert!(s.layers_kept > 0);
-    assert!(refs.iter().all(|&r| c.mesh().is_valid_poly_ref(r)));
-    // Once rebuilt, the areas are known again.
-    c.remove_volume(v).unwrap();
-    let s = c.update_all().unwrap();
-    assert_eq!(s.unchanged, s.tiles);
-    assert!(c.stats().tiles > before.tiles);
+    for p in both_layer_paths() {
+        let mut c = busy_cache_with(&p);
+        c.update_all().unwrap();
+        let saved = c.snapshot(SnapshotMode::Full);
+        let refs: Vec<_> = c.mesh().tiles().map(|t| t.poly_ref(0).unwrap()).collect();
+        c.restore_full(&saved).unwrap();
+        // Re-queue every tile by a volume over the whole level that marks nothing (area 63 is
+        // the level's own): every tile runs in full, and every layer equals the mesh's.
+        let v = c
+            .add_volume(ConvexVolume {
+                points: vec![[-5.0, -5.0], [80.0, -5.0], [80.0, 80.0], [-5.0, 80.0]],
+                min_y: 100.0,
+                max_y: 101.0,
+                area: 3,
+            })
+            .unwrap();
+        let before = c.stats();
+        let s = c.update_all().unwrap();
+        assert_eq!(s.unchanged, 0, "nothing is known about the restored mesh");
+        assert_eq!(s.tiles, c.cached_tiles().len());
+        assert_eq!(s.layers_replaced + s.layers_added + s.layers_removed, 0);
+        assert!(s.layers_kept > 0);
+        assert!(refs.iter().all(|&r| c.mesh().is_valid_poly_ref(r)));
+        // Once rebuilt, the areas are known again.
+        c.remove_volume(v).unwrap();
+        let s = c.update_all().unwrap();
+        assert_eq!(s.unchanged, s.tiles);
+        assert!(c.stats().tiles > before.tiles);
+    }
 }
 
 fn assert_rejected_and_untouched(c: &mut TileCache, bytes: &[u8]) -> FormatError {

@@ -76,8 +76,9 @@ fn compare(name: &str, level: &Level, tile_cells: u32, rounds: usize) -> Result<
     let per = |n: usize| n as f64 / f64::from(CYCLES);
     println!(
         "onepath-tilecache: {} cached tiles, mesh {} tiles / {opolys} polygons; per cycle: \
-         {:.2} tiles processed, {:.2} rebuilt ({:.2} layers, {:.2} of them taken from the layer \
-         memo), {:.2} first-build, {:.2} unchanged; layers kept {:.2}, replaced {:.2}, added {:.2}, removed {:.2}",
+         {:.2} tiles processed, {:.2} rebuilt ({:.2} layer builds, {:.2} layers of changed \
+         tiles taken without building), {:.2} first-build, {:.2} unchanged; layers kept {:.2}, \
+         replaced {:.2}, added {:.2}, removed {:.2}",
         onepath.cache.cached_tiles().len(),
         mesh.tile_count(),
         per(s.tiles - s0.tiles),

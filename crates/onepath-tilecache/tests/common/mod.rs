@@ -37,6 +37,30 @@ pub fn pipeline(partition: Partition) -> Mesh3DPipeline {
     Mesh3DPipeline::new(config(partition))
 }
 
+/// The demo configuration with layer-first tiles: Layers and no detail sampling.
+pub fn layer_first_config() -> BuildConfig {
+    BuildConfig {
+        detail_sample_distance: 0.0,
+        ..config(Partition::Layers)
+    }
+}
+
+/// A pipeline with layer-first tiles and nothing else.
+pub fn layer_first_pipeline() -> Mesh3DPipeline {
+    Mesh3DPipeline::new(layer_first_config())
+}
+
+/// Every partition (Layers with detail sampling: the general path), then layer-first
+/// tiles, by name.
+pub fn pipelines() -> Vec<(&'static str, Mesh3DPipeline)> {
+    vec![
+        ("watershed", pipeline(Partition::Watershed)),
+        ("monotone", pipeline(Partition::Monotone)),
+        ("layers", pipeline(Partition::Layers)),
+        ("layer-first", layer_first_pipeline()),
+    ]
+}
+
 /// Every tile of a mesh by (column, row, layer), as its as-built ONPT bytes.
 pub fn tiles_of(mesh: &TiledNavMesh) -> BTreeMap<(i32, i32, u16), Vec<u8>> {
     mesh.tiles()
