@@ -127,8 +127,7 @@ pub fn run(req: &Request<'_>) -> Result<Summary, CliError> {
             },
         ));
     }
-    let bar = if req.quiet || !std::io::stderr().is_terminal() || req.tile_cache {
-        // A tile-cache build reports no progress (it builds its cache first).
+    let bar = if req.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
         let bar = ProgressBar::new(0);

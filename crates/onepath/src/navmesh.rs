@@ -29,7 +29,8 @@ pub const DEFAULT_MAX_ITERATIONS: u64 = 1 << 20;
 #[derive(Clone, Copy, Default)]
 pub struct BuildOptions<'a> {
     /// Called once per tile with `(tiles done, tiles total)`, from the thread that built it
-    /// (plain builds only; a tile-cache build reports nothing). It never changes a result.
+    /// (a tile-cache build calls it once per cached tile as its tiles are built). It never
+    /// changes a result.
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
     /// Keep a tile cache (obstacles, volumes, [`NavMesh::update`]); the first mesh is the
     /// same either way, byte for byte.
@@ -236,10 +237,14 @@ impl NavMesh {
         options: BuildOptions<'_>,
     ) -> Result<Self> {
         let pipeline = Mesh3DPipeline::from_settings(settings)?;
+        let progress = options.progress.unwrap_or(&|_, _| {});
         let store = if options.tile_cache {
-            Store::Cached(Box::new(TileCache::build_soup(&pipeline, prepared.soup())?))
+            Store::Cached(Box::new(TileCache::build_soup_with_progress(
+                &pipeline,
+                prepared.soup(),
+                progress,
+            )?))
         } else {
-            let progress = options.progress.unwrap_or(&|_, _| {});
             let built = match prepared {
                 Prepared::Soup(s) => pipeline.build_soup_with_progress(s, progress)?,
                 Prepared::Chunky(c) => pipeline.build_chunk_with_progress(c, progress)?,

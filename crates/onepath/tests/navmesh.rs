@@ -125,6 +125,30 @@ fn progress_is_called_once_per_tile_with_the_total() {
 }
 
 #[test]
+fn a_tile_cache_build_reports_progress_once_per_cached_tile() {
+    let soup = common::floor(25.0);
+    let calls = AtomicUsize::new(0);
+    let last = std::sync::Mutex::new((0, 0));
+    let nav = NavMesh::build_with(
+        &settings(),
+        &soup,
+        BuildOptions {
+            progress: Some(&|d, t| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                let mut l = last.lock().unwrap();
+                *l = (l.0.max(d), t);
+            }),
+            tile_cache: true,
+        },
+    )
+    .unwrap();
+    assert!(nav.has_tile_cache());
+    assert_eq!(calls.into_inner(), 9);
+    assert_eq!(last.into_inner().unwrap(), (9, 9));
+    assert!(nav.save() == NavMesh::build(&settings(), &soup).unwrap().save());
+}
+
+#[test]
 fn queries_take_and_give_plain_points() {
     let nav = NavMesh::build(&settings(), &common::floor(25.0)).unwrap();
     let n = nav.nearest([3.0, 0.5, 4.0]).unwrap().unwrap();
