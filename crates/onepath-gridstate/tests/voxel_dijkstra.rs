@@ -215,15 +215,37 @@ fn pruned_case(size: [u32; 3], seed: u64, walls: u64, cubes: bool) {
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
-
-    #[test]
-    fn the_pruned_search_keeps_dijkstras_cost(
-        sx in 6u32..18, sy in 6u32..18, sz in 6u32..18, seed in any::<u64>(),
-        walls in 0u64..40, cubes in any::<bool>(),
-    ) {
+/// Run with an explicit `TestRunner` rather than `proptest!`: the macro lets the CI's
+/// global `PROPTEST_CASES` (10 000) override the count, and each case here runs six
+/// Dijkstras over up to 17³ voxels. Cases: `ONEPATH_VOXEL_CASES` when set, else 24; failures
+/// persist to `voxel_dijkstra.proptest-regressions` as with the macro.
+#[test]
+fn the_pruned_search_keeps_dijkstras_cost() {
+    let cases = std::env::var("ONEPATH_VOXEL_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24);
+    let config = ProptestConfig {
+        cases,
+        source_file: Some(file!()),
+        test_name: Some("the_pruned_search_keeps_dijkstras_cost"),
+        ..ProptestConfig::default()
+    };
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    let strategy = (
+        6u32..18,
+        6u32..18,
+        6u32..18,
+        any::<u64>(),
+        0u64..40,
+        any::<bool>(),
+    );
+    let result = runner.run(&strategy, |(sx, sy, sz, seed, walls, cubes)| {
         pruned_case([sx, sy, sz], seed, walls, cubes);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("the_pruned_search_keeps_dijkstras_cost: {e}\n{runner}");
     }
 }
 
