@@ -138,7 +138,9 @@ fn ci() -> Result<(), String> {
     step("tests");
     tests()?;
     step("README main job");
-    main_job::run()
+    main_job::run()?;
+    step("done");
+    Ok(())
 }
 
 /// CI's replay check: a few hundred frames, to keep CI's minutes small.
@@ -181,8 +183,15 @@ fn forget_packaged_sources() -> Result<(), String> {
     Ok(())
 }
 
+/// Prints a step's heading with the time since the first step, so a CI log shows where its
+/// minutes go.
 fn step(name: &str) {
-    println!("== {name}");
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let secs = START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs();
+    println!("== {name} (at {}m{:02}s)", secs / 60, secs % 60);
 }
 
 /// What a data-set test prints as its ignore reason when `ONEPATH_DATA` (or the part of it
