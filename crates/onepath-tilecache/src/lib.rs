@@ -87,4 +87,4 @@ pub mod snapshot;
 pub use cache::{TileCache, TileColumn, UpdateStats};
 pub use error::TileCacheError;
 pub use shapes::{ObstacleId, VolumeId};
-pub use snapshot::{ONTK_MAGIC, ONTK_VERSION};
+pub use snapshot::{PreparedRestore, ONTK_MAGIC, ONTK_VERSION};

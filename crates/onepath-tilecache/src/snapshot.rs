@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use onepath_build3d::{ConvexVolume, Obstacle};
 use onepath_format::bytes::{ByteReader, ByteWriter};
 use onepath_format::FormatError;
+use onepath_mesh::TiledNavMesh;
 use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
 
 use crate::cache::{TileCache, TileColumn};
@@ -127,22 +128,125 @@ impl TileCache {
         library: Option<&TileLibrary>,
     ) -> Result<(), FormatError> {
         let parsed = parse(bytes, self)?;
-        match library {
-            Some(lib) => NavMeshSnapshot::restore_in_place(&mut self.mesh, parsed.mesh, lib),
-            None => NavMeshSnapshot::restore_full_in_place(&mut self.mesh, parsed.mesh),
+        restore_mesh(&mut self.mesh, parsed.mesh, library)?;
+        self.install(parsed.lists());
+        Ok(())
+    }
+
+    /// The first half of a two-phase restore: parses and checks an ONTK snapshot (named
+    /// tiles found in `library`) against this cache and restores its mesh into a copy of the
+    /// cache's mesh, changing nothing. [`TileCache::apply_restore`] then installs it without
+    /// any further check that could fail. A host that restores several objects all or
+    /// nothing (`onepath::WorldSnapshot` does) prepares every part first, reads the
+    /// prepared mesh ([`PreparedRestore::mesh`]) where a later part needs it (a crowd), and
+    /// applies only when every part succeeded; nothing of the cache's cached heightfields is
+    /// copied. Errors as [`TileCache::restore`].
+    pub fn prepare_restore(
+        &self,
+        bytes: &[u8],
+        library: &TileLibrary,
+    ) -> Result<PreparedRestore, FormatError> {
+        self.prepare_with(bytes, Some(library))
+    }
+
+    /// [`TileCache::prepare_restore`] of a snapshot whose mesh snapshot is Full (no
+    /// library), as [`TileCache::restore_full`].
+    pub fn prepare_restore_full(&self, bytes: &[u8]) -> Result<PreparedRestore, FormatError> {
+        self.prepare_with(bytes, None)
+    }
+
+    fn prepare_with(
+        &self,
+        bytes: &[u8],
+        library: Option<&TileLibrary>,
+    ) -> Result<PreparedRestore, FormatError> {
+        let parsed = parse(bytes, self)?;
+        let mut mesh = self.mesh.clone();
+        restore_mesh(&mut mesh, parsed.mesh, library)?;
+        Ok(PreparedRestore {
+            lists: parsed.lists(),
+            mesh,
+            tiles: self.tiles.keys().copied().collect(),
+        })
+    }
+
+    /// The second half of a two-phase restore: installs what
+    /// [`TileCache::prepare_restore`] checked, exactly as [`TileCache::restore`] would have.
+    /// The prepared state must come from this cache, or one built from the same geometry and
+    /// settings; one prepared for a cache with other tiles is refused
+    /// ([`FormatError::State`], nothing changes). Obstacles and volumes added or removed
+    /// between the two halves are replaced by the snapshot's, as by a plain restore.
+    pub fn apply_restore(&mut self, prepared: PreparedRestore) -> Result<(), FormatError> {
+        if prepared.mesh.params() != self.mesh.params()
+            || !prepared
+                .tiles
+                .iter()
+                .copied()
+                .eq(self.tiles.keys().copied())
+        {
+            return Err(state(
+                "the prepared restore was made for a tile cache with other tiles or settings",
+            ));
         }
-        .map_err(|e| e.within("mesh snapshot"))?;
-        self.next_obstacle = parsed.next_obstacle;
-        self.next_volume = parsed.next_volume;
-        self.obstacles = parsed.obstacles;
-        self.volumes = parsed.volumes;
-        self.queued = parsed.queue.iter().copied().collect();
-        self.queue = parsed.queue;
+        self.mesh = prepared.mesh;
+        self.install(prepared.lists);
+        Ok(())
+    }
+
+    /// Swaps in a checked snapshot's lists; every cached tile's next rebuild runs in full.
+    fn install(&mut self, lists: Lists) {
+        self.next_obstacle = lists.next_obstacle;
+        self.next_volume = lists.next_volume;
+        self.obstacles = lists.obstacles;
+        self.volumes = lists.volumes;
+        self.queued = lists.queue.iter().copied().collect();
+        self.queue = lists.queue;
         for t in self.tiles.values_mut() {
             t.forget_last();
         }
-        Ok(())
     }
+}
+
+/// Restores a mesh snapshot into `mesh` in place (all or nothing), Referenced with a library,
+/// Full without.
+fn restore_mesh(
+    mesh: &mut TiledNavMesh,
+    bytes: &[u8],
+    library: Option<&TileLibrary>,
+) -> Result<(), FormatError> {
+    match library {
+        Some(lib) => NavMeshSnapshot::restore_in_place(mesh, bytes, lib),
+        None => NavMeshSnapshot::restore_full_in_place(mesh, bytes),
+    }
+    .map_err(|e| e.within("mesh snapshot"))
+}
+
+/// An ONTK snapshot checked against a tile cache, its mesh already restored into a copy:
+/// the first half of a two-phase restore ([`TileCache::prepare_restore`]), installed by
+/// [`TileCache::apply_restore`].
+#[derive(Debug, Clone)]
+pub struct PreparedRestore {
+    lists: Lists,
+    mesh: TiledNavMesh,
+    /// The cache's tiles (row, column) it was checked against.
+    tiles: Vec<(i32, i32)>,
+}
+
+impl PreparedRestore {
+    /// The mesh as it will be after [`TileCache::apply_restore`].
+    pub fn mesh(&self) -> &TiledNavMesh {
+        &self.mesh
+    }
+}
+
+/// The obstacle, volume and queue lists of a checked ONTK snapshot.
+#[derive(Debug, Clone)]
+struct Lists {
+    next_obstacle: u32,
+    next_volume: u32,
+    obstacles: BTreeMap<ObstacleId, Obstacle>,
+    volumes: BTreeMap<VolumeId, ConvexVolume>,
+    queue: VecDeque<TileColumn>,
 }
 
 /// An ONTK snapshot parsed and checked against the cache, its mesh snapshot not yet read.
@@ -153,6 +257,18 @@ struct Parsed<'a> {
     volumes: BTreeMap<VolumeId, ConvexVolume>,
     queue: VecDeque<TileColumn>,
     mesh: &'a [u8],
+}
+
+impl Parsed<'_> {
+    fn lists(self) -> Lists {
+        Lists {
+            next_obstacle: self.next_obstacle,
+            next_volume: self.next_volume,
+            obstacles: self.obstacles,
+            volumes: self.volumes,
+            queue: self.queue,
+        }
+    }
 }
 
 fn next_id(r: &mut ByteReader<'_>, field: &str) -> Result<u32, FormatError> {

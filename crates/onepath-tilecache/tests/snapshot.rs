@@ -181,6 +181,77 @@ fn after_a_restore_the_last_built_areas_are_forgotten_and_equal_layers_keep_thei
     }
 }
 
+#[test]
+fn a_two_phase_restore_changes_nothing_until_applied_and_then_equals_a_restore() {
+    for (p, mode) in both_layer_paths().into_iter().flat_map(|p| {
+        [
+            (p.clone(), SnapshotMode::Full),
+            (p, SnapshotMode::Referenced),
+        ]
+    }) {
+        let mut a = busy_cache_with(&p);
+        let mut library = TileLibrary::new(a.params());
+        library.extend(a.mesh().tiles().map(|t| t.tile())).unwrap();
+        let saved = a.snapshot(mode);
+        a.add_obstacle(Obstacle::Box {
+            min: [30.0, -1.0, 50.0],
+            max: [33.0, 2.0, 52.0],
+        })
+        .unwrap();
+        a.update_all().unwrap();
+        let mut b = a.clone();
+        b.restore(&saved, &library).unwrap();
+        // The first half changes nothing; its mesh is the restored one.
+        let before = a.snapshot(SnapshotMode::Full);
+        let prepared = match mode {
+            SnapshotMode::Full => a.prepare_restore_full(&saved).unwrap(),
+            SnapshotMode::Referenced => a.prepare_restore(&saved, &library).unwrap(),
+        };
+        assert_eq!(a.snapshot(SnapshotMode::Full), before);
+        assert_eq!(prepared.mesh(), b.mesh());
+        // The second half gives exactly what a restore gives, now and later.
+        a.apply_restore(prepared).unwrap();
+        assert_eq!(a.snapshot(mode), saved);
+        for c in [&mut a, &mut b] {
+            c.add_volume(swamp()).unwrap();
+            c.update_all().unwrap();
+        }
+        assert_eq!(
+            a.snapshot(SnapshotMode::Full),
+            b.snapshot(SnapshotMode::Full)
+        );
+    }
+}
+
+#[test]
+fn a_prepared_restore_is_refused_by_a_cache_with_other_tiles_and_a_bad_one_is_refused_at_once() {
+    let c = busy_cache();
+    let saved = c.snapshot(SnapshotMode::Full);
+    let prepared = c.prepare_restore_full(&saved).unwrap();
+    // Another level: other tiles.
+    let (_, soup) = levels().swap_remove(1);
+    let mut other = TileCache::build_soup(&pipeline(Partition::Layers), &soup).unwrap();
+    let before = other.snapshot(SnapshotMode::Full);
+    let m = state_message(other.apply_restore(prepared).unwrap_err());
+    assert!(m.contains("other tiles or settings"), "{m}");
+    assert_eq!(other.snapshot(SnapshotMode::Full), before);
+    // A broken snapshot fails in the first half, naming what failed, as a restore does.
+    let mut b = saved.clone();
+    b[4] = 2;
+    assert!(matches!(
+        c.prepare_restore_full(&b),
+        Err(FormatError::Version { found: 2, .. })
+    ));
+    let mut b = saved.clone();
+    let n = b.len();
+    b.truncate(n - 1);
+    assert!(matches!(
+        c.prepare_restore_full(&b),
+        Err(FormatError::Malformed { ref at, .. }) if at == "mesh snapshot"
+    ));
+    assert_eq!(c.snapshot(SnapshotMode::Full), saved);
+}
+
 fn assert_rejected_and_untouched(c: &mut TileCache, bytes: &[u8]) -> FormatError {
     let before = c.snapshot(SnapshotMode::Full);
     let mesh = c.mesh().clone();

@@ -6,12 +6,21 @@
 use onepath_crowd::{Crowd, CrowdError, WorldContext};
 use onepath_format::FormatError;
 use onepath_gridstate::Grid;
+use onepath_mesh::TiledNavMesh;
 use onepath_snapshot::{NavMeshSnapshot, SnapshotMode};
+use onepath_tilecache::PreparedRestore;
 
 use crate::error::{Error, Result};
 use crate::navmesh::Store;
 use crate::world::NavWorld;
 use crate::world_crowd::WorldCrowd;
+
+/// A class part checked and restored off to the side: a mesh restored into a copy, or a tile
+/// cache's prepared two-phase restore.
+enum Restored {
+    Plain(Box<TiledNavMesh>),
+    Cached(Box<PreparedRestore>),
+}
 
 /// The name of [`WorldSnapshot`] in its [`FormatError::State`] errors.
 pub const WORLD_STATE_FORMAT: &str = "world";
@@ -89,9 +98,11 @@ impl WorldSnapshot {
     /// way: the same classes, each with or without a tile cache as then, the grids with the
     /// same ids and sizes, a crowd exactly when the snapshot has one).
     ///
-    /// Every part is restored into a copy first, in order (classes, grids, then the crowds
-    /// against the restored meshes and grids); only when every part succeeded are the
-    /// copies swapped in. Errors: a part count, kind or grid id that does not match is
+    /// Every part is checked and restored off to the side first, in order (classes, grids,
+    /// then the crowds against the restored meshes and grids): a mesh into a copy, a tile
+    /// cache through its two-phase restore (`TileCache::prepare_restore_full`, which copies
+    /// the cache's mesh but not its cached heightfields), a grid into a copy; only when
+    /// every part succeeded are they installed. Errors: a part count, kind or grid id that does not match is
     /// [`FormatError::State`] (format `"world"`) naming it; a part's own error comes with
     /// the part named (`class 1`, `grid 7`, `crowd 0`). On error nothing changes.
     pub fn restore(
@@ -116,12 +127,12 @@ impl WorldSnapshot {
                 (ClassSnapshot::Mesh(b), Store::Plain(m)) => {
                     let mut m = m.clone();
                     NavMeshSnapshot::restore_full_in_place(&mut m, b).map_err(at)?;
-                    Store::Plain(m)
+                    Restored::Plain(m)
                 }
                 (ClassSnapshot::TileCache(b), Store::Cached(t)) => {
-                    let mut t = t.clone();
-                    t.restore_full(b).map_err(at)?;
-                    Store::Cached(t)
+                    // Checked against the cache and its mesh restored into a copy of the
+                    // mesh; the cached heightfields are not copied.
+                    Restored::Cached(Box::new(t.prepare_restore_full(b).map_err(at)?))
                 }
                 (ClassSnapshot::Mesh(_), Store::Cached(_)) => {
                     return Err(broken(format!(
@@ -184,8 +195,8 @@ impl WorldSnapshot {
                     self.crowds.iter().zip(c.crowds()).zip(&stores).enumerate()
                 {
                     let mesh = match store {
-                        Store::Plain(m) => &**m,
-                        Store::Cached(t) => t.mesh(),
+                        Restored::Plain(m) => &**m,
+                        Restored::Cached(p) => p.mesh(),
                     };
                     let ctx = WorldContext {
                         mesh,
@@ -210,8 +221,16 @@ impl WorldSnapshot {
             grid.restore_state(g)
                 .map_err(|e| e.within(format!("grid {id}")))?;
         }
-        for (nav, store) in world.classes_mut().iter_mut().zip(stores) {
-            nav.store = store;
+        for (nav, restored) in world.classes_mut().iter_mut().zip(stores) {
+            match (restored, &mut nav.store) {
+                (Restored::Plain(m), store) => *store = Store::Plain(m),
+                (Restored::Cached(p), Store::Cached(t)) => t
+                    .apply_restore(*p)
+                    .expect("a restore prepared from this very tile cache"),
+                (Restored::Cached(_), Store::Plain(_)) => {
+                    unreachable!("a tile cache part was checked against a class with a cache")
+                }
+            }
         }
         if let Some(c) = crowd {
             c.replace_crowds(new_crowds);
