@@ -345,14 +345,14 @@ pub fn to_text(info: &Info) -> String {
     if !info.tile_list.is_empty() {
         let _ = writeln!(
             s,
-            "{:>6} {:>5} {:>5} {:>5} {:>6} {:>8} {:>8} {:>5}  content id",
-            "slot", "gen", "x", "z", "layer", "polygons", "vertices", "links"
+            "{:>6} {:>5} {:>5} {:>5} {:>6} {:>8} {:>8} {:>8}  content id",
+            "slot", "gen", "x", "z", "layer", "polygons", "vertices", "off-mesh"
         );
         for t in &info.tile_list {
             let opt = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
             let _ = writeln!(
                 s,
-                "{:>6} {:>5} {:>5} {:>5} {:>6} {:>8} {:>8} {:>5}  {}",
+                "{:>6} {:>5} {:>5} {:>5} {:>6} {:>8} {:>8} {:>8}  {}",
                 opt(t.slot),
                 opt(t.generation),
                 t.x,
