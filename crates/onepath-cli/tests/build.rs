@@ -2,6 +2,7 @@
 //! command, run as a user runs them.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use assert_cmd::Command;
 use onepath::{NavMesh, NavSettings, NavWorld, Partition};
@@ -35,10 +36,21 @@ const SETTINGS: &str = "# a smaller agent, the layer partition\n\
                         partition = \"Layers\"\n\
                         max_edge_length = 10.0\n";
 
+/// Writes `text` to the file `name` once per test run and returns its path: tests run in
+/// parallel, and rewriting a file another test's command is reading races (a truncated file
+/// reads as the default settings).
+fn written_once(cell: &'static OnceLock<PathBuf>, name: &str, text: &str) -> PathBuf {
+    cell.get_or_init(|| {
+        let p = tmp(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    })
+    .clone()
+}
+
 fn settings_file() -> PathBuf {
-    let p = tmp("small-agent.toml");
-    std::fs::write(&p, SETTINGS).unwrap();
-    p
+    static FILE: OnceLock<PathBuf> = OnceLock::new();
+    written_once(&FILE, "small-agent.toml", SETTINGS)
 }
 
 fn small_agent() -> NavSettings {
@@ -352,9 +364,8 @@ fn onnw_classes_are_picked_by_radius() {
 }
 
 fn default_settings_file() -> PathBuf {
-    let p = tmp("default-agent.toml");
-    std::fs::write(&p, "agent_radius = 0.6\n").unwrap();
-    p
+    static FILE: OnceLock<PathBuf> = OnceLock::new();
+    written_once(&FILE, "default-agent.toml", "agent_radius = 0.6\n")
 }
 
 #[test]
