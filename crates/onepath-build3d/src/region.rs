@@ -332,7 +332,9 @@ fn flood_region(
 
 /// Monotone partition: each row (increasing Z) is swept along X; a run of spans takes the
 /// region of the row below when that is its only −z neighbour region and that region
-/// continues into exactly this run, otherwise it opens a new region.
+/// continues into exactly this run, otherwise it opens a new region. Each row's spans are
+/// read as one range of `chf.spans`, which the heightfield's layout (column by column, X
+/// fastest) guarantees.
 pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_area: u32) -> Regions {
     let n = chf.span_count();
     let w = chf.width;
