@@ -154,7 +154,7 @@ fn simplify(points: &[[i32; 4]], max_error: f32, max_edge_len: i32) -> Vec<[i32;
     let has_connections = points.iter().any(|p| (p[3] as u32) & REG_MASK != 0);
     if has_connections {
         for i in 0..pn {
-            let ii = (i + 1) % pn;
+            let ii = if i + 1 == pn { 0 } else { i + 1 };
             let a = points[i][3] as u32;
             let b = points[ii][3] as u32;
             let different_regs = (a & REG_MASK) != (b & REG_MASK);
@@ -208,7 +208,11 @@ fn simplify(points: &[[i32; 4]], max_error: f32, max_edge_len: i32) -> Vec<[i32;
                     maxd = d;
                     maxi = Some(ci);
                 }
-                ci = (ci + cinc) % pn;
+                // ci < pn and cinc < pn: one subtraction wraps it (no division).
+                ci += cinc;
+                if ci >= pn {
+                    ci -= pn;
+                }
             }
         }
         match maxi {
@@ -291,18 +295,18 @@ pub fn build_contours(
 ) -> Vec<Contour> {
     let n = chf.span_count();
     let mut flags = vec![0u8; n];
-    for i in 0..n {
-        if reg[i] == 0 || reg[i] & BORDER_REG != 0 {
+    // The regions with a 0 after the last span, which a missing link (NOT_CONNECTED, past
+    // every span) reads: a span's region is never 0 here, so that side is open.
+    let mut regx = Vec::with_capacity(n + 1);
+    regx.extend_from_slice(&reg[..n]);
+    regx.push(0u16);
+    let at = |c: u32| regx[(c as usize).min(n)];
+    for ((f, &r), s) in flags.iter_mut().zip(reg).zip(&chf.spans) {
+        if r == 0 || r & BORDER_REG != 0 {
             continue;
         }
-        let mut res = 0u8;
-        for dir in 0..4 {
-            let r = chf.neighbour(i, dir).map_or(0, |a| reg[a]);
-            if r == reg[i] {
-                res |= 1 << dir;
-            }
-        }
-        flags[i] = res ^ 0xF;
+        let same = |d: usize| u8::from(at(s.con[d]) == r) << d;
+        *f = (same(0) | same(1) | same(2) | same(3)) ^ 0xF;
     }
     let border = chf.border;
     let mut contours: Vec<Contour> = Vec::new();

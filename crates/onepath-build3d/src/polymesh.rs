@@ -3,6 +3,7 @@
 //! (`docs/build3d-polys.md` §1–§2).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::contour::{Contour, BORDER_VERTEX};
 
@@ -216,6 +217,16 @@ fn uleft(a: [i32; 3], b: [i32; 3], c: [i32; 3]) -> bool {
 
 /// The merge value of two polygons sharing an edge: the squared length of that edge when
 /// the merged polygon stays convex (strictly, in cells) and within `nvp` vertices.
+/// `(i + 1) % n` for `i < n`, without a division (it sits in the merge's inner loops).
+#[inline]
+fn next(i: usize, n: usize) -> usize {
+    if i + 1 == n {
+        0
+    } else {
+        i + 1
+    }
+}
+
 fn merge_value(
     pa: &[u32],
     pb: &[u32],
@@ -229,12 +240,12 @@ fn merge_value(
     }
     let mut found = None;
     'outer: for i in 0..na {
-        let (mut va0, mut va1) = (pa[i], pa[(i + 1) % na]);
+        let (mut va0, mut va1) = (pa[i], pa[next(i, na)]);
         if va0 > va1 {
             std::mem::swap(&mut va0, &mut va1);
         }
         for j in 0..nb {
-            let (mut vb0, mut vb1) = (pb[j], pb[(j + 1) % nb]);
+            let (mut vb0, mut vb1) = (pb[j], pb[next(j, nb)]);
             if vb0 > vb1 {
                 std::mem::swap(&mut vb0, &mut vb1);
             }
@@ -269,7 +280,7 @@ pub type ConvexCheck<'a> = dyn Fn(&[[i32; 3]], &[u32]) -> bool + 'a;
 /// vertices") allows.
 pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck<'_>) -> PolyMesh {
     let mut mesh = PolyMesh::default();
-    let mut lookup: HashMap<(i32, i32), Vec<u32>> = HashMap::new();
+    let mut lookup = Weld::default();
     let mut on_border: Vec<bool> = Vec::new();
     for c in contours {
         if c.verts.len() < 3 {
@@ -319,13 +330,15 @@ pub(crate) fn merge_polygons(
     if nvp <= 3 {
         return;
     }
+    // The candidate merge of each pair, written into one buffer.
+    let mut merged = Vec::with_capacity(2 * nvp);
     loop {
         let mut best: Option<(i64, usize, usize, usize, usize)> = None;
         for j in 0..polys.len().saturating_sub(1) {
             for k in j + 1..polys.len() {
                 if let Some((val, ea, eb)) = merge_value(&polys[j], &polys[k], verts, nvp) {
                     if best.map_or(true, |b| val > b.0) {
-                        let merged = merged_poly(&polys[j], &polys[k], ea, eb);
+                        merged_into(&mut merged, &polys[j], &polys[k], ea, eb);
                         if convex_ok(verts, &merged) {
                             best = Some((val, j, k, ea, eb));
                         }
@@ -336,41 +349,74 @@ pub(crate) fn merge_polygons(
         let Some((_, pa, pb, ea, eb)) = best else {
             break;
         };
-        let merged = merged_poly(&polys[pa], &polys[pb], ea, eb);
-        polys[pa] = merged;
+        let mut joined = Vec::with_capacity(nvp);
+        merged_into(&mut joined, &polys[pa], &polys[pb], ea, eb);
+        polys[pa] = joined;
         polys.swap_remove(pb);
     }
 }
 
-fn merged_poly(pa: &[u32], pb: &[u32], ea: usize, eb: usize) -> Vec<u32> {
+/// The merge of `pa` and `pb` along their shared edge (`ea` of `pa`, `eb` of `pb`): `pa`
+/// from the vertex after the edge round to its start, then `pb` likewise.
+fn merged_into(out: &mut Vec<u32>, pa: &[u32], pb: &[u32], ea: usize, eb: usize) {
+    out.clear();
     let na = pa.len();
     let nb = pb.len();
-    let mut out = Vec::with_capacity(na + nb - 2);
     for i in 0..na - 1 {
         out.push(pa[(ea + 1 + i) % na]);
     }
     for i in 0..nb - 1 {
         out.push(pb[(eb + 1 + i) % nb]);
     }
-    out
+}
+
+/// The welding index: for each (x, z) the most recently added vertex there, and for each
+/// vertex the one added before it at the same (x, z) (so a column's vertices are visited
+/// newest first). Only looked up, never iterated, so the hash order reaches no output.
+#[derive(Default)]
+struct Weld {
+    latest: HashMap<u64, u32, BuildHasherDefault<WeldHasher>>,
+    earlier: Vec<u32>,
+}
+
+/// No vertex (end of a column's chain).
+const NO_VERTEX: u32 = u32::MAX;
+
+/// A multiplicative hash of one `u64` key (an x/z pair), far cheaper than the default
+/// SipHash; the keys are not chosen by an adversary (they are cell coordinates of a tile).
+#[derive(Default)]
+struct WeldHasher(u64);
+
+impl Hasher for WeldHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = (self.0.rotate_left(5) ^ k).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }
 
 /// Welds a vertex: an existing vertex with the same x and z and a height within 2 cells
 /// (the most recently added such vertex) is reused.
-fn add_vertex(
-    verts: &mut Vec<[i32; 3]>,
-    lookup: &mut HashMap<(i32, i32), Vec<u32>>,
-    v: [i32; 3],
-) -> u32 {
-    let bucket = lookup.entry((v[0], v[2])).or_default();
-    for &k in bucket.iter().rev() {
+fn add_vertex(verts: &mut Vec<[i32; 3]>, weld: &mut Weld, v: [i32; 3]) -> u32 {
+    let key = (u64::from(v[0] as u32) << 32) | u64::from(v[2] as u32);
+    let newest = weld.latest.get(&key).copied().unwrap_or(NO_VERTEX);
+    let mut k = newest;
+    while k != NO_VERTEX {
         if (verts[k as usize][1] - v[1]).abs() <= 2 {
             return k;
         }
+        k = weld.earlier[k as usize];
     }
     let k = verts.len() as u32;
     verts.push(v);
-    bucket.push(k);
+    weld.earlier.push(newest);
+    weld.latest.insert(key, k);
     k
 }
 

@@ -1,7 +1,7 @@
 //! Region partitions (`docs/build3d-regions.md`): watershed on the distance field,
 //! monotone sweeps, and the region clean-up (island removal, merging, renumbering) they share.
 
-use crate::compact::CompactHeightfield;
+use crate::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::heightfield::{DIR_X, DIR_Z, NULL_AREA};
 
 /// Bit set on the region id of the tile's border ring.
@@ -27,44 +27,48 @@ struct LevelEntry {
     i: i64,
 }
 
-fn paint_rect(
-    chf: &CompactHeightfield,
-    reg: &mut [u16],
-    x0: i32,
-    x1: i32,
-    z0: i32,
-    z1: i32,
-    id: u16,
-) {
-    for z in z0..z1 {
-        for x in x0..x1 {
-            for i in chf.column(x, z) {
-                if chf.areas[i] != NULL_AREA {
-                    reg[i] = id;
-                }
-            }
-        }
+/// The spans of columns `x0..x1` of row `z`: one contiguous range, because spans are stored
+/// column by column with X fastest (empty when `x0 >= x1`).
+fn row_spans(chf: &CompactHeightfield, z: i32, x0: i32, x1: i32) -> std::ops::Range<usize> {
+    if x0 >= x1 {
+        return 0..0;
     }
+    let first = chf.column(x0, z).start;
+    let last = chf.column(x1 - 1, z).end;
+    first..last
 }
 
-/// Paints the border ring with four border regions; returns the next free id.
+/// Paints the border ring with four border regions; returns the next free id. The four
+/// rectangles (−x side, +x side, −z side, +z side, each `border` cells deep) are painted in
+/// that order, a later one over an earlier one where they overlap; each walkable span is
+/// written once here with the id of the last rectangle that holds it.
 fn paint_border(chf: &CompactHeightfield, reg: &mut [u16]) -> u16 {
     let w = chf.width;
     let h = chf.depth;
-    let mut id = 1u16;
-    if chf.border > 0 {
-        let bw = w.min(chf.border);
-        let bh = h.min(chf.border);
-        paint_rect(chf, reg, 0, bw, 0, h, id | BORDER_REG);
-        id += 1;
-        paint_rect(chf, reg, w - bw, w, 0, h, id | BORDER_REG);
-        id += 1;
-        paint_rect(chf, reg, 0, w, 0, bh, id | BORDER_REG);
-        id += 1;
-        paint_rect(chf, reg, 0, w, h - bh, h, id | BORDER_REG);
-        id += 1;
+    if chf.border <= 0 {
+        return 1;
     }
-    id
+    let bw = w.min(chf.border);
+    let bh = h.min(chf.border);
+    let mut paint = |range: std::ops::Range<usize>, rect: u16| {
+        for i in range {
+            if chf.areas[i] != NULL_AREA {
+                reg[i] = rect | BORDER_REG;
+            }
+        }
+    };
+    for z in 0..h {
+        if z >= h - bh {
+            paint(row_spans(chf, z, 0, w), 4);
+        } else if z < bh {
+            paint(row_spans(chf, z, 0, w), 3);
+        } else {
+            // +x before −x where they overlap (a grid narrower than two borders).
+            paint(row_spans(chf, z, 0, bw.min(w - bw)), 1);
+            paint(row_spans(chf, z, w - bw, w), 2);
+        }
+    }
+    5
 }
 
 /// Watershed partition: regions grow from the highest distance-field levels down, two
@@ -328,7 +332,9 @@ fn flood_region(
 
 /// Monotone partition: each row (increasing Z) is swept along X; a run of spans takes the
 /// region of the row below when that is its only −z neighbour region and that region
-/// continues into exactly this run, otherwise it opens a new region.
+/// continues into exactly this run, otherwise it opens a new region. Each row's spans are
+/// read as one range of `chf.spans`, which the heightfield's layout (column by column, X
+/// fastest) guarantees.
 pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_area: u32) -> Regions {
     let n = chf.span_count();
     let w = chf.width;
@@ -349,49 +355,53 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
     let mut prev: Vec<u32> = Vec::new();
     let mut sweeps: Vec<Sweep> = Vec::new();
     let border = chf.border;
+    let areas = &chf.areas[..];
+    let spans = &chf.spans[..];
     for z in border..h - border {
         prev.clear();
         prev.resize(usize::from(id) + 1, 0);
         sweeps.clear();
-        for x in border..w - border {
-            for i in chf.column(x, z) {
-                if chf.areas[i] == NULL_AREA {
-                    continue;
-                }
-                // Continue the run of the −x neighbour (same area, inside the tile).
-                let mut run = u32::MAX;
-                if let Some(a) = chf.neighbour(i, 0) {
-                    if reg[a] & BORDER_REG == 0
-                        && chf.areas[i] == chf.areas[a]
-                        && run_of[a] != u32::MAX
-                    {
-                        run = run_of[a];
-                    }
-                }
-                if run == u32::MAX {
-                    run = sweeps.len() as u32;
-                    sweeps.push(Sweep {
-                        id: 0,
-                        ns: 0,
-                        nei: 0,
-                    });
-                }
-                // The region below (−z, same area, not border).
-                if let Some(a) = chf.neighbour(i, 3) {
-                    let nr = reg[a];
-                    if nr != 0 && nr & BORDER_REG == 0 && chf.areas[i] == chf.areas[a] {
-                        let sw = &mut sweeps[run as usize];
-                        if sw.nei == 0 || sw.nei == nr {
-                            sw.nei = nr;
-                            sw.ns += 1;
-                            prev[usize::from(nr)] += 1;
-                        } else {
-                            sw.nei = MULTI;
-                        }
-                    }
-                }
-                run_of[i] = run;
+        // The row's spans inside the tile, in column order (the sweep's order).
+        let row = row_spans(chf, z, border, w - border);
+        for i in row.clone() {
+            let area = areas[i];
+            if area == NULL_AREA {
+                continue;
             }
+            // Continue the run of the −x neighbour (same area, inside the tile).
+            let mut run = u32::MAX;
+            let a = spans[i].con[0];
+            if a != NOT_CONNECTED {
+                let a = a as usize;
+                if reg[a] & BORDER_REG == 0 && area == areas[a] && run_of[a] != u32::MAX {
+                    run = run_of[a];
+                }
+            }
+            if run == u32::MAX {
+                run = sweeps.len() as u32;
+                sweeps.push(Sweep {
+                    id: 0,
+                    ns: 0,
+                    nei: 0,
+                });
+            }
+            // The region below (−z, same area, not border).
+            let a = spans[i].con[3];
+            if a != NOT_CONNECTED {
+                let a = a as usize;
+                let nr = reg[a];
+                if nr != 0 && nr & BORDER_REG == 0 && area == areas[a] {
+                    let sw = &mut sweeps[run as usize];
+                    if sw.nei == 0 || sw.nei == nr {
+                        sw.nei = nr;
+                        sw.ns += 1;
+                        prev[usize::from(nr)] += 1;
+                    } else {
+                        sw.nei = MULTI;
+                    }
+                }
+            }
+            run_of[i] = run;
         }
         // A run whose spans below all lie in one region, which reaches this row only
         // through this run, continues that region; any other run takes a new id.
@@ -405,12 +415,10 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
                 }
             }
         }
-        for x in border..w - border {
-            for i in chf.column(x, z) {
-                if run_of[i] != u32::MAX {
-                    reg[i] = sweeps[run_of[i] as usize].id;
-                    run_of[i] = u32::MAX;
-                }
+        for i in row {
+            if run_of[i] != u32::MAX {
+                reg[i] = sweeps[run_of[i] as usize].id;
+                run_of[i] = u32::MAX;
             }
         }
     }
@@ -566,39 +574,38 @@ fn merge_and_filter_regions(
             ..Region::default()
         })
         .collect();
-    // Span counts, floors and neighbour rings.
-    for z in 0..chf.depth {
-        for x in 0..chf.width {
-            let col = chf.column(x, z);
-            for i in col.clone() {
-                let r = usize::from(reg[i]);
-                if r == 0 || r >= nreg {
+    // Span counts, floors and neighbour rings, span by span (spans are stored column by
+    // column, so this is column order); only a column of several spans has floors to read.
+    for i in 0..chf.span_count() {
+        let r = usize::from(reg[i]);
+        if r == 0 || r >= nreg {
+            continue;
+        }
+        regions[r].span_count += 1;
+        let col = chf.column(i32::from(chf.span_x[i]), i32::from(chf.span_z[i]));
+        if col.len() > 1 {
+            for j in col {
+                if i == j {
                     continue;
                 }
-                regions[r].span_count += 1;
-                for j in col.clone() {
-                    if i == j {
-                        continue;
-                    }
-                    let f = usize::from(reg[j]);
-                    if f == 0 || f >= nreg {
-                        continue;
-                    }
-                    if f == r {
-                        regions[r].overlap = true;
-                    }
-                    add_unique_floor(&mut regions[r], f as u16);
-                }
-                if !regions[r].connections.is_empty() {
+                let f = usize::from(reg[j]);
+                if f == 0 || f >= nreg {
                     continue;
                 }
-                regions[r].area = chf.areas[i];
-                if let Some(dir) = (0..4).find(|&d| is_solid_edge(chf, reg, i, d)) {
-                    let mut cont = Vec::new();
-                    walk_region_contour(chf, reg, i, dir, &mut cont);
-                    regions[r].connections = cont;
+                if f == r {
+                    regions[r].overlap = true;
                 }
+                add_unique_floor(&mut regions[r], f as u16);
             }
+        }
+        if !regions[r].connections.is_empty() {
+            continue;
+        }
+        regions[r].area = chf.areas[i];
+        if let Some(dir) = (0..4).find(|&d| is_solid_edge(chf, reg, i, d)) {
+            let mut cont = Vec::new();
+            walk_region_contour(chf, reg, i, dir, &mut cont);
+            regions[r].connections = cont;
         }
     }
     // Remove islands smaller than the minimum area.
@@ -696,17 +703,39 @@ fn merge_and_filter_regions(
         r.remap =
             r.id != 0 && r.id & BORDER_REG == 0 && (r.span_count > 0 || usize::from(r.id) != i);
     }
+    // Each step gives the id of region i, and of every later region holding the same id, the
+    // next number. While that id is larger than every number given so far, the regions
+    // holding it are exactly the ones it held after merging (listed once, in index order);
+    // the first step where it is not falls back to scanning every later region.
+    let mut holders: Vec<Vec<u32>> = vec![Vec::new(); nreg];
+    for (k, r) in regions.iter().enumerate() {
+        if let Some(h) = holders.get_mut(usize::from(r.id)) {
+            h.push(k as u32);
+        }
+    }
     let mut gen = 0u16;
+    let mut scan = false;
     for i in 0..nreg {
         if !regions[i].remap {
             continue;
         }
         let old = regions[i].id;
         gen += 1;
-        for r in regions[i..].iter_mut() {
-            if r.id == old {
-                r.id = gen;
-                r.remap = false;
+        scan |= old < gen || usize::from(old) >= nreg;
+        if scan {
+            for r in regions[i..].iter_mut() {
+                if r.id == old {
+                    r.id = gen;
+                    r.remap = false;
+                }
+            }
+        } else {
+            for &k in &holders[usize::from(old)] {
+                let r = &mut regions[k as usize];
+                if k as usize >= i && r.id == old {
+                    r.id = gen;
+                    r.remap = false;
+                }
             }
         }
     }

@@ -24,21 +24,34 @@ fn ms_per_cycle(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0 / f64::from(CYCLES)
 }
 
+/// Runs the comparison on a pool of one thread, both sides on that same thread: OnePath's
+/// rayon calls stay on it (one thread, as DetourTileCache), and no round waits for another
+/// thread to be woken (on a loaded machine that wait, once per round, cost OnePath more than
+/// its own work on nav_test).
 fn compare(name: &str, level: &Level, tile_cells: u32, rounds: usize) -> Result<(), PeerError> {
-    let settings = cycle_settings(tile_cells);
-    let cylinders = cycle_cylinders(level)?;
-    let mut detour = DetourTileCacheRun::build(level, &settings)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .map_err(|e| PeerError::input("thread pool", e.to_string()))?;
-    let mut onepath = pool.install(|| OnePathTileCacheRun::build(level, &settings))?;
+    pool.install(|| compare_here(name, level, tile_cells, rounds))
+}
+
+fn compare_here(
+    name: &str,
+    level: &Level,
+    tile_cells: u32,
+    rounds: usize,
+) -> Result<(), PeerError> {
+    let settings = cycle_settings(tile_cells);
+    let cylinders = cycle_cylinders(level)?;
+    let mut detour = DetourTileCacheRun::build(level, &settings)?;
+    let mut onepath = OnePathTileCacheRun::build(level, &settings)?;
     // One warm-up round each, which also gives the work per round.
     let before = detour.layer_builds;
     detour.cycles(&cylinders)?;
     let detour_builds = detour.layer_builds - before;
     let s0 = onepath.cache.stats();
-    pool.install(|| onepath.cycles(&cylinders))?;
+    onepath.cycles(&cylinders)?;
     let s = onepath.cache.stats();
     let mut failure = None;
     let times = {
@@ -49,7 +62,7 @@ fn compare(name: &str, level: &Level, tile_cells: u32, rounds: usize) -> Result<
         };
         let mut failure2 = None;
         let mut run_onepath = || {
-            if let Err(e) = pool.install(|| onepath.cycles(&cylinders)) {
+            if let Err(e) = onepath.cycles(&cylinders) {
                 failure2.get_or_insert(e);
             }
         };
