@@ -92,6 +92,7 @@ mod error;
 mod geom;
 mod grid;
 mod guides;
+mod heightmap;
 mod navigator;
 pub mod normative;
 mod params;
@@ -108,9 +109,10 @@ pub use crowd::{
     TOPOLOGY_OPT_ITERATIONS,
 };
 pub use error::CrowdError;
+pub use heightmap::{Heightmap, LayerName, MAX_LAYER_NAME};
 pub use navigator::{
-    AgentId, ClimbLocomotion, FallLocomotion, FlyLocomotion, JumpLocomotion, LinkTraversal,
-    LocomotionHandler, LocomotionKind, Motion, Motor, MoveLocomotion, Navigator, PathRequest,
+    AgentId, ClimbLocomotion, FallLocomotion, FlyLocomotion, GroundingMode, GroundingStatus,
+    HeightmapGrounding, JumpLocomotion, LinkTraversal, LocomotionHandler, LocomotionKind, Motion, Motor, MoveLocomotion, Navigator, PathRequest,
     PathRequestKind, PlatformLocomotion, RequestSettings, SlideLocomotion, Steering,
     SteeringTuning, TravelMode, TrekCondition, Turning, WaterLocomotion,
 };
