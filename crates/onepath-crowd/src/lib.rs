@@ -112,9 +112,10 @@ pub use error::CrowdError;
 pub use heightmap::{Heightmap, LayerName, MAX_LAYER_NAME};
 pub use navigator::{
     AgentId, ClimbLocomotion, FallLocomotion, FlyLocomotion, GroundingMode, GroundingStatus,
-    HeightmapGrounding, JumpLocomotion, LinkTraversal, LocomotionHandler, LocomotionKind, Motion, Motor, MoveLocomotion, Navigator, PathRequest,
-    PathRequestKind, PlatformLocomotion, RequestSettings, SlideLocomotion, Steering,
-    SteeringTuning, TravelMode, TrekCondition, Turning, WaterLocomotion,
+    HeightmapGrounding, JumpLocomotion, LinkTraversal, LocomotionHandler, LocomotionKind, Motion,
+    Motor, MoveLocomotion, Navigator, PathRequest, PathRequestKind, PlatformLocomotion,
+    RequestSettings, SlideLocomotion, Steering, SteeringTuning, TravelMode, TrekCondition, Turning,
+    WaterLocomotion,
 };
 pub use params::{AgentParams, AvoidanceParams, AvoidanceQuality, AvoidanceType, UpdateFlags};
 pub use world::WorldContext;

@@ -540,7 +540,10 @@ impl LocomotionHandler {
     /// `[0, 1]` ([`CrowdError::InvalidParameter`] naming it).
     pub fn validate(&self) -> Result<(), CrowdError> {
         let comps = [
-            ("fly gravity_compensation", self.fly.map(|f| f.gravity_compensation)),
+            (
+                "fly gravity_compensation",
+                self.fly.map(|f| f.gravity_compensation),
+            ),
             (
                 "climb gravity_compensation",
                 self.climb.map(|c| c.gravity_compensation),

@@ -251,11 +251,9 @@ pub(crate) fn ground(world: &WorldContext<'_>, a: &mut Agent) -> bool {
         g.set_outcome(GroundingStatus::NotWalking, active, None);
         return false;
     }
-    let registered = |n: Option<crate::LayerName>| {
-        n.and_then(|n| world.heightmap(n.as_str()).map(|h| (n, h)))
-    };
-    let Some((name, layer)) = registered(g.preferred_layer()).or_else(|| registered(active))
-    else {
+    let registered =
+        |n: Option<crate::LayerName>| n.and_then(|n| world.heightmap(n.as_str()).map(|h| (n, h)));
+    let Some((name, layer)) = registered(g.preferred_layer()).or_else(|| registered(active)) else {
         g.set_outcome(GroundingStatus::MissingLayer, active, None);
         return true;
     };

@@ -32,8 +32,14 @@ pub(crate) fn grounding_mode(code: u32) -> GroundingMode {
 pub(crate) fn save_grounding(w: &mut Writer<'_>, g: &HeightmapGrounding) {
     let d = HeightmapGrounding::default();
     w.u32("mode", mode_code(g.mode()), mode_code(d.mode()));
-    w.opt_text("preferred_layer", g.preferred_layer().as_ref().map(LayerName::as_str));
-    w.opt_text("active_layer", g.active_layer().as_ref().map(LayerName::as_str));
+    w.opt_text(
+        "preferred_layer",
+        g.preferred_layer().as_ref().map(LayerName::as_str),
+    );
+    w.opt_text(
+        "active_layer",
+        g.active_layer().as_ref().map(LayerName::as_str),
+    );
     w.f64("ground_offset", g.ground_offset(), d.ground_offset());
     w.f64("snap_tolerance", g.snap_tolerance(), d.snap_tolerance());
 }

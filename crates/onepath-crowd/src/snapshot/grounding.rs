@@ -103,8 +103,7 @@ fn read_name(r: &mut R<'_>, field: &str) -> Result<Option<LayerName>, FormatErro
         )));
     }
     let bytes = r.0.bytes(len, field)?;
-    let text = core::str::from_utf8(bytes)
-        .map_err(|_| broken(format!("{field} is not UTF-8")))?;
+    let text = core::str::from_utf8(bytes).map_err(|_| broken(format!("{field} is not UTF-8")))?;
     LayerName::new(text)
         .map(Some)
         .map_err(|_| broken(format!("{field} {text:?} is not a layer name")))
@@ -145,7 +144,9 @@ fn read_grounding(r: &mut R<'_>) -> Result<HeightmapGrounding, FormatError> {
 
 fn read_entry(r: &mut R<'_>, bits: u8, a: &mut Agent) -> Result<(), FormatError> {
     if bits == 0 || bits & !(PART_GROUNDING | PART_FLY | PART_CLIMB) != 0 {
-        return Err(broken(format!("parts = {bits:#04x} is not a nonzero mask of 1, 2, 4")));
+        return Err(broken(format!(
+            "parts = {bits:#04x} is not a nonzero mask of 1, 2, 4"
+        )));
     }
     let grounding = if bits & PART_GROUNDING != 0 {
         Some(read_grounding(r)?)
