@@ -210,7 +210,7 @@ fn a_missing_layer_fails_cleanly_and_the_agent_walks_on_the_mesh() {
     assert_eq!(g.status(), GroundingStatus::Grounded);
     assert_eq!(g.active_layer().unwrap().as_str(), "terrain");
     // ... else the active one while it is registered ...
-    let settings = snap("elsewhere", 1.0, 0.0)
+    let settings = snap("elsewhere", 2.0, 0.0)
         .with_active_layer("other")
         .unwrap();
     crowd.configure_heightmap_grounding(id, settings).unwrap();
