@@ -19,8 +19,14 @@
 //! `docs/crowd.md`, "Guides").
 //!
 //! Each agent carries a navigator ([`Navigator`]: transform and motion, steering session
-//! with its path request, turning, motor with its locomotion modes chosen by the ground;
-//! `docs/crowd.md`, "Navigator"), the authoritative state a record of the agent holds.
+//! with its path request, turning, motor with its locomotion modes chosen by the ground,
+//! heightmap grounding settings; `docs/crowd.md`, "Navigator"), the authoritative state a
+//! record of the agent holds. An agent may put its feet on a host-owned [`Heightmap`]
+//! layer registered by name on the [`WorldContext`]
+//! ([`Crowd::configure_heightmap_grounding`]): the last step of the update gives its feet
+//! height, and the navmesh position moves exactly as without it (`docs/crowd.md`,
+//! "Heightmap grounding"). Fly and Climb carry a gravity compensation (default 1: as
+//! before; `docs/crowd.md`, "Gravity compensation").
 //!
 //! ## Saving state (`docs/agent-records.md`, module [`normative`])
 //! - [`Crowd::save_snapshot`] / [`Crowd::restore_snapshot`]: ONCS, the canonical binary

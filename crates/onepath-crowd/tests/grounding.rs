@@ -936,3 +936,61 @@ fn bad_navigator_extension_bytes_give_typed_errors_naming_the_field() {
     );
     check(&|b| b.push(0), "trailing bytes");
 }
+
+/// The fuzz target's navigator seed (`fuzz/seeds/crowd_state_reader/oncs_navigator`:
+/// selector 0, then an ONCS snapshot with the navigator extension, on the
+/// bridge-and-building fixture: a grounded walker, a compensated flyer and climber) must
+/// still load; `ONEPATH_WRITE_FUZZ_SEEDS=1` writes it anew.
+#[test]
+fn the_fuzz_navigator_seed_still_loads() {
+    let mesh = onepath_mesh::fixtures::bridge_and_building();
+    let w = WorldContext::new(&mesh);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/seeds/crowd_state_reader/oncs_navigator");
+    if std::env::var_os("ONEPATH_WRITE_FUZZ_SEEDS").is_some() {
+        let mut c = Crowd::new(CrowdSettings::default()).unwrap();
+        let g = walker(&mut c, &mesh, [2.0, 0.0, 2.0], [20.0, 0.0, 4.0]);
+        c.configure_heightmap_grounding(
+            g,
+            snap("terrain", 0.6, 0.05)
+                .with_active_layer("rock")
+                .unwrap(),
+        )
+        .unwrap();
+        let mut h = LocomotionHandler::with_all_modes();
+        h.fly.as_mut().unwrap().gravity_compensation = 0.5;
+        h.climb.as_mut().unwrap().gravity_compensation = 0.25;
+        let up = c
+            .add_agent_with(&mesh, [24.0, 0.0, 14.0], AgentParams::new(0.3), h)
+            .unwrap();
+        let n = NavMeshQuery::new()
+            .find_nearest_poly(
+                &mesh,
+                [27.0, 3.0, 8.0],
+                [1.0, 2.0, 1.0],
+                &QueryFilter::new(),
+            )
+            .unwrap()
+            .unwrap();
+        c.request_move_target(up, n.poly, n.point).unwrap();
+        for _ in 0..30 {
+            c.update(&w, DT).unwrap();
+        }
+        let mut bytes = vec![0u8];
+        bytes.extend(c.save_snapshot());
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[0], 0);
+    let mut c = Crowd::new(CrowdSettings::default()).unwrap();
+    c.restore_snapshot(&w, &bytes[1..]).unwrap();
+    assert_eq!(c.save_snapshot(), &bytes[1..]);
+    let a = &c.agents()[0];
+    assert_eq!(
+        a.navigator().grounding.preferred_layer().unwrap().as_str(),
+        "terrain"
+    );
+    let h = c.agents()[1].navigator().motor.handler;
+    assert_eq!(h.fly.unwrap().gravity_compensation, 0.5);
+    assert_eq!(h.climb.unwrap().gravity_compensation, 0.25);
+}
