@@ -235,9 +235,10 @@ pub(super) fn begin_link(a: &mut Agent, init: Vec3, start: Vec3, end: Vec3) {
 
 /// Grounds agent `a` on its layer of `world` (`docs/crowd.md`, "Heightmap grounding"): the
 /// preferred layer when registered (it becomes the active one), else the active layer when
-/// registered; a walking agent over the layer gets its feet height (layer height at its X/Z
-/// + ground offset), in Snap mode only when the layer lies within the snap tolerance of
-/// its navmesh height. Only the grounding's status, active layer and feet height change.
+/// registered; a walking agent over the layer gets its feet height (the layer's height at
+/// its X/Z plus the ground offset), in Snap mode only when the layer lies within the snap
+/// tolerance of its navmesh height. Only the grounding's status, active layer and feet
+/// height change.
 /// Returns true when grounding is on and no layer is registered (the failure is the
 /// status [`GroundingStatus::MissingLayer`]; nothing is built in the layer's place).
 pub(crate) fn ground(world: &WorldContext<'_>, a: &mut Agent) -> bool {
@@ -260,7 +261,8 @@ pub(crate) fn ground(world: &WorldContext<'_>, a: &mut Agent) -> bool {
     let p = a.nav.motion.position;
     let (status, foot) = match layer.height_at(p[0], p[2]) {
         None => (GroundingStatus::OffLayer, None),
-        Some(h) if g.mode() == GroundingMode::Snap && !((h - p[1]).abs() <= g.snap_tolerance()) => {
+        // Heights and positions are finite: the comparison has no NaN case.
+        Some(h) if g.mode() == GroundingMode::Snap && (h - p[1]).abs() > g.snap_tolerance() => {
             (GroundingStatus::OutOfTolerance, None)
         }
         Some(h) => (GroundingStatus::Grounded, Some(h + g.ground_offset())),
