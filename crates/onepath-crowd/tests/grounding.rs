@@ -11,28 +11,18 @@ use onepath_crowd::{
     GroundingStatus, Heightmap, HeightmapGrounding, LocomotionHandler, PathRequest,
     PathRequestKind, RequestSettings, WorldContext,
 };
-use onepath_format::{FormatError, NavMeshParams};
-use onepath_gridstate::{VoxelGrid, VoxelSpace, WALL};
-use onepath_mesh::fixtures::flat_grid_tile;
+use onepath_format::FormatError;
+use onepath_gridstate::VoxelGrid;
 use onepath_mesh::query::{NavMeshQuery, QueryFilter};
 use onepath_mesh::TiledNavMesh;
 use proptest::test_runner::{Config, TestRunner};
 
+#[path = "common/flat.rs"]
+mod flat;
+use flat::{flat_mesh, voxels};
+
 const DT: f64 = 1.0 / 60.0;
 const VOXELS: u32 = 9;
-
-/// A flat 32 × 32 mesh at height 0.
-fn flat_mesh() -> TiledNavMesh {
-    let params = NavMeshParams::new([0.0, 0.0, 0.0], 16.0, 0.25, 6);
-    let mut mesh = TiledNavMesh::new(params).unwrap();
-    for z in 0..2 {
-        for x in 0..2 {
-            mesh.add_tile(flat_grid_tile(&params, x, z, 0, 0.0, 8).unwrap())
-                .unwrap();
-        }
-    }
-    mesh
-}
 
 /// 33 × 33 samples one unit apart over the mesh: `h = 0.05 x + 0.01 z + lift` (a slope
 /// rising along X, a little along Z).
@@ -46,27 +36,52 @@ fn slope(lift: f32) -> Heightmap {
     Heightmap::new([0.0, 0.0], 1.0, 33, 33, s).unwrap()
 }
 
+/// The world of `mesh` with `voxels` and heightmap `layers`.
+fn world<'a>(
+    mesh: &'a TiledNavMesh,
+    voxels: &'a [(u32, &'a VoxelGrid)],
+    layers: &'a [(&'a str, &'a Heightmap)],
+) -> WorldContext<'a> {
+    WorldContext {
+        voxels,
+        heightmaps: layers,
+        ..WorldContext::new(mesh)
+    }
+}
+
 fn state_bytes(crowd: &Crowd) -> Vec<u8> {
     let mut b = Vec::new();
     crowd.write_state(&mut b);
     b
 }
 
-fn walker(crowd: &mut Crowd, mesh: &TiledNavMesh, from: [f64; 3], to: [f64; 3]) -> AgentId {
-    let id = crowd
-        .add_agent_with(
-            mesh,
-            from,
-            AgentParams::new(0.4),
-            LocomotionHandler::with_all_modes(),
-        )
-        .unwrap();
+/// Adds an agent of `params` and modes `h` at `from`, walking to the polygon nearest `to`.
+fn agent_to(
+    crowd: &mut Crowd,
+    mesh: &TiledNavMesh,
+    (from, to): ([f64; 3], [f64; 3]),
+    params: AgentParams,
+    h: LocomotionHandler,
+) -> AgentId {
+    let id = crowd.add_agent_with(mesh, from, params, h).unwrap();
     let n = NavMeshQuery::new()
         .find_nearest_poly(mesh, to, [1.0, 2.0, 1.0], &QueryFilter::new())
         .unwrap()
         .unwrap();
     crowd.request_move_target(id, n.poly, n.point).unwrap();
     id
+}
+
+fn walker(crowd: &mut Crowd, mesh: &TiledNavMesh, from: [f64; 3], to: [f64; 3]) -> AgentId {
+    let h = LocomotionHandler::with_all_modes();
+    agent_to(crowd, mesh, (from, to), AgentParams::new(0.4), h)
+}
+
+/// An agent of modes `h` at the foot of the bridge-and-building fixture's ladder (a climb
+/// link from the ground to the roof), heading for the roof.
+fn climber(crowd: &mut Crowd, mesh: &TiledNavMesh, h: LocomotionHandler) -> AgentId {
+    let route = ([24.0, 0.0, 14.0], [27.0, 3.0, 8.0]);
+    agent_to(crowd, mesh, route, AgentParams::new(0.3), h)
 }
 
 fn snap(layer: &str, tolerance: f64, offset: f64) -> HeightmapGrounding {
@@ -84,10 +99,7 @@ fn the_feet_follow_a_sloped_heightmap_within_the_tolerance_and_the_navmesh_posit
     let mesh = flat_mesh();
     let terrain = slope(0.0);
     let layers = [("terrain", &terrain)];
-    let w = WorldContext {
-        heightmaps: &layers,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &[], &layers);
     // The twin without grounding walks the same steps.
     let mut plain = Crowd::new(CrowdSettings::default()).unwrap();
     let mut grounded = Crowd::new(CrowdSettings::default()).unwrap();
@@ -136,10 +148,7 @@ fn a_layer_beyond_the_tolerance_does_not_snap_and_always_mode_follows_it() {
     // 2 units above the mesh everywhere (plus the slope).
     let high = slope(2.0);
     let layers = [("high", &high)];
-    let w = WorldContext {
-        heightmaps: &layers,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &[], &layers);
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
     let a = walker(&mut crowd, &mesh, [2.5, 0.0, 4.5], [20.5, 0.0, 4.5]);
     let b = walker(&mut crowd, &mesh, [2.5, 0.0, 8.5], [20.5, 0.0, 8.5]);
@@ -164,10 +173,7 @@ fn a_layer_beyond_the_tolerance_does_not_snap_and_always_mode_follows_it() {
     // Off the layer's samples: the feet stand on the navmesh position.
     let small = Heightmap::new([0.0, 0.0], 1.0, 2, 2, vec![0.0; 4]).unwrap();
     let layers = [("high", &small)];
-    let w = WorldContext {
-        heightmaps: &layers,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &[], &layers);
     crowd.update(&w, DT).unwrap();
     let gb = crowd.agent(b).unwrap().navigator().grounding;
     assert_eq!(gb.status(), GroundingStatus::OffLayer);
@@ -201,10 +207,7 @@ fn a_missing_layer_fails_cleanly_and_the_agent_walks_on_the_mesh() {
     assert!(crowd.agent(id).unwrap().navigator().steering.at_destination);
     // The active-layer rule: the preferred layer when registered (it becomes active) ...
     let both = [("other", &other), ("terrain", &terrain)];
-    let w = WorldContext {
-        heightmaps: &both,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &[], &both);
     crowd.update(&w, DT).unwrap();
     let g = crowd.agent(id).unwrap().navigator().grounding;
     assert_eq!(g.status(), GroundingStatus::Grounded);
@@ -227,10 +230,7 @@ fn a_missing_layer_fails_cleanly_and_the_agent_walks_on_the_mesh() {
     assert_eq!(g.foot_height(), other.height_at(p[0], p[2]));
     // ... else none: grounding fails, the active layer is kept for when it comes back.
     let only = [("terrain", &terrain)];
-    let w = WorldContext {
-        heightmaps: &only,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &[], &only);
     assert_eq!(crowd.update(&w, DT).unwrap().grounding_missing_layers, 1);
     let g = crowd.agent(id).unwrap().navigator().grounding;
     assert_eq!(g.status(), GroundingStatus::MissingLayer);
@@ -279,22 +279,6 @@ fn grounding_settings_and_compensations_are_validated_with_typed_errors() {
     assert!(crowd.agents().is_empty(), "a refused agent is not added");
 }
 
-fn voxels() -> VoxelGrid {
-    // 32 × 8 × 32 unit voxels from (0, −1, 0): the layer under the ground solid, and a wall
-    // x = 16 from the ground up to height 5 (free above).
-    let mut v = VoxelGrid::new(32, 8, 32, 0).unwrap();
-    v.set_space(VoxelSpace::new([0.0, -1.0, 0.0], 1.0).unwrap());
-    for z in 0..32 {
-        for x in 0..32 {
-            v.set_area(x, 0, z, WALL).unwrap();
-        }
-        for y in 1..6 {
-            v.set_area(16, y, z, WALL).unwrap();
-        }
-    }
-    v
-}
-
 fn voxel_request(target: [f64; 3]) -> PathRequest {
     PathRequest {
         kind: PathRequestKind::Voxel,
@@ -338,10 +322,7 @@ fn an_uncompensated_share_of_gravity_slows_climbing_flyers_and_full_compensation
     let mesh = flat_mesh();
     let vox = voxels();
     let voxel_list = [(VOXELS, &vox)];
-    let w = WorldContext {
-        voxels: &voxel_list,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &voxel_list, &[]);
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
     // Acceleration 0: the flight speed at once, then gravity's pull along the segment.
     let half = flyer(&mut crowd, &w, 0.0, 0.5);
@@ -388,10 +369,7 @@ fn a_flyer_whose_acceleration_cannot_carry_the_climb_stalls_in_free_space() {
     let mesh = flat_mesh();
     let vox = voxels();
     let voxel_list = [(VOXELS, &vox)];
-    let w = WorldContext {
-        voxels: &voxel_list,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &voxel_list, &[]);
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
     // No compensation and an acceleration of 2 (< 9.81): no steep climb is possible.
     let id = flyer(&mut crowd, &w, 2.0, 0.0);
@@ -411,7 +389,6 @@ fn a_flyer_whose_acceleration_cannot_carry_the_climb_stalls_in_free_space() {
 
 #[test]
 fn an_uncompensated_climber_takes_longer_up_the_ladder() {
-    // The bridge-and-building fixture's ladder: a climb link from the ground to the roof.
     let mesh = onepath_mesh::fixtures::bridge_and_building();
     let w = WorldContext::new(&mesh);
     let mut durations = Vec::new();
@@ -419,19 +396,7 @@ fn an_uncompensated_climber_takes_longer_up_the_ladder() {
         let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
         let mut h = LocomotionHandler::with_all_modes();
         h.climb.as_mut().unwrap().gravity_compensation = comp;
-        let id = crowd
-            .add_agent_with(&mesh, [24.0, 0.0, 14.0], AgentParams::new(0.3), h)
-            .unwrap();
-        let n = NavMeshQuery::new()
-            .find_nearest_poly(
-                &mesh,
-                [27.0, 3.0, 8.0],
-                [1.0, 2.0, 1.0],
-                &QueryFilter::new(),
-            )
-            .unwrap()
-            .unwrap();
-        crowd.request_move_target(id, n.poly, n.point).unwrap();
+        let id = climber(&mut crowd, &mesh, h);
         let mut found = None;
         for _ in 0..60 * 20 {
             crowd.update(&w, DT).unwrap();
@@ -477,11 +442,7 @@ fn a_restored_crowd_with_grounding_and_compensated_flyers_steps_on_byte_for_byte
     let terrain = slope(0.0);
     let voxel_list = [(VOXELS, &vox)];
     let layers = [("terrain", &terrain)];
-    let w = WorldContext {
-        voxels: &voxel_list,
-        heightmaps: &layers,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &voxel_list, &layers);
     let (mut original, ids) = mixed(&w);
     for _ in 0..90 {
         original.update(&w, DT).unwrap();
@@ -551,10 +512,7 @@ fn a_restore_with_a_missing_layer_succeeds_and_grounding_fails_cleanly_after_it(
     let mesh = flat_mesh();
     let terrain = slope(0.0);
     let layers = [("terrain", &terrain)];
-    let w = WorldContext {
-        heightmaps: &layers,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &[], &layers);
     let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
     let id = walker(&mut crowd, &mesh, [2.5, 0.0, 4.5], [20.5, 0.0, 4.5]);
     crowd
@@ -602,11 +560,7 @@ fn grounding_and_compensation_records_round_trip_through_json_and_postcard() {
     let terrain = slope(0.0);
     let voxel_list = [(VOXELS, &vox)];
     let layers = [("terrain", &terrain)];
-    let w = WorldContext {
-        voxels: &voxel_list,
-        heightmaps: &layers,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &voxel_list, &layers);
     let (mut crowd, [g, f, c]) = mixed(&w);
     for _ in 0..20 {
         crowd.update(&w, DT).unwrap();
@@ -816,11 +770,7 @@ fn extension_seed() -> (TiledNavMesh, VoxelGrid, Vec<u8>, usize) {
     let bytes = {
         let voxel_list = [(VOXELS, &vox)];
         let layers = [("terrain", &terrain)];
-        let w = WorldContext {
-            voxels: &voxel_list,
-            heightmaps: &layers,
-            ..WorldContext::new(&mesh)
-        };
+        let w = world(&mesh, &voxel_list, &layers);
         let (mut crowd, _) = mixed(&w);
         for _ in 0..40 {
             crowd.update(&w, DT).unwrap();
@@ -839,10 +789,7 @@ fn mutated_navigator_extensions_never_panic_and_a_failed_restore_changes_nothing
     let (mesh, vox, good, start) = extension_seed();
     assert_eq!(good[start], 2, "the extension's tag");
     let voxel_list = [(VOXELS, &vox)];
-    let w = WorldContext {
-        voxels: &voxel_list,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &voxel_list, &[]);
     // Cheap cases (a restore of three agents and three updates); ONEPATH_GROUNDING_CASES
     // raises the count (the CI's PROPTEST_CASES does not reach an explicit runner).
     let cases = std::env::var("ONEPATH_GROUNDING_CASES")
@@ -888,10 +835,7 @@ fn mutated_navigator_extensions_never_panic_and_a_failed_restore_changes_nothing
 fn bad_navigator_extension_bytes_give_typed_errors_naming_the_field() {
     let (mesh, vox, good, start) = extension_seed();
     let voxel_list = [(VOXELS, &vox)];
-    let w = WorldContext {
-        voxels: &voxel_list,
-        ..WorldContext::new(&mesh)
-    };
+    let w = world(&mesh, &voxel_list, &[]);
     let check = |edit: &dyn Fn(&mut Vec<u8>), says: &str| {
         let mut bytes = good.clone();
         edit(&mut bytes);
@@ -960,19 +904,7 @@ fn the_fuzz_navigator_seed_still_loads() {
         let mut h = LocomotionHandler::with_all_modes();
         h.fly.as_mut().unwrap().gravity_compensation = 0.5;
         h.climb.as_mut().unwrap().gravity_compensation = 0.25;
-        let up = c
-            .add_agent_with(&mesh, [24.0, 0.0, 14.0], AgentParams::new(0.3), h)
-            .unwrap();
-        let n = NavMeshQuery::new()
-            .find_nearest_poly(
-                &mesh,
-                [27.0, 3.0, 8.0],
-                [1.0, 2.0, 1.0],
-                &QueryFilter::new(),
-            )
-            .unwrap()
-            .unwrap();
-        c.request_move_target(up, n.poly, n.point).unwrap();
+        climber(&mut c, &mesh, h);
         for _ in 0..30 {
             c.update(&w, DT).unwrap();
         }
