@@ -3,7 +3,7 @@
 //! [`WorldContext`](crate::WorldContext) (`docs/crowd.md`, "Heightmap grounding").
 //!
 //! A heightmap is a world resource, never agent state: records and snapshots name a layer
-//! by its [`LayerName`] and never carry its samples (the agent-records text: heightmap
+//! by its [`LayerName`] and never carry its samples (the navigator serialization text: heightmap
 //! samples are host/context-owned).
 
 use onepath_format::COORD_BOUND;

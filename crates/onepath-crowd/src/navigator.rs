@@ -649,7 +649,7 @@ pub enum GroundingStatus {
     MissingLayer,
 }
 
-/// The heightmap grounding of an agent (the agent-records text's
+/// The heightmap grounding of an agent (the navigator serialization text's
 /// "NavigatorHeightmapGroundingSettings"): mode, preferred layer, active layer, ground
 /// offset and snap tolerance, configured with [`crate::Crowd::configure_heightmap_grounding`].
 ///

@@ -5,7 +5,7 @@ use super::*;
 use crate::navigator::{GroundingMode, GroundingStatus, HeightmapGrounding};
 
 impl Crowd {
-    /// Configures the agent's heightmap grounding (the agent-records text's
+    /// Configures the agent's heightmap grounding (the navigator serialization text's
     /// `ConfigureHeightmapGrounding`): mode, preferred and active layer, ground offset and
     /// snap tolerance, each checked when `grounding` was built. The layers are looked up
     /// on the world context at each update (`docs/crowd.md`, "Heightmap grounding"); until
