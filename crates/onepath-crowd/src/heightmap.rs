@@ -3,8 +3,8 @@
 //! [`WorldContext`](crate::WorldContext) (`docs/crowd.md`, "Heightmap grounding").
 //!
 //! A heightmap is a world resource, never agent state: records and snapshots name a layer
-//! by its [`LayerName`] and never carry its samples (the navigator serialization text: heightmap
-//! samples are host/context-owned).
+//! by its [`LayerName`] and never carry its samples (the navigator serialization text:
+//! heightmap samples are host/context-owned).
 
 use onepath_format::COORD_BOUND;
 

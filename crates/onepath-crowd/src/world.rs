@@ -1,7 +1,8 @@
 //! [`WorldContext`]: what a crowd binds to at each update (the mesh, the platforms the
-//! host moves, the grids and voxel grids guides plan on). The context is host binding, never agent state: agents refer to its parts
-//! by stable ids only. Heightmap layers ([`Heightmap`]) are registered here by name for
-//! agents' heightmap grounding; they are world resources, never saved with agents.
+//! host moves, the grids and voxel grids guides plan on, the heightmap layers agents ground
+//! their feet on). The context is host binding, never agent state: agents refer to its
+//! parts by stable ids (layers by name) only; a layer's samples are never saved with
+//! agents.
 
 use onepath_gridstate::{Grid, VoxelGrid};
 use onepath_mesh::query::Vec3;
@@ -9,8 +10,8 @@ use onepath_mesh::TiledNavMesh;
 
 use crate::heightmap::Heightmap;
 
-/// The world an update runs in: the mesh and the host's moving platforms (id, position),
-/// ascending by id.
+/// The world an update runs in: the mesh, the host's moving platforms (id, position)
+/// ascending by id, its grids and voxel grids by id, its heightmap layers by name.
 #[derive(Debug, Clone, Copy)]
 pub struct WorldContext<'a> {
     /// The mesh agents walk.

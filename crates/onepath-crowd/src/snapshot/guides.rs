@@ -87,8 +87,8 @@ pub(super) fn write_guides(w: &mut W, crowd: &Crowd) {
     }
 }
 
-/// Reads the extension, when the bytes that remain open with its tag, into the agents read (ascending id, each named
-/// agent present, one guide each).
+/// Reads the extension, when the bytes that remain open with its tag, into the agents read
+/// (ascending id, each named agent present, one guide each).
 pub(super) fn read_guides(r: &mut R<'_>, agents: &mut [ReadAgent]) -> Result<(), FormatError> {
     // Not this extension (none, or a later one): the next reader decides.
     if r.0.clone().u8("extension tag").ok() != Some(GUIDES_TAG) {
