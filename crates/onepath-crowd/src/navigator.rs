@@ -658,6 +658,38 @@ pub enum GroundingStatus {
 /// collisions, the surface move) stay as they are. The active-layer rule: the preferred
 /// layer when the world context registers it (it becomes the active layer); else the
 /// active layer when registered; else grounding fails ([`GroundingStatus::MissingLayer`]).
+///
+/// ```
+/// use onepath_crowd::{
+///     AgentParams, Crowd, CrowdSettings, GroundingMode, GroundingStatus, Heightmap,
+///     HeightmapGrounding, WorldContext,
+/// };
+/// use onepath_mesh::fixtures::bridge_and_building;
+///
+/// let mesh = bridge_and_building();
+/// // The host's layer: 8 × 8 samples 0.25 above the ground around the agent.
+/// let terrain = Heightmap::new([0.0, 0.0], 1.0, 8, 8, vec![0.25; 64])?;
+/// let layers = [("terrain", &terrain)];
+/// let world = WorldContext { heightmaps: &layers, ..WorldContext::new(&mesh) };
+/// let mut crowd = Crowd::new(CrowdSettings::default())?;
+/// let id = crowd.add_agent(&mesh, [2.0, 0.0, 2.0], AgentParams::new(0.4))?;
+/// let grounding = HeightmapGrounding::new(GroundingMode::Snap)
+///     .with_preferred_layer("terrain")?
+///     .with_snap_tolerance(0.5)?;
+/// crowd.configure_heightmap_grounding(id, grounding)?;
+/// crowd.update(&world, 1.0 / 60.0)?;
+/// let agent = crowd.agent(id).unwrap();
+/// let g = agent.navigator().grounding;
+/// assert_eq!(g.status(), GroundingStatus::Grounded);
+/// assert_eq!(g.foot_height(), Some(0.25));
+/// // The navmesh position is the mesh's, as without grounding.
+/// assert!(agent.position()[1].abs() < 0.25);
+///
+/// // Without the layer, grounding fails cleanly and the agent walks on.
+/// let stats = crowd.update(&WorldContext::new(&mesh), 1.0 / 60.0)?;
+/// assert_eq!(stats.grounding_missing_layers, 1);
+/// # Ok::<(), onepath_crowd::CrowdError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HeightmapGrounding {
     mode: GroundingMode,
