@@ -3,14 +3,18 @@
 //! crowd on the bridge-and-building fixture, in a world with a grid (id 3: 48 × 32 open
 //! unit cells) and a voxel grid (id 9: 48 × 8 × 32 unit voxels from (0, −1, 0), the layer
 //! under the ground solid) so that snapshots with flow-field, voxel and hybrid guides (the
-//! ONCS guides extension) can be accepted; 1: an agent record through the binary transport
+//! ONCS guides extension) can be accepted, and a heightmap layer "terrain" (49 × 33 unit
+//! samples, a gentle slope) so that restored agents with heightmap grounding (the ONCS
+//! navigator extension) ground on it as they step; 1: an agent record through the binary transport
 //! (postcard) loaded into an agent shell. Any bytes give a typed error or an
 //! accepted state, never a panic; a failed ONCS restore leaves the crowd exactly as it
 //! was; an accepted state is stepped a few times (never a hang) and saved again.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use onepath_crowd::{AgentParams, Crowd, CrowdSettings, LocomotionHandler, WorldContext};
+use onepath_crowd::{
+    AgentParams, Crowd, CrowdSettings, Heightmap, LocomotionHandler, WorldContext,
+};
 use onepath_gridstate::{Grid, GridSpace, VoxelGrid, VoxelSpace, WALL};
 use onepath_mesh::fixtures::bridge_and_building;
 use onepath_mesh::TiledNavMesh;
@@ -40,6 +44,11 @@ fn voxels() -> VoxelGrid {
     v
 }
 
+fn terrain() -> Heightmap {
+    let samples = (0..33 * 49).map(|i| 0.02 * (i % 49) as f32).collect();
+    Heightmap::new([0.0, 0.0], 1.0, 49, 33, samples).expect("heightmap")
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, bytes)) = data.split_first() else {
         return;
@@ -48,9 +57,12 @@ fuzz_target!(|data: &[u8]| {
     let (g, v) = (grid(), voxels());
     let grids = [(3, &g)];
     let voxel_grids = [(9, &v)];
+    let layer = terrain();
+    let layers = [("terrain", &layer)];
     let world = WorldContext {
         grids: &grids,
         voxels: &voxel_grids,
+        heightmaps: &layers,
         ..WorldContext::new(&mesh)
     };
     let mut c = crowd(&mesh);

@@ -86,6 +86,26 @@ pub enum CrowdError {
         /// The id named.
         id: u32,
     },
+    /// A heightmap layer name that is empty or too long.
+    #[error("heightmap layer name {name:?} must be {rule}")]
+    InvalidLayerName {
+        /// The name given.
+        name: String,
+        /// What it must be.
+        rule: &'static str,
+    },
+    /// A heightmap value outside its range ([`crate::Heightmap::new`]).
+    #[error("heightmap {what} [{index}] = {value} must be {rule}")]
+    InvalidHeightmap {
+        /// The value, e.g. `cell size` or `sample`.
+        what: &'static str,
+        /// Its index (the sample's, the origin's axis; 0 for a single value).
+        index: usize,
+        /// The value given.
+        value: f64,
+        /// What it must be.
+        rule: &'static str,
+    },
     /// A mesh query failed (a bad reference or coordinate).
     #[error(transparent)]
     Query(#[from] QueryError),

@@ -19,8 +19,14 @@
 //! `docs/crowd.md`, "Guides").
 //!
 //! Each agent carries a navigator ([`Navigator`]: transform and motion, steering session
-//! with its path request, turning, motor with its locomotion modes chosen by the ground;
-//! `docs/crowd.md`, "Navigator"), the authoritative state a record of the agent holds.
+//! with its path request, turning, motor with its locomotion modes chosen by the ground,
+//! heightmap grounding settings; `docs/crowd.md`, "Navigator"), the authoritative state a
+//! record of the agent holds. An agent may put its feet on a host-owned [`Heightmap`]
+//! layer registered by name on the [`WorldContext`]
+//! ([`Crowd::configure_heightmap_grounding`]): the last step of the update gives its feet
+//! height, and the navmesh position moves exactly as without it (`docs/crowd.md`,
+//! "Heightmap grounding"). Fly and Climb carry a gravity compensation (default 1: as
+//! before; `docs/crowd.md`, "Gravity compensation").
 //!
 //! ## Saving state (`docs/agent-records.md`, module [`normative`])
 //! - [`Crowd::save_snapshot`] / [`Crowd::restore_snapshot`]: ONCS, the canonical binary
@@ -92,6 +98,7 @@ mod error;
 mod geom;
 mod grid;
 mod guides;
+mod heightmap;
 mod navigator;
 pub mod normative;
 mod params;
@@ -108,11 +115,13 @@ pub use crowd::{
     TOPOLOGY_OPT_ITERATIONS,
 };
 pub use error::CrowdError;
+pub use heightmap::{Heightmap, LayerName, MAX_LAYER_NAME};
 pub use navigator::{
-    AgentId, ClimbLocomotion, FallLocomotion, FlyLocomotion, JumpLocomotion, LinkTraversal,
-    LocomotionHandler, LocomotionKind, Motion, Motor, MoveLocomotion, Navigator, PathRequest,
-    PathRequestKind, PlatformLocomotion, RequestSettings, SlideLocomotion, Steering,
-    SteeringTuning, TravelMode, TrekCondition, Turning, WaterLocomotion,
+    AgentId, ClimbLocomotion, FallLocomotion, FlyLocomotion, GroundingMode, GroundingStatus,
+    HeightmapGrounding, JumpLocomotion, LinkTraversal, LocomotionHandler, LocomotionKind, Motion,
+    Motor, MoveLocomotion, Navigator, PathRequest, PathRequestKind, PlatformLocomotion,
+    RequestSettings, SlideLocomotion, Steering, SteeringTuning, TravelMode, TrekCondition, Turning,
+    WaterLocomotion,
 };
 pub use params::{AgentParams, AvoidanceParams, AvoidanceQuality, AvoidanceType, UpdateFlags};
 pub use world::WorldContext;

@@ -7,6 +7,9 @@
 
 use onepath_mesh::query::Vec3;
 
+use crate::error::CrowdError;
+use crate::heightmap::LayerName;
+
 /// A stable agent id: assigned in increasing order by [`crate::Crowd::add_agent`], never
 /// reused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -372,6 +375,13 @@ pub struct FlyLocomotion {
     pub speed: f64,
     /// Flight acceleration.
     pub acceleration: f64,
+    /// The share of gravity (the Fall mode's) the flight carries, in `[0, 1]` (default 1:
+    /// weightless flight). The rest, `(1 − c) × gravity`, pulls on the flyer along its
+    /// path: each step its speed along the segment it flies loses `(1 − c) × gravity ×
+    /// dir_y × dt` after the acceleration's step (`dir_y` the segment's rise per unit of
+    /// length), so climbs slow and descents speed up, within `[0, speed]`
+    /// (`docs/crowd.md`, "Gravity compensation").
+    pub gravity_compensation: f64,
     /// Whether the agent flies.
     pub is_flying: bool,
 }
@@ -383,6 +393,11 @@ pub struct ClimbLocomotion {
     pub min_height: f64,
     /// Climbing speed (units per second along the link).
     pub speed: f64,
+    /// The share of gravity (the Fall mode's) the climber's grip carries, in `[0, 1]`
+    /// (default 1). The rest slows the rise: the link's height is climbed at `speed × c`
+    /// (at least 0.01 units per second), its level part at the agent's max speed
+    /// (`docs/crowd.md`, "Gravity compensation").
+    pub gravity_compensation: f64,
     /// The climb in progress.
     pub active: Option<LinkTraversal>,
 }
@@ -483,11 +498,13 @@ impl LocomotionHandler {
         h.fly = Some(FlyLocomotion {
             speed: 5.0,
             acceleration: 10.0,
+            gravity_compensation: 1.0,
             is_flying: false,
         });
         h.climb = Some(ClimbLocomotion {
             min_height: 1.5,
             speed: 1.5,
+            gravity_compensation: 1.0,
             active: None,
         });
         h.platform = Some(PlatformLocomotion {
@@ -517,6 +534,31 @@ impl LocomotionHandler {
             }
         }
         self.installed = bits;
+    }
+
+    /// Checks the configuration the update relies on: each mode's gravity compensation in
+    /// `[0, 1]` ([`CrowdError::InvalidParameter`] naming it).
+    pub fn validate(&self) -> Result<(), CrowdError> {
+        let comps = [
+            (
+                "fly gravity_compensation",
+                self.fly.map(|f| f.gravity_compensation),
+            ),
+            (
+                "climb gravity_compensation",
+                self.climb.map(|c| c.gravity_compensation),
+            ),
+        ];
+        for (what, c) in comps {
+            if let Some(c) = c.filter(|c| !(0.0..=1.0).contains(c)) {
+                return Err(CrowdError::InvalidParameter {
+                    what,
+                    value: c,
+                    rule: "within [0, 1]",
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The scale of the max speed in the current mode.
@@ -573,7 +615,251 @@ impl Motor {
     }
 }
 
-/// The navigator of one agent: transform and motion, steering, turning, motor.
+/// How an agent's feet follow a heightmap layer ([`HeightmapGrounding`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum GroundingMode {
+    /// No grounding (the default): the feet stand on the navmesh position.
+    #[default]
+    Off,
+    /// The feet follow the layer where its height lies within the snap tolerance of the
+    /// navmesh position's height; elsewhere they stand on the navmesh position.
+    Snap,
+    /// The feet follow the layer wherever the agent stands over it.
+    Always,
+}
+
+/// What the last grounding of an agent found (derived at every update, never recorded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum GroundingStatus {
+    /// Grounding is off, or has not run since the agent was configured or loaded.
+    #[default]
+    Off,
+    /// The agent does not walk (it crosses a link, falls, flies or is invalid): its feet
+    /// are where its position is.
+    NotWalking,
+    /// The feet stand on the active layer: [`HeightmapGrounding::foot_height`].
+    Grounded,
+    /// Snap mode: the layer lies farther from the navmesh height than the snap tolerance.
+    OutOfTolerance,
+    /// The agent stands outside the active layer's samples.
+    OffLayer,
+    /// Neither the preferred nor the active layer is registered on the world context:
+    /// grounding failed (counted in [`crate::UpdateStats::grounding_missing_layers`]);
+    /// nothing was built in the layer's place, the agent walks on the mesh.
+    MissingLayer,
+}
+
+/// The heightmap grounding of an agent (the navigator serialization text's
+/// "NavigatorHeightmapGroundingSettings"): mode, preferred layer, active layer, ground
+/// offset and snap tolerance, configured with [`crate::Crowd::configure_heightmap_grounding`].
+///
+/// Grounding changes one value only, [`HeightmapGrounding::foot_height`] (the Y the host
+/// puts the agent's feet at); the navmesh position and every rule on it (the corridor,
+/// collisions, the surface move) stay as they are. The active-layer rule: the preferred
+/// layer when the world context registers it (it becomes the active layer); else the
+/// active layer when registered; else grounding fails ([`GroundingStatus::MissingLayer`]).
+///
+/// ```
+/// use onepath_crowd::{
+///     AgentParams, Crowd, CrowdSettings, GroundingMode, GroundingStatus, Heightmap,
+///     HeightmapGrounding, WorldContext,
+/// };
+/// use onepath_mesh::fixtures::bridge_and_building;
+///
+/// let mesh = bridge_and_building();
+/// // The host's layer: 8 × 8 samples 0.25 above the ground around the agent.
+/// let terrain = Heightmap::new([0.0, 0.0], 1.0, 8, 8, vec![0.25; 64])?;
+/// let layers = [("terrain", &terrain)];
+/// let world = WorldContext { heightmaps: &layers, ..WorldContext::new(&mesh) };
+/// let mut crowd = Crowd::new(CrowdSettings::default())?;
+/// let id = crowd.add_agent(&mesh, [2.0, 0.0, 2.0], AgentParams::new(0.4))?;
+/// let grounding = HeightmapGrounding::new(GroundingMode::Snap)
+///     .with_preferred_layer("terrain")?
+///     .with_snap_tolerance(0.5)?;
+/// crowd.configure_heightmap_grounding(id, grounding)?;
+/// crowd.update(&world, 1.0 / 60.0)?;
+/// let agent = crowd.agent(id).unwrap();
+/// let g = agent.navigator().grounding;
+/// assert_eq!(g.status(), GroundingStatus::Grounded);
+/// assert_eq!(g.foot_height(), Some(0.25));
+/// // The navmesh position is the mesh's, as without grounding.
+/// assert!(agent.position()[1].abs() < 0.25);
+///
+/// // Without the layer, grounding fails cleanly and the agent walks on.
+/// let stats = crowd.update(&WorldContext::new(&mesh), 1.0 / 60.0)?;
+/// assert_eq!(stats.grounding_missing_layers, 1);
+/// # Ok::<(), onepath_crowd::CrowdError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeightmapGrounding {
+    mode: GroundingMode,
+    preferred_layer: Option<LayerName>,
+    active_layer: Option<LayerName>,
+    ground_offset: f64,
+    snap_tolerance: f64,
+    status: GroundingStatus,
+    foot_height: Option<f64>,
+}
+
+impl Default for HeightmapGrounding {
+    fn default() -> Self {
+        HeightmapGrounding::new(GroundingMode::Off)
+    }
+}
+
+impl HeightmapGrounding {
+    /// The canonical default snap tolerance.
+    pub const DEFAULT_SNAP_TOLERANCE: f64 = 0.5;
+
+    /// Grounding in `mode`, no layer named, ground offset 0, snap tolerance
+    /// [`HeightmapGrounding::DEFAULT_SNAP_TOLERANCE`].
+    pub fn new(mode: GroundingMode) -> HeightmapGrounding {
+        HeightmapGrounding {
+            mode,
+            preferred_layer: None,
+            active_layer: None,
+            ground_offset: 0.0,
+            snap_tolerance: Self::DEFAULT_SNAP_TOLERANCE,
+            status: GroundingStatus::Off,
+            foot_height: None,
+        }
+    }
+
+    /// With `name` as the preferred layer ([`CrowdError::InvalidLayerName`]).
+    pub fn with_preferred_layer(mut self, name: &str) -> Result<Self, CrowdError> {
+        self.preferred_layer = Some(LayerName::new(name)?);
+        Ok(self)
+    }
+
+    /// With `name` as the active layer (the one used while the preferred one is not
+    /// registered; [`CrowdError::InvalidLayerName`]).
+    pub fn with_active_layer(mut self, name: &str) -> Result<Self, CrowdError> {
+        self.active_layer = Some(LayerName::new(name)?);
+        Ok(self)
+    }
+
+    /// With the feet `offset` above the layer ([`CrowdError::InvalidParameter`] naming
+    /// `ground_offset` when not finite).
+    pub fn with_ground_offset(mut self, offset: f64) -> Result<Self, CrowdError> {
+        if !offset.is_finite() {
+            return Err(CrowdError::InvalidParameter {
+                what: "ground_offset",
+                value: offset,
+                rule: "finite",
+            });
+        }
+        self.ground_offset = offset;
+        Ok(self)
+    }
+
+    /// With the snap tolerance `tolerance` ([`CrowdError::InvalidParameter`] naming
+    /// `snap_tolerance` when not finite or negative).
+    pub fn with_snap_tolerance(mut self, tolerance: f64) -> Result<Self, CrowdError> {
+        if !(tolerance.is_finite() && tolerance >= 0.0) {
+            return Err(CrowdError::InvalidParameter {
+                what: "snap_tolerance",
+                value: tolerance,
+                rule: "finite and >= 0",
+            });
+        }
+        self.snap_tolerance = tolerance;
+        Ok(self)
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> GroundingMode {
+        self.mode
+    }
+
+    /// The layer the host prefers.
+    pub fn preferred_layer(&self) -> Option<LayerName> {
+        self.preferred_layer
+    }
+
+    /// The layer grounding uses while the preferred one is not registered (set to the
+    /// preferred one whenever that one is used).
+    pub fn active_layer(&self) -> Option<LayerName> {
+        self.active_layer
+    }
+
+    /// Height of the feet above the layer.
+    pub fn ground_offset(&self) -> f64 {
+        self.ground_offset
+    }
+
+    /// Snap mode: the largest distance between the layer and the navmesh height at which
+    /// the feet follow the layer.
+    pub fn snap_tolerance(&self) -> f64 {
+        self.snap_tolerance
+    }
+
+    /// What the last grounding found.
+    pub fn status(&self) -> GroundingStatus {
+        self.status
+    }
+
+    /// The Y of the agent's feet on the layer (layer height + ground offset) when
+    /// [`GroundingStatus::Grounded`]; otherwise `None` (the feet stand on the navmesh
+    /// position).
+    pub fn foot_height(&self) -> Option<f64> {
+        self.foot_height
+    }
+
+    /// True when the settings (not the derived status and height) are the canonical
+    /// defaults.
+    pub fn is_default_settings(&self) -> bool {
+        let d = HeightmapGrounding::default();
+        self.mode == d.mode
+            && self.preferred_layer == d.preferred_layer
+            && self.active_layer == d.active_layer
+            && self.ground_offset.to_bits() == d.ground_offset.to_bits()
+            && self.snap_tolerance.to_bits() == d.snap_tolerance.to_bits()
+    }
+
+    /// The settings with the derived status and height cleared (what a configure call, a
+    /// record or a snapshot installs).
+    pub(crate) fn settings_only(self) -> HeightmapGrounding {
+        HeightmapGrounding {
+            status: GroundingStatus::Off,
+            foot_height: None,
+            ..self
+        }
+    }
+
+    /// Settings as read (records, ONCS), every value already checked.
+    pub(crate) fn from_parts(
+        mode: GroundingMode,
+        preferred_layer: Option<LayerName>,
+        active_layer: Option<LayerName>,
+        ground_offset: f64,
+        snap_tolerance: f64,
+    ) -> HeightmapGrounding {
+        HeightmapGrounding {
+            mode,
+            preferred_layer,
+            active_layer,
+            ground_offset,
+            snap_tolerance,
+            status: GroundingStatus::Off,
+            foot_height: None,
+        }
+    }
+
+    /// Records what a grounding found.
+    pub(crate) fn set_outcome(
+        &mut self,
+        status: GroundingStatus,
+        active: Option<LayerName>,
+        foot_height: Option<f64>,
+    ) {
+        self.status = status;
+        self.active_layer = active;
+        self.foot_height = foot_height;
+    }
+}
+
+/// The navigator of one agent: transform and motion, steering, turning, motor, and the
+/// heightmap grounding settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Navigator {
     /// Transform and motion.
@@ -584,4 +870,6 @@ pub struct Navigator {
     pub turning: Turning,
     /// The motor.
     pub motor: Motor,
+    /// Heightmap grounding (off by default).
+    pub grounding: HeightmapGrounding,
 }

@@ -1,13 +1,17 @@
 //! [`WorldContext`]: what a crowd binds to at each update (the mesh, the platforms the
-//! host moves, the grids and voxel grids guides plan on). The context is host binding, never agent state: agents refer to its parts
-//! by stable ids only.
+//! host moves, the grids and voxel grids guides plan on, the heightmap layers agents ground
+//! their feet on). The context is host binding, never agent state: agents refer to its
+//! parts by stable ids (layers by name) only; a layer's samples are never saved with
+//! agents.
 
 use onepath_gridstate::{Grid, VoxelGrid};
 use onepath_mesh::query::Vec3;
 use onepath_mesh::TiledNavMesh;
 
-/// The world an update runs in: the mesh and the host's moving platforms (id, position),
-/// ascending by id.
+use crate::heightmap::Heightmap;
+
+/// The world an update runs in: the mesh, the host's moving platforms (id, position)
+/// ascending by id, its grids and voxel grids by id, its heightmap layers by name.
 #[derive(Debug, Clone, Copy)]
 pub struct WorldContext<'a> {
     /// The mesh agents walk.
@@ -21,6 +25,9 @@ pub struct WorldContext<'a> {
     /// (x, y, z) spans `origin + [x, x + 1) × cell` on the world's X, Y and Z (a cell size
     /// of 0, unassigned, counts as 1).
     pub voxels: &'a [(u32, &'a VoxelGrid)],
+    /// Heightmap layers agents ground their feet on (name, layer), ascending by name (byte
+    /// order), names unique.
+    pub heightmaps: &'a [(&'a str, &'a Heightmap)],
 }
 
 impl<'a> WorldContext<'a> {
@@ -31,6 +38,7 @@ impl<'a> WorldContext<'a> {
             platforms: &[],
             grids: &[],
             voxels: &[],
+            heightmaps: &[],
         }
     }
 
@@ -48,6 +56,14 @@ impl<'a> WorldContext<'a> {
             .binary_search_by_key(&id, |g| g.0)
             .ok()
             .map(|i| self.voxels[i].1)
+    }
+
+    /// The heightmap layer registered as `name`.
+    pub fn heightmap(&self, name: &str) -> Option<&'a Heightmap> {
+        self.heightmaps
+            .binary_search_by(|h| h.0.cmp(name))
+            .ok()
+            .map(|i| self.heightmaps[i].1)
     }
 
     /// The position of platform `id` this step.

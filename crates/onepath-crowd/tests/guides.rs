@@ -6,29 +6,18 @@ use onepath_crowd::{
     AgentId, AgentParams, AgentState, Crowd, CrowdError, CrowdSettings, LocomotionHandler,
     LocomotionKind, PathRequest, PathRequestKind, RequestSettings, TargetState, WorldContext,
 };
-use onepath_format::NavMeshParams;
 use onepath_gridstate::{Grid, GridSpace, VoxelGrid, VoxelSpace, WALL};
-use onepath_mesh::fixtures::flat_grid_tile;
 use onepath_mesh::TiledNavMesh;
 use proptest::prelude::*;
+
+#[path = "common/flat.rs"]
+mod flat;
+use flat::{flat_mesh, voxels};
 
 const DT: f64 = 1.0 / 60.0;
 const GRID: u32 = 3;
 const VOXELS: u32 = 9;
 const GROUP: u32 = 5;
-
-/// A flat 32 × 32 mesh at height 0.
-fn flat_mesh() -> TiledNavMesh {
-    let params = NavMeshParams::new([0.0, 0.0, 0.0], 16.0, 0.25, 6);
-    let mut mesh = TiledNavMesh::new(params).unwrap();
-    for z in 0..2 {
-        for x in 0..2 {
-            mesh.add_tile(flat_grid_tile(&params, x, z, 0, 0.0, 8).unwrap())
-                .unwrap();
-        }
-    }
-    mesh
-}
 
 /// A 32 × 32 grid of unit cells over the mesh with a wall the mesh does not have: x = 16,
 /// z 0..24 (a gap at z 24..32).
@@ -44,22 +33,6 @@ fn walled_grid() -> Grid {
     let mut grid = Grid::from_ascii(&refs).unwrap();
     grid.set_space(GridSpace::new(0.0, 0.0, 1.0).unwrap());
     grid
-}
-
-/// 32 × 8 × 32 unit voxels from (0, −1, 0): the layer under the ground solid, and a solid
-/// wall x = 16 from the ground up to height 5 over every z (free above).
-fn voxels() -> VoxelGrid {
-    let mut v = VoxelGrid::new(32, 8, 32, 0).unwrap();
-    v.set_space(VoxelSpace::new([0.0, -1.0, 0.0], 1.0).unwrap());
-    for z in 0..32 {
-        for x in 0..32 {
-            v.set_area(x, 0, z, WALL).unwrap();
-        }
-        for y in 1..6 {
-            v.set_area(16, y, z, WALL).unwrap();
-        }
-    }
-    v
 }
 
 fn world<'a>(

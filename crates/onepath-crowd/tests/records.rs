@@ -498,6 +498,15 @@ fn binary_seed() -> (TiledNavMesh, Vec<u8>) {
         )
         .unwrap();
     target(&mut c, &mesh, id, [1.0, 0.0, 24.0]);
+    // Grounding settings: the record carries the `grounding` branch and its names.
+    let g = onepath_crowd::HeightmapGrounding::new(onepath_crowd::GroundingMode::Snap)
+        .with_preferred_layer("terrain")
+        .unwrap()
+        .with_active_layer("rock")
+        .unwrap()
+        .with_ground_offset(0.1)
+        .unwrap();
+    c.configure_heightmap_grounding(id, g).unwrap();
     let w = onepath_crowd::WorldContext::new(&mesh);
     for _ in 0..200 {
         c.update(&w, DT).unwrap();
@@ -570,6 +579,12 @@ fn any_value() -> impl proptest::strategy::Strategy<Value = Value> {
         num.clone().prop_map(Value::F64),
         (num.clone(), num.clone(), num).prop_map(|(x, y, z)| Value::Vec3([x, y, z])),
         Just(Value::Branch),
+        prop_oneof![
+            Just(String::new()),
+            "[a-z]{1,40}",
+            Just("\u{e9}".repeat(17))
+        ]
+        .prop_map(Value::Text),
     ]
 }
 

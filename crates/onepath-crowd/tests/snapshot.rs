@@ -5,8 +5,8 @@
 //! a corridor made stale by the mesh replans after the restore.
 
 use onepath_crowd::{
-    AgentId, AgentParams, AgentState, Crowd, CrowdError, CrowdSettings, LocomotionHandler,
-    LocomotionKind, PathRequestKind, WorldContext,
+    AgentId, AgentParams, AgentState, Crowd, CrowdError, CrowdSettings, GroundingMode,
+    HeightmapGrounding, LocomotionHandler, LocomotionKind, PathRequestKind, WorldContext,
 };
 use onepath_format::FormatError;
 use onepath_mesh::fixtures::{bridge_and_building, bridge_and_building_tiles};
@@ -416,7 +416,8 @@ fn mutate(bytes: &mut Vec<u8>, m: &Mutation) {
     }
 }
 
-/// A small crowd mid-history (a jump in progress, searches queued) and its snapshot.
+/// A small crowd mid-history (a jump in progress, searches queued, one agent with heightmap
+/// grounding, compensated flyers and climbers: the navigator extension) and its snapshot.
 fn small_seed() -> (TiledNavMesh, Vec<u8>) {
     let mesh = bridge_and_building();
     let mut crowd = Crowd::new(CrowdSettings {
@@ -427,16 +428,23 @@ fn small_seed() -> (TiledNavMesh, Vec<u8>) {
     let mut rng = 7u64;
     for k in 0..2 {
         let p = [9.0 + 1.5 * f64::from(k), 3.5, 22.0];
+        // Compensated flight and climbing: the snapshot carries the navigator extension.
+        let mut h = LocomotionHandler::with_all_modes();
+        h.fly.as_mut().unwrap().gravity_compensation = 0.5;
+        h.climb.as_mut().unwrap().gravity_compensation = 0.75;
         let id = crowd
-            .add_agent_with(
-                &mesh,
-                p,
-                AgentParams::new(0.3),
-                LocomotionHandler::with_all_modes(),
-            )
+            .add_agent_with(&mesh, p, AgentParams::new(0.3), h)
             .unwrap();
         target(&mut crowd, &mesh, id, [1.0, 0.0, 24.0]);
     }
+    let grounding = HeightmapGrounding::new(GroundingMode::Snap)
+        .with_preferred_layer("terrain")
+        .unwrap()
+        .with_active_layer("fallback")
+        .unwrap();
+    crowd
+        .configure_heightmap_grounding(AgentId(0), grounding)
+        .unwrap();
     while crowd.agents().len() < 5 {
         let p = ground_point(&mut rng);
         if let Ok(id) = crowd.add_agent(&mesh, p, AgentParams::new(0.3)) {
@@ -453,6 +461,21 @@ fn small_seed() -> (TiledNavMesh, Vec<u8>) {
         crowd.update(&WorldContext::new(&mesh), DT).unwrap();
     }
     let bytes = crowd.save_snapshot();
+    // The seed carries the navigator extension (the grounding and the compensations).
+    let mut check = Crowd::new(CrowdSettings::default()).unwrap();
+    check
+        .restore_snapshot(&WorldContext::new(&mesh), &bytes)
+        .unwrap();
+    let g = check.agent(AgentId(0)).unwrap().navigator().grounding;
+    assert_eq!(g.preferred_layer().unwrap().as_str(), "terrain");
+    let fly = check
+        .agent(AgentId(0))
+        .unwrap()
+        .navigator()
+        .motor
+        .handler
+        .fly;
+    assert_eq!(fly.unwrap().gravity_compensation, 0.5);
     (mesh, bytes)
 }
 

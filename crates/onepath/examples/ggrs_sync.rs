@@ -234,6 +234,7 @@ impl Game {
             platforms: &[],
             grids: &grids,
             voxels: &[],
+            heightmaps: &[],
         };
         let stale = self.crowd.crowd_mut(0)?.restore_snapshot(&ctx, oncs)?;
         if std::env::var_os("GGRS_DEBUG").is_some() && stale > 0 {

@@ -135,6 +135,7 @@ impl WorldCrowd {
                 platforms: &[],
                 grids,
                 voxels: &[],
+                heightmaps: &[],
             };
             stats.push(crowd.update(&ctx, dt)?);
         }

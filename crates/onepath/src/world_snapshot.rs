@@ -203,6 +203,7 @@ impl WorldSnapshot {
                         platforms: &[],
                         grids: &grid_refs,
                         voxels: &[],
+                        heightmaps: &[],
                     };
                     let mut fresh = Crowd::new(*old.settings())?;
                     fresh.restore_snapshot(&ctx, bytes).map_err(|e| match e {

@@ -1,9 +1,36 @@
-//! Steps 3, 14 and 15 of the update (`docs/crowd.md`): platforms, falls and off-mesh link
-//! traversals, and the heading's turn.
+//! Steps 3, 14, 15 and 17 of the update (`docs/crowd.md`): platforms, falls and off-mesh
+//! link traversals, the heading's turn, and heightmap grounding.
 
 use super::*;
+use crate::navigator::{GroundingMode, GroundingStatus, HeightmapGrounding};
 
 impl Crowd {
+    /// Configures the agent's heightmap grounding (the navigator serialization text's
+    /// `ConfigureHeightmapGrounding`): mode, preferred and active layer, ground offset and
+    /// snap tolerance, each checked when `grounding` was built. The layers are looked up
+    /// on the world context at each update (`docs/crowd.md`, "Heightmap grounding"); until
+    /// the next update the status is [`GroundingStatus::Off`].
+    /// [`CrowdError::UnknownAgent`] (nothing changes) when there is no such agent.
+    pub fn configure_heightmap_grounding(
+        &mut self,
+        id: AgentId,
+        grounding: HeightmapGrounding,
+    ) -> Result<(), CrowdError> {
+        let i = self.index_or_err(id)?;
+        self.agents[i].nav.grounding = grounding.settings_only();
+        Ok(())
+    }
+
+    /// 17. Heightmap grounding, last: each agent's feet height from its active layer
+    ///     ([`ground`]). Returns the number of agents whose layer is missing.
+    pub(super) fn update_grounding(&mut self, world: &WorldContext<'_>) -> u32 {
+        let mut missing = 0;
+        for a in &mut self.agents {
+            missing += u32::from(ground(world, a));
+        }
+        missing
+    }
+
     /// 3. Platforms: attached agents move by their platform's displacement.
     pub(super) fn update_platforms(&mut self, world: &WorldContext<'_>, dt: f64) {
         for a in &mut self.agents {
@@ -159,7 +186,10 @@ pub(super) fn begin_link(a: &mut Agent, init: Vec3, start: Vec3, end: Vec3) {
     let flat = dist_2d(start, end);
     a.nav.motor.condition = TrekCondition::OnLink;
     if let Some(c) = h.climb.as_mut().filter(|c| rise > c.min_height) {
-        let duration = (rise / c.speed.max(0.01) + flat / speed).max(0.01);
+        // The uncompensated share of gravity slows the rise (a compensation of 1 keeps the
+        // climb speed exactly).
+        let rise_speed = (c.speed * c.gravity_compensation).max(0.01);
+        let duration = (rise / rise_speed + flat / speed).max(0.01);
         c.active = Some(LinkTraversal {
             init_pos: init,
             start,
@@ -201,6 +231,44 @@ pub(super) fn begin_link(a: &mut Agent, init: Vec3, start: Vec3, end: Vec3) {
     }
     h.mode = LocomotionKind::Jump;
     a.state = AgentState::OffMesh;
+}
+
+/// Grounds agent `a` on its layer of `world` (`docs/crowd.md`, "Heightmap grounding"): the
+/// preferred layer when registered (it becomes the active one), else the active layer when
+/// registered; a walking agent over the layer gets its feet height (the layer's height at
+/// its X/Z plus the ground offset), in Snap mode only when the layer lies within the snap
+/// tolerance of its navmesh height. Only the grounding's status, active layer and feet
+/// height change.
+/// Returns true when grounding is on and no layer is registered (the failure is the
+/// status [`GroundingStatus::MissingLayer`]; nothing is built in the layer's place).
+pub(crate) fn ground(world: &WorldContext<'_>, a: &mut Agent) -> bool {
+    let g = &mut a.nav.grounding;
+    let active = g.active_layer();
+    if g.mode() == GroundingMode::Off {
+        g.set_outcome(GroundingStatus::Off, active, None);
+        return false;
+    }
+    if a.state != AgentState::Walking {
+        g.set_outcome(GroundingStatus::NotWalking, active, None);
+        return false;
+    }
+    let registered =
+        |n: Option<crate::LayerName>| n.and_then(|n| world.heightmap(n.as_str()).map(|h| (n, h)));
+    let Some((name, layer)) = registered(g.preferred_layer()).or_else(|| registered(active)) else {
+        g.set_outcome(GroundingStatus::MissingLayer, active, None);
+        return true;
+    };
+    let p = a.nav.motion.position;
+    let (status, foot) = match layer.height_at(p[0], p[2]) {
+        None => (GroundingStatus::OffLayer, None),
+        // Heights and positions are finite: the comparison has no NaN case.
+        Some(h) if g.mode() == GroundingMode::Snap && (h - p[1]).abs() > g.snap_tolerance() => {
+            (GroundingStatus::OutOfTolerance, None)
+        }
+        Some(h) => (GroundingStatus::Grounded, Some(h + g.ground_offset())),
+    };
+    g.set_outcome(status, Some(name), foot);
+    false
 }
 
 /// The fall ends at `pos`: the agent walks on from there.

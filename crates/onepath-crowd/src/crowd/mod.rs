@@ -104,6 +104,8 @@ pub struct UpdateStats {
     pub avoidance_samples: u64,
     /// Replans asked for because a corridor went stale.
     pub replans: u32,
+    /// Agents whose heightmap grounding failed for want of a registered layer.
+    pub grounding_missing_layers: u32,
 }
 
 /// A crowd of agents on one navmesh.
@@ -238,6 +240,7 @@ impl Crowd {
         handler: LocomotionHandler,
     ) -> Result<AgentId, CrowdError> {
         params.validate()?;
+        handler.validate()?;
         if !finite(pos) {
             return Err(CrowdError::NotFinite { what: "pos" });
         }
@@ -286,6 +289,7 @@ impl Crowd {
                 steering: Steering::default(),
                 turning: Turning::default(),
                 motor: Motor::new(handler),
+                grounding: crate::HeightmapGrounding::default(),
             },
             params,
             state: AgentState::Walking,
@@ -601,6 +605,7 @@ impl Crowd {
         self.update_links(dt);
         self.update_flyers(world, dt);
         self.finish_motion(dt);
+        stats.grounding_missing_layers = self.update_grounding(world);
         Ok(stats)
     }
 

@@ -73,7 +73,11 @@ impl Crowd {
     /// speed along the path moves towards `min(fly speed, √(2 · acceleration · distance
     /// left))` by at most `acceleration × dt` (an acceleration of 0: at once), and it
     /// travels that speed × dt along the segments, passing waypoints it reaches; the
-    /// velocity is the displacement ÷ dt. At the end it lands on the landing polygon (state
+    /// velocity is the displacement ÷ dt. With a gravity compensation `c` below 1, the
+    /// speed then loses `(1 − c) × gravity × rise × dt` (`rise` the vertical share of the
+    /// direction to the next waypoint) and is kept within `[0, fly speed]`: climbs slow,
+    /// descents speed up, and a flyer whose acceleration cannot carry a climb stalls there
+    /// (speed 0) until its target changes. At the end it lands on the landing polygon (state
     /// `Walking`, mode Move) or, with none, hovers there at its destination. A flyer with
     /// no path hovers (velocity zero).
     pub(crate) fn update_flyers(&mut self, _world: &WorldContext<'_>, dt: f64) {
@@ -82,6 +86,7 @@ impl Crowd {
                 continue;
             }
             let fly = a.nav.motor.handler.fly;
+            let gravity = a.nav.motor.handler.fall.gravity;
             let (Some(fly), Some(Guide::Voxel(v)), TargetState::Valid) =
                 (fly, a.guide.as_mut(), a.target_state)
             else {
@@ -107,6 +112,17 @@ impl Crowd {
                 (v0 + (want - v0).clamp(-step, step)).max(0.0)
             } else {
                 fly.speed
+            };
+            // Gravity compensation below 1: the rest of gravity pulls along the segment
+            // flown (a compensation of 1, the default, leaves the speed exactly as is).
+            let speed = if fly.gravity_compensation < 1.0 {
+                let w = v.waypoints[next];
+                let d = dist(old, w);
+                let rise = if d > 0.0 { (w[1] - old[1]) / d } else { 0.0 };
+                let pull = (1.0 - fly.gravity_compensation) * gravity;
+                (speed - pull * rise * dt).min(fly.speed).max(0.0)
+            } else {
+                speed
             };
             let mut travel = speed * dt;
             let mut pos = old;

@@ -323,6 +323,11 @@ fn save_agent(w: &mut Writer<'_>, a: &Agent) {
     });
     w.deep("turning", |w| save_turning(w, &a.nav.turning));
     w.deep("motor", |w| save_motor(w, &a.nav.motor));
+    if !a.nav.grounding.is_default_settings() {
+        w.deep("grounding", |w| {
+            super::grounding::save_grounding(w, &a.nav.grounding)
+        });
+    }
 }
 
 impl Crowd {
@@ -432,6 +437,9 @@ impl Crowd {
         }
         if let Some(b) = r.deep("motor").map_err(st)? {
             a.nav.motor = load_motor(&b, &shell.nav.motor).map_err(st)?;
+        }
+        if let Some(b) = r.deep("grounding").map_err(st)? {
+            a.nav.grounding = super::grounding::load_grounding(&b).map_err(st)?;
         }
         // Derived values, rebuilt.
         a.params.radius = a.nav.motion.size[0];

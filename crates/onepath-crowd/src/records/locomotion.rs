@@ -177,6 +177,11 @@ fn load_water(r: &Reader<'_>, d: &WaterLocomotion) -> Result<WaterLocomotion, Fo
 fn save_fly(w: &mut Writer<'_>, s: &FlyLocomotion, d: &FlyLocomotion) {
     w.f64("speed", s.speed, d.speed);
     w.f64("acceleration", s.acceleration, d.acceleration);
+    w.f64(
+        "gravity_compensation",
+        s.gravity_compensation,
+        d.gravity_compensation,
+    );
     w.bool("is_flying", s.is_flying, d.is_flying);
 }
 
@@ -184,6 +189,7 @@ fn load_fly(r: &Reader<'_>, d: &FlyLocomotion) -> Result<FlyLocomotion, FormatEr
     Ok(FlyLocomotion {
         speed: r.non_negative("speed", d.speed)?,
         acceleration: r.non_negative("acceleration", d.acceleration)?,
+        gravity_compensation: r.unit("gravity_compensation", d.gravity_compensation)?,
         is_flying: r.bool("is_flying", d.is_flying)?,
     })
 }
@@ -191,6 +197,11 @@ fn load_fly(r: &Reader<'_>, d: &FlyLocomotion) -> Result<FlyLocomotion, FormatEr
 fn save_climb(w: &mut Writer<'_>, s: &ClimbLocomotion, d: &ClimbLocomotion) {
     w.f64("min_height", s.min_height, d.min_height);
     w.f64("speed", s.speed, d.speed);
+    w.f64(
+        "gravity_compensation",
+        s.gravity_compensation,
+        d.gravity_compensation,
+    );
     save_traversal(w, "active", &s.active);
 }
 
@@ -198,6 +209,7 @@ fn load_climb(r: &Reader<'_>, d: &ClimbLocomotion) -> Result<ClimbLocomotion, Fo
     Ok(ClimbLocomotion {
         min_height: r.f64("min_height", d.min_height)?,
         speed: r.non_negative("speed", d.speed)?,
+        gravity_compensation: r.unit("gravity_compensation", d.gravity_compensation)?,
         active: load_traversal(r, "active", None)?,
     })
 }

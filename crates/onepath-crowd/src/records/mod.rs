@@ -34,6 +34,7 @@
 //! ```
 
 mod agent;
+pub(crate) mod grounding;
 mod locomotion;
 #[cfg(feature = "serde")]
 mod transport;
@@ -64,6 +65,8 @@ pub enum Value {
     Vec3([f64; 3]),
     /// The mark of a present deep field (a nested record).
     Branch,
+    /// A name (a heightmap layer's).
+    Text(String),
 }
 
 /// A record: field paths to values, in path order.
@@ -170,6 +173,14 @@ impl<'a> Writer<'a> {
 
     pub(crate) fn vec3(&mut self, name: &str, v: Vec3, default: Vec3) {
         self.put(name, Value::Vec3(v), Value::Vec3(default));
+    }
+
+    /// An optional name: written when present.
+    pub(crate) fn opt_text(&mut self, name: &str, v: Option<&str>) {
+        if let Some(v) = v {
+            let p = self.path(name);
+            self.rec.entries.insert(p, Value::Text(v.to_owned()));
+        }
     }
 
     /// A deep field: its mark, then its fields under `name.`.
@@ -279,6 +290,32 @@ impl<'a> Reader<'a> {
             return Err(broken(format!("{} = {x} must be > 0", self.path(name))));
         }
         Ok(x)
+    }
+
+    /// A finite number within `[0, 1]`.
+    pub(crate) fn unit(&self, name: &str, default: f64) -> Result<f64, FormatError> {
+        let x = self.f64(name, default)?;
+        if !(0.0..=1.0).contains(&x) {
+            return Err(broken(format!(
+                "{} = {x} is not within [0, 1]",
+                self.path(name)
+            )));
+        }
+        Ok(x)
+    }
+
+    /// An optional name (none when missing).
+    pub(crate) fn opt_text(&self, name: &str) -> Result<Option<&'a str>, FormatError> {
+        match self.look(name) {
+            None => Ok(None),
+            Some((_, Value::Text(t))) => Ok(Some(t.as_str())),
+            Some((p, v)) => Err(Self::wrong(&p, "a name", v)),
+        }
+    }
+
+    /// The path of field `name` (for an error about its value).
+    pub(crate) fn path_of(&self, name: &str) -> String {
+        self.path(name)
     }
 
     /// A vector, every coordinate finite and within ±2^21.

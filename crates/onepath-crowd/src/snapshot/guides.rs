@@ -1,7 +1,7 @@
 //! The ONCS guides extension (`docs/agent-records.md`, "Guides extension"): the state of the
 //! flow-field, voxel and hybrid guides, after the grid queue. Written only when an agent
 //! has such a guide, so that a crowd without one gives the bytes of ONCS version 1 as
-//! before; read when bytes remain after the grid queue.
+//! before; read when the bytes after the grid queue open with its tag.
 
 use onepath_format::{FormatError, PolyRef};
 
@@ -87,20 +87,14 @@ pub(super) fn write_guides(w: &mut W, crowd: &Crowd) {
     }
 }
 
-/// Reads the extension, when bytes remain, into the agents read (ascending id, each named
-/// agent present, one guide each).
+/// Reads the extension, when the bytes that remain open with its tag, into the agents read
+/// (ascending id, each named agent present, one guide each).
 pub(super) fn read_guides(r: &mut R<'_>, agents: &mut [ReadAgent]) -> Result<(), FormatError> {
-    if r.0.is_empty() {
+    // Not this extension (none, or a later one): the next reader decides.
+    if r.0.clone().u8("extension tag").ok() != Some(GUIDES_TAG) {
         return Ok(());
     }
-    let tag = r.0.u8("extension tag")?;
-    if tag != GUIDES_TAG {
-        // Not the extension: the bytes after the grid queue are trailing bytes.
-        return Err(FormatError::malformed(
-            "ONCS",
-            format!("{} trailing bytes", r.0.remaining() + 1),
-        ));
-    }
+    r.0.u8("extension tag")?;
     // An entry takes at least 4 + 1 + 13 bytes (a hybrid guide).
     let n = r.0.count("guide count", 18)?;
     if n == 0 {

@@ -5,6 +5,7 @@
 //! bytes that remain, typed errors naming the field and the agent) and a restore is all or
 //! nothing.
 
+mod grounding;
 mod guides;
 mod read;
 mod write;

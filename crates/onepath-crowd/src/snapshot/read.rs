@@ -384,6 +384,8 @@ impl<'a> R<'a> {
             Some(FlyLocomotion {
                 speed: self.f_non_negative("fly speed")?,
                 acceleration: self.f_non_negative("fly acceleration")?,
+                // Not 1: the navigator extension carries it.
+                gravity_compensation: 1.0,
                 is_flying: self.flag("fly flying")?,
             })
         } else {
@@ -393,6 +395,7 @@ impl<'a> R<'a> {
             Some(ClimbLocomotion {
                 min_height: self.f("climb min height")?,
                 speed: self.f_non_negative("climb speed")?,
+                gravity_compensation: 1.0,
                 active: self.traversal("climb")?,
             })
         } else {
@@ -590,6 +593,7 @@ impl<'a> R<'a> {
                     steering,
                     turning,
                     motor,
+                    grounding: crate::HeightmapGrounding::default(),
                 },
                 params,
                 state,
@@ -767,6 +771,7 @@ pub(super) fn read_crowd(bytes: &[u8]) -> Result<ReadCrowd, FormatError> {
         None
     };
     super::guides::read_guides(&mut r, &mut agents)?;
+    super::grounding::read_navigator_ext(&mut r, &mut agents)?;
     r.0.expect_end("ONCS")?;
     Ok(ReadCrowd {
         settings,

@@ -414,5 +414,6 @@ pub(super) fn write_crowd(crowd: &Crowd) -> Vec<u8> {
         w.0.u32(start.1);
     }
     super::guides::write_guides(&mut w, crowd);
+    super::grounding::write_navigator_ext(&mut w, crowd);
     w.0.into_vec()
 }

@@ -60,6 +60,7 @@ pub fn world<'a>(
         platforms,
         grids,
         voxels: &[],
+        heightmaps: &[],
     }
 }
 
