@@ -4,32 +4,42 @@
 //! The format lets a tile's polygons overlap, so n thin triangles facing n others along
 //! one boundary make n² portal links (a 296 KB mesh of two such tiles held 32 M links).
 //! Stitching finds them in O(n log n + links), but the links themselves stay quadratic. The
-//! cap bounds them by the edges: on every side of a tile, the pairs of portal edges whose
-//! boundary intervals overlap (every pair the portal test can accept, so at least the
-//! links) must not exceed [`PORTAL_LINKS_PER_EDGE`] × (own portal edges + facing portal
-//! edges of every layer across). Counting the pairs takes two sorts and a binary search
-//! per edge, O(n log n) time and O(n) memory whatever the count, so a hostile tile is
-//! refused for the price of reading its edges. The pairs and the bound are symmetric in
-//! the two sides of a boundary: a boundary over the cap fails for both its tiles.
+//! cap bounds them by the edges: for every tile and every tile facing it across a side
+//! (every layer of the neighbouring column), the pairs of their portal edges whose boundary
+//! intervals overlap (every pair the portal test can accept, so at least the links between
+//! the two tiles) must not exceed [`PORTAL_LINKS_PER_EDGE`] × (the tile's portal edges on
+//! that side + the facing tile's on the side facing back). Counting the pairs takes two
+//! sorts and a binary search per edge, O(n log n) time and O(n) memory whatever the count,
+//! so a hostile tile is refused for the price of reading its edges.
+//!
+//! The rule is one per pair of facing tiles, symmetric in the two: a pair over the cap
+//! refuses both its tiles, and whether a pair passes depends on those two tiles only. So a
+//! change that adds a tile needs to check only the pairs the new tile makes, a removal can
+//! never put another pair over the cap, and every state a mesh reaches through checked
+//! changes passes the check again when it is read back (ONPM, a snapshot).
 //!
 //! Why 64: the portal edges of one floor of a tile (polygons that do not overlap) have
 //! intervals that do not overlap among themselves, and two such sets of n and m intervals
 //! overlap in at most n + m − 1 pairs (each overlapping pair ends at least one of them in a
-//! sweep). A side of F floors against a column of at most F floors across has at most
-//! F·(own + facing) pairs: the cap admits every tile of up to 64 floors stacked over one
-//! boundary, far beyond what a build makes (the landed meshes stay well inside it: their
-//! stitching is unchanged, the cap only refuses).
+//! sweep). Two tiles of at most F floors each over one boundary have at most F·(n + m)
+//! pairs: the cap admits every pair of tiles of up to 64 floors each, far beyond what a
+//! build makes (the landed meshes stay well inside it: their stitching is unchanged, the
+//! cap only refuses).
+
+use onepath_format::NavTile;
 
 use crate::portals::{neighbour_column, opposite_side, portal_edges, PortalEdge};
 use crate::tiles::TileSet;
 
-/// The cap's factor: per side, overlapping pairs ≤ this × (own + facing portal edges).
+/// The cap's factor: per pair of facing tiles, overlapping pairs ≤ this × (own + facing
+/// portal edges).
 pub const PORTAL_LINKS_PER_EDGE: u64 = 64;
 
 /// A tile refused by the cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StitchError {
-    /// A side of a tile has more overlapping portal edge pairs than the cap allows.
+    /// A tile and a tile facing it have more overlapping portal edge pairs than the cap
+    /// allows.
     PortalLinkCap {
         /// The tile's slot.
         slot: u32,
@@ -37,11 +47,15 @@ pub enum StitchError {
         position: (i32, i32, u16),
         /// The side (0: +X, 1: +Z, 2: −X, 3: −Z).
         side: u8,
-        /// Overlapping pairs on that side (an upper bound of its portal links).
+        /// The slot of the tile facing it across that side.
+        facing_slot: u32,
+        /// The facing tile's layer (its column is the neighbour across `side`).
+        facing_layer: u16,
+        /// Overlapping pairs between the two tiles (an upper bound of their portal links).
         pairs: u64,
-        /// The side's own portal edges.
+        /// The tile's portal edges on that side.
         own_edges: u64,
-        /// The facing portal edges of every layer across.
+        /// The facing tile's portal edges on the side facing back.
         facing_edges: u64,
         /// The cap: [`PORTAL_LINKS_PER_EDGE`] × (own + facing edges).
         bound: u64,
@@ -55,6 +69,8 @@ impl std::fmt::Display for StitchError {
                 slot,
                 position,
                 side,
+                facing_slot,
+                facing_layer,
                 pairs,
                 own_edges,
                 facing_edges,
@@ -62,8 +78,9 @@ impl std::fmt::Display for StitchError {
             } => write!(
                 f,
                 "tile in slot {slot} at ({}, {}, layer {}): side {side} would make up to \
-                 {pairs} portal links from {own_edges} portal edges against {facing_edges} \
-                 across, above the cap of {bound} ({PORTAL_LINKS_PER_EDGE} per edge)",
+                 {pairs} portal links with the tile in slot {facing_slot} (layer \
+                 {facing_layer} across), from {own_edges} portal edges against its \
+                 {facing_edges}, above the cap of {bound} ({PORTAL_LINKS_PER_EDGE} per edge)",
                 position.0, position.1, position.2
             ),
         }
@@ -75,9 +92,10 @@ impl std::error::Error for StitchError {}
 /// What the cap found on the sides of a tile that passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TileCheck {
-    /// Per side: overlapping portal edge pairs (an upper bound of its portal links).
+    /// Per side: overlapping portal edge pairs against every facing tile (an upper bound
+    /// of the side's portal links).
     pub pairs: [u64; 4],
-    /// Per side: the cap.
+    /// Per side: the sum of the caps of its pairs of facing tiles.
     pub bound: [u64; 4],
 }
 
@@ -111,41 +129,52 @@ pub fn overlapping_pair_count(a: &[PortalEdge], b: &[PortalEdge]) -> u64 {
         .sum()
 }
 
-/// Checks the tile in `slot` against the cap (a free slot passes with zero counts).
-pub fn check_tile(set: &TileSet<'_>, slot: u32) -> Result<TileCheck, StitchError> {
+/// Checks `tile`, as it would sit in `slot`, against every tile facing it: `facing(x, z)`
+/// lists `(slot, tile)` of the tiles of column (x, z) in the state to check, ascending
+/// layer. Sides in order 0..=3, facing tiles in the order given; the first pair over the
+/// cap is the error. The tile's own column is never asked for, so a caller can check a
+/// tile before it enters (or replaces the tile at its position) without changing anything.
+pub fn check_tile_with<'t, I>(
+    slot: u32,
+    tile: &NavTile,
+    mut facing: impl FnMut(i32, i32) -> I,
+) -> Result<TileCheck, StitchError>
+where
+    I: IntoIterator<Item = (u32, &'t NavTile)>,
+{
     let mut out = TileCheck::default();
-    let Some(st) = set.get(slot) else {
-        return Ok(out);
-    };
-    let d = st.tile.data();
+    let d = tile.data();
     for side in 0..4u8 {
-        let own = portal_edges(st.tile, side);
+        let own = portal_edges(tile, side);
         if own.is_empty() {
             continue;
         }
         let Some((nx, nz)) = neighbour_column(d.tile_x, d.tile_z, side) else {
             continue;
         };
-        let (mut pairs, mut facing) = (0u64, 0u64);
-        for &(_, ns) in set.column(nx, nz) {
-            if let Some(nt) = set.get(ns) {
-                let edges = portal_edges(nt.tile, opposite_side(side));
-                facing += edges.len() as u64;
-                pairs = pairs.saturating_add(overlapping_pair_count(&own, &edges));
-            }
-        }
         let own_edges = own.len() as u64;
-        let bound = PORTAL_LINKS_PER_EDGE.saturating_mul(own_edges.saturating_add(facing));
-        if pairs > bound {
-            return Err(StitchError::PortalLinkCap {
-                slot,
-                position: st.tile.position(),
-                side,
-                pairs,
-                own_edges,
-                facing_edges: facing,
-                bound,
-            });
+        let (mut pairs, mut bound) = (0u64, 0u64);
+        for (facing_slot, nt) in facing(nx, nz) {
+            let edges = portal_edges(nt, opposite_side(side));
+            let facing_edges = edges.len() as u64;
+            let pair_bound =
+                PORTAL_LINKS_PER_EDGE.saturating_mul(own_edges.saturating_add(facing_edges));
+            let n = overlapping_pair_count(&own, &edges);
+            if n > pair_bound {
+                return Err(StitchError::PortalLinkCap {
+                    slot,
+                    position: tile.position(),
+                    side,
+                    facing_slot,
+                    facing_layer: nt.position().2,
+                    pairs: n,
+                    own_edges,
+                    facing_edges,
+                    bound: pair_bound,
+                });
+            }
+            pairs = pairs.saturating_add(n);
+            bound = bound.saturating_add(pair_bound);
         }
         out.pairs[usize::from(side)] = pairs;
         out.bound[usize::from(side)] = bound;
@@ -153,10 +182,33 @@ pub fn check_tile(set: &TileSet<'_>, slot: u32) -> Result<TileCheck, StitchError
     Ok(out)
 }
 
+/// Checks the tile in `slot` of `set` against the cap (a free slot passes with zero
+/// counts): [`check_tile_with`] against the tiles of the set.
+pub fn check_tile(set: &TileSet<'_>, slot: u32) -> Result<TileCheck, StitchError> {
+    let Some(st) = set.get(slot) else {
+        return Ok(TileCheck::default());
+    };
+    check_tile_with(slot, st.tile, |x, z| {
+        set.column(x, z)
+            .iter()
+            .filter_map(|&(_, s)| set.get(s).map(|t| (s, t.tile)))
+    })
+}
+
 /// Checks every tile of `slots` against the cap, in the order given; the first refused
 /// tile's error.
 pub fn check_tiles(set: &TileSet<'_>, slots: &[u32]) -> Result<(), StitchError> {
     for &slot in slots {
+        check_tile(set, slot)?;
+    }
+    Ok(())
+}
+
+/// Checks every tile of `set` in slot order: the error [`check_tiles`] gives over every
+/// occupied slot, ascending. Since the rule is one per pair, a state passes exactly when
+/// every pair of facing tiles does.
+pub fn check_all(set: &TileSet<'_>) -> Result<(), StitchError> {
+    for (slot, _) in set.occupied() {
         check_tile(set, slot)?;
     }
     Ok(())

@@ -3,8 +3,9 @@
 
 use onepath_format::{NavTile, OffMeshLinkSlot};
 use onepath_stitch::{
-    check_tile, end_columns, restitch_scope, stitch_all, stitch_tiles_with_cost,
-    try_stitch_tiles_with_cost, LinkKind, StitchError, TileSet, PORTAL_LINKS_PER_EDGE,
+    check_all as cap_check_all, check_tile, end_columns, restitch_scope, stitch_all,
+    stitch_tiles_with_cost, try_stitch_tiles_with_cost, LinkKind, StitchError, TileSet,
+    PORTAL_LINKS_PER_EDGE,
 };
 
 mod crafted;
@@ -167,6 +168,8 @@ fn the_per_tile_cap_refuses_the_quadratic_boundary_before_making_a_link() {
         slot,
         position: (x, 0, 0),
         side,
+        facing_slot: 1 - slot,
+        facing_layer: 0,
         pairs: n * n,
         own_edges: n,
         facing_edges: n,
@@ -217,4 +220,49 @@ fn the_cap_admits_ordinary_boundaries_and_stitches_them_unchanged() {
             ..
         })
     ));
+}
+
+#[test]
+fn the_cap_is_one_rule_per_pair_of_facing_tiles_whatever_else_faces_them() {
+    // A side of 200 nested edges against a column of two layers: 200 nested edges (40 000
+    // pairs, above 64 × 400) and a partition of 100 edges (about 10 000 pairs, below
+    // 64 × 300). The pair over the cap is refused from either of its tiles, and only it:
+    // the other pair passes, and the state without the refused tile passes (so taking a
+    // tile away never puts another pair over the cap).
+    let p = crafted::params();
+    let a = crafted::thin_triangles(&p, 0, 0, 0.0, &crafted::nested(&p, 200), &[], vec![]);
+    let b0 = crafted::thin_triangles(&p, 1, 0, 0.0, &[], &crafted::nested(&p, 200), vec![]);
+    let b1 = crafted::thin_triangles(
+        &p,
+        1,
+        1,
+        4.0,
+        &[],
+        &crafted::partition(&p, 100, 0.5),
+        vec![],
+    );
+    let set = TileSet::new(&p, [(0, 1, &a), (1, 1, &b1), (2, 1, &b0)]);
+    let refused = |slot: u32, side: u8, facing_slot: u32, x: i32| StitchError::PortalLinkCap {
+        slot,
+        position: (x, 0, 0),
+        side,
+        facing_slot,
+        facing_layer: 0,
+        pairs: 40_000,
+        own_edges: 200,
+        facing_edges: 200,
+        bound: PORTAL_LINKS_PER_EDGE * 400,
+    };
+    assert_eq!(check_tile(&set, 0), Err(refused(0, 0, 2, 0)));
+    assert_eq!(check_tile(&set, 2), Err(refused(2, 2, 0, 1)));
+    assert_eq!(cap_check_all(&set), Err(refused(0, 0, 2, 0)));
+    // The other pair passes on its own, and so does the tile facing only it.
+    let check = check_tile(&set, 1).unwrap();
+    assert_eq!(check.bound[2], PORTAL_LINKS_PER_EDGE * 301);
+    assert!(
+        check.pairs[2] > 5_000 && check.pairs[2] <= check.bound[2],
+        "{check:?}"
+    );
+    let without = TileSet::new(&p, [(0, 1, &a), (1, 1, &b1)]);
+    assert!(cap_check_all(&without).is_ok());
 }
