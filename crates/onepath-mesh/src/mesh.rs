@@ -481,7 +481,7 @@ impl TiledNavMesh {
         changed: &[usize],
     ) -> Result<(), StitchError> {
         // The new tiles of the changed slots, by column: (layer, slot, tile).
-        let mut fresh: BTreeMap<(i32, i32), Vec<(u16, u32, &NavTile)>> = BTreeMap::new();
+        let mut fresh: BTreeMap<(i32, i32), Vec<LayerTile<'_>>> = BTreeMap::new();
         for &i in changed {
             if let Some((_, Some(t))) = slots.get(i) {
                 let (x, z, layer) = t.position();
@@ -490,7 +490,7 @@ impl TiledNavMesh {
         }
         // The tiles of column (x, z) in the new state, ascending layer.
         let column = |x: i32, z: i32| -> Vec<(u32, &NavTile)> {
-            let mut out: Vec<(u16, u32, &NavTile)> = self
+            let mut out: Vec<LayerTile<'_>> = self
                 .columns
                 .get(&(x, z))
                 .into_iter()
@@ -1054,6 +1054,9 @@ impl TiledNavMesh {
         self.reindex_portals(&touched);
     }
 }
+
+/// A tile of a column with its layer and slot: (layer, slot, tile).
+type LayerTile<'a> = (u16, u32, &'a NavTile);
 
 /// True when two tiles have the same geometry bit for bit (the same shared geometry, or
 /// equal data with every float compared by its bits) and fingerprint: then their links in
