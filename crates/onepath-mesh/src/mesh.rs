@@ -10,7 +10,7 @@ use onepath_format::{
     PolyRef, TileRef, MAX_AREA, MAX_SLOTS,
 };
 use onepath_stitch::{
-    check_tile_with, end_columns, neighbour_column, restitch_scope, stitch_all, stitch_tiles,
+    admit_tile_with, end_columns, neighbour_column, restitch_scope, stitch_all, stitch_tiles,
     ColumnIndex, Link, LinkEndIndex, OffMeshConnection, StitchError, TileLinks, TileSet,
 };
 
@@ -515,7 +515,7 @@ impl TiledNavMesh {
         let mut lowest: Option<u32> = None;
         for group in fresh.values() {
             for &(_, slot, tile) in group {
-                if check_tile_with(slot, tile, &column).is_ok() {
+                if admit_tile_with(slot, tile, &column).is_ok() {
                     continue;
                 }
                 // Refused: this slot and every tile it makes a refused pair with.
@@ -526,7 +526,7 @@ impl TiledNavMesh {
                         continue;
                     };
                     for (other, t) in column(nx, nz) {
-                        let alone = check_tile_with(slot, tile, |cx, cz| {
+                        let alone = admit_tile_with(slot, tile, |cx, cz| {
                             ((cx, cz) == (nx, nz)).then_some((other, t))
                         });
                         if alone.is_err() {
@@ -538,7 +538,7 @@ impl TiledNavMesh {
             }
         }
         match lowest.and_then(|s| tile_of(s).map(|t| (s, t))) {
-            Some((slot, tile)) => check_tile_with(slot, tile, &column).map(|_| ()),
+            Some((slot, tile)) => admit_tile_with(slot, tile, &column),
             None => Ok(()),
         }
     }
@@ -594,10 +594,9 @@ impl TiledNavMesh {
     /// of the mesh facing it (its own column is not looked at, so the tile it replaces
     /// does not count). Changes nothing.
     fn check_cap(&self, slot: u32, tile: &NavTile) -> Result<(), MeshError> {
-        check_tile_with(slot, tile, |x, z| {
+        admit_tile_with(slot, tile, |x, z| {
             self.tiles_at(x, z).map(|t| (t.slot(), &t.tile))
         })
-        .map(|_| ())
         .map_err(MeshError::PortalLinkCap)
     }
 

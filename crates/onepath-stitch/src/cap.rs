@@ -182,17 +182,95 @@ where
     Ok(out)
 }
 
+/// The portal edges of `tile` on `side` that [`portal_edges`] lists, counted without
+/// listing them.
+fn portal_edge_count(tile: &NavTile, side: u8) -> u64 {
+    let d = tile.data();
+    let axis = crate::portals::boundary_axis(side);
+    let mut n = 0;
+    for p in 0..tile.poly_count() {
+        let corners = tile.poly_corners(p);
+        for k in 0..corners.len() {
+            let c = corners.start + k;
+            if d.edge_portal_sides.get(c) == Some(&side)
+                && crate::portals::edge_at(tile, p, k, axis).is_some()
+            {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Accepts or refuses `tile` in `slot` exactly as [`check_tile_with`] does (the same
+/// error, the first refused pair in the same order), without the counts of the pairs that
+/// cannot exceed the cap: two sides of n and m edges have at most n·m overlapping pairs,
+/// which is within 64·(n + m) whenever n ≤ 64 or m ≤ 64, so only a pair of two sides of
+/// more than 64 portal edges each is counted (and its edges listed). What the mesh runs
+/// on every tile that enters it: for ordinary tiles, a count of edges.
+pub fn admit_tile_with<'t, I>(
+    slot: u32,
+    tile: &NavTile,
+    mut facing: impl FnMut(i32, i32) -> I,
+) -> Result<(), StitchError>
+where
+    I: IntoIterator<Item = (u32, &'t NavTile)>,
+{
+    let d = tile.data();
+    for side in 0..4u8 {
+        let own_edges = portal_edge_count(tile, side);
+        if own_edges == 0 {
+            continue;
+        }
+        let Some((nx, nz)) = neighbour_column(d.tile_x, d.tile_z, side) else {
+            continue;
+        };
+        let mut own: Option<Vec<PortalEdge>> = None;
+        for (facing_slot, nt) in facing(nx, nz) {
+            let facing_edges = portal_edge_count(nt, opposite_side(side));
+            let bound =
+                PORTAL_LINKS_PER_EDGE.saturating_mul(own_edges.saturating_add(facing_edges));
+            if own_edges.saturating_mul(facing_edges) <= bound {
+                continue;
+            }
+            let own = own.get_or_insert_with(|| portal_edges(tile, side));
+            let pairs = overlapping_pair_count(own, &portal_edges(nt, opposite_side(side)));
+            if pairs > bound {
+                return Err(StitchError::PortalLinkCap {
+                    slot,
+                    position: tile.position(),
+                    side,
+                    facing_slot,
+                    facing_layer: nt.position().2,
+                    pairs,
+                    own_edges,
+                    facing_edges,
+                    bound,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The tiles of column (x, z) of `set` as `(slot, tile)`, ascending layer.
+fn set_column<'s, 'a>(
+    set: &'s TileSet<'a>,
+    x: i32,
+    z: i32,
+) -> impl Iterator<Item = (u32, &'a NavTile)> + 's {
+    set.column(x, z)
+        .iter()
+        .filter_map(|&(_, s)| set.get(s).map(|t| (s, t.tile)))
+}
+
 /// Checks the tile in `slot` of `set` against the cap (a free slot passes with zero
 /// counts): [`check_tile_with`] against the tiles of the set.
 pub fn check_tile(set: &TileSet<'_>, slot: u32) -> Result<TileCheck, StitchError> {
     let Some(st) = set.get(slot) else {
         return Ok(TileCheck::default());
     };
-    check_tile_with(slot, st.tile, |x, z| {
-        set.column(x, z)
-            .iter()
-            .filter_map(|&(_, s)| set.get(s).map(|t| (s, t.tile)))
-    })
+    check_tile_with(slot, st.tile, |x, z| set_column(set, x, z))
 }
 
 /// Checks every tile of `slots` against the cap, in the order given; the first refused
@@ -208,8 +286,8 @@ pub fn check_tiles(set: &TileSet<'_>, slots: &[u32]) -> Result<(), StitchError> 
 /// occupied slot, ascending. Since the rule is one per pair, a state passes exactly when
 /// every pair of facing tiles does.
 pub fn check_all(set: &TileSet<'_>) -> Result<(), StitchError> {
-    for (slot, _) in set.occupied() {
-        check_tile(set, slot)?;
+    for (slot, st) in set.occupied() {
+        admit_tile_with(slot, st.tile, |x, z| set_column(set, x, z))?;
     }
     Ok(())
 }

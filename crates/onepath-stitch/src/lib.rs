@@ -66,8 +66,8 @@ pub mod stitch;
 pub mod tiles;
 
 pub use cap::{
-    check_all, check_tile, check_tile_with, check_tiles, overlapping_pair_count, StitchError,
-    TileCheck, PORTAL_LINKS_PER_EDGE,
+    admit_tile_with, check_all, check_tile, check_tile_with, check_tiles, overlapping_pair_count,
+    StitchError, TileCheck, PORTAL_LINKS_PER_EDGE,
 };
 pub use links::{Link, LinkKind, OffMeshConnection, TileLinks};
 pub use off_mesh::{

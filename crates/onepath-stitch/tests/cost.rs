@@ -3,8 +3,8 @@
 
 use onepath_format::{NavTile, OffMeshLinkSlot};
 use onepath_stitch::{
-    check_all as cap_check_all, check_tile, end_columns, restitch_scope, stitch_all,
-    stitch_tiles_with_cost, try_stitch_tiles_with_cost, LinkKind, StitchError, TileSet,
+    admit_tile_with, check_all as cap_check_all, check_tile, end_columns, restitch_scope,
+    stitch_all, stitch_tiles_with_cost, try_stitch_tiles_with_cost, LinkKind, StitchError, TileSet,
     PORTAL_LINKS_PER_EDGE,
 };
 
@@ -265,4 +265,60 @@ fn the_cap_is_one_rule_per_pair_of_facing_tiles_whatever_else_faces_them() {
     );
     let without = TileSet::new(&p, [(0, 1, &a), (1, 1, &b1)]);
     assert!(cap_check_all(&without).is_ok());
+}
+
+#[test]
+fn admitting_skips_only_pairs_that_cannot_exceed_the_cap_and_refuses_as_the_check() {
+    // Sides of 30 to 200 edges, nested (every pair overlaps) or a partition (few do), in
+    // columns of one or two layers: `admit_tile_with` (what the mesh runs) accepts and
+    // refuses exactly as `check_tile`, with the same error.
+    let p = crafted::params();
+    let shapes = |n: usize, nested: bool| {
+        if nested {
+            crafted::nested(&p, n)
+        } else {
+            crafted::partition(&p, n, 0.25)
+        }
+    };
+    let mut refusals = 0;
+    for (n, m, k) in [
+        (30, 200, 0),
+        (64, 200, 200),
+        (129, 129, 0),
+        (100, 100, 129),
+        (200, 65, 70),
+        (150, 300, 130),
+    ] {
+        for nested in [true, false] {
+            let a = crafted::thin_triangles(&p, 0, 0, 0.0, &shapes(n, nested), &[], vec![]);
+            let b0 = crafted::thin_triangles(&p, 1, 0, 0.0, &[], &shapes(m, true), vec![]);
+            let b1 =
+                crafted::thin_triangles(&p, 1, 1, 4.0, &[], &shapes(k.max(1), !nested), vec![]);
+            let set = TileSet::new(&p, [(0, 1, &a), (1, 1, &b1), (2, 1, &b0)]);
+            for slot in 0..3u32 {
+                let t = set.get(slot).unwrap().tile;
+                let facing = |x: i32, z: i32| {
+                    set.column(x, z)
+                        .iter()
+                        .map(|&(_, s)| (s, set.get(s).unwrap().tile))
+                        .collect::<Vec<_>>()
+                };
+                let checked = check_tile(&set, slot).map(|_| ());
+                assert_eq!(
+                    admit_tile_with(slot, t, facing),
+                    checked,
+                    "{n} {m} {k} {nested}"
+                );
+                refusals += usize::from(checked.is_err());
+            }
+            assert_eq!(
+                cap_check_all(&set),
+                check_tile(&set, 0)
+                    .and(check_tile(&set, 1))
+                    .and(check_tile(&set, 2))
+                    .map(|_| ())
+            );
+        }
+    }
+    assert!(refusals >= 4, "{refusals}");
 }
