@@ -129,6 +129,32 @@ pub fn overlapping_pair_count(a: &[PortalEdge], b: &[PortalEdge]) -> u64 {
         .sum()
 }
 
+/// One pair of facing tiles: `(slot, tile, side, its portal edges on the side)` and
+/// `(slot, tile, its portal edges on the side facing back)`. Their overlapping pairs and
+/// the cap of the pair, or the refusal of the first tile.
+fn check_pair(
+    (slot, tile, side, own): (u32, &NavTile, u8, &[PortalEdge]),
+    (facing_slot, nt, facing): (u32, &NavTile, &[PortalEdge]),
+) -> Result<(u64, u64), StitchError> {
+    let (own_edges, facing_edges) = (own.len() as u64, facing.len() as u64);
+    let bound = PORTAL_LINKS_PER_EDGE.saturating_mul(own_edges.saturating_add(facing_edges));
+    let pairs = overlapping_pair_count(own, facing);
+    if pairs > bound {
+        return Err(StitchError::PortalLinkCap {
+            slot,
+            position: tile.position(),
+            side,
+            facing_slot,
+            facing_layer: nt.position().2,
+            pairs,
+            own_edges,
+            facing_edges,
+            bound,
+        });
+    }
+    Ok((pairs, bound))
+}
+
 /// Checks `tile`, as it would sit in `slot`, against every tile facing it: `facing(x, z)`
 /// lists `(slot, tile)` of the tiles of column (x, z) in the state to check, ascending
 /// layer. Sides in order 0..=3, facing tiles in the order given; the first pair over the
@@ -152,27 +178,10 @@ where
         let Some((nx, nz)) = neighbour_column(d.tile_x, d.tile_z, side) else {
             continue;
         };
-        let own_edges = own.len() as u64;
         let (mut pairs, mut bound) = (0u64, 0u64);
         for (facing_slot, nt) in facing(nx, nz) {
             let edges = portal_edges(nt, opposite_side(side));
-            let facing_edges = edges.len() as u64;
-            let pair_bound =
-                PORTAL_LINKS_PER_EDGE.saturating_mul(own_edges.saturating_add(facing_edges));
-            let n = overlapping_pair_count(&own, &edges);
-            if n > pair_bound {
-                return Err(StitchError::PortalLinkCap {
-                    slot,
-                    position: tile.position(),
-                    side,
-                    facing_slot,
-                    facing_layer: nt.position().2,
-                    pairs: n,
-                    own_edges,
-                    facing_edges,
-                    bound: pair_bound,
-                });
-            }
+            let (n, pair_bound) = check_pair((slot, tile, side, &own), (facing_slot, nt, &edges))?;
             pairs = pairs.saturating_add(n);
             bound = bound.saturating_add(pair_bound);
         }
@@ -182,20 +191,16 @@ where
     Ok(out)
 }
 
-/// The portal edges of `tile` on `side` that [`portal_edges`] lists, counted without
-/// listing them.
-fn portal_edge_count(tile: &NavTile, side: u8) -> u64 {
-    let d = tile.data();
-    let axis = crate::portals::boundary_axis(side);
-    let mut n = 0;
+/// The portal edges of `tile` per side (0..=3): what [`portal_edges`] lists, counted in one
+/// pass over the corners without listing them (a validated tile's corners are all in
+/// range, so every marked corner is an edge).
+fn side_counts(tile: &NavTile) -> [u64; 4] {
+    let sides = &tile.data().edge_portal_sides;
+    let mut n = [0u64; 4];
     for p in 0..tile.poly_count() {
-        let corners = tile.poly_corners(p);
-        for k in 0..corners.len() {
-            let c = corners.start + k;
-            if d.edge_portal_sides.get(c) == Some(&side)
-                && crate::portals::edge_at(tile, p, k, axis).is_some()
-            {
-                n += 1;
+        for &side in sides.get(tile.poly_corners(p)).unwrap_or(&[]) {
+            if let Some(c) = n.get_mut(usize::from(side)) {
+                *c += 1;
             }
         }
     }
@@ -216,9 +221,26 @@ pub fn admit_tile_with<'t, I>(
 where
     I: IntoIterator<Item = (u32, &'t NavTile)>,
 {
+    admit_counted(slot, tile, side_counts(tile), |x, z| {
+        facing(x, z)
+            .into_iter()
+            .map(|(s, t)| (s, t, side_counts(t)))
+    })
+}
+
+/// [`admit_tile_with`] with the tiles' edge counts per side ([`side_counts`]) given.
+fn admit_counted<'t, I>(
+    slot: u32,
+    tile: &NavTile,
+    counts: [u64; 4],
+    mut facing: impl FnMut(i32, i32) -> I,
+) -> Result<(), StitchError>
+where
+    I: IntoIterator<Item = (u32, &'t NavTile, [u64; 4])>,
+{
     let d = tile.data();
     for side in 0..4u8 {
-        let own_edges = portal_edge_count(tile, side);
+        let own_edges = counts[usize::from(side)];
         if own_edges == 0 {
             continue;
         }
@@ -226,28 +248,16 @@ where
             continue;
         };
         let mut own: Option<Vec<PortalEdge>> = None;
-        for (facing_slot, nt) in facing(nx, nz) {
-            let facing_edges = portal_edge_count(nt, opposite_side(side));
+        for (facing_slot, nt, facing_counts) in facing(nx, nz) {
+            let facing_edges = facing_counts[usize::from(opposite_side(side))];
             let bound =
                 PORTAL_LINKS_PER_EDGE.saturating_mul(own_edges.saturating_add(facing_edges));
             if own_edges.saturating_mul(facing_edges) <= bound {
                 continue;
             }
             let own = own.get_or_insert_with(|| portal_edges(tile, side));
-            let pairs = overlapping_pair_count(own, &portal_edges(nt, opposite_side(side)));
-            if pairs > bound {
-                return Err(StitchError::PortalLinkCap {
-                    slot,
-                    position: tile.position(),
-                    side,
-                    facing_slot,
-                    facing_layer: nt.position().2,
-                    pairs,
-                    own_edges,
-                    facing_edges,
-                    bound,
-                });
-            }
+            let edges = portal_edges(nt, opposite_side(side));
+            check_pair((slot, tile, side, own), (facing_slot, nt, &edges))?;
         }
     }
     Ok(())
@@ -286,8 +296,15 @@ pub fn check_tiles(set: &TileSet<'_>, slots: &[u32]) -> Result<(), StitchError> 
 /// occupied slot, ascending. Since the rule is one per pair, a state passes exactly when
 /// every pair of facing tiles does.
 pub fn check_all(set: &TileSet<'_>) -> Result<(), StitchError> {
+    // Each tile's edges counted once, not once per tile facing it.
+    let counts: Vec<[u64; 4]> = (0..set.slot_len() as u32)
+        .map(|s| set.get(s).map_or([0; 4], |t| side_counts(t.tile)))
+        .collect();
+    let count = |s: u32| counts.get(s as usize).copied().unwrap_or_default();
     for (slot, st) in set.occupied() {
-        admit_tile_with(slot, st.tile, |x, z| set_column(set, x, z))?;
+        admit_counted(slot, st.tile, count(slot), |x, z| {
+            set_column(set, x, z).map(|(s, t)| (s, t, count(s)))
+        })?;
     }
     Ok(())
 }
