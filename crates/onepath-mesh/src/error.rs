@@ -1,6 +1,7 @@
 //! Errors of the mesh API.
 
 use onepath_format::{CoordinateError, FormatError, PolyRef, TileRef};
+use onepath_stitch::StitchError;
 
 /// A failed mesh operation. A failed operation leaves the mesh exactly as it was.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -59,4 +60,15 @@ pub enum MeshError {
         /// The tile's off-mesh link count.
         count: u32,
     },
+    /// A tile refused by the per-tile portal link cap: it and a tile facing it across a
+    /// side would have more overlapping portal edge pairs than
+    /// [`onepath_stitch::PORTAL_LINKS_PER_EDGE`] × their portal edges on that boundary
+    /// ([`onepath_stitch::cap`]). The stitch error names the refused tile (its slot and
+    /// position), the side, the facing tile, the counts and the bound. Checked for every
+    /// tile that enters a mesh (add, replace, streaming, [`TiledNavMesh::from_slots`]),
+    /// before anything changes.
+    ///
+    /// [`TiledNavMesh::from_slots`]: crate::TiledNavMesh::from_slots
+    #[error("tile refused by the portal link cap: {0}")]
+    PortalLinkCap(StitchError),
 }

@@ -14,6 +14,12 @@
 //!   (wrong salt, salt 0, slot out of range, polygon past the count) are invalid.
 //! - Positions (column, row, layer) are unique. Every add and replace checks the tile's
 //!   fingerprint first.
+//! - What a tile may cost to stitch is capped: every tile that enters a mesh (add,
+//!   replace, streaming, [`TiledNavMesh::from_slots`], ONPM, snapshot restore) is checked
+//!   against the per-tile portal link cap of `onepath-stitch` with the tiles facing it,
+//!   before anything changes ([`MeshError::PortalLinkCap`]; `slot i: portal links` from the
+//!   readers). The rule is one per pair of facing tiles, so a removal never breaks it and a
+//!   mesh's ONPM and snapshots always read back.
 //! - Links are a function of the tiles in their slots: each edit restitches only what it
 //!   can affect (the changed column and its four side neighbours, the owners of off-mesh
 //!   links ending in the column, and the tiles where the changed tiles' links end), and
@@ -82,7 +88,9 @@ pub mod streamer;
 pub use debug::{DebugLink, DebugPolygon, NavMeshDebug};
 pub use error::MeshError;
 pub use mesh::{MeshTile, SlotView, TiledNavMesh};
-pub use onepath_stitch::{Link, LinkKind, OffMeshConnection, TileLinks};
+pub use onepath_stitch::{
+    Link, LinkKind, OffMeshConnection, StitchError, TileLinks, PORTAL_LINKS_PER_EDGE,
+};
 pub use query::{NavMeshQuery, PathCorridor, QueryError, QueryFilter};
 pub use serializer::{NavMeshSerializer, ONPM_HEADER_LEN, ONPM_KINDS, ONPM_MAGIC};
 pub use slot_table::{SlotTable, SlotTableError};

@@ -10,8 +10,8 @@ use onepath_format::{
     PolyRef, TileRef, MAX_AREA, MAX_SLOTS,
 };
 use onepath_stitch::{
-    end_columns, restitch_scope, stitch_all, stitch_tiles, ColumnIndex, Link, LinkEndIndex,
-    OffMeshConnection, TileLinks, TileSet,
+    admit_tile_with, end_columns, neighbour_column, restitch_scope, stitch_all, stitch_tiles,
+    ColumnIndex, Link, LinkEndIndex, OffMeshConnection, StitchError, TileLinks, TileSet,
 };
 
 use crate::error::MeshError;
@@ -367,7 +367,7 @@ impl TiledNavMesh {
         for (generation, tile) in slots {
             table.push(generation, tile)?;
         }
-        Ok(table.into_mesh())
+        Ok(table.into_mesh()?)
     }
 
     /// Makes this mesh the mesh of slots a [`SlotTable`] checked against the mesh's own
@@ -375,8 +375,14 @@ impl TiledNavMesh {
     /// what did not change: a slot with the same generation and a tile of the same geometry
     /// ([`same_geometry`]) keeps its tile's links and takes the new current areas, flags
     /// and switches; only the slots that differ are taken out and put in, and only what
-    /// they can affect is restitched. Cannot fail (every entry was checked).
-    pub(crate) fn assign_checked_slots(&mut self, slots: Vec<(u32, Option<NavTile>)>) {
+    /// they can affect is restitched. Fails only on the portal link cap, checked first
+    /// for the pairs the slots that differ make (the others were checked when they came
+    /// in), with the error [`onepath_stitch::check_all`] gives for the whole new state;
+    /// then the mesh is unchanged.
+    pub(crate) fn assign_checked_slots(
+        &mut self,
+        slots: Vec<(u32, Option<NavTile>)>,
+    ) -> Result<(), StitchError> {
         let old_len = self.slots.len();
         let new_len = slots.len();
         // The slots whose tile (or the generation of their tile) changes.
@@ -396,10 +402,11 @@ impl TiledNavMesh {
         let changed: Vec<usize> = (0..old_len.max(new_len))
             .filter(|&i| differs(i, slots.get(i)))
             .collect();
+        self.check_cap_of_changes(&slots, &changed)?;
         if changed.len() * 2 > self.tile_count().max(1) {
             // Most tiles differ: building the new state whole costs less than the edits.
             *self = TiledNavMesh::from_checked_slots(self.params, slots);
-            return;
+            return Ok(());
         }
         self.state = StateId::fresh();
         let mut columns = BTreeSet::new();
@@ -459,6 +466,81 @@ impl TiledNavMesh {
             let departed: Vec<(i32, i32)> = departed.into_iter().collect();
             self.restitch(&columns, &departed);
         }
+        Ok(())
+    }
+
+    /// The portal link cap over the state `slots` describes, of which only the slots
+    /// `changed` (ascending) differ from this mesh: every pair of facing tiles the cap can
+    /// refuse has a tile in a changed slot (a pair of unchanged tiles passed when they came
+    /// in, and the rule is one per pair). On failure, the error of the lowest slot of any
+    /// refused pair, checked against the whole new state: what
+    /// [`onepath_stitch::check_all`] of that state gives.
+    fn check_cap_of_changes(
+        &self,
+        slots: &[(u32, Option<NavTile>)],
+        changed: &[usize],
+    ) -> Result<(), StitchError> {
+        // The new tiles of the changed slots, by column: (layer, slot, tile).
+        let mut fresh: BTreeMap<(i32, i32), Vec<LayerTile<'_>>> = BTreeMap::new();
+        for &i in changed {
+            if let Some((_, Some(t))) = slots.get(i) {
+                let (x, z, layer) = t.position();
+                fresh.entry((x, z)).or_default().push((layer, i as u32, t));
+            }
+        }
+        // The tiles of column (x, z) in the new state, ascending layer.
+        let column = |x: i32, z: i32| -> Vec<(u32, &NavTile)> {
+            let mut out: Vec<LayerTile<'_>> = self
+                .columns
+                .get(&(x, z))
+                .into_iter()
+                .flatten()
+                .filter(|&&(_, slot)| changed.binary_search(&(slot as usize)).is_err())
+                .filter_map(|&(layer, slot)| {
+                    let t = self.slots.get(slot as usize)?.tile.as_ref()?;
+                    Some((layer, slot, &t.tile))
+                })
+                .collect();
+            out.extend(fresh.get(&(x, z)).into_iter().flatten().copied());
+            out.sort_unstable_by_key(|&(layer, _, _)| layer);
+            out.into_iter().map(|(_, slot, t)| (slot, t)).collect()
+        };
+        let tile_of = |slot: u32| -> Option<&NavTile> {
+            if changed.binary_search(&(slot as usize)).is_ok() {
+                slots.get(slot as usize)?.1.as_ref()
+            } else {
+                Some(&self.slots.get(slot as usize)?.tile.as_ref()?.tile)
+            }
+        };
+        let mut lowest: Option<u32> = None;
+        for group in fresh.values() {
+            for &(_, slot, tile) in group {
+                if admit_tile_with(slot, tile, &column).is_ok() {
+                    continue;
+                }
+                // Refused: this slot and every tile it makes a refused pair with.
+                let mut low = slot;
+                let (x, z, _) = tile.position();
+                for side in 0..4u8 {
+                    let Some((nx, nz)) = neighbour_column(x, z, side) else {
+                        continue;
+                    };
+                    for (other, t) in column(nx, nz) {
+                        let alone = admit_tile_with(slot, tile, |cx, cz| {
+                            ((cx, cz) == (nx, nz)).then_some((other, t))
+                        });
+                        if alone.is_err() {
+                            low = low.min(other);
+                        }
+                    }
+                }
+                lowest = Some(lowest.map_or(low, |l| l.min(low)));
+            }
+        }
+        match lowest.and_then(|s| tile_of(s).map(|t| (s, t))) {
+            Some((slot, tile)) => admit_tile_with(slot, tile, &column),
+            None => Ok(()),
+        }
     }
 
     /// The mesh of slots a [`SlotTable`] checked: validated parameters, at most
@@ -506,6 +588,16 @@ impl TiledNavMesh {
             links: TileLinks::default(),
             portals: PortalIndex::default(),
         }
+    }
+
+    /// Checks `tile`, about to sit in `slot`, against the portal link cap with the tiles
+    /// of the mesh facing it (its own column is not looked at, so the tile it replaces
+    /// does not count). Changes nothing.
+    fn check_cap(&self, slot: u32, tile: &NavTile) -> Result<(), MeshError> {
+        admit_tile_with(slot, tile, |x, z| {
+            self.tiles_at(x, z).map(|t| (t.slot(), &t.tile))
+        })
+        .map_err(MeshError::PortalLinkCap)
     }
 
     fn check_fingerprint(&self, tile: &NavTile, at: &str) -> Result<(), MeshError> {
@@ -689,7 +781,9 @@ impl TiledNavMesh {
 
     /// Adds a tile into the lowest free slot. Checks, in order: the fingerprint
     /// ([`FormatError::Fingerprint`]), the position ([`MeshError::OccupiedPosition`]), a free
-    /// slot ([`MeshError::SlotsExhausted`]). Restitches what the new tile can affect: its
+    /// slot ([`MeshError::SlotsExhausted`]), the portal link cap against every tile facing
+    /// it ([`MeshError::PortalLinkCap`], naming the tile and the slot it would take); a
+    /// refused tile changes nothing. Restitches what the new tile can affect: its
     /// column and the four side neighbours, the owners of off-mesh links ending in its
     /// column, and the tiles where its own links end.
     pub fn add_tile(&mut self, tile: NavTile) -> Result<TileRef, MeshError> {
@@ -700,15 +794,16 @@ impl TiledNavMesh {
         }
         let slot = match self.free.first() {
             Some(&s) => s,
-            None if self.slots.len() < MAX_SLOTS as usize => {
-                self.slots.push(Slot {
-                    generation: 1,
-                    tile: None,
-                });
-                (self.slots.len() - 1) as u32
-            }
+            None if self.slots.len() < MAX_SLOTS as usize => self.slots.len() as u32,
             None => return Err(MeshError::SlotsExhausted),
         };
+        self.check_cap(slot, &tile)?;
+        if slot as usize == self.slots.len() {
+            self.slots.push(Slot {
+                generation: 1,
+                tile: None,
+            });
+        }
         self.free.remove(&slot);
         let tile_ref = TileRef {
             salt: self.slots[slot as usize].generation,
@@ -725,13 +820,16 @@ impl TiledNavMesh {
     /// Replaces the tile at the new tile's position: the slot stays, its generation advances
     /// (old references become invalid even if the new tile is identical), and the position's
     /// edits reset to the new tile's current values. Checks the fingerprint first, then that a
-    /// tile is at the position ([`MeshError::NoTileAtPosition`]). Returns the removed tile.
+    /// tile is at the position ([`MeshError::NoTileAtPosition`]), then the portal link cap
+    /// against every tile facing it ([`MeshError::PortalLinkCap`]); a refused tile changes
+    /// nothing. Returns the removed tile.
     pub fn replace_tile(&mut self, tile: NavTile) -> Result<(TileRef, NavTile), MeshError> {
         self.check_fingerprint(&tile, "replacing tile")?;
         let (x, z, layer) = tile.position();
         let Some(&slot) = self.positions.get(&(x, z, layer)) else {
             return Err(MeshError::NoTileAtPosition { x, z, layer });
         };
+        self.check_cap(slot, &tile)?;
         if let Some(old) = &self.slots[slot as usize].tile {
             self.ends.remove_tile(&self.params, slot, &old.tile);
         }
@@ -955,6 +1053,9 @@ impl TiledNavMesh {
         self.reindex_portals(&touched);
     }
 }
+
+/// A tile of a column with its layer and slot: (layer, slot, tile).
+type LayerTile<'a> = (u16, u32, &'a NavTile);
 
 /// True when two tiles have the same geometry bit for bit (the same shared geometry, or
 /// equal data with every float compared by its bits) and fingerprint: then their links in

@@ -68,7 +68,9 @@ impl NavMeshSerializer {
     /// (≠ 2 → [`FormatError::Version`]), flags (0), the parameter block, the slot count
     /// against the bytes that remain and the slot limit, then per slot its generation, kind
     /// and tile (read against the parameters: fingerprint first, then every tile rule), the
-    /// uniqueness of positions, and that nothing follows. Errors name the slot. The slot
+    /// uniqueness of positions, that nothing follows, and finally the per-tile portal link
+    /// cap over every tile (`slot i: portal links`, naming the lowest slot of a refused
+    /// pair of facing tiles; see [`onepath_stitch::cap`]). Errors name the slot. The slot
     /// rules are those of [`SlotTable`], checked as each field is read.
     pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, FormatError> {
         let mut r = ByteReader::new(bytes);
@@ -98,7 +100,7 @@ impl NavMeshSerializer {
             table.push(generation, tile)?;
         }
         r.expect_end("ONPM")?;
-        Ok(table.into_mesh())
+        Ok(table.into_mesh()?)
     }
 
     /// The ONPT bytes of a tile with its current areas and flags.

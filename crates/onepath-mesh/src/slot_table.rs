@@ -24,6 +24,7 @@ use std::sync::Arc;
 use onepath_format::{
     Fingerprint, FormatError, NavMeshParams, NavTile, TileReader, MAX_SALT, MAX_SLOTS,
 };
+use onepath_stitch::{check_all, StitchError, TileSet};
 
 use crate::error::MeshError;
 use crate::mesh::TiledNavMesh;
@@ -67,6 +68,11 @@ pub enum SlotTableError {
         /// The fingerprint of the table's parameters.
         expected: Fingerprint,
     },
+    /// A tile refused by the per-tile portal link cap: it and a tile facing it would have
+    /// more overlapping portal edge pairs than the cap allows (the stitch error names both
+    /// tiles, the side, the counts and the bound). Checked over the whole table when it
+    /// becomes a mesh.
+    PortalLinkCap(StitchError),
     /// A tile at a position an earlier slot holds.
     Position {
         /// The slot.
@@ -106,6 +112,10 @@ impl From<SlotTableError> for FormatError {
                 found,
                 expected,
             },
+            SlotTableError::PortalLinkCap(e) => {
+                let StitchError::PortalLinkCap { slot, .. } = e;
+                FormatError::malformed(format!("slot {slot}: portal links"), e.to_string())
+            }
             SlotTableError::Position {
                 slot,
                 x,
@@ -132,6 +142,7 @@ impl From<SlotTableError> for MeshError {
                 layer,
                 slot: other,
             },
+            SlotTableError::PortalLinkCap(e) => MeshError::PortalLinkCap(e),
             other => MeshError::Format(other.into()),
         }
     }
@@ -399,21 +410,44 @@ impl SlotTable {
         Ok(())
     }
 
+    /// Checks every tile of the table against the per-tile portal link cap
+    /// ([`onepath_stitch::check_all`] in slot order; [`SlotTableError::PortalLinkCap`] of
+    /// the lowest slot of a refused pair). O(n log n) in the portal edges; no link is made.
+    pub fn check_cap(&self) -> Result<(), SlotTableError> {
+        let set = TileSet::new(
+            self.tiles.params(),
+            self.slots
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (g, t))| t.as_ref().map(|t| (i as u32, *g, t))),
+        );
+        check_all(&set).map_err(SlotTableError::PortalLinkCap)
+    }
+
     /// The mesh of these slots: every slot with its exact generation (free slots
-    /// included), stitched once in slot order.
-    pub fn into_mesh(self) -> TiledNavMesh {
-        TiledNavMesh::from_checked_slots(*self.tiles.params(), self.slots)
+    /// included), stitched once in slot order, after [`SlotTable::check_cap`] (the only
+    /// rule that needs every slot, so the only error left).
+    pub fn into_mesh(self) -> Result<TiledNavMesh, SlotTableError> {
+        self.check_cap()?;
+        Ok(TiledNavMesh::from_checked_slots(
+            *self.tiles.params(),
+            self.slots,
+        ))
     }
 
     /// Makes `mesh` the mesh of these slots, equal to [`SlotTable::into_mesh`], keeping the
     /// tiles and links of the slots that are unchanged (same generation, same geometry) and
     /// restitching only around those that differ. Parameters that are not bitwise those of
-    /// `mesh` replace it whole.
-    pub fn restore_into(self, mesh: &mut TiledNavMesh) {
+    /// `mesh` replace it whole. The portal link cap is checked first (in place, only for
+    /// the pairs the differing slots make; the error is the one [`SlotTable::into_mesh`]
+    /// gives); on error `mesh` is unchanged.
+    pub fn restore_into(self, mesh: &mut TiledNavMesh) -> Result<(), SlotTableError> {
         if self.tiles.params().bitwise_eq(mesh.params()) {
-            mesh.assign_checked_slots(self.slots);
+            mesh.assign_checked_slots(self.slots)
+                .map_err(SlotTableError::PortalLinkCap)
         } else {
-            *mesh = self.into_mesh();
+            *mesh = self.into_mesh()?;
+            Ok(())
         }
     }
 }

@@ -123,7 +123,7 @@ fn run(m: &mut TiledNavMesh, op: &Op, saved: &[Slots]) {
             for (generation, t) in state {
                 table.push(*generation, t.clone()).unwrap();
             }
-            table.restore_into(m);
+            table.restore_into(m).unwrap();
         }
     }
 }

@@ -202,7 +202,7 @@ fn into_mesh_equals_from_slots_and_keeps_free_slots_and_generations() {
     for (g, t) in slots.clone() {
         table.push(g, t).unwrap();
     }
-    let mesh = table.into_mesh();
+    let mesh = table.into_mesh().unwrap();
     assert_eq!(mesh, TiledNavMesh::from_slots(params(), slots).unwrap());
     assert_eq!(
         mesh.slots().map(|s| s.generation).collect::<Vec<_>>(),

@@ -124,9 +124,11 @@ impl NavMeshSnapshot {
     /// Errors: [`FormatError::Version`] for a version other than 2;
     /// [`FormatError::Fingerprint`] for an inline or library tile built against other
     /// parameters; [`FormatError::Malformed`] naming the section, slot, edit or field for
-    /// everything else.
+    /// everything else, including a pair of facing tiles over the per-tile portal link cap
+    /// (`slot i: portal links`, the lowest slot of the pair; checked after everything was
+    /// parsed, before any link is made).
     pub fn restore(bytes: &[u8], library: &TileLibrary) -> Result<TiledNavMesh, FormatError> {
-        Ok(reader::build(reader::parse(bytes, Some(library), None)?))
+        reader::build(reader::parse(bytes, Some(library), None)?)
     }
 
     /// Restores a Full snapshot (every tile inline) as a new mesh, with no tile library.
@@ -134,7 +136,7 @@ impl NavMeshSnapshot {
     /// id (Referenced) is [`FormatError::LibraryRequired`] at the first such slot
     /// (`slot 3`), after the bytes before it were checked.
     pub fn restore_full(bytes: &[u8]) -> Result<TiledNavMesh, FormatError> {
-        Ok(reader::build(reader::parse(bytes, None, None)?))
+        reader::build(reader::parse(bytes, None, None)?)
     }
 
     /// Replaces the state of `mesh` with the snapshot's, keeping the object. The snapshot's
@@ -152,7 +154,7 @@ impl NavMeshSnapshot {
     ) -> Result<(), FormatError> {
         reader::parse(bytes, Some(library), Some(mesh))?
             .slots
-            .restore_into(mesh);
+            .restore_into(mesh)?;
         Ok(())
     }
 
@@ -161,7 +163,7 @@ impl NavMeshSnapshot {
     pub fn restore_full_in_place(mesh: &mut TiledNavMesh, bytes: &[u8]) -> Result<(), FormatError> {
         reader::parse(bytes, None, Some(mesh))?
             .slots
-            .restore_into(mesh);
+            .restore_into(mesh)?;
         Ok(())
     }
 }

@@ -14,7 +14,10 @@
 //!    [`SlotTable`]'s), edit count (fits, ≤ polygons), each edit (polygon strictly
 //!    ascending and in range, area ≤ 63, differs from as built), disabled link count (fits,
 //!    ≤ links), each link index (strictly ascending, in range); the body consumed exactly;
-//! 6. nothing after the last section.
+//! 6. nothing after the last section;
+//! 7. when the state is built ([`SlotTable::into_mesh`], or in place
+//!    [`SlotTable::restore_into`]), the per-tile portal link cap over its tiles
+//!    (`slot i: portal links`, the lowest slot of a refused pair), before any link is made.
 
 use std::sync::Arc;
 
@@ -493,7 +496,8 @@ fn switches_match(tile: &NavTile, disabled: &Disabled<'_>, live: &NavTile) -> bo
 }
 
 /// Builds the complete new mesh from validated slots: slots and generations placed exactly,
-/// stitched once in slot order.
-pub(crate) fn build(parsed: Parsed) -> TiledNavMesh {
-    parsed.slots.into_mesh()
+/// stitched once in slot order, after the per-tile portal link cap over every tile (the one
+/// rule that needs every slot: `slot i: portal links`).
+pub(crate) fn build(parsed: Parsed) -> Result<TiledNavMesh, FormatError> {
+    Ok(parsed.slots.into_mesh()?)
 }

@@ -16,10 +16,12 @@
 //!   nothing depends on hash order or thread count.
 //! - Off-mesh link switches do not change links (the query layer reads the switches).
 //! - What one tile may cost is capped ([`cap`]): [`check_tile`] refuses, in O(n log n) and
-//!   before any link is made, a tile side whose overlapping portal edge pairs exceed
-//!   [`PORTAL_LINKS_PER_EDGE`] × its own and facing portal edges
+//!   before any link is made, a tile and a tile facing it whose overlapping portal edge
+//!   pairs exceed [`PORTAL_LINKS_PER_EDGE`] × their portal edges on that boundary
 //!   ([`StitchError::PortalLinkCap`]); [`try_stitch_tiles_with_cost`] checks, then stitches.
-//!   The unchecked functions never refuse and their links are unchanged.
+//!   The rule is one per pair of facing tiles, so removing a tile never puts another over
+//!   it. `onepath-mesh` checks every tile that enters a mesh (add, replace, streaming, ONPM,
+//!   snapshot restore). The unchecked functions never refuse and their links are unchanged.
 //!
 //! ## Example
 //! ```
@@ -64,7 +66,8 @@ pub mod stitch;
 pub mod tiles;
 
 pub use cap::{
-    check_tile, check_tiles, overlapping_pair_count, StitchError, TileCheck, PORTAL_LINKS_PER_EDGE,
+    admit_tile_with, check_all, check_tile, check_tile_with, check_tiles, overlapping_pair_count,
+    StitchError, TileCheck, PORTAL_LINKS_PER_EDGE,
 };
 pub use links::{Link, LinkKind, OffMeshConnection, TileLinks};
 pub use off_mesh::{

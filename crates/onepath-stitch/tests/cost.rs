@@ -3,8 +3,9 @@
 
 use onepath_format::{NavTile, OffMeshLinkSlot};
 use onepath_stitch::{
-    check_tile, end_columns, restitch_scope, stitch_all, stitch_tiles_with_cost,
-    try_stitch_tiles_with_cost, LinkKind, StitchError, TileSet, PORTAL_LINKS_PER_EDGE,
+    admit_tile_with, check_all as cap_check_all, check_tile, end_columns, restitch_scope,
+    stitch_all, stitch_tiles_with_cost, try_stitch_tiles_with_cost, LinkKind, StitchError, TileSet,
+    PORTAL_LINKS_PER_EDGE,
 };
 
 mod crafted;
@@ -167,6 +168,8 @@ fn the_per_tile_cap_refuses_the_quadratic_boundary_before_making_a_link() {
         slot,
         position: (x, 0, 0),
         side,
+        facing_slot: 1 - slot,
+        facing_layer: 0,
         pairs: n * n,
         own_edges: n,
         facing_edges: n,
@@ -217,4 +220,105 @@ fn the_cap_admits_ordinary_boundaries_and_stitches_them_unchanged() {
             ..
         })
     ));
+}
+
+#[test]
+fn the_cap_is_one_rule_per_pair_of_facing_tiles_whatever_else_faces_them() {
+    // A side of 200 nested edges against a column of two layers: 200 nested edges (40 000
+    // pairs, above 64 × 400) and a partition of 100 edges (about 10 000 pairs, below
+    // 64 × 300). The pair over the cap is refused from either of its tiles, and only it:
+    // the other pair passes, and the state without the refused tile passes (so taking a
+    // tile away never puts another pair over the cap).
+    let p = crafted::params();
+    let a = crafted::thin_triangles(&p, 0, 0, 0.0, &crafted::nested(&p, 200), &[], vec![]);
+    let b0 = crafted::thin_triangles(&p, 1, 0, 0.0, &[], &crafted::nested(&p, 200), vec![]);
+    let b1 = crafted::thin_triangles(
+        &p,
+        1,
+        1,
+        4.0,
+        &[],
+        &crafted::partition(&p, 100, 0.5),
+        vec![],
+    );
+    let set = TileSet::new(&p, [(0, 1, &a), (1, 1, &b1), (2, 1, &b0)]);
+    let refused = |slot: u32, side: u8, facing_slot: u32, x: i32| StitchError::PortalLinkCap {
+        slot,
+        position: (x, 0, 0),
+        side,
+        facing_slot,
+        facing_layer: 0,
+        pairs: 40_000,
+        own_edges: 200,
+        facing_edges: 200,
+        bound: PORTAL_LINKS_PER_EDGE * 400,
+    };
+    assert_eq!(check_tile(&set, 0), Err(refused(0, 0, 2, 0)));
+    assert_eq!(check_tile(&set, 2), Err(refused(2, 2, 0, 1)));
+    assert_eq!(cap_check_all(&set), Err(refused(0, 0, 2, 0)));
+    // The other pair passes on its own, and so does the tile facing only it.
+    let check = check_tile(&set, 1).unwrap();
+    assert_eq!(check.bound[2], PORTAL_LINKS_PER_EDGE * 301);
+    assert!(
+        check.pairs[2] > 5_000 && check.pairs[2] <= check.bound[2],
+        "{check:?}"
+    );
+    let without = TileSet::new(&p, [(0, 1, &a), (1, 1, &b1)]);
+    assert!(cap_check_all(&without).is_ok());
+}
+
+#[test]
+fn admitting_skips_only_pairs_that_cannot_exceed_the_cap_and_refuses_as_the_check() {
+    // Sides of 30 to 200 edges, nested (every pair overlaps) or a partition (few do), in
+    // columns of one or two layers: `admit_tile_with` (what the mesh runs) accepts and
+    // refuses exactly as `check_tile`, with the same error.
+    let p = crafted::params();
+    let shapes = |n: usize, nested: bool| {
+        if nested {
+            crafted::nested(&p, n)
+        } else {
+            crafted::partition(&p, n, 0.25)
+        }
+    };
+    let mut refusals = 0;
+    for (n, m, k) in [
+        (30, 200, 0),
+        (64, 200, 200),
+        (129, 129, 0),
+        (100, 100, 129),
+        (200, 65, 70),
+        (150, 300, 130),
+    ] {
+        for nested in [true, false] {
+            let a = crafted::thin_triangles(&p, 0, 0, 0.0, &shapes(n, nested), &[], vec![]);
+            let b0 = crafted::thin_triangles(&p, 1, 0, 0.0, &[], &shapes(m, true), vec![]);
+            let b1 =
+                crafted::thin_triangles(&p, 1, 1, 4.0, &[], &shapes(k.max(1), !nested), vec![]);
+            let set = TileSet::new(&p, [(0, 1, &a), (1, 1, &b1), (2, 1, &b0)]);
+            for slot in 0..3u32 {
+                let t = set.get(slot).unwrap().tile;
+                let facing = |x: i32, z: i32| {
+                    set.column(x, z)
+                        .iter()
+                        .map(|&(_, s)| (s, set.get(s).unwrap().tile))
+                        .collect::<Vec<_>>()
+                };
+                let checked = check_tile(&set, slot).map(|_| ());
+                assert_eq!(
+                    admit_tile_with(slot, t, facing),
+                    checked,
+                    "{n} {m} {k} {nested}"
+                );
+                refusals += usize::from(checked.is_err());
+            }
+            assert_eq!(
+                cap_check_all(&set),
+                check_tile(&set, 0)
+                    .and(check_tile(&set, 1))
+                    .and(check_tile(&set, 2))
+                    .map(|_| ())
+            );
+        }
+    }
+    assert!(refusals >= 4, "{refusals}");
 }

@@ -6,3 +6,4 @@ mod guarantees;
 mod history;
 mod hostile;
 mod mutation;
+mod portal_cap;
