@@ -817,6 +817,25 @@ impl TiledNavMesh {
         Ok(tile_ref)
     }
 
+    /// Whether `tile` passes the portal link cap against the tiles that face it now: the cap
+    /// check [`TiledNavMesh::add_tile`] and [`TiledNavMesh::replace_tile`] make, with the same
+    /// error ([`MeshError::PortalLinkCap`], naming the slot the tile holds at its position, else
+    /// the slot `add_tile` would give it). Changes nothing. Only tiles in the four side
+    /// columns face a tile, so a host that swaps several layers of one column (the tile cache)
+    /// can check each new layer first and then swap them all or none.
+    pub fn check_portal_link_cap(&self, tile: &NavTile) -> Result<(), MeshError> {
+        let (x, z, layer) = tile.position();
+        let slot = match self.positions.get(&(x, z, layer)) {
+            Some(&s) => s,
+            None => self
+                .free
+                .first()
+                .copied()
+                .unwrap_or(self.slots.len() as u32),
+        };
+        self.check_cap(slot, tile)
+    }
+
     /// Replaces the tile at the new tile's position: the slot stays, its generation advances
     /// (old references become invalid even if the new tile is identical), and the position's
     /// edits reset to the new tile's current values. Checks the fingerprint first, then that a

@@ -1,5 +1,6 @@
 //! The per-tile portal link cap (`onepath_stitch::cap`) on every path by which a tile
-//! enters a mesh: `add_tile`, `replace_tile`, streaming, `from_slots`, ONPM reading. The
+//! enters a mesh: `add_tile`, `replace_tile`, streaming, `from_slots`, ONPM reading (and
+//! `check_portal_link_cap`, the same check without the change). The
 //! crafted case of issue 22 (4 000 nested thin triangles on each side of one boundary, 16 M
 //! overlapping pairs against a cap of 512 000) is refused on each, naming the tile, and a
 //! refused tile leaves the mesh exactly as it was (value, ONPM bytes, state id). The cost of
@@ -100,6 +101,33 @@ fn add_tile_refuses_the_crafted_boundary_and_changes_nothing() {
         other.add_tile(plus(&p)),
         Err(MeshError::PortalLinkCap(refused(1, 0, 0, 0)))
     );
+}
+
+#[test]
+fn check_portal_link_cap_answers_as_add_and_replace_would_and_changes_nothing() {
+    let p = crafted::params();
+    let mut m = mesh();
+    let before = observe(&m);
+    // As add_tile: the free slot 1 named.
+    assert_eq!(
+        m.check_portal_link_cap(&minus(&p)),
+        Err(MeshError::PortalLinkCap(refused(1, 1, 2, 0)))
+    );
+    assert_eq!(m.check_portal_link_cap(&ordinary(&p, 1)), Ok(()));
+    assert_eq!(observe(&m), before);
+    // As replace_tile: the slot the position holds named.
+    m.add_tile(ordinary(&p, 1)).unwrap();
+    let slot = m.tile_at(1, 0, 0).unwrap().slot();
+    let before = observe(&m);
+    assert_eq!(
+        m.check_portal_link_cap(&minus(&p)),
+        m.clone().replace_tile(minus(&p)).map(|_| ())
+    );
+    assert_eq!(
+        m.check_portal_link_cap(&minus(&p)),
+        Err(MeshError::PortalLinkCap(refused(slot, 1, 2, 0)))
+    );
+    assert_eq!(observe(&m), before);
 }
 
 #[test]

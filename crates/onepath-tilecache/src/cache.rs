@@ -712,6 +712,16 @@ impl TileCache {
             .map(|t| t.tile().position().2)
             .collect();
         let new_top = tiles.len();
+        // All or nothing: every new layer that will be added or replaced passes the mesh's
+        // portal link cap first (a tile faces only tiles of the four side columns, which this
+        // swap does not change), so a refused layer leaves the whole column as it was.
+        for f in &tiles {
+            let (_, _, l) = f.position();
+            let existing = self.mesh.tile_at(x, z, l).map(|t| t.tile());
+            if !existing.is_some_and(|e| same_as_built(f, e)) {
+                self.mesh.check_portal_link_cap(f)?;
+            }
+        }
         let mut tiles = tiles.into_iter();
         let top = old.last().map_or(0, |&l| usize::from(l) + 1).max(new_top);
         for layer in 0..top {
