@@ -217,8 +217,9 @@ impl NavMeshQuery {
                 closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
                     && !visited.contains(&target)
             };
+            // Corner `k` for `k` up to `n` (corner `n` is corner 0), without a division.
             let corner = |k: usize| {
-                let c = verts[k % n];
+                let c = verts[if k < n { k } else { k - n }];
                 [c.x, 0.0, c.z]
             };
             // The next polygon, with its tile and index.
@@ -257,7 +258,7 @@ impl NavMeshQuery {
                 }
                 _ => {
                     let a = verts[exit];
-                    let b = verts[(exit + 1) % n];
+                    let b = verts[if exit + 1 < n { exit + 1 } else { 0 }];
                     let (ex, ez) = (b.x - a.x, b.z - a.z);
                     let len = (ex * ex + ez * ez).sqrt();
                     return Ok(RaycastHit {
