@@ -276,7 +276,6 @@ impl NavMeshQuery {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::fixtures::bridge_and_building;
     use crate::query::generated_grid_mesh;
     use crate::query::poly::{poly_verts, PolyVerts};
