@@ -27,6 +27,9 @@ pub struct MeshTile {
     links: TileLinks,
     /// The portal crossings of the links, by departing edge (derived, see [`PortalIndex`]).
     portals: PortalIndex,
+    /// The raycast's per-polygon block (derived from the geometry and origin when the tile
+    /// enters its slot, see `RayBlock`).
+    ray: crate::query::RayBlock,
 }
 
 /// One portal link of a tile whose crossing exists: the covered part of the departing edge
@@ -38,6 +41,9 @@ pub(crate) struct PortalEntry {
     pub(crate) link: u32,
     /// The link's target.
     pub(crate) target: PolyRef,
+    /// Whether an earlier link of the polygon has the same target (only then can an earlier
+    /// reported crossing hide this one).
+    pub(crate) shadowed: bool,
     /// Left end of the covered part, seen leaving the polygon (world).
     pub(crate) left: [f64; 3],
     /// Right end of the covered part (world).
@@ -125,6 +131,12 @@ impl MeshTile {
                 .unwrap_or(&[]),
             _ => &[],
         }
+    }
+
+    /// The raycast's per-polygon block (corners' world X/Z, per-edge neighbour).
+    #[inline]
+    pub(crate) fn ray_block(&self) -> &crate::query::RayBlock {
+        &self.ray
     }
 
     /// Where each of the tile's off-mesh link slots attached, in slot order.
@@ -581,9 +593,11 @@ impl TiledNavMesh {
     fn mesh_tile(&self, tile_ref: TileRef, tile: NavTile) -> MeshTile {
         let d = tile.data();
         let (ox, oz) = self.params.tile_origin(d.tile_x, d.tile_z);
+        let origin = [ox, d.origin_y, oz];
         MeshTile {
             tile_ref,
-            origin: [ox, d.origin_y, oz],
+            origin,
+            ray: crate::query::RayBlock::build(&tile, origin),
             tile,
             links: TileLinks::default(),
             portals: PortalIndex::default(),

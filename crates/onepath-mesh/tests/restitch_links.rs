@@ -1,8 +1,8 @@
 //! Incremental restitching with off-mesh links: an edit restitches only what it can affect
 //! (`docs/navmesh-stitching.md` §3.5), and after any history of adds, replaces, removals,
 //! streamed loads and slot-table restores the mesh equals a full restitch, link for link
-//! and byte for byte (the raycast's per-edge portal index included, which is part of the
-//! mesh's equality), and a long-lived mesh and query object answer every raycast and
+//! and byte for byte (the raycast's per-edge portal index and per-polygon block included,
+//! which are part of the mesh's equality), and a long-lived mesh and query object answer every raycast and
 //! nearest query exactly as a mesh built at once from the same slots.
 
 use onepath_format::{NavMeshParams, NavTile, OffMeshLinkSlot, PolyRef};

@@ -9,7 +9,14 @@ pub type Vec3 = [f64; 3];
 /// The coordinate rule for a world point
 /// ([`NavMeshParams::check_point`](onepath_format::NavMeshParams::check_point), which builds
 /// the error's name only when a component fails, so queries call it on every call).
+#[inline]
 pub(crate) fn check_point(what: &str, p: Vec3) -> Result<(), onepath_format::CoordinateError> {
+    // The rule's test, inline for the common case (NaN and the infinities fail `<` too);
+    // the format's check names the failing component.
+    let inside = |v: f64| v.abs() < onepath_format::COORD_BOUND;
+    if inside(p[0]) && inside(p[1]) && inside(p[2]) {
+        return Ok(());
+    }
     onepath_format::NavMeshParams::check_point(what, p)
 }
 
@@ -89,6 +96,7 @@ pub(crate) fn point_in_poly_2d(p: Vec3, verts: &[Vec3]) -> bool {
 
 /// The parameter in 0..=1 of the point of segment `a → b` closest to `p` in X/Z, and the
 /// squared X/Z distance to it.
+#[inline]
 pub(crate) fn closest_on_segment_2d(p: Vec3, a: Vec3, b: Vec3) -> (f64, f64) {
     let ex = b[0] - a[0];
     let ez = b[2] - a[2];

@@ -17,6 +17,7 @@ use crate::query::poly::{
     decode, decode_passing, midpoint, poly_centre, poly_passes, poly_verts, portal_segment, world,
     PolyVerts,
 };
+use crate::query::raycast::RayCorner;
 use crate::{Link, LinkKind};
 
 /// The heuristic is `distance × smallest area cost × HEURISTIC_SCALE`. The scale keeps it
@@ -247,9 +248,10 @@ fn scan_neighbours<'m>(
 /// on `k` are tried ([`first_portal_neighbour`]), and the hiding test runs for a candidate
 /// only, over its own target.
 ///
-/// The raycast makes the same two steps itself ([`in_tile_edge_neighbour`], whose crossing
-/// is the whole edge it already has, then [`first_portal_neighbour`]); this composition is
-/// what the tests check against the full scan.
+/// The raycast makes the same steps itself ([`in_tile_edge_neighbour`] from its block,
+/// whose crossing is the whole edge it already has, then, on a border edge only (the
+/// block's `portal`), [`first_portal_neighbour`]); this composition, with the block's
+/// entries, is what the tests check against the full scan.
 #[cfg(test)]
 pub(crate) fn first_edge_neighbour<'m>(
     mesh: &'m TiledNavMesh,
@@ -268,65 +270,66 @@ pub(crate) fn first_edge_neighbour<'m>(
             d.vertices[usize::from(d.corners[corners.start + j % n])],
         )
     };
-    if let Some((target, q)) = in_tile_edge_neighbour(tile, p, filter, k) {
+    let (first_corner, block) = tile.ray_block().poly(p)?;
+    let edge = *block.get(k)?;
+    if let Some((target, q)) = in_tile_edge_neighbour(tile, edge, filter) {
         if accept(target, vertex(k + 1), vertex(k)) {
             return Some((target, tile, q));
         }
     }
-    first_portal_neighbour(mesh, tile, p, filter, k, accept)
+    if !edge.portal {
+        return None;
+    }
+    first_portal_neighbour(mesh, tile, p, first_corner + k, filter, accept)
 }
 
-/// The in-tile neighbour across edge `k` of polygon `p` (reference and index) when it is
-/// what the neighbour scan reports on that edge: it passes `filter` and no earlier edge
-/// names the same polygon (which would hide it there, and passes `filter` exactly when it
-/// does). Its crossing is the whole edge, from corner `k + 1` (left) to corner `k` (right).
+/// The in-tile neighbour across an edge (reference and index), read from the edge's entry
+/// in the tile's raycast block, when it is what the neighbour scan reports on that edge: the
+/// block names it only when no earlier edge names the same polygon (which would hide it
+/// there, and passes `filter` exactly when it does), and it passes `filter`. Its crossing is
+/// the whole edge, from corner `k + 1` (left) to corner `k` (right).
 #[inline]
 pub(crate) fn in_tile_edge_neighbour(
     tile: &MeshTile,
-    p: usize,
+    edge: RayCorner,
     filter: &QueryFilter,
-    k: usize,
 ) -> Option<(PolyRef, usize)> {
-    let d = tile.tile().data();
-    let base = tile.tile().poly_corners(p).start;
-    let nb = *d.edge_neighbours.get(base + k)?;
-    if nb == 0 || d.edge_neighbours[base..base + k].contains(&nb) {
+    let nb = edge.neighbour.checked_sub(1)?;
+    if !poly_passes(tile, nb as usize, filter) {
         return None;
     }
-    if !poly_passes(tile, (nb - 1) as usize, filter) {
-        return None;
-    }
-    Some((tile.poly_ref(nb - 1)?, (nb - 1) as usize))
+    Some((tile.poly_ref(nb)?, nb as usize))
 }
 
-/// The portal part of [`first_edge_neighbour`]: the first portal link on edge `k` of
-/// polygon `p` whose crossing exists, is not hidden by an earlier reported crossing to the
-/// same target, and which `accept` takes. Reads the tile's portal index (the covered parts
-/// cached when the tile was stitched, the very values `link_crossing` computes), so only
-/// the links on edge `k` are looked at and no neighbour edge is decoded.
+/// The portal part of [`first_edge_neighbour`]: the first portal link on the edge of
+/// polygon `p` at corner slot `corner` whose crossing exists, is not hidden by an earlier
+/// reported crossing to the same target, and which `accept` takes. Reads the tile's portal
+/// index (the covered parts cached when the tile was stitched, the very values
+/// `link_crossing` computes), so only the links on that edge are looked at and no neighbour
+/// edge is decoded; the polygon's earlier links are scanned only for an entry the index
+/// marks as having an earlier link to the same target.
 pub(crate) fn first_portal_neighbour<'m>(
     mesh: &'m TiledNavMesh,
     tile: &'m MeshTile,
     p: usize,
+    corner: usize,
     filter: &QueryFilter,
-    k: usize,
     mut accept: impl FnMut(PolyRef, Vec3, Vec3) -> bool,
 ) -> Option<(PolyRef, &'m MeshTile, usize)> {
-    let corners = tile.tile().poly_corners(p);
-    let portals = tile.edge_portals(corners.start + k);
+    let portals = tile.edge_portals(corner);
     if portals.is_empty() {
         return None;
     }
-    let edges = &tile.tile().data().edge_neighbours[corners];
     // Whether an in-tile edge neighbour reported by the scan is `target`.
     let in_tile_names = |target: PolyRef| {
-        edges.iter().any(|&nb| {
-            nb != 0
-                && tile.poly_ref(nb - 1) == Some(target)
-                && poly_passes(tile, (nb - 1) as usize, filter)
-        })
+        tile.tile().data().edge_neighbours[tile.tile().poly_corners(p)]
+            .iter()
+            .any(|&nb| {
+                nb != 0
+                    && tile.poly_ref(nb - 1) == Some(target)
+                    && poly_passes(tile, (nb - 1) as usize, filter)
+            })
     };
-    let links = tile.poly_links(p);
     for e in portals {
         let Ok((tt, tp)) = mesh.poly(e.target) else {
             continue;
@@ -335,11 +338,16 @@ pub(crate) fn first_portal_neighbour<'m>(
             continue;
         }
         // An in-tile edge neighbour lies in this tile: a target in another one is none.
-        let earlier = links.get(..e.link as usize).unwrap_or(&[]);
         let hidden = (std::ptr::eq(tt, tile) && in_tile_names(e.target))
-            || earlier
-                .iter()
-                .any(|l| l.target == e.target && link_crossing(mesh, tile, p, l, filter).is_some());
+            || (e.shadowed
+                && tile
+                    .poly_links(p)
+                    .get(..e.link as usize)
+                    .unwrap_or(&[])
+                    .iter()
+                    .any(|l| {
+                        l.target == e.target && link_crossing(mesh, tile, p, l, filter).is_some()
+                    }));
         if !hidden && accept(e.target, e.left, e.right) {
             return Some((e.target, tt, tp));
         }

@@ -121,6 +121,7 @@ mod surface;
 use std::sync::Arc;
 
 pub(crate) use poly::portal_index;
+pub(crate) use raycast::RayBlock;
 
 use onepath_format::PolyRef;
 

@@ -161,7 +161,8 @@ pub(crate) fn portal_index(mesh: &TiledNavMesh, tile: &MeshTile) -> PortalIndex 
         let corners = t.poly_corners(p);
         per_corner.clear();
         per_corner.resize(corners.len(), Vec::new());
-        for (i, link) in tile.poly_links(p).iter().enumerate() {
+        let links = tile.poly_links(p);
+        for (i, link) in links.iter().enumerate() {
             let LinkKind::Portal {
                 side,
                 edge,
@@ -182,6 +183,7 @@ pub(crate) fn portal_index(mesh: &TiledNavMesh, tile: &MeshTile) -> PortalIndex 
             per_corner[usize::from(edge)].push(PortalEntry {
                 link: i as u32,
                 target: link.target,
+                shadowed: links[..i].iter().any(|l| l.target == link.target),
                 left,
                 right,
             });
