@@ -48,6 +48,18 @@ fn walker(world: &NavWorld, grounded: bool) -> (WorldCrowd, WorldAgent) {
     (crowd, a)
 }
 
+/// The grounded walker on the registered slope `terrain`, after `steps` updates.
+fn grounded_on_terrain(steps: usize) -> (NavWorld, Arc<Heightmap>, WorldCrowd, WorldAgent) {
+    let w = world();
+    let terrain = Arc::new(slope());
+    let (mut crowd, a) = walker(&w, true);
+    crowd.set_heightmap("terrain", terrain.clone()).unwrap();
+    for _ in 0..steps {
+        crowd.update(&w, DT).unwrap();
+    }
+    (w, terrain, crowd, a)
+}
+
 fn state(crowd: &WorldCrowd) -> Vec<u8> {
     let mut out = Vec::new();
     crowd.write_state(&mut out);
@@ -142,13 +154,7 @@ fn a_grounded_agent_follows_the_registered_layer_and_walks_as_without_grounding(
 
 #[test]
 fn a_restore_without_the_layer_fails_cleanly_at_the_first_update() {
-    let w = world();
-    let terrain = Arc::new(slope());
-    let (mut crowd, a) = walker(&w, true);
-    crowd.set_heightmap("terrain", terrain.clone()).unwrap();
-    for _ in 0..20 {
-        crowd.update(&w, DT).unwrap();
-    }
+    let (w, terrain, mut crowd, a) = grounded_on_terrain(20);
     let saved = WorldSnapshot::take(&w, &[], Some(&crowd));
     // A game restarted without the layer: an empty crowd of the same classes.
     let mut w2 = world();
@@ -186,13 +192,7 @@ fn a_restore_without_the_layer_fails_cleanly_at_the_first_update() {
 
 #[test]
 fn a_restore_keeps_the_layers_registered_on_the_world_crowd() {
-    let w = world();
-    let terrain = Arc::new(slope());
-    let (mut crowd, a) = walker(&w, true);
-    crowd.set_heightmap("terrain", terrain.clone()).unwrap();
-    for _ in 0..10 {
-        crowd.update(&w, DT).unwrap();
-    }
+    let (w, terrain, mut crowd, a) = grounded_on_terrain(10);
     let mut w2 = world();
     let saved = WorldSnapshot::take(&w, &[], Some(&crowd));
     for _ in 0..10 {
