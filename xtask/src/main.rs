@@ -24,6 +24,7 @@ mod scenarios;
 mod scenarios_build3d;
 mod scenarios_crowd;
 mod scenarios_grid;
+mod scenarios_grounding;
 mod scenarios_guides;
 mod scenarios_mesh;
 mod scenarios_snapshot;

@@ -63,6 +63,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         run: crate::scenarios_guides::crowd_guides,
     },
     Scenario {
+        name: "crowd/grounding",
+        parallel: true,
+        run: crate::scenarios_grounding::crowd_grounding,
+    },
+    Scenario {
         name: "build3d/build",
         parallel: true,
         run: crate::scenarios_build3d::build3d_build,

@@ -8,7 +8,7 @@
 //! |---|---|
 //! | [`NavMesh`] | one agent class: build from [`Geometry`] (triangle soup, chunked mesh, OBJ, height grid, voxels) with [`NavSettings`], progress callback, optional tile cache (obstacles, volumes, [`NavMesh::update`]); queries with `[f64; 3]` points (nearest, path + straight path, raycast, random point); streaming; [`NavMesh::save`] → ONNM, [`NavMesh::load`] |
 //! | [`NavWorld`] | agent classes: one [`NavMesh`] per [`NavSettings`] over the same geometry, [`NavWorld::class_for`], ONNW |
-//! | [`WorldCrowd`] | one crowd per class, stepped in class order; [`WorldCrowd::add_agent`] picks the class by radius |
+//! | [`WorldCrowd`] | one crowd per class, stepped in class order; [`WorldCrowd::add_agent`] picks the class by radius; the host's heightmap layers ([`WorldCrowd::set_heightmap`]) that grounded agents put their feet on |
 //! | [`WorldSnapshot`] | meshes or tile caches, grids and crowds in one snapshot, restored all or nothing |
 //!
 //! Every lower-level type is one path away: [`format`](mod@format), [`mesh`], [`grid`], [`build`],

@@ -105,6 +105,12 @@ impl WorldSnapshot {
     /// every part succeeded are they installed. Errors: a part count, kind or grid id that does not match is
     /// [`FormatError::State`] (format `"world"`) naming it; a part's own error comes with
     /// the part named (`class 1`, `grid 7`, `crowd 0`). On error nothing changes.
+    ///
+    /// The crowds are restored against the heightmap layers registered on the given
+    /// [`WorldCrowd`] ([`WorldCrowd::set_heightmap`]), which the restore keeps: layers are
+    /// the host's, never in a snapshot. A grounded agent whose layer is not registered
+    /// restores all the same and fails to ground cleanly at its first update
+    /// (`MissingLayer`), then grounds once the host registers the layer.
     pub fn restore(
         &self,
         world: &mut NavWorld,
@@ -191,6 +197,7 @@ impl WorldSnapshot {
                 }
                 let grid_refs: Vec<(u32, &Grid)> =
                     restored_grids.iter().map(|(id, g)| (*id, g)).collect();
+                let layers = c.heightmap_refs();
                 for (i, ((bytes, old), store)) in
                     self.crowds.iter().zip(c.crowds()).zip(&stores).enumerate()
                 {
@@ -203,7 +210,7 @@ impl WorldSnapshot {
                         platforms: &[],
                         grids: &grid_refs,
                         voxels: &[],
-                        heightmaps: &[],
+                        heightmaps: &layers,
                     };
                     let mut fresh = Crowd::new(*old.settings())?;
                     fresh.restore_snapshot(&ctx, bytes).map_err(|e| match e {
