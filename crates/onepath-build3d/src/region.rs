@@ -361,6 +361,8 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
     let mut run_of = vec![u32::MAX; n];
     let mut prev: Vec<u32> = Vec::new();
     let mut sweeps: Vec<Sweep> = Vec::new();
+    // The row's walkable spans, in sweep order.
+    let mut walked: Vec<u32> = Vec::new();
     // Span count and first span of every region, counted as the sweep writes the ids (the
     // sweep visits the spans in index order, so a region's first write is its first span).
     let mut seeds = RegionSeeds::default();
@@ -371,19 +373,20 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
         prev.clear();
         prev.resize(usize::from(id) + 1, 0);
         sweeps.clear();
+        walked.clear();
         // The row's spans inside the tile, in column order (the sweep's order).
-        let row = row_spans(chf, z, border, w - border);
-        for i in row.clone() {
+        for i in row_spans(chf, z, border, w - border) {
             let area = areas[i];
             if area == NULL_AREA {
                 continue;
             }
-            // Continue the run of the −x neighbour (same area, inside the tile).
+            // Continue the run of the −x neighbour (same area, inside the tile: only spans of
+            // this row inside the tile, which the border ring never holds, have a run).
             let mut run = u32::MAX;
             let a = spans[i].con[0];
             if a != NOT_CONNECTED {
                 let a = a as usize;
-                if reg[a] & BORDER_REG == 0 && area == areas[a] && run_of[a] != u32::MAX {
+                if run_of[a] != u32::MAX && area == areas[a] {
                     run = run_of[a];
                 }
             }
@@ -412,6 +415,7 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
                 }
             }
             run_of[i] = run;
+            walked.push(i as u32);
         }
         // A run whose spans below all lie in one region, which reaches this row only
         // through this run, continues that region; any other run takes a new id.
@@ -426,13 +430,12 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
             }
         }
         seeds.grow(usize::from(id) + 1);
-        for i in row {
-            if run_of[i] != u32::MAX {
-                let r = sweeps[run_of[i] as usize].id;
-                reg[i] = r;
-                seeds.add(r, i);
-                run_of[i] = u32::MAX;
-            }
+        for &i in &walked {
+            let i = i as usize;
+            let r = sweeps[run_of[i] as usize].id;
+            reg[i] = r;
+            seeds.add(r, i);
+            run_of[i] = u32::MAX;
         }
     }
     let count = merge_and_filter_regions(
