@@ -146,8 +146,15 @@ pub fn watershed(
         &mut stack,
         true,
     );
-    let count =
-        merge_and_filter_regions(chf, &mut reg, region_id, min_region_area, merge_region_area);
+    let seeds = RegionSeeds::of(&reg, usize::from(region_id) + 1);
+    let count = merge_and_filter_regions(
+        chf,
+        &mut reg,
+        region_id,
+        &seeds,
+        min_region_area,
+        merge_region_area,
+    );
     Regions { ids: reg, count }
 }
 
@@ -354,6 +361,11 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
     let mut run_of = vec![u32::MAX; n];
     let mut prev: Vec<u32> = Vec::new();
     let mut sweeps: Vec<Sweep> = Vec::new();
+    // The row's walkable spans, in sweep order.
+    let mut walked: Vec<u32> = Vec::new();
+    // Span count and first span of every region, counted as the sweep writes the ids (the
+    // sweep visits the spans in index order, so a region's first write is its first span).
+    let mut seeds = RegionSeeds::default();
     let border = chf.border;
     let areas = &chf.areas[..];
     let spans = &chf.spans[..];
@@ -361,19 +373,20 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
         prev.clear();
         prev.resize(usize::from(id) + 1, 0);
         sweeps.clear();
+        walked.clear();
         // The row's spans inside the tile, in column order (the sweep's order).
-        let row = row_spans(chf, z, border, w - border);
-        for i in row.clone() {
+        for i in row_spans(chf, z, border, w - border) {
             let area = areas[i];
             if area == NULL_AREA {
                 continue;
             }
-            // Continue the run of the −x neighbour (same area, inside the tile).
+            // Continue the run of the −x neighbour (same area, inside the tile: only spans of
+            // this row inside the tile, which the border ring never holds, have a run).
             let mut run = u32::MAX;
             let a = spans[i].con[0];
             if a != NOT_CONNECTED {
                 let a = a as usize;
-                if reg[a] & BORDER_REG == 0 && area == areas[a] && run_of[a] != u32::MAX {
+                if run_of[a] != u32::MAX && area == areas[a] {
                     run = run_of[a];
                 }
             }
@@ -402,6 +415,7 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
                 }
             }
             run_of[i] = run;
+            walked.push(i as u32);
         }
         // A run whose spans below all lie in one region, which reaches this row only
         // through this run, continues that region; any other run takes a new id.
@@ -415,15 +429,63 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
                 }
             }
         }
-        for i in row {
-            if run_of[i] != u32::MAX {
-                reg[i] = sweeps[run_of[i] as usize].id;
-                run_of[i] = u32::MAX;
-            }
+        seeds.grow(usize::from(id) + 1);
+        for &i in &walked {
+            let i = i as usize;
+            let r = sweeps[run_of[i] as usize].id;
+            reg[i] = r;
+            seeds.add(r, i);
+            run_of[i] = u32::MAX;
         }
     }
-    let count = merge_and_filter_regions(chf, &mut reg, id, min_region_area, merge_region_area);
+    let count = merge_and_filter_regions(
+        chf,
+        &mut reg,
+        id,
+        &seeds,
+        min_region_area,
+        merge_region_area,
+    );
     Regions { ids: reg, count }
+}
+
+/// Per region id: how many spans hold it and the first of them (`u32::MAX`: none).
+#[derive(Default)]
+struct RegionSeeds {
+    counts: Vec<u32>,
+    first: Vec<u32>,
+}
+
+impl RegionSeeds {
+    /// Counts the ids `1..nreg` of `reg` (border ids and ids past `nreg` are not counted).
+    fn of(reg: &[u16], nreg: usize) -> Self {
+        let mut seeds = RegionSeeds::default();
+        seeds.grow(nreg);
+        for (i, &r) in reg.iter().enumerate() {
+            if r != 0 && usize::from(r) < nreg {
+                seeds.add(r, i);
+            }
+        }
+        seeds
+    }
+
+    /// Makes room for the ids `0..nreg`.
+    fn grow(&mut self, nreg: usize) {
+        if self.counts.len() < nreg {
+            self.counts.resize(nreg, 0);
+            self.first.resize(nreg, u32::MAX);
+        }
+    }
+
+    /// Span `i` holds id `r` (spans added in increasing index order).
+    #[inline]
+    fn add(&mut self, r: u16, i: usize) {
+        let r = usize::from(r);
+        if self.counts[r] == 0 {
+            self.first[r] = i as u32;
+        }
+        self.counts[r] += 1;
+    }
 }
 
 #[derive(Clone, Default)]
@@ -564,6 +626,7 @@ fn merge_and_filter_regions(
     chf: &CompactHeightfield,
     reg: &mut [u16],
     max_id: u16,
+    seeds: &RegionSeeds,
     min_area: u32,
     merge_area: u32,
 ) -> u16 {
@@ -571,20 +634,27 @@ fn merge_and_filter_regions(
     let mut regions: Vec<Region> = (0..nreg)
         .map(|i| Region {
             id: i as u16,
+            span_count: seeds.counts.get(i).copied().unwrap_or(0),
             ..Region::default()
         })
         .collect();
-    // Span counts, floors and neighbour rings, span by span (spans are stored column by
-    // column, so this is column order); only a column of several spans has floors to read.
-    for i in 0..chf.span_count() {
-        let r = usize::from(reg[i]);
-        if r == 0 || r >= nreg {
+    // Floors, span by span in index order, read only in columns of several spans (a column's
+    // spans are consecutive, so such a column starts where two neighbouring spans share x/z).
+    let n = reg.len();
+    let mut start = 0;
+    while start + 1 < n {
+        if chf.span_x[start] != chf.span_x[start + 1] || chf.span_z[start] != chf.span_z[start + 1]
+        {
+            start += 1;
             continue;
         }
-        regions[r].span_count += 1;
-        let col = chf.column(i32::from(chf.span_x[i]), i32::from(chf.span_z[i]));
-        if col.len() > 1 {
-            for j in col {
+        let col = chf.column(i32::from(chf.span_x[start]), i32::from(chf.span_z[start]));
+        for i in col.clone() {
+            let r = usize::from(reg[i]);
+            if r == 0 || r >= nreg {
+                continue;
+            }
+            for j in col.clone() {
                 if i == j {
                     continue;
                 }
@@ -598,14 +668,28 @@ fn merge_and_filter_regions(
                 add_unique_floor(&mut regions[r], f as u16);
             }
         }
-        if !regions[r].connections.is_empty() {
+        start = col.end.max(start + 1);
+    }
+    // Area and neighbour ring of every region, walked from its first span with a solid edge
+    // (in index order).
+    for (r, region) in regions.iter_mut().enumerate() {
+        let Some(&first) = seeds.first.get(r) else {
+            break;
+        };
+        if r == 0 || first == u32::MAX {
             continue;
         }
-        regions[r].area = chf.areas[i];
-        if let Some(dir) = (0..4).find(|&d| is_solid_edge(chf, reg, i, d)) {
-            let mut cont = Vec::new();
-            walk_region_contour(chf, reg, i, dir, &mut cont);
-            regions[r].connections = cont;
+        for i in first as usize..reg.len() {
+            if usize::from(reg[i]) != r {
+                continue;
+            }
+            region.area = chf.areas[i];
+            if let Some(dir) = (0..4).find(|&d| is_solid_edge(chf, reg, i, d)) {
+                let mut cont = Vec::new();
+                walk_region_contour(chf, reg, i, dir, &mut cont);
+                region.connections = cont;
+                break;
+            }
         }
     }
     // Remove islands smaller than the minimum area.
@@ -739,9 +823,10 @@ fn merge_and_filter_regions(
             }
         }
     }
+    let ids: Vec<u16> = regions.iter().map(|r| r.id).collect();
     for r in reg.iter_mut() {
         if *r & BORDER_REG == 0 {
-            *r = regions[usize::from(*r)].id;
+            *r = ids[usize::from(*r)];
         }
     }
     gen + 1
