@@ -1,6 +1,7 @@
 //! The solid heightfield: rasterization of triangles into spans, and the three filters
 //! (`docs/build3d-spans.md` §1–§3).
 
+use crate::compact::CompactStorage;
 use crate::config::MAX_HEIGHT_CELLS;
 
 /// Spans a column of a reused heightfield is given room for when it is created (the size
@@ -39,6 +40,11 @@ pub struct Heightfield {
     pub height_cells: i32,
     /// Spans of each column (index `x + z·width`), bottom up.
     pub columns: Vec<Vec<Span>>,
+    /// The memory of the last compact heightfield a builder handed back
+    /// ([`Heightfield::recycle_compact`]), for the next one built from this heightfield: a
+    /// reused heightfield carries it from tile to tile. Memory only: never read as content,
+    /// and not part of the heightfield's value (equality ignores it).
+    pub(crate) compact_storage: CompactStorage,
 }
 
 impl Heightfield {
@@ -60,7 +66,17 @@ impl Heightfield {
             ch,
             height_cells: height_cells.clamp(1, MAX_HEIGHT_CELLS),
             columns: vec![Vec::new(); n],
+            compact_storage: CompactStorage::default(),
         }
+    }
+
+    /// Keeps the memory of `chf` (a compact heightfield no longer needed, typically the one
+    /// built from this heightfield for the tile just finished) for the next
+    /// [`CompactHeightfield::build_in`](crate::CompactHeightfield::build_in) from this
+    /// heightfield, so a builder's worker allocates the compact arrays once instead of once
+    /// per tile. Only capacity is kept; the contents are dropped.
+    pub fn recycle_compact(&mut self, chf: crate::CompactHeightfield) {
+        self.compact_storage = CompactStorage::of(chf);
     }
 
     /// An empty 0 x 0 heightfield, to be [`Heightfield::reset`] before use.
@@ -227,7 +243,9 @@ impl Heightfield {
                 }
                 let smin = smin.max(0.0);
                 let smax = smax.min(by);
-                let ismin = floor_i32(smin / ch).clamp(0, MAX_HEIGHT_CELLS);
+                // Truncation, not floor: the two differ only on negative quotients, which
+                // the clamp to 0 takes to the same value (NaN gives 0 either way).
+                let ismin = ((smin / ch) as i32).clamp(0, MAX_HEIGHT_CELLS);
                 let ismax = ceil_i32(smax / ch).clamp(ismin + 1, MAX_HEIGHT_CELLS);
                 let span = Span {
                     smin: ismin as u16,

@@ -400,7 +400,9 @@ impl Mesh3DPipeline {
         for o in &self.obstacles {
             o.mark(&mut chf, vc);
         }
-        self.tile_data_from_split(params, vc, vgrid, tile_x, tile_z, &chf, split.as_ref())
+        let r = self.tile_data_from_split(params, vc, vgrid, tile_x, tile_z, &chf, split.as_ref());
+        hf.recycle_compact(chf);
+        r
     }
 
     /// Stages 1–3 of a tile: rasterize, filter, compact, erode, build-time volumes. This is
@@ -441,7 +443,7 @@ impl Mesh3DPipeline {
         hf.reset(w, w, origin, vc.cs, vc.ch, vgrid.height_cells);
         rasterize(hf);
         hf.filter_walkable(vc.walkable_height, vc.walkable_climb);
-        let mut chf = CompactHeightfield::build(hf, b, vc.walkable_height, vc.walkable_climb);
+        let mut chf = CompactHeightfield::build_in(hf, b, vc.walkable_height, vc.walkable_climb);
         chf.erode(vc.walkable_radius);
         // The split is a function of the geometry alone: no volume or obstacle, the
         // pipeline's or a cache's, moves a span to another layer.
