@@ -383,6 +383,63 @@ impl Heightfield {
     }
 }
 
+/// The solid heightfields of one build, handed from one piece of a parallel tile loop to the
+/// next. Rayon's `map_init` makes a fresh state for every piece it splits the tiles into (two
+/// per build even on one thread), and a heightfield's first use allocates the storage of all
+/// its columns; taking from this pool instead makes that once per worker and build. Which
+/// heightfield a piece gets depends on scheduling, but each is reset before use, so only
+/// memory is shared, never content.
+#[derive(Default)]
+pub(crate) struct ScratchPool {
+    free: std::sync::Mutex<Vec<Heightfield>>,
+}
+
+impl ScratchPool {
+    /// A heightfield from the pool (a new empty one when none is free), returned to the
+    /// pool when the guard is dropped.
+    pub(crate) fn take(&self) -> PooledHeightfield<'_> {
+        let hf = self
+            .free
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop();
+        PooledHeightfield {
+            hf: hf.unwrap_or_else(Heightfield::scratch),
+            pool: self,
+        }
+    }
+}
+
+/// A heightfield taken from a [`ScratchPool`]; dropping it gives it back.
+pub(crate) struct PooledHeightfield<'a> {
+    hf: Heightfield,
+    pool: &'a ScratchPool,
+}
+
+impl std::ops::Deref for PooledHeightfield<'_> {
+    type Target = Heightfield;
+    fn deref(&self) -> &Heightfield {
+        &self.hf
+    }
+}
+
+impl std::ops::DerefMut for PooledHeightfield<'_> {
+    fn deref_mut(&mut self) -> &mut Heightfield {
+        &mut self.hf
+    }
+}
+
+impl Drop for PooledHeightfield<'_> {
+    fn drop(&mut self) {
+        let hf = std::mem::replace(&mut self.hf, Heightfield::scratch());
+        self.pool
+            .free
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(hf);
+    }
+}
+
 /// [`Heightfield::add_span`] on one column (inlined into the rasterizer).
 #[inline(always)]
 fn merge_span(col: &mut Vec<Span>, mut s: Span, merge_climb: i32) {
