@@ -205,9 +205,10 @@ impl Mesh3DPipeline {
         let areas = triangle_areas(soup, &vc, self.config.area);
         let kept: Vec<_> = jobs.into_iter().filter(|j| keep(j, &areas)).collect();
         let pool = ScratchPool::default();
+        let take = || pool.take();
         Ok(kept
             .par_iter()
-            .map_init(|| pool.take(), |hf, job| {
+            .map_init(take, |hf, job| {
                 let (mut chf, split) = self.eroded_heightfield_in(
                     hf,
                     &params,
@@ -311,9 +312,10 @@ impl Mesh3DPipeline {
         // One solid heightfield per worker (rayon's `map_init`, from one pool for the build),
         // reused tile after tile.
         let pool = ScratchPool::default();
+        let take = || pool.take();
         let results: Vec<Result<Vec<NavTileData>, BuildError>> = jobs
             .par_iter()
-            .map_init(|| pool.take(), |hf, job| {
+            .map_init(take, |hf, job| {
                 let r = self.build_tile_data_in(
                     hf,
                     &params,
