@@ -1338,6 +1338,23 @@ mod tests {
     }
 
     #[test]
+    fn the_scratch_pool_hands_a_returned_heightfield_out_again() {
+        let pool = ScratchPool::default();
+        {
+            let mut hf = pool.take();
+            hf.reset(3, 2, [0.0; 3], 1.0, 1.0, 10);
+            hf.add_span(2, 1, 0, 4, 7, 1);
+        }
+        let mut a = pool.take();
+        // The one returned (its columns' storage kept), and a fresh one while it is out.
+        assert_eq!(a.columns.len(), 6);
+        assert!(a.columns[5].capacity() > 0);
+        assert!(pool.take().columns.is_empty());
+        a.reset(2, 2, [1.0; 3], 0.5, 0.5, 4);
+        assert_eq!(*a, Heightfield::new(2, 2, [1.0; 3], 0.5, 0.5, 4));
+    }
+
+    #[test]
     fn low_clearance_spans_are_not_walkable() {
         let mut hf = Heightfield::new(1, 1, [0.0; 3], 1.0, 1.0, 100);
         hf.add_span(0, 0, 0, 1, 63, 1);
