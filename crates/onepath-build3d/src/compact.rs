@@ -59,24 +59,69 @@ impl CompactHeightfield {
     /// the first span B of the neighbouring column (bottom up) with
     /// `|B.y − A.y| ≤ climb` and `min(tops) − max(floors) ≥ walkable_height`.
     pub fn build(hf: &Heightfield, border: i32, walkable_height: i32, walkable_climb: i32) -> Self {
+        Self::build_with(
+            CompactStorage::default(),
+            hf,
+            border,
+            walkable_height,
+            walkable_climb,
+        )
+    }
+
+    /// [`CompactHeightfield::build`] in the memory `hf` keeps from the last compact
+    /// heightfield handed back to it ([`Heightfield::recycle_compact`]); the result is the
+    /// same. A builder's worker reuses one solid heightfield for all its tiles, and with it
+    /// the compact arrays.
+    pub fn build_in(
+        hf: &mut Heightfield,
+        border: i32,
+        walkable_height: i32,
+        walkable_climb: i32,
+    ) -> Self {
+        let storage = std::mem::take(&mut hf.compact_storage);
+        Self::build_with(storage, hf, border, walkable_height, walkable_climb)
+    }
+
+    fn build_with(
+        storage: CompactStorage,
+        hf: &Heightfield,
+        border: i32,
+        walkable_height: i32,
+        walkable_climb: i32,
+    ) -> Self {
         let w = hf.width;
         let d = hf.depth;
         let ncols = (w.max(0) as usize) * (d.max(0) as usize);
-        let mut cell_first = vec![0u32; ncols];
-        let mut cell_count = vec![0u32; ncols];
+        let CompactStorage {
+            mut cell_first,
+            mut cell_count,
+            mut spans,
+            mut span_x,
+            mut span_z,
+            mut areas,
+        } = storage;
+        // Every column's entry is written below, in column order.
+        cell_first.clear();
+        cell_count.clear();
+        cell_first.reserve(ncols);
+        cell_count.reserve(ncols);
         // Sized once, for at most every solid span (only the column lengths are read, not
         // the spans: one pass less over the columns' memory).
         let walkable = hf.columns.iter().map(Vec::len).sum();
-        let mut spans = Vec::with_capacity(walkable);
-        let mut areas = Vec::with_capacity(walkable);
-        let mut span_x = Vec::with_capacity(walkable);
-        let mut span_z = Vec::with_capacity(walkable);
+        spans.clear();
+        areas.clear();
+        span_x.clear();
+        span_z.clear();
+        spans.reserve(walkable);
+        areas.reserve(walkable);
+        span_x.reserve(walkable);
+        span_z.reserve(walkable);
         const MAX_H: i32 = crate::config::MAX_HEIGHT_CELLS;
         for z in 0..d {
             for x in 0..w {
                 let c = (x + z * w) as usize;
                 let col = &hf.columns[c];
-                cell_first[c] = spans.len() as u32;
+                let first = spans.len() as u32;
                 for (si, s) in col.iter().enumerate() {
                     if s.area == NULL_AREA {
                         continue;
@@ -92,7 +137,8 @@ impl CompactHeightfield {
                     span_x.push(x as u16);
                     span_z.push(z as u16);
                 }
-                cell_count[c] = spans.len() as u32 - cell_first[c];
+                cell_first.push(first);
+                cell_count.push(spans.len() as u32 - first);
             }
         }
         let mut chf = CompactHeightfield {
@@ -371,6 +417,47 @@ impl CompactHeightfield {
     }
 }
 
+/// The arrays of a compact heightfield no longer needed, kept for the next one (their
+/// capacity, not their contents: every build clears them first).
+#[derive(Clone, Default)]
+pub(crate) struct CompactStorage {
+    cell_first: Vec<u32>,
+    cell_count: Vec<u32>,
+    spans: Vec<CompactSpan>,
+    span_x: Vec<u16>,
+    span_z: Vec<u16>,
+    areas: Vec<u8>,
+}
+
+impl CompactStorage {
+    /// The memory of `chf`.
+    pub(crate) fn of(chf: CompactHeightfield) -> Self {
+        CompactStorage {
+            cell_first: chf.cell_first,
+            cell_count: chf.cell_count,
+            spans: chf.spans,
+            span_x: chf.span_x,
+            span_z: chf.span_z,
+            areas: chf.areas,
+        }
+    }
+}
+
+/// Kept memory is no part of a heightfield's value: any two are equal.
+impl PartialEq for CompactStorage {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for CompactStorage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompactStorage")
+            .field("span_capacity", &self.spans.capacity())
+            .finish()
+    }
+}
+
 /// A convex volume that sets the area id of eroded walkable spans (a build-time area
 /// volume): a convex polygon in X/Z (world, any winding) and a floor-height range.
 #[derive(Debug, Clone, PartialEq)]
@@ -487,6 +574,39 @@ pub(crate) mod tests {
         assert_eq!(chf.neighbour(0, 2), Some(1));
         assert_eq!(chf.neighbour(1, 0), Some(0));
         assert_eq!(chf.neighbour(2, 0), None, "19 cells up is beyond the climb");
+    }
+
+    #[test]
+    fn a_build_in_recycled_memory_equals_a_fresh_build() {
+        // A larger grid first (its memory is handed back), then a smaller one with stacked
+        // floors and holes in the same heightfield: each equals its fresh build.
+        let mut hf = Heightfield::new(7, 6, [0.0; 3], 1.0, 1.0, 100);
+        for z in 0..6 {
+            for x in 0..7 {
+                hf.add_span(x, z, 0, 1 + (x % 2) as u16, 63, 1);
+            }
+        }
+        let fresh = CompactHeightfield::build(&hf, 1, 2, 1);
+        let chf = CompactHeightfield::build_in(&mut hf, 1, 2, 1);
+        assert_eq!(chf, fresh);
+        hf.recycle_compact(chf);
+        hf.reset(4, 3, [1.0, 2.0, 3.0], 0.5, 0.25, 50);
+        for z in 0..3 {
+            for x in 0..4 {
+                if (x + z) % 3 != 0 {
+                    hf.add_span(x, z, 0, 2, 63, 1);
+                    hf.add_span(x, z, 6, 7, if x == 1 { 0 } else { 5 }, 1);
+                }
+            }
+        }
+        let fresh = CompactHeightfield::build(&hf, 0, 3, 2);
+        let reused = CompactHeightfield::build_in(&mut hf, 0, 3, 2);
+        assert_eq!(reused, fresh);
+        assert_eq!(reused.cell_first.len(), 12);
+        assert!(
+            reused.spans.capacity() >= 42,
+            "the first grid's span memory was reused"
+        );
     }
 
     #[test]

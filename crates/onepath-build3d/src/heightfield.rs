@@ -1,6 +1,7 @@
 //! The solid heightfield: rasterization of triangles into spans, and the three filters
 //! (`docs/build3d-spans.md` §1–§3).
 
+use crate::compact::CompactStorage;
 use crate::config::MAX_HEIGHT_CELLS;
 
 /// Spans a column of a reused heightfield is given room for when it is created (the size
@@ -39,6 +40,11 @@ pub struct Heightfield {
     pub height_cells: i32,
     /// Spans of each column (index `x + z·width`), bottom up.
     pub columns: Vec<Vec<Span>>,
+    /// The memory of the last compact heightfield a builder handed back
+    /// ([`Heightfield::recycle_compact`]), for the next one built from this heightfield: a
+    /// reused heightfield carries it from tile to tile. Memory only: never read as content,
+    /// and not part of the heightfield's value (equality ignores it).
+    pub(crate) compact_storage: CompactStorage,
 }
 
 impl Heightfield {
@@ -60,7 +66,17 @@ impl Heightfield {
             ch,
             height_cells: height_cells.clamp(1, MAX_HEIGHT_CELLS),
             columns: vec![Vec::new(); n],
+            compact_storage: CompactStorage::default(),
         }
+    }
+
+    /// Keeps the memory of `chf` (a compact heightfield no longer needed, typically the one
+    /// built from this heightfield for the tile just finished) for the next
+    /// [`CompactHeightfield::build_in`](crate::CompactHeightfield::build_in) from this
+    /// heightfield, so a builder's worker allocates the compact arrays once instead of once
+    /// per tile. Only capacity is kept; the contents are dropped.
+    pub fn recycle_compact(&mut self, chf: crate::CompactHeightfield) {
+        self.compact_storage = CompactStorage::of(chf);
     }
 
     /// An empty 0 x 0 heightfield, to be [`Heightfield::reset`] before use.
@@ -227,7 +243,9 @@ impl Heightfield {
                 }
                 let smin = smin.max(0.0);
                 let smax = smax.min(by);
-                let ismin = floor_i32(smin / ch).clamp(0, MAX_HEIGHT_CELLS);
+                // Truncation, not floor: the two differ only on negative quotients, which
+                // the clamp to 0 takes to the same value (NaN gives 0 either way).
+                let ismin = ((smin / ch) as i32).clamp(0, MAX_HEIGHT_CELLS);
                 let ismax = ceil_i32(smax / ch).clamp(ismin + 1, MAX_HEIGHT_CELLS);
                 let span = Span {
                     smin: ismin as u16,
@@ -362,6 +380,63 @@ impl Heightfield {
                 }
             }
         }
+    }
+}
+
+/// The solid heightfields of one build, handed from one piece of a parallel tile loop to the
+/// next. Rayon's `map_init` makes a fresh state for every piece it splits the tiles into (two
+/// per build even on one thread), and a heightfield's first use allocates the storage of all
+/// its columns; taking from this pool instead makes that once per worker and build. Which
+/// heightfield a piece gets depends on scheduling, but each is reset before use, so only
+/// memory is shared, never content.
+#[derive(Default)]
+pub(crate) struct ScratchPool {
+    free: std::sync::Mutex<Vec<Heightfield>>,
+}
+
+impl ScratchPool {
+    /// A heightfield from the pool (a new empty one when none is free), returned to the
+    /// pool when the guard is dropped.
+    pub(crate) fn take(&self) -> PooledHeightfield<'_> {
+        let hf = self
+            .free
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop();
+        PooledHeightfield {
+            hf: hf.unwrap_or_else(Heightfield::scratch),
+            pool: self,
+        }
+    }
+}
+
+/// A heightfield taken from a [`ScratchPool`]; dropping it gives it back.
+pub(crate) struct PooledHeightfield<'a> {
+    hf: Heightfield,
+    pool: &'a ScratchPool,
+}
+
+impl std::ops::Deref for PooledHeightfield<'_> {
+    type Target = Heightfield;
+    fn deref(&self) -> &Heightfield {
+        &self.hf
+    }
+}
+
+impl std::ops::DerefMut for PooledHeightfield<'_> {
+    fn deref_mut(&mut self) -> &mut Heightfield {
+        &mut self.hf
+    }
+}
+
+impl Drop for PooledHeightfield<'_> {
+    fn drop(&mut self) {
+        let hf = std::mem::replace(&mut self.hf, Heightfield::scratch());
+        self.pool
+            .free
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(hf);
     }
 }
 
@@ -1260,6 +1335,23 @@ mod tests {
             assert_eq!(c[0].smax, 3);
             assert_eq!(c[0].smin, 2);
         }
+    }
+
+    #[test]
+    fn the_scratch_pool_hands_a_returned_heightfield_out_again() {
+        let pool = ScratchPool::default();
+        {
+            let mut hf = pool.take();
+            hf.reset(3, 2, [0.0; 3], 1.0, 1.0, 10);
+            hf.add_span(2, 1, 0, 4, 7, 1);
+        }
+        let mut a = pool.take();
+        // The one returned (its columns' storage kept), and a fresh one while it is out.
+        assert_eq!(a.columns.len(), 6);
+        assert!(a.columns[5].capacity() > 0);
+        assert!(pool.take().columns.is_empty());
+        a.reset(2, 2, [1.0; 3], 0.5, 0.5, 4);
+        assert_eq!(*a, Heightfield::new(2, 2, [1.0; 3], 0.5, 0.5, 4));
     }
 
     #[test]

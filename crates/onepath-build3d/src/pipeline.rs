@@ -13,7 +13,7 @@ use crate::config::{BuildConfig, VoxelConfig, MAX_HEIGHT_CELLS};
 use crate::contour::build_contours;
 use crate::error::BuildError;
 use crate::handover::{convex_in_f32, to_tile_data, TileFrame};
-use crate::heightfield::Heightfield;
+use crate::heightfield::{Heightfield, ScratchPool};
 use crate::input::{is_walkable_triangle, HeightGrid, TriangleSoup};
 use crate::layers::{is_layer_first, LayerSplit};
 use crate::obstacle::Obstacle;
@@ -204,9 +204,11 @@ impl Mesh3DPipeline {
         let vgrid = vertical_grid(&params, &vc, bmin[1], bmax[1])?;
         let areas = triangle_areas(soup, &vc, self.config.area);
         let kept: Vec<_> = jobs.into_iter().filter(|j| keep(j, &areas)).collect();
+        let pool = ScratchPool::default();
+        let take = || pool.take();
         Ok(kept
             .par_iter()
-            .map_init(Heightfield::scratch, |hf, job| {
+            .map_init(take, |hf, job| {
                 let (mut chf, split) = self.eroded_heightfield_in(
                     hf,
                     &params,
@@ -307,10 +309,13 @@ impl Mesh3DPipeline {
         let areas = triangle_areas(soup, &vc, self.config.area);
         let total = jobs.len();
         let done = AtomicUsize::new(0);
-        // One solid heightfield per worker (rayon's `map_init`), reused tile after tile.
+        // One solid heightfield per worker (rayon's `map_init`, from one pool for the build),
+        // reused tile after tile.
+        let pool = ScratchPool::default();
+        let take = || pool.take();
         let results: Vec<Result<Vec<NavTileData>, BuildError>> = jobs
             .par_iter()
-            .map_init(Heightfield::scratch, |hf, job| {
+            .map_init(take, |hf, job| {
                 let r = self.build_tile_data_in(
                     hf,
                     &params,
@@ -400,7 +405,9 @@ impl Mesh3DPipeline {
         for o in &self.obstacles {
             o.mark(&mut chf, vc);
         }
-        self.tile_data_from_split(params, vc, vgrid, tile_x, tile_z, &chf, split.as_ref())
+        let r = self.tile_data_from_split(params, vc, vgrid, tile_x, tile_z, &chf, split.as_ref());
+        hf.recycle_compact(chf);
+        r
     }
 
     /// Stages 1–3 of a tile: rasterize, filter, compact, erode, build-time volumes. This is
@@ -441,7 +448,7 @@ impl Mesh3DPipeline {
         hf.reset(w, w, origin, vc.cs, vc.ch, vgrid.height_cells);
         rasterize(hf);
         hf.filter_walkable(vc.walkable_height, vc.walkable_climb);
-        let mut chf = CompactHeightfield::build(hf, b, vc.walkable_height, vc.walkable_climb);
+        let mut chf = CompactHeightfield::build_in(hf, b, vc.walkable_height, vc.walkable_climb);
         chf.erode(vc.walkable_radius);
         // The split is a function of the geometry alone: no volume or obstacle, the
         // pipeline's or a cache's, moves a span to another layer.
