@@ -21,12 +21,12 @@ impl Crowd {
                 continue;
             }
             a.target_replan_time += dt;
-            let filter = a.params.filter;
+            let filter = &a.params.filter;
             let mut replan = false;
             let first = a.corridor.first_poly();
             let pos = a.nav.motion.position;
-            if !poly_usable(mesh, first, &filter) {
-                match self.query.find_nearest_poly(mesh, pos, ext, &filter) {
+            if !poly_usable(mesh, first, filter) {
+                match self.query.find_nearest_poly(mesh, pos, ext, filter) {
                     Ok(Some(n)) => {
                         a.corridor.reset(n.poly, n.point);
                         a.nav.motion.position = n.point;
@@ -48,11 +48,11 @@ impl Crowd {
             if matches!(
                 a.target_state,
                 TargetState::Valid | TargetState::WaitingForPath | TargetState::Requesting
-            ) && !poly_usable(mesh, a.target_ref, &filter)
+            ) && !poly_usable(mesh, a.target_ref, filter)
             {
                 match self
                     .query
-                    .find_nearest_poly(mesh, a.target_pos, ext, &filter)
+                    .find_nearest_poly(mesh, a.target_pos, ext, filter)
                 {
                     Ok(Some(n)) => {
                         a.target_ref = n.poly;
@@ -69,10 +69,10 @@ impl Crowd {
                     }
                 }
             }
-            if !a.corridor.is_valid(mesh, &filter, CHECK_LOOKAHEAD) {
+            if !a.corridor.is_valid(mesh, filter, CHECK_LOOKAHEAD) {
                 let (p, f) = (a.corridor.pos(), a.corridor.first_poly());
                 if a.corridor
-                    .trim_invalid_path(&self.query, mesh, &filter, f, p)
+                    .trim_invalid_path(&self.query, mesh, filter, f, p)
                     .is_err()
                 {
                     a.corridor.reset(f, p);
