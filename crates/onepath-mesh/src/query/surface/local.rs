@@ -80,7 +80,12 @@ impl NavMeshQuery {
             poly: start_ref,
             parent: PolyRef::NULL,
         });
-        let (mut va, mut vb) = (PolyVerts::new(), PolyVerts::new());
+        let mut va = PolyVerts::new();
+        // The corners of each polygon found, in `out` order (read once, not per candidate).
+        let mut found: Vec<PolyVerts> = Vec::with_capacity(max_results.min(64));
+        let (st, sp) = decode(mesh, start_ref)?;
+        poly_verts(st, sp, &mut va);
+        found.push(va.clone());
         let mut candidates: SmallVec<[PolyRef; 16]> = SmallVec::new();
         flood.breadth_first(mesh, |flood, i, tile, p| {
             let cur = flood.poly(i);
@@ -100,18 +105,10 @@ impl NavMeshQuery {
                 flood.mark(target);
                 let (tt, tp) = decode(mesh, target)?;
                 poly_verts(tt, tp, &mut va);
-                let mut overlaps = false;
-                for n in out.iter() {
-                    let (ot, op) = decode(mesh, n.poly)?;
-                    poly_verts(ot, op, &mut vb);
-                    if overlap_poly_poly_2d(&va, &vb, 1e-4) {
-                        overlaps = true;
-                        break;
-                    }
-                }
-                if overlaps {
+                if found.iter().any(|vb| overlap_poly_poly_2d(&va, vb, 1e-4)) {
                     continue;
                 }
+                found.push(va.clone());
                 flood.reach(target, i);
                 out.push(LocalNode {
                     poly: target,
