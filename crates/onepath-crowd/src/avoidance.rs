@@ -307,8 +307,7 @@ impl ObstacleAvoidance {
                 if vcand[0] * vcand[0] + vcand[2] * vcand[2] > limit {
                     continue;
                 }
-                let penalty =
-                    self.process_sample(params, inv_vmax, vcand, vel, dvel, min_penalty);
+                let penalty = self.process_sample(params, inv_vmax, vcand, vel, dvel, min_penalty);
                 samples += 1;
                 if penalty < min_penalty {
                     min_penalty = penalty;

@@ -202,8 +202,22 @@ mod tests {
         for cell in [1.5, 1.0, 0.3, 3.0e-7] {
             let g = ProximityGrid::new(cell);
             for v in [
-                0.0, -0.0, 1.5, -1.5, 0.1, -0.1, 4.5, -4.5, 2.0e6, -2.0e6, 1.0e300, -1.0e300,
-                f64::MIN_POSITIVE, -f64::MIN_POSITIVE, 3.0 - f64::EPSILON, -3.0 + f64::EPSILON,
+                0.0,
+                -0.0,
+                1.5,
+                -1.5,
+                0.1,
+                -0.1,
+                4.5,
+                -4.5,
+                2.0e6,
+                -2.0e6,
+                1.0e300,
+                -1.0e300,
+                f64::MIN_POSITIVE,
+                -f64::MIN_POSITIVE,
+                3.0 - f64::EPSILON,
+                -3.0 + f64::EPSILON,
             ] {
                 let want = (v * g.inv_cell).floor() as i64;
                 assert_eq!(g.cell(v), want, "cell {cell}, v {v}");

@@ -408,9 +408,9 @@ pub(crate) fn request_filter(base: &QueryFilter, r: &PathRequest) -> QueryFilter
 }
 
 pub(crate) fn poly_usable(mesh: &TiledNavMesh, r: PolyRef, filter: &QueryFilter) -> bool {
-    !r.is_null()
-        && mesh.is_valid_poly_ref(r)
-        && mesh.poly_flags(r).is_ok_and(|f| filter.passes_flags(f))
+    // `poly_flags` fails exactly where `is_valid_poly_ref` is false (both decode the
+    // reference with `TiledNavMesh::poly`): one decode.
+    !r.is_null() && mesh.poly_flags(r).is_ok_and(|f| filter.passes_flags(f))
 }
 
 /// Removes `a b a` back-and-forths from a corridor.

@@ -100,9 +100,9 @@ impl Crowd {
             let next = a.corners[1.min(a.corners.len() - 1)].pos;
             let range = a.params.path_optimization_range;
             // A failed optimisation leaves the corridor as it was.
-            let _ =
-                a.corridor
-                    .optimize_path_visibility(&mut self.query, mesh, filter, next, range);
+            let _ = a
+                .corridor
+                .optimize_path_visibility(&mut self.query, mesh, filter, next, range);
         }
     }
 
