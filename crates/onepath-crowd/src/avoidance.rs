@@ -83,8 +83,8 @@ fn isect_ray_seg(ap: Vec3, u: Vec3, bp: Vec3, bq: Vec3) -> Option<f64> {
     isect_ray_seg_with(u, v, w, perp_2d(v, w))
 }
 
-/// [`isect_ray_seg`] with the ray-independent terms given: `v = bq − bp`, `w = ap − bp`,
-/// `vw = perp(v, w)`.
+/// The crossing parameter of `isect_ray_seg`, with the terms that do not depend on the
+/// ray given: `v = bq − bp`, `w = ap − bp`, `vw = perp(v, w)`.
 #[inline]
 fn isect_ray_seg_with(u: Vec3, v: Vec3, w: Vec3, vw: f64) -> Option<f64> {
     let d = perp_2d(u, v);
