@@ -1,11 +1,9 @@
 //! DetourCrowd beside the OnePath crowd over the very same polygons (the mesh converted by
 //! [`detour_mesh`](crate::onepath::detour_mesh)): the same starts, targets and agent
 //! parameters (high-quality adaptive avoidance, every update flag), stepped in interleaved
-//! blocks of updates so that both see the same machine load. Besides `ffi.rs`, the only
-//! module with `unsafe`: the owning wrapper of a `dtCrowd`.
+//! blocks of updates so that both see the same machine load. No `unsafe` here: the
+//! `dtCrowd` is owned and called through the safe wrapper of `ffi.rs`.
 
-use std::marker::PhantomData;
-use std::ptr::NonNull;
 use std::time::{Duration, Instant};
 
 use onepath_crowd::{AgentParams, Crowd, CrowdSettings, WorldContext};
@@ -15,27 +13,20 @@ use recastnavigation_sys as sys;
 
 use crate::detour::DetourNavMesh;
 use crate::error::PeerError;
+use crate::ffi::DtCrowd;
 
 /// Detour's update flags: anticipate turns, avoidance, separation, visibility and topology
 /// optimisation.
 const DT_ALL_FLAGS: u8 = 1 | 2 | 4 | 8 | 16;
 
-/// An owned `dtCrowd` over a mesh it borrows.
+/// A `dtCrowd` over a mesh it borrows.
 pub struct DetourCrowd<'m> {
-    ptr: NonNull<sys::dtCrowd>,
-    _mesh: PhantomData<&'m DetourNavMesh>,
+    crowd: DtCrowd<'m>,
 }
 
 impl std::fmt::Debug for DetourCrowd<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("DetourCrowd")
-    }
-}
-
-impl Drop for DetourCrowd<'_> {
-    fn drop(&mut self) {
-        // SAFETY: the pointer came from `dtAllocCrowd` and is freed once, here.
-        unsafe { sys::dtFreeCrowd(self.ptr.as_ptr()) }
     }
 }
 
@@ -47,40 +38,20 @@ impl<'m> DetourCrowd<'m> {
         max_agents: i32,
         max_radius: f32,
     ) -> Result<Self, PeerError> {
-        if max_agents < 1 || !(max_radius.is_finite() && max_radius > 0.0) {
-            return Err(PeerError::input(
-                "crowd",
-                "max_agents >= 1 and radius > 0".to_string(),
-            ));
-        }
-        // SAFETY: no arguments; owned by the wrapper, freed in Drop.
-        let ptr = unsafe { sys::dtAllocCrowd() };
-        let crowd = DetourCrowd {
-            ptr: NonNull::new(ptr).ok_or(PeerError::Alloc { what: "dtCrowd" })?,
-            _mesh: PhantomData,
-        };
-        // SAFETY: both pointers are live; the borrow 'm keeps the mesh alive and unchanged
-        // while the crowd exists.
-        let ok = unsafe {
-            sys::dtCrowd_init(crowd.ptr.as_ptr(), max_agents, max_radius, mesh.raw_mut())
-        };
-        if !ok {
-            return Err(PeerError::Alloc {
-                what: "dtCrowd::init",
-            });
-        }
-        // SAFETY: the crowd is initialised; index 0 is below DT_CROWD_MAX_OBSTAVOIDANCE_PARAMS
-        // and the parameters are read during the call only.
-        unsafe {
-            let base = *sys::dtCrowd_getObstacleAvoidanceParams(crowd.ptr.as_ptr(), 0);
-            let mut p = base;
+        let mut crowd = DtCrowd::new(mesh, max_agents, max_radius)?;
+        let set = crowd.edit_avoidance_params(0, |p| {
             p.velBias = 0.5;
             p.adaptiveDivs = 7;
             p.adaptiveRings = 3;
             p.adaptiveDepth = 3;
-            sys::dtCrowd_setObstacleAvoidanceParams(crowd.ptr.as_ptr(), 0, &p);
+        });
+        if !set {
+            return Err(PeerError::input(
+                "crowd",
+                "avoidance preset 0 could not be set".to_string(),
+            ));
         }
-        Ok(crowd)
+        Ok(DetourCrowd { crowd })
     }
 
     /// Adds an agent with OnePath's parameters (as f32) and avoidance preset 0; its index.
@@ -98,51 +69,24 @@ impl<'m> DetourCrowd<'m> {
             queryFilterType: 0,
             userData: std::ptr::null_mut(),
         };
-        // SAFETY: live crowd; both pointers are read during the call only.
-        let i = unsafe { sys::dtCrowd_addAgent(self.ptr.as_ptr(), pos.as_ptr(), &params) };
-        (i >= 0).then_some(i)
+        self.crowd.add_agent(pos, &params)
     }
 
     /// Snaps `pos` with the crowd's query (half extents 2, 4, 2, default filter) and asks
-    /// agent `idx` to go there; false when nothing is near.
+    /// agent `idx` to go there; false when nothing is near (or `idx` is no agent).
     pub fn request_target(&mut self, idx: i32, pos: [f32; 3]) -> bool {
-        let ext = [2.0f32, 4.0, 2.0];
-        let mut r: sys::dtPolyRef = 0;
-        let mut pt = [0.0f32; 3];
-        // SAFETY: live crowd with an initialised query; filter 0 exists; outputs are ours.
-        unsafe {
-            let c = self.ptr.as_ptr();
-            let q = (*c).m_navquery;
-            let f = sys::dtQueryFilter {
-                m_areaCost: [1.0; 64],
-                m_includeFlags: 0xffff,
-                m_excludeFlags: 0,
-            };
-            let st = sys::dtNavMeshQuery_findNearestPoly(
-                q,
-                pos.as_ptr(),
-                ext.as_ptr(),
-                &f,
-                &mut r,
-                pt.as_mut_ptr(),
-            );
-            if st & sys::DT_FAILURE != 0 || r == 0 {
-                return false;
-            }
-            sys::dtCrowd_requestMoveTarget(c, idx, r, pt.as_ptr())
-        }
+        self.crowd
+            .request_move_target_near(idx, pos, [2.0, 4.0, 2.0])
     }
 
-    /// One update of `dt`.
+    /// One update of `dt` (a `dt` that is not finite or is negative is ignored).
     pub fn update(&mut self, dt: f32) {
-        // SAFETY: live crowd; no debug output.
-        unsafe { sys::dtCrowd_update(self.ptr.as_ptr(), dt, std::ptr::null_mut()) }
+        self.crowd.update(dt);
     }
 
-    /// The position of agent `idx`.
-    pub fn position(&self, idx: i32) -> [f32; 3] {
-        // SAFETY: `idx` came from `add_agent` of this crowd, so the agent exists.
-        unsafe { (*sys::dtCrowd_getAgent(self.ptr.as_ptr(), idx)).npos }
+    /// The position of agent `idx` (`None` for an index that is no agent of this crowd).
+    pub fn position(&self, idx: i32) -> Option<[f32; 3]> {
+        self.crowd.position(idx)
     }
 }
 
@@ -246,16 +190,20 @@ pub fn compare_crowds(
     let dt = 1.0 / 60.0;
     let (mut t_one, mut t_dt) = (Duration::ZERO, Duration::ZERO);
     let mut walked = vec![(0.0f64, 0.0f64); pairs.len()];
+    let detour_pos = |c: &DetourCrowd<'_>, di: i32| {
+        c.position(di).map(|p| p.map(f64::from)).ok_or_else(|| {
+            PeerError::input("detour agent", format!("agent {di} is not in the crowd"))
+        })
+    };
     let mut last: Vec<([f64; 3], [f64; 3])> = pairs
         .iter()
         .map(|&(id, di, _)| {
-            let p = dt_crowd.position(di);
-            (
+            Ok((
                 one.agent(id).map_or([0.0; 3], |a| a.position()),
-                [f64::from(p[0]), f64::from(p[1]), f64::from(p[2])],
-            )
+                detour_pos(&dt_crowd, di)?,
+            ))
         })
-        .collect();
+        .collect::<Result<_, PeerError>>()?;
     let mut done = 0;
     while done < updates {
         let n = block.min(updates - done);
@@ -273,8 +221,7 @@ pub fn compare_crowds(
         done += n;
         for (k, &(id, di, _)) in pairs.iter().enumerate() {
             let a = one.agent(id).map_or([0.0; 3], |a| a.position());
-            let p = dt_crowd.position(di);
-            let d = [f64::from(p[0]), f64::from(p[1]), f64::from(p[2])];
+            let d = detour_pos(&dt_crowd, di)?;
             walked[k].0 += dist2d(last[k].0, a);
             walked[k].1 += dist2d(last[k].1, d);
             last[k] = (a, d);

@@ -566,11 +566,6 @@ pub struct DetourNavMesh {
 }
 
 impl DetourNavMesh {
-    /// The raw mesh, for the crowd wrapper (`crowd.rs`), which must not outlive `self`.
-    pub(crate) fn raw_mut(&self) -> *mut sys::dtNavMesh {
-        self.ptr.as_ptr()
-    }
-
     /// `dtAllocNavMesh` + `dtNavMesh::init`.
     pub fn new(params: &DetourMeshParams) -> Result<Self, PeerError> {
         let finite = params.origin.iter().all(|v| v.is_finite());
@@ -985,5 +980,170 @@ impl Drop for DetourQuery<'_> {
     fn drop(&mut self) {
         // SAFETY: allocated by `dtAllocNavMeshQuery`, freed once; it does not own the mesh.
         unsafe { sys::dtFreeNavMeshQuery(self.ptr.as_ptr()) }
+    }
+}
+
+/// An owned `dtCrowd` over a mesh it borrows (the safe side of `crate::crowd`): every call
+/// into DetourCrowd goes through one of these methods, each checking what C++ would
+/// follow (agent indices, finite inputs) first.
+pub(crate) struct DtCrowd<'m> {
+    ptr: NonNull<sys::dtCrowd>,
+    _mesh: PhantomData<&'m DetourNavMesh>,
+}
+
+impl<'m> DtCrowd<'m> {
+    /// `dtAllocCrowd` + `init(max_agents, max_radius, mesh)`.
+    pub(crate) fn new(
+        mesh: &'m DetourNavMesh,
+        max_agents: i32,
+        max_radius: f32,
+    ) -> Result<Self, PeerError> {
+        if max_agents < 1 || !(max_radius.is_finite() && max_radius > 0.0) {
+            return Err(PeerError::input(
+                "crowd",
+                "max_agents >= 1 and radius > 0".to_string(),
+            ));
+        }
+        // SAFETY: no arguments; the result is owned by the wrapper and freed once in Drop.
+        let ptr = unsafe { sys::dtAllocCrowd() };
+        let crowd = DtCrowd {
+            ptr: NonNull::new(ptr).ok_or(PeerError::Alloc { what: "dtCrowd" })?,
+            _mesh: PhantomData,
+        };
+        // SAFETY: both pointers are live; the borrow 'm keeps the mesh alive and unchanged
+        // (no `&mut` to it can exist) while the crowd exists. `init` only reads the mesh.
+        let ok = unsafe {
+            sys::dtCrowd_init(
+                crowd.ptr.as_ptr(),
+                max_agents,
+                max_radius,
+                mesh.ptr.as_ptr(),
+            )
+        };
+        if !ok {
+            return Err(PeerError::Alloc {
+                what: "dtCrowd::init",
+            });
+        }
+        Ok(crowd)
+    }
+
+    /// Sets obstacle avoidance preset `index` (below `DT_CROWD_MAX_OBSTAVOIDANCE_PARAMS`)
+    /// to what `edit` makes of the current one; false for an index out of range.
+    pub(crate) fn edit_avoidance_params(
+        &mut self,
+        index: usize,
+        edit: impl FnOnce(&mut sys::dtObstacleAvoidanceParams),
+    ) -> bool {
+        if index >= sys::DT_CROWD_MAX_OBSTAVOIDANCE_PARAMS as usize {
+            return false;
+        }
+        // SAFETY: the crowd is initialised and `index` is in range, so the getter returns a
+        // pointer to one of its parameter slots (copied out at once); the setter copies
+        // `p`, which lives through the call.
+        unsafe {
+            let cur = sys::dtCrowd_getObstacleAvoidanceParams(self.ptr.as_ptr(), index as i32);
+            let Some(&base) = cur.as_ref() else {
+                return false;
+            };
+            let mut p = base;
+            edit(&mut p);
+            sys::dtCrowd_setObstacleAvoidanceParams(self.ptr.as_ptr(), index as i32, &p);
+        }
+        true
+    }
+
+    /// `addAgent`: the agent's index, `None` when the crowd is full, the position is not
+    /// finite or the parameters name an avoidance preset or filter out of range.
+    pub(crate) fn add_agent(
+        &mut self,
+        pos: [f32; 3],
+        params: &sys::dtCrowdAgentParams,
+    ) -> Option<i32> {
+        if !pos.iter().all(|v| v.is_finite())
+            || usize::from(params.obstacleAvoidanceType)
+                >= sys::DT_CROWD_MAX_OBSTAVOIDANCE_PARAMS as usize
+            || usize::from(params.queryFilterType) >= sys::DT_CROWD_MAX_QUERY_FILTER_TYPE as usize
+        {
+            return None;
+        }
+        // SAFETY: live crowd; `pos` (3 floats) and `params` are read during the call only.
+        let i = unsafe { sys::dtCrowd_addAgent(self.ptr.as_ptr(), pos.as_ptr(), params) };
+        (i >= 0).then_some(i)
+    }
+
+    /// The agent `idx` if it is one of this crowd's active agents.
+    fn agent(&self, idx: i32) -> Option<&sys::dtCrowdAgent> {
+        // SAFETY: live crowd; `getAgent` bounds-checks `idx` (null outside 0..max agents)
+        // and otherwise points into the crowd's agent array, which lives as long as `self`
+        // and is changed only through `&mut self`.
+        let a = unsafe { sys::dtCrowd_getAgent(self.ptr.as_ptr(), idx).as_ref() }?;
+        a.active.then_some(a)
+    }
+
+    /// Snaps `pos` with the crowd's own query (half extents `ext`, every flag included, every
+    /// area cost 1) and asks agent `idx` to go there; false when the agent is unknown, the
+    /// input not finite, nothing is near, or Detour refuses the request.
+    pub(crate) fn request_move_target_near(
+        &mut self,
+        idx: i32,
+        pos: [f32; 3],
+        ext: [f32; 3],
+    ) -> bool {
+        if self.agent(idx).is_none() || !pos.iter().chain(&ext).all(|v| v.is_finite()) {
+            return false;
+        }
+        let mut r: sys::dtPolyRef = 0;
+        let mut pt = [0.0f32; 3];
+        let f = sys::dtQueryFilter {
+            m_areaCost: [1.0; 64],
+            m_includeFlags: 0xffff,
+            m_excludeFlags: 0,
+        };
+        // SAFETY: live, initialised crowd: `m_navquery` is the query `init` made over the
+        // borrowed mesh; every pointer given is to a local read or written during the call.
+        // `idx` is an active agent of this crowd (checked above).
+        unsafe {
+            let c = self.ptr.as_ptr();
+            let q = (*c).m_navquery;
+            if q.is_null() {
+                return false;
+            }
+            let st = sys::dtNavMeshQuery_findNearestPoly(
+                q,
+                pos.as_ptr(),
+                ext.as_ptr(),
+                &f,
+                &mut r,
+                pt.as_mut_ptr(),
+            );
+            if st & DT_FAILURE != 0 || r == 0 {
+                return false;
+            }
+            sys::dtCrowd_requestMoveTarget(c, idx, r, pt.as_ptr())
+        }
+    }
+
+    /// One `update(dt)` without debug output (a `dt` that is not finite or is negative
+    /// is refused: false).
+    pub(crate) fn update(&mut self, dt: f32) -> bool {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return false;
+        }
+        // SAFETY: live crowd over a live mesh; null is Detour's "no debug info".
+        unsafe { sys::dtCrowd_update(self.ptr.as_ptr(), dt, std::ptr::null_mut()) };
+        true
+    }
+
+    /// The position of agent `idx` (`None` for an index that is not an active agent).
+    pub(crate) fn position(&self, idx: i32) -> Option<[f32; 3]> {
+        self.agent(idx).map(|a| a.npos)
+    }
+}
+
+impl Drop for DtCrowd<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from `dtAllocCrowd` and is freed once, here.
+        unsafe { sys::dtFreeCrowd(self.ptr.as_ptr()) }
     }
 }

@@ -67,7 +67,6 @@
 #![deny(unsafe_code)]
 
 pub mod compare;
-#[allow(unsafe_code)]
 pub mod crowd;
 pub mod detour;
 pub mod error;

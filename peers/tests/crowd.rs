@@ -122,3 +122,45 @@ fn the_side_by_side_run_moves_both_crowds() {
         "{c:?}"
     );
 }
+
+#[test]
+fn the_detour_crowd_wrapper_refuses_unknown_agents_and_bad_input() {
+    use onepath_peers::crowd::DetourCrowd;
+    let g = generated_grid_mesh(2, 2, 8, 3);
+    let d = detour_mesh(&g.mesh, 0.25, 0.0).unwrap();
+    assert!(DetourCrowd::new(&d, 0, 0.5).is_err());
+    assert!(DetourCrowd::new(&d, 4, f32::NAN).is_err());
+    let mut c = DetourCrowd::new(&d, 4, 0.5).unwrap();
+    let mut q = NavMeshQuery::new();
+    let at = q
+        .find_nearest_poly(
+            &g.mesh,
+            [4.5, 0.0, 4.5],
+            [4.0, 1.0, 4.0],
+            &QueryFilter::new(),
+        )
+        .unwrap()
+        .unwrap()
+        .point;
+    let p = [at[0] as f32, at[1] as f32, at[2] as f32];
+    let params = AgentParams::new(0.5);
+    assert_eq!(c.add_agent([f32::NAN, 0.0, 0.0], &params), None);
+    let i = c.add_agent(p, &params).unwrap();
+    assert_eq!(c.position(i), Some(p));
+    // Unknown agents: no position, no target; the crowd is left as it was.
+    for bad in [-1, i + 1, 4, i32::MAX] {
+        assert_eq!(c.position(bad), None, "agent {bad}");
+        assert!(!c.request_target(bad, p), "agent {bad}");
+    }
+    assert!(!c.request_target(i, [f32::INFINITY, 0.0, 0.0]));
+    assert!(c.request_target(i, [p[0] + 8.0, p[1], p[2]]));
+    c.update(f32::NAN);
+    c.update(-1.0);
+    assert_eq!(c.position(i), Some(p), "refused steps move nothing");
+    for _ in 0..60 {
+        c.update(1.0 / 60.0);
+    }
+    let moved = c.position(i).unwrap();
+    let walked = ((moved[0] - p[0]).powi(2) + (moved[2] - p[2]).powi(2)).sqrt();
+    assert!(walked > 0.5, "{moved:?} from {p:?}");
+}

@@ -36,6 +36,12 @@ struct Segment {
     q: Vec3,
     /// The agent's centre touches the segment (within 0.01).
     touch: bool,
+    /// The per-agent constants of the ray test (`isect_ray_seg`) and of the touch test:
+    /// `q − p`, `pos − p`, `perp(q − p, pos − p)` and the outward normal `(v.z, −v.x)`.
+    v: Vec3,
+    w: Vec3,
+    vw: f64,
+    snorm: Vec3,
 }
 
 /// The obstacles around one agent and the sampling of its new velocity; buffers reused
@@ -45,6 +51,9 @@ pub(crate) struct ObstacleAvoidance {
     circles: Vec<Circle>,
     segments: Vec<Segment>,
     pattern: Vec<(f64, f64)>,
+    /// The pattern's rotations for one division count, computed once (the same `libm`
+    /// values every time): divisions, `cos da`, `sin da`, `cos da/2`, `sin da/2`.
+    turns: Option<(usize, f64, f64, f64, f64)>,
 }
 
 /// Time interval of the sweep of a circle moving at `v` against a still one, `s` the
@@ -67,15 +76,23 @@ fn sweep_circle_circle(s: Vec3, c: f64, v: Vec3) -> Option<(f64, f64)> {
 }
 
 /// The parameter along ray `ap + u·t` where it crosses segment `bp → bq`, in 0..=1 on both.
+#[cfg(test)]
 fn isect_ray_seg(ap: Vec3, u: Vec3, bp: Vec3, bq: Vec3) -> Option<f64> {
     let v = sub(bq, bp);
     let w = sub(ap, bp);
+    isect_ray_seg_with(u, v, w, perp_2d(v, w))
+}
+
+/// The crossing parameter of `isect_ray_seg`, with the terms that do not depend on the
+/// ray given: `v = bq − bp`, `w = ap − bp`, `vw = perp(v, w)`.
+#[inline]
+fn isect_ray_seg_with(u: Vec3, v: Vec3, w: Vec3, vw: f64) -> Option<f64> {
     let d = perp_2d(u, v);
     if d.abs() < 1e-6 {
         return None;
     }
     let inv_d = 1.0 / d;
-    let t = perp_2d(v, w) * inv_d;
+    let t = vw * inv_d;
     if !(0.0..=1.0).contains(&t) {
         return None;
     }
@@ -86,9 +103,8 @@ fn isect_ray_seg(ap: Vec3, u: Vec3, bp: Vec3, bq: Vec3) -> Option<f64> {
     Some(t)
 }
 
-/// Rotates `v` (X/Z) by `ang` radians with `libm` trigonometry.
-fn rotate_2d(v: Vec3, ang: f64) -> Vec3 {
-    let (c, s) = (libm::cos(ang), libm::sin(ang));
+/// Rotates `v` (X/Z) by the angle of cosine `c` and sine `s`.
+fn rotate_2d(v: Vec3, c: f64, s: f64) -> Vec3 {
     [v[0] * c - v[2] * s, 0.0, v[0] * s + v[2] * c]
 }
 
@@ -115,7 +131,15 @@ impl ObstacleAvoidance {
 
     /// A wall from `p` to `q`.
     pub(crate) fn add_segment(&mut self, p: Vec3, q: Vec3) {
-        self.segments.push(Segment { p, q, touch: false });
+        self.segments.push(Segment {
+            p,
+            q,
+            touch: false,
+            v: [0.0; 3],
+            w: [0.0; 3],
+            vw: 0.0,
+            snorm: [0.0; 3],
+        });
     }
 
     fn prepare(&mut self, pos: Vec3, rad: f64, dvel: Vec3) {
@@ -136,6 +160,10 @@ impl ObstacleAvoidance {
         // The agent's centre within 0.01 of a wall touches it (Detour's constant).
         for s in &mut self.segments {
             s.touch = dist_pt_seg_sqr_2d(pos, s.p, s.q) < 0.01 * 0.01;
+            s.v = sub(s.q, s.p);
+            s.w = sub(pos, s.p);
+            s.vw = perp_2d(s.v, s.w);
+            s.snorm = [s.v[2], 0.0, -s.v[0]];
         }
     }
 
@@ -147,7 +175,6 @@ impl ObstacleAvoidance {
         p: &AvoidanceParams,
         inv_vmax: f64,
         vcand: Vec3,
-        pos: Vec3,
         vel: Vec3,
         dvel: Vec3,
         min_penalty: f64,
@@ -163,13 +190,11 @@ impl ObstacleAvoidance {
         let mut tmin = p.horizon_time;
         let mut side = 0.0;
         let mut nside = 0u32;
+        // Reciprocal: each side takes half of the avoidance (`2·vcand − vel − c.vel`, the
+        // first difference shared by every circle).
+        let (v2x, v2z) = (vcand[0] * 2.0 - vel[0], vcand[2] * 2.0 - vel[2]);
         for c in &self.circles {
-            // Reciprocal: each side takes half of the avoidance.
-            let vab = [
-                vcand[0] * 2.0 - vel[0] - c.vel[0],
-                0.0,
-                vcand[2] * 2.0 - vel[2] - c.vel[2],
-            ];
+            let vab = [v2x - c.vel[0], 0.0, v2z - c.vel[2]];
             side += (dot_2d(c.dp, vab) * 0.5 + 0.5)
                 .min(dot_2d(c.np, vab) * 2.0)
                 .clamp(0.0, 1.0);
@@ -192,14 +217,12 @@ impl ObstacleAvoidance {
             let htmin = if s.touch {
                 // Touching: moving away from the wall is free, towards it an impact now.
                 // The outward normal of a counter-clockwise polygon's edge.
-                let sdir = sub(s.q, s.p);
-                let snorm = [sdir[2], 0.0, -sdir[0]];
-                if dot_2d(snorm, vcand) < 0.0 {
+                if dot_2d(s.snorm, vcand) < 0.0 {
                     continue;
                 }
                 0.0
             } else {
-                match isect_ray_seg(pos, vcand, s.p, s.q) {
+                match isect_ray_seg_with(vcand, s.v, s.w, s.vw) {
                     Some(t) => t,
                     None => continue,
                 }
@@ -238,11 +261,19 @@ impl ObstacleAvoidance {
         let ndivs = usize::from(params.adaptive_divs).clamp(1, MAX_DIVS);
         let nrings = usize::from(params.adaptive_rings).clamp(1, MAX_RINGS);
         let depth = usize::from(params.adaptive_depth).clamp(1, 8);
-        let da = core::f64::consts::PI * 2.0 / ndivs as f64;
-        let (ca, sa) = (libm::cos(da), libm::sin(da));
+        let (ca, sa, ch, sh) = match self.turns {
+            Some((n, ca, sa, ch, sh)) if n == ndivs => (ca, sa, ch, sh),
+            _ => {
+                let da = core::f64::consts::PI * 2.0 / ndivs as f64;
+                let t = (libm::cos(da), libm::sin(da));
+                let h = (libm::cos(da * 0.5), libm::sin(da * 0.5));
+                self.turns = Some((ndivs, t.0, t.1, h.0, h.1));
+                (t.0, t.1, h.0, h.1)
+            }
+        };
         // The two start directions: the desired direction and it turned by half a step.
         let d0 = normalize_2d(dvel);
-        let d1 = rotate_2d(d0, da * 0.5);
+        let d1 = rotate_2d(d0, ch, sh);
         let pat = &mut self.pattern;
         pat.clear();
         pat.push((0.0, 0.0));
@@ -276,8 +307,7 @@ impl ObstacleAvoidance {
                 if vcand[0] * vcand[0] + vcand[2] * vcand[2] > limit {
                     continue;
                 }
-                let penalty =
-                    self.process_sample(params, inv_vmax, vcand, pos, vel, dvel, min_penalty);
+                let penalty = self.process_sample(params, inv_vmax, vcand, vel, dvel, min_penalty);
                 samples += 1;
                 if penalty < min_penalty {
                     min_penalty = penalty;

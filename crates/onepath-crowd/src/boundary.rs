@@ -82,10 +82,11 @@ impl LocalBoundary {
 
     /// True when every polygon read is still valid and passes `filter`.
     pub(crate) fn is_valid(&self, mesh: &TiledNavMesh, filter: &QueryFilter) -> bool {
+        // `poly_flags` fails exactly for a reference `is_valid_poly_ref` refuses.
         self.center.is_some()
-            && self.polys.iter().all(|&r| {
-                mesh.is_valid_poly_ref(r)
-                    && mesh.poly_flags(r).is_ok_and(|f| filter.passes_flags(f))
-            })
+            && self
+                .polys
+                .iter()
+                .all(|&r| mesh.poly_flags(r).is_ok_and(|f| filter.passes_flags(f)))
     }
 }

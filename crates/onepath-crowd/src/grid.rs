@@ -65,8 +65,16 @@ impl ProximityGrid {
     }
 
     fn cell(&self, v: f64) -> i64 {
-        // Positions pass the mesh's coordinate rule (±2^21), so the cell fits an i64.
-        (v * self.inv_cell).floor() as i64
+        // Positions pass the mesh's coordinate rule (±2^21), so the cell fits an i64 and
+        // `x` converts to an integer exactly: truncation, one down below zero, is `floor`
+        // (without a call to the `floor` routine, which the baseline x86-64 target makes).
+        let x = v * self.inv_cell;
+        let t = x as i64;
+        if (t as f64) > x {
+            t.saturating_sub(1)
+        } else {
+            t
+        }
     }
 
     /// Registers agent `index` at (x, z) with `radius`.
@@ -187,6 +195,34 @@ mod tests {
         assert_eq!(collect(&g, [0.0, 0.0, 1.9, 0.9]), vec![2, 3]);
         assert_eq!(collect(&g, [8.5, 8.5, 9.9, 9.9]), Vec::<u32>::new());
         assert_eq!(collect(&g, [-100.0, -100.0, 100.0, 100.0]), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn a_cell_is_the_floor_of_the_scaled_coordinate() {
+        for cell in [1.5, 1.0, 0.3, 3.0e-7] {
+            let g = ProximityGrid::new(cell);
+            for v in [
+                0.0,
+                -0.0,
+                1.5,
+                -1.5,
+                0.1,
+                -0.1,
+                4.5,
+                -4.5,
+                2.0e6,
+                -2.0e6,
+                1.0e300,
+                -1.0e300,
+                f64::MIN_POSITIVE,
+                -f64::MIN_POSITIVE,
+                3.0 - f64::EPSILON,
+                -3.0 + f64::EPSILON,
+            ] {
+                let want = (v * g.inv_cell).floor() as i64;
+                assert_eq!(g.cell(v), want, "cell {cell}, v {v}");
+            }
+        }
     }
 
     #[test]

@@ -744,11 +744,10 @@ impl Crowd {
             if a.state != AgentState::Walking {
                 continue;
             }
-            let filter = a.params.filter;
             let want = a.nav.motion.position;
             match a
                 .corridor
-                .move_position(&mut self.query, mesh, &filter, want)
+                .move_position(&mut self.query, mesh, &a.params.filter, want)
             {
                 Ok(_) => a.nav.motion.position = a.corridor.pos(),
                 Err(_) => a.nav.motion.position = a.corridor.pos(),

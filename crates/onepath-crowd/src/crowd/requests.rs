@@ -21,12 +21,12 @@ impl Crowd {
                 continue;
             }
             a.target_replan_time += dt;
-            let filter = a.params.filter;
+            let filter = &a.params.filter;
             let mut replan = false;
             let first = a.corridor.first_poly();
             let pos = a.nav.motion.position;
-            if !poly_usable(mesh, first, &filter) {
-                match self.query.find_nearest_poly(mesh, pos, ext, &filter) {
+            if !poly_usable(mesh, first, filter) {
+                match self.query.find_nearest_poly(mesh, pos, ext, filter) {
                     Ok(Some(n)) => {
                         a.corridor.reset(n.poly, n.point);
                         a.nav.motion.position = n.point;
@@ -48,11 +48,11 @@ impl Crowd {
             if matches!(
                 a.target_state,
                 TargetState::Valid | TargetState::WaitingForPath | TargetState::Requesting
-            ) && !poly_usable(mesh, a.target_ref, &filter)
+            ) && !poly_usable(mesh, a.target_ref, filter)
             {
                 match self
                     .query
-                    .find_nearest_poly(mesh, a.target_pos, ext, &filter)
+                    .find_nearest_poly(mesh, a.target_pos, ext, filter)
                 {
                     Ok(Some(n)) => {
                         a.target_ref = n.poly;
@@ -69,10 +69,10 @@ impl Crowd {
                     }
                 }
             }
-            if !a.corridor.is_valid(mesh, &filter, CHECK_LOOKAHEAD) {
+            if !a.corridor.is_valid(mesh, filter, CHECK_LOOKAHEAD) {
                 let (p, f) = (a.corridor.pos(), a.corridor.first_poly());
                 if a.corridor
-                    .trim_invalid_path(&self.query, mesh, &filter, f, p)
+                    .trim_invalid_path(&self.query, mesh, filter, f, p)
                     .is_err()
                 {
                     a.corridor.reset(f, p);
@@ -408,9 +408,9 @@ pub(crate) fn request_filter(base: &QueryFilter, r: &PathRequest) -> QueryFilter
 }
 
 pub(crate) fn poly_usable(mesh: &TiledNavMesh, r: PolyRef, filter: &QueryFilter) -> bool {
-    !r.is_null()
-        && mesh.is_valid_poly_ref(r)
-        && mesh.poly_flags(r).is_ok_and(|f| filter.passes_flags(f))
+    // `poly_flags` fails exactly where `is_valid_poly_ref` is false (both decode the
+    // reference with `TiledNavMesh::poly`): one decode.
+    !r.is_null() && mesh.poly_flags(r).is_ok_and(|f| filter.passes_flags(f))
 }
 
 /// Removes `a b a` back-and-forths from a corridor.

@@ -45,13 +45,12 @@ impl Crowd {
             .center
             .map_or(true, |c| dist_sqr_2d(c, pos) > thr * thr);
         if moved || !a.boundary.is_valid(mesh, &a.params.filter) {
-            let filter = a.params.filter;
             let first = a.corridor.first_poly();
             if a.boundary
                 .update(
                     &mut self.query,
                     mesh,
-                    &filter,
+                    &a.params.filter,
                     first,
                     pos,
                     range,
@@ -76,9 +75,9 @@ impl Crowd {
         ) {
             return;
         }
-        let filter = a.params.filter;
+        let filter = &a.params.filter;
         if a.corridor
-            .find_corners(&mut self.query, mesh, &filter, &mut a.corners)
+            .find_corners(&mut self.query, mesh, filter, &mut a.corners)
             .is_err()
         {
             a.corners.clear();
@@ -101,9 +100,9 @@ impl Crowd {
             let next = a.corners[1.min(a.corners.len() - 1)].pos;
             let range = a.params.path_optimization_range;
             // A failed optimisation leaves the corridor as it was.
-            let _ =
-                a.corridor
-                    .optimize_path_visibility(&mut self.query, mesh, &filter, next, range);
+            let _ = a
+                .corridor
+                .optimize_path_visibility(&mut self.query, mesh, filter, next, range);
         }
     }
 

@@ -25,15 +25,6 @@ pub struct LocalNode {
 /// True when two convex polygons overlap in X/Z by more than `eps` along every separating
 /// axis candidate (their edge normals); polygons that only touch do not overlap.
 fn overlap_poly_poly_2d(a: &[Vec3], b: &[Vec3], eps: f64) -> bool {
-    let axes = |p: &[Vec3]| -> SmallVec<[(f64, f64); 16]> {
-        let n = p.len();
-        (0..n)
-            .map(|k| {
-                let (u, v) = (p[k], p[(k + 1) % n]);
-                (v[2] - u[2], -(v[0] - u[0]))
-            })
-            .collect()
-    };
     let project = |p: &[Vec3], ax: (f64, f64)| {
         let mut lo = f64::INFINITY;
         let mut hi = f64::NEG_INFINITY;
@@ -44,14 +35,18 @@ fn overlap_poly_poly_2d(a: &[Vec3], b: &[Vec3], eps: f64) -> bool {
         }
         (lo, hi)
     };
-    for ax in axes(a).into_iter().chain(axes(b)) {
-        let (amin, amax) = project(a, ax);
-        let (bmin, bmax) = project(b, ax);
-        if amin + eps > bmax || amax - eps < bmin {
-            return false;
-        }
-    }
-    true
+    // The edge normals of `a`, then of `b`, each tried as it is formed (nothing collected).
+    let separated_by_edges_of = |p: &[Vec3]| {
+        let n = p.len();
+        (0..n).any(|k| {
+            let (u, v) = (p[k], p[(k + 1) % n]);
+            let ax = (v[2] - u[2], -(v[0] - u[0]));
+            let (amin, amax) = project(a, ax);
+            let (bmin, bmax) = project(b, ax);
+            amin + eps > bmax || amax - eps < bmin
+        })
+    };
+    !(separated_by_edges_of(a) || separated_by_edges_of(b))
 }
 
 impl NavMeshQuery {
@@ -85,7 +80,12 @@ impl NavMeshQuery {
             poly: start_ref,
             parent: PolyRef::NULL,
         });
-        let (mut va, mut vb) = (PolyVerts::new(), PolyVerts::new());
+        let mut va = PolyVerts::new();
+        // The corners of each polygon found, in `out` order (read once, not per candidate).
+        let mut found: Vec<PolyVerts> = Vec::with_capacity(max_results.min(64));
+        let (st, sp) = decode(mesh, start_ref)?;
+        poly_verts(st, sp, &mut va);
+        found.push(va.clone());
         let mut candidates: SmallVec<[PolyRef; 16]> = SmallVec::new();
         flood.breadth_first(mesh, |flood, i, tile, p| {
             let cur = flood.poly(i);
@@ -105,18 +105,10 @@ impl NavMeshQuery {
                 flood.mark(target);
                 let (tt, tp) = decode(mesh, target)?;
                 poly_verts(tt, tp, &mut va);
-                let mut overlaps = false;
-                for n in out.iter() {
-                    let (ot, op) = decode(mesh, n.poly)?;
-                    poly_verts(ot, op, &mut vb);
-                    if overlap_poly_poly_2d(&va, &vb, 1e-4) {
-                        overlaps = true;
-                        break;
-                    }
-                }
-                if overlaps {
+                if found.iter().any(|vb| overlap_poly_poly_2d(&va, vb, 1e-4)) {
                     continue;
                 }
+                found.push(va.clone());
                 flood.reach(target, i);
                 out.push(LocalNode {
                     poly: target,
