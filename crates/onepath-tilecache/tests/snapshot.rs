@@ -45,6 +45,25 @@ fn busy_cache_with(p: &Mesh3DPipeline) -> TileCache {
     c
 }
 
+/// A busy cache of each layer path, with a library of its tiles, once per snapshot mode.
+fn busy_caches_in_both_modes() -> Vec<(TileCache, TileLibrary, SnapshotMode)> {
+    both_layer_paths()
+        .into_iter()
+        .flat_map(|p| {
+            [
+                (p.clone(), SnapshotMode::Full),
+                (p, SnapshotMode::Referenced),
+            ]
+        })
+        .map(|(p, mode)| {
+            let c = busy_cache_with(&p);
+            let mut library = TileLibrary::new(c.params());
+            library.extend(c.mesh().tiles().map(|t| t.tile())).unwrap();
+            (c, library, mode)
+        })
+        .collect()
+}
+
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
@@ -104,15 +123,7 @@ fn ontk_bytes_are_laid_out_as_the_table_says() {
 
 #[test]
 fn snapshot_mutate_restore_snapshot_gives_identical_bytes_and_the_same_future() {
-    for (p, mode) in both_layer_paths().into_iter().flat_map(|p| {
-        [
-            (p.clone(), SnapshotMode::Full),
-            (p, SnapshotMode::Referenced),
-        ]
-    }) {
-        let mut a = busy_cache_with(&p);
-        let mut library = TileLibrary::new(a.params());
-        library.extend(a.mesh().tiles().map(|t| t.tile())).unwrap();
+    for (mut a, library, mode) in busy_caches_in_both_modes() {
         let saved = a.snapshot(mode);
         let mut b = a.clone();
         // Mutate a: more obstacles, a full update, a removal.
@@ -183,15 +194,7 @@ fn after_a_restore_the_last_built_areas_are_forgotten_and_equal_layers_keep_thei
 
 #[test]
 fn a_two_phase_restore_changes_nothing_until_applied_and_then_equals_a_restore() {
-    for (p, mode) in both_layer_paths().into_iter().flat_map(|p| {
-        [
-            (p.clone(), SnapshotMode::Full),
-            (p, SnapshotMode::Referenced),
-        ]
-    }) {
-        let mut a = busy_cache_with(&p);
-        let mut library = TileLibrary::new(a.params());
-        library.extend(a.mesh().tiles().map(|t| t.tile())).unwrap();
+    for (mut a, library, mode) in busy_caches_in_both_modes() {
         let saved = a.snapshot(mode);
         a.add_obstacle(Obstacle::Box {
             min: [30.0, -1.0, 50.0],
