@@ -19,7 +19,8 @@
 //! what it keeps between searches is counted).
 //!
 //! `cargo bench -p onepath-gridstate --bench voxel` (`ONEPATH_VOXEL_QUERIES`: queries per
-//! class, default 12).
+//! class, default 12; `ONEPATH_VOXEL_CLASS`, e.g. `cluttered short`: that class only;
+//! `ONEPATH_VOXEL_PROFILE`: no timing, each class's queries looped for 5 s under a profiler).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -317,6 +318,9 @@ fn main() {
             t0.elapsed().as_secs_f64()
         );
         for (class, long) in [("short", false), ("long", true)] {
+            if std::env::var("ONEPATH_VOXEL_CLASS").is_ok_and(|c| c != format!("{name} {class}")) {
+                continue;
+            }
             let qs = queries(&g, seed * 31 + u64::from(long), count, long);
             let mut ours = VoxelAStar::new(VoxelOptions::default()).expect("options");
             let mut expanded = 0u64;

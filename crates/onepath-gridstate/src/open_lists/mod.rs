@@ -3,4 +3,5 @@
 pub(crate) mod buffers;
 pub(crate) mod heap;
 pub(crate) mod paged;
+pub(crate) mod quad;
 pub(crate) mod ring;

@@ -12,9 +12,10 @@
 //! the move costs, f = g + weight × estimate × smallest multiplier, as the generic A* does.
 //!
 //! **Pop order** (both modes): the smaller f, then the larger g, then the smaller node
-//! index. The open list is a binary heap with lazy deletion: an improved voxel is pushed
-//! again (its new key comes first, the estimate being the same), an entry whose voxel has
-//! nothing left to expand is dropped when met and is not an iteration.
+//! index. The open list is a 4-ary heap with lazy deletion (`open_lists/quad.rs`): an
+//! improved voxel is pushed again (its new key comes first, the estimate being the same),
+//! an entry whose voxel has nothing left to expand is dropped when met and is not an
+//! iteration. The order is total, so any heap pops the same sequence.
 //!
 //! **Pruning** (exact mode, 26 neighbours, `BothOrthogonalFree`): a voxel generates only
 //! the moves natural for a move that reached it at its cost, and those whose canonical
@@ -29,11 +30,11 @@
 //! it touches, not to the grid.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::f64::consts::SQRT_2;
 
 use crate::error::GridError;
 use crate::open_lists::paged::PagedRecords;
+use crate::open_lists::quad::QuadHeap;
 use crate::searches::options::{check_weight, DiagonalRule};
 use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
 use crate::searches::sliced::{Began, SlicedSearch, SpaceKey};
@@ -400,9 +401,11 @@ const QUEUED: u32 = 1 << 31;
 struct Prune {
     /// Per move d: the moves natural for it (bits by move index).
     natural: [u32; 26],
-    /// Per (d, m): the neighbourhood cells the canonical alternative needs free; 0 when
-    /// m returns to p (always pruned).
-    alternative: [[u32; 26]; 26],
+    /// Per d and neighbourhood cell c: the moves m whose canonical alternative needs c
+    /// free (built from, per (d, m), the cells the alternative needs free, none when m
+    /// returns to p: always pruned), so the moves a wall unprunes are one lookup per wall
+    /// of the neighbourhood instead of one test per move.
+    blocked_by: [[u32; 27]; 26],
 }
 
 impl Prune {
@@ -438,9 +441,17 @@ impl Prune {
                 };
             }
         }
+        let mut blocked_by = [[0u32; 27]; 26];
+        for (row, alt) in blocked_by.iter_mut().zip(&alternative) {
+            for (j, &need) in alt.iter().enumerate() {
+                for (c, cell) in row.iter_mut().enumerate() {
+                    *cell |= (need >> c & 1) << j;
+                }
+            }
+        }
         Prune {
             natural,
-            alternative,
+            blocked_by,
         }
     }
 
@@ -451,23 +462,22 @@ impl Prune {
         if pending & START_BIT != 0 {
             return allowed;
         }
+        // A move m is unpruned by d when some cell its alternative needs is a wall.
+        let walls = !free & ((1 << 27) - 1);
         let mut out = 0u32;
         let mut rest = pending;
         while rest != 0 {
             let d = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            let (Some(&nat), Some(alt)) = (self.natural.get(d), self.alternative.get(d)) else {
+            let (Some(&nat), Some(by)) = (self.natural.get(d), self.blocked_by.get(d)) else {
                 continue;
             };
             out |= nat;
-            let mut other = allowed & !nat & !out;
-            while other != 0 {
-                let m = other.trailing_zeros() as usize;
-                other &= other - 1;
-                let need = alt.get(m).copied().unwrap_or(0);
-                if free & need != need {
-                    out |= 1 << m;
-                }
+            let mut w = walls;
+            while w != 0 {
+                let c = w.trailing_zeros() as usize;
+                w &= w - 1;
+                out |= by.get(c).copied().unwrap_or(0);
             }
         }
         out & allowed
@@ -628,13 +638,13 @@ impl OpenEntry<Steps> for FixedEntry {
     }
 }
 
-/// The open list: a binary max-heap and a *held* entry that comes before every entry
+/// The open list: a 4-ary max-heap and a *held* entry that comes before every entry
 /// of the heap (along a plateau the successor that pops next is usually the one just
 /// pushed: holding it saves its push and pop through the heap). The pop order is the
 /// heap's order over all entries, held or not.
 #[derive(Debug, Clone)]
 struct OpenList<E> {
-    heap: BinaryHeap<E>,
+    heap: QuadHeap<E>,
     held: Option<E>,
 }
 
@@ -676,12 +686,12 @@ struct Engine<G: Cost, E> {
     open: OpenList<E>,
 }
 
-impl<G: Cost, E: Ord> Default for Engine<G, E> {
+impl<G: Cost, E: Ord + Copy> Default for Engine<G, E> {
     fn default() -> Self {
         Engine {
             records: PagedRecords::default(),
             open: OpenList {
-                heap: BinaryHeap::new(),
+                heap: QuadHeap::default(),
                 held: None,
             },
         }
