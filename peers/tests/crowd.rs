@@ -128,8 +128,12 @@ fn the_detour_crowd_wrapper_refuses_unknown_agents_and_bad_input() {
     use onepath_peers::crowd::DetourCrowd;
     let g = generated_grid_mesh(2, 2, 8, 3);
     let d = detour_mesh(&g.mesh, 0.25, 0.0).unwrap();
-    assert!(DetourCrowd::new(&d, 0, 0.5).is_err());
-    assert!(DetourCrowd::new(&d, 4, f32::NAN).is_err());
+    for (agents, radius) in [(0, 0.5), (4, f32::NAN)] {
+        assert!(matches!(
+            DetourCrowd::new(&d, agents, radius),
+            Err(onepath_peers::PeerError::Input { ref at, .. }) if at == "crowd"
+        ));
+    }
     let mut c = DetourCrowd::new(&d, 4, 0.5).unwrap();
     let mut q = NavMeshQuery::new();
     let at = q

@@ -194,6 +194,18 @@ fn bad_settings_name_the_file_line_and_value() {
         ));
 }
 
+/// `onepath build LEVEL -o never.onnm` on a level written by the test as `name`.
+fn build_level_text(text: &str, name: &str) -> assert_cmd::assert::Assert {
+    let level = tmp(name);
+    std::fs::write(&level, text).unwrap();
+    onepath()
+        .arg("build")
+        .arg(&level)
+        .arg("-o")
+        .arg(tmp("never.onnm"))
+        .assert()
+}
+
 #[test]
 fn bad_levels_name_the_file() {
     onepath()
@@ -204,27 +216,13 @@ fn bad_levels_name_the_file() {
         .stderr(predicate::str::starts_with(
             "onepath: no/such/level.obj: cannot read:",
         ));
-    let bad = tmp("bad.obj");
-    std::fs::write(&bad, "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 9\n").unwrap();
-    onepath()
-        .arg("build")
-        .arg(&bad)
-        .arg("-o")
-        .arg(tmp("never.onnm"))
-        .assert()
+    build_level_text("v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 9\n", "bad.obj")
         .code(1)
         .stderr(predicate::str::contains("bad.obj"))
         .stderr(predicate::str::contains(
             "line 4: face vertex index out of bounds in \"f 1 2 9\"",
         ));
-    let garbled = tmp("garbled.obj");
-    std::fs::write(&garbled, "v 0 0 0\nv 1 0 0\nv 0 zero 1\nf 1 2 3\n").unwrap();
-    onepath()
-        .arg("build")
-        .arg(&garbled)
-        .arg("-o")
-        .arg(tmp("never.onnm"))
-        .assert()
+    build_level_text("v 0 0 0\nv 1 0 0\nv 0 zero 1\nf 1 2 3\n", "garbled.obj")
         .code(1)
         .stderr(predicate::str::contains(
             "garbled.obj: line 3: position parse error in \"v 0 zero 1\"",

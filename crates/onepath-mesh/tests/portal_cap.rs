@@ -14,23 +14,7 @@ use onepath_format::{FormatError, NavMeshParams, NavTile, FORMAT_VERSION};
 use onepath_mesh::{MeshError, NavMeshSerializer, StreamOp, TileStreamer, TiledNavMesh};
 use onepath_stitch::{StitchError, PORTAL_LINKS_PER_EDGE};
 
-const N: usize = 4000;
-
-/// Tile (0, 0): N nested thin triangles on its +X side, accepted alone.
-fn plus(p: &NavMeshParams) -> NavTile {
-    crafted::thin_triangles(p, 0, 0, 0.0, &crafted::nested(p, N), &[], vec![])
-}
-
-/// Tile (1, 0): N nested thin triangles on its −X side, facing `plus`.
-fn minus(p: &NavMeshParams) -> NavTile {
-    crafted::thin_triangles(p, 1, 0, 0.0, &[], &crafted::nested(p, N), vec![])
-}
-
-/// An ordinary tile of (x, 0): two floors of a partition of its ±X sides.
-fn ordinary(p: &NavMeshParams, x: i32) -> NavTile {
-    let part = crafted::partition(p, 8, 0.0);
-    crafted::thin_triangles(p, x, 0, 0.0, &part, &part, vec![])
-}
+use crafted::{boundary_minus as minus, boundary_plus as plus, ordinary, BOUNDARY_TRIANGLES as N};
 
 /// The refusal of the tile in `slot` at (x, 0, 0) across `side` from the tile in
 /// `facing_slot`.

@@ -8,27 +8,14 @@
 #[path = "../../../onepath-stitch/tests/crafted/mod.rs"]
 mod crafted;
 
-use onepath_format::{FormatError, NavMeshParams, NavTile};
+use onepath_format::{FormatError, NavTile};
 use onepath_mesh::{NavMeshSerializer, TiledNavMesh};
 use onepath_snapshot::{NavMeshSnapshot, SnapshotMode, TileLibrary};
 use onepath_stitch::{StitchError, PORTAL_LINKS_PER_EDGE};
 
 use crate::common::{onps_slots, Entry, SlotBytes};
 
-const N: usize = 4000;
-
-fn plus(p: &NavMeshParams) -> NavTile {
-    crafted::thin_triangles(p, 0, 0, 0.0, &crafted::nested(p, N), &[], vec![])
-}
-
-fn minus(p: &NavMeshParams) -> NavTile {
-    crafted::thin_triangles(p, 1, 0, 0.0, &[], &crafted::nested(p, N), vec![])
-}
-
-fn ordinary(p: &NavMeshParams, x: i32) -> NavTile {
-    let part = crafted::partition(p, 8, 0.0);
-    crafted::thin_triangles(p, x, 0, 0.0, &part, &part, vec![])
-}
+use crafted::{boundary_minus as minus, boundary_plus as plus, ordinary, BOUNDARY_TRIANGLES as N};
 
 fn slot(generation: u32, tile: &NavTile, mode: SnapshotMode) -> SlotBytes {
     SlotBytes {

@@ -194,3 +194,25 @@ pub fn cell_links(params: &NavMeshParams, cells: usize, count: usize) -> Vec<Off
         })
         .collect()
 }
+
+/// Thin triangles per side of the crafted boundary of issue 22 (4 000 nested ones facing 4 000:
+/// 16 M overlapping pairs against a cap of 512 000).
+pub const BOUNDARY_TRIANGLES: usize = 4000;
+
+/// Tile (0, 0) with [`BOUNDARY_TRIANGLES`] nested thin triangles on its +X side (accepted
+/// alone).
+pub fn boundary_plus(p: &NavMeshParams) -> NavTile {
+    thin_triangles(p, 0, 0, 0.0, &nested(p, BOUNDARY_TRIANGLES), &[], vec![])
+}
+
+/// Tile (1, 0) with [`BOUNDARY_TRIANGLES`] nested thin triangles on its −X side, facing
+/// [`boundary_plus`].
+pub fn boundary_minus(p: &NavMeshParams) -> NavTile {
+    thin_triangles(p, 1, 0, 0.0, &[], &nested(p, BOUNDARY_TRIANGLES), vec![])
+}
+
+/// An ordinary tile of column (x, 0): two floors of a partition of its ±X sides.
+pub fn ordinary(p: &NavMeshParams, x: i32) -> NavTile {
+    let part = partition(p, 8, 0.0);
+    thin_triangles(p, x, 0, 0.0, &part, &part, vec![])
+}
