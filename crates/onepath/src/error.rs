@@ -1,7 +1,7 @@
 //! The facade's one error type: every lower crate's error, plus the tier-1 API's own.
 
 use onepath_build3d::BuildError;
-use onepath_crowd::CrowdError;
+use onepath_crowd::{AgentId, CrowdError};
 use onepath_format::{CoordinateError, FormatError};
 use onepath_gridstate::GridError;
 use onepath_mesh::query::QueryError;
@@ -61,6 +61,25 @@ pub enum Error {
         class: usize,
         /// The number of classes.
         count: usize,
+    },
+    /// A [`WorldSnapshot::restore`](crate::WorldSnapshot::restore) whose crowd names a part
+    /// of the world that the restore lacks: a platform or voxel grid not registered on the
+    /// [`WorldCrowd`](crate::WorldCrowd), or a grid not among the grids given. Nothing was
+    /// restored.
+    #[error(
+        "crowd {class}: agent {} names {what} {id}, which the world lacks (register platforms \
+         and voxel grids on the WorldCrowd and pass the grids before restoring)",
+        agent.0
+    )]
+    MissingContext {
+        /// The agent class of the crowd.
+        class: usize,
+        /// The agent, in that class's crowd.
+        agent: AgentId,
+        /// What is missing: `"platform"`, `"voxel grid"` or `"grid"`.
+        what: &'static str,
+        /// The missing id.
+        id: u32,
     },
 }
 

@@ -1,13 +1,16 @@
 //! [`WorldCrowd`]: one [`Crowd`] per agent class of a [`NavWorld`], stepped in class order,
-//! with the host's heightmap layers that grounded agents put their feet on.
+//! with the host's world resources every class's crowd binds to: heightmap layers (by
+//! name), moving platforms and voxel grids (by stable id).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use onepath_crowd::{
     Agent, AgentId, AgentParams, Crowd, CrowdSettings, Heightmap, HeightmapGrounding, LayerName,
-    UpdateStats, WorldContext,
+    LocomotionHandler, PathRequest, PathRequestKind, RequestSettings, UpdateStats, WorldContext,
 };
-use onepath_gridstate::Grid;
+use onepath_format::NavMeshParams;
+use onepath_gridstate::{Grid, VoxelGrid};
+use onepath_mesh::TiledNavMesh;
 
 use crate::error::{Error, Result};
 use crate::world::NavWorld;
@@ -15,6 +18,40 @@ use crate::world::NavWorld;
 /// Layers as a [`WorldContext::heightmaps`] list: their order (ascending by name) kept.
 fn layer_refs(layers: &[(LayerName, Arc<Heightmap>)]) -> Vec<(&str, &Heightmap)> {
     layers.iter().map(|(n, h)| (n.as_str(), &**h)).collect()
+}
+
+/// Voxel grids as a [`WorldContext::voxels`] list: their order (ascending by id) kept. The
+/// locks are not taken: `&mut` reaches the grids directly.
+fn voxel_refs(voxels: &mut [(u32, Mutex<VoxelGrid>)]) -> Vec<(u32, &VoxelGrid)> {
+    voxels
+        .iter_mut()
+        .map(|(id, g)| (*id, &*g.get_mut().unwrap_or_else(PoisonError::into_inner)))
+        .collect()
+}
+
+/// The host's world resources of a [`WorldCrowd`], borrowed as the lists a
+/// [`WorldContext`] takes (each ascending by its key, keys unique).
+pub(crate) struct HostParts<'a> {
+    platforms: &'a [(u32, [f64; 3])],
+    voxels: Vec<(u32, &'a VoxelGrid)>,
+    layers: Vec<(&'a str, &'a Heightmap)>,
+}
+
+impl<'a> HostParts<'a> {
+    /// The world context of one class: its mesh, the host's grids and these parts.
+    pub(crate) fn context<'c>(
+        &'c self,
+        mesh: &'c TiledNavMesh,
+        grids: &'c [(u32, &'c Grid)],
+    ) -> WorldContext<'c> {
+        WorldContext {
+            mesh,
+            platforms: self.platforms,
+            grids,
+            voxels: &self.voxels,
+            heightmaps: &self.layers,
+        }
+    }
 }
 
 /// An agent of a [`WorldCrowd`]: its class (the mesh and crowd it belongs to) and its id in
@@ -27,20 +64,38 @@ pub struct WorldAgent {
     pub id: AgentId,
 }
 
-/// One crowd per agent class. Agents of different classes walk different meshes and do not
-/// see each other (no avoidance, no collision between them); [`WorldCrowd::update`] steps
-/// the crowds in class order, each over its own class's mesh.
+/// One crowd per agent class, with the host's world resources every class's crowd binds to.
+/// Agents of different classes walk different meshes and do not see each other (no
+/// avoidance, no collision between them); [`WorldCrowd::update`] steps the crowds in class
+/// order, each over its own class's mesh.
 ///
-/// **Heightmap layers.** The host registers the terrain layers that agents with heightmap
-/// grounding ([`WorldCrowd::configure_heightmap_grounding`]) put their feet on by name
-/// ([`WorldCrowd::set_heightmap`]); every class's crowd sees the same layers, at every
-/// update and at a [`WorldSnapshot::restore`](crate::WorldSnapshot::restore) into this
-/// world crowd. A layer is a world resource the host owns (held as an [`Arc`], so a host
-/// shares it with its renderer or physics without copying): it is never in a snapshot,
-/// and a restore keeps the layers registered here. An agent whose layer is not registered
-/// fails to ground cleanly ([`crowd::GroundingStatus::MissingLayer`](crate::crowd::GroundingStatus::MissingLayer),
-/// counted in [`UpdateStats::grounding_missing_layers`]) and walks on the mesh
-/// (`docs/crowd.md`, "Heightmap grounding").
+/// **World resources.** The crowd's world context (`docs/crowd.md`, "World context") is the
+/// host's: what agents refer to by stable id (or name), registered here once and shared by
+/// every class's crowd, at every update, path request and
+/// [`WorldSnapshot::restore`](crate::WorldSnapshot::restore) into this world crowd. They are
+/// never in a snapshot, and a restore keeps the ones registered here. Each kind has the same
+/// four calls: `set_*` (add, or replace and return the old one; a bad value is refused
+/// naming it and nothing changes), `remove_*`, a getter and a listing in key order.
+/// - **Heightmap layers** ([`WorldCrowd::set_heightmap`], by name): the terrain agents with
+///   heightmap grounding ([`WorldCrowd::configure_heightmap_grounding`]) put their feet on,
+///   held as an [`Arc`] so a host shares it with its renderer or physics without copying.
+///   An agent whose layer is not registered fails to ground cleanly
+///   ([`crowd::GroundingStatus::MissingLayer`](crate::crowd::GroundingStatus::MissingLayer),
+///   counted in [`UpdateStats::grounding_missing_layers`]) and walks on the mesh
+///   (`docs/crowd.md`, "Heightmap grounding").
+/// - **Moving platforms** ([`WorldCrowd::set_platform`], by id): a lift, a ferry, a train car
+///   the host moves. The host sets each platform's position for the step before
+///   [`WorldCrowd::update`]; an agent attached to it ([`WorldCrowd::attach_platform`], with
+///   the Platform locomotion installed) moves by the platform's displacement since the
+///   last update. A removed platform detaches its riders at the next update.
+/// - **Voxel grids** ([`WorldCrowd::set_voxel_grid`], by id): the air flyers plan in
+///   (an agent with the Fly locomotion and a [`PathRequestKind::Voxel`](crate::crowd::PathRequestKind::Voxel)
+///   request, [`WorldCrowd::request_path`]). Owned here; the host edits one through
+///   [`WorldCrowd::voxel_grid_mut`].
+///
+/// The host's 2D grids (grid-guided agents, flow fields) stay the host's and are passed to
+/// each call ([`WorldCrowd::update_with_grids`]), as [`WorldSnapshot`](crate::WorldSnapshot)
+/// saves and restores them.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -68,22 +123,95 @@ pub struct WorldAgent {
 /// assert!((g.foot_height().unwrap() - 0.2).abs() < 1e-6);
 /// # Ok::<(), onepath::Error>(())
 /// ```
+///
+/// A rider on a platform the host moves one unit along X per step:
+///
+/// ```
+/// use onepath::build::TriangleSoup;
+/// use onepath::crowd::{AgentParams, CrowdSettings, LocomotionHandler};
+/// use onepath::prelude::*;
+///
+/// let floor = TriangleSoup {
+///     vertices: vec![[0.0, 0.0, 0.0], [0.0, 0.0, 20.0], [20.0, 0.0, 20.0], [20.0, 0.0, 0.0]],
+///     triangles: vec![[0, 1, 2], [0, 2, 3]],
+///     areas: None,
+/// };
+/// let world = NavWorld::build(&[NavSettings::default()], &floor)?;
+/// let mut crowd = WorldCrowd::new(&world, CrowdSettings::default())?;
+/// let rider = crowd.add_agent_with(
+///     &world,
+///     [3.0, 0.0, 10.0],
+///     AgentParams::new(0.4),
+///     LocomotionHandler::with_all_modes(),
+/// )?;
+/// crowd.set_platform(1, [3.0, 0.0, 10.0])?;
+/// crowd.attach_platform(&world, rider, 1)?;
+/// for step in 1..=10 {
+///     crowd.set_platform(1, [3.0 + f64::from(step), 0.0, 10.0])?;
+///     crowd.update(&world, 1.0 / 30.0)?;
+/// }
+/// assert!((crowd.agent(rider).unwrap().position()[0] - 13.0).abs() < 1e-9);
+/// // A position that is not a world coordinate is refused, naming the platform.
+/// assert!(matches!(
+///     crowd.set_platform(1, [f64::NAN, 0.0, 10.0]),
+///     Err(Error::Coordinate(e)) if e.what == "platform 1.x"
+/// ));
+/// assert_eq!(crowd.platform(1), Some([13.0, 0.0, 10.0]));
+/// # Ok::<(), onepath::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct WorldCrowd {
     crowds: Vec<Crowd>,
-    /// The host's heightmap layers, ascending by name (byte order), names unique.
+    host: Host,
+}
+
+// A game engine keeps a `WorldCrowd` as a shared resource: it stays `Send` and `Sync`
+// (checked at compile time).
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<WorldCrowd>();
+};
+
+/// The host's world resources of a [`WorldCrowd`]: shared by every class's crowd, never in
+/// a snapshot. Each list ascending by its key, keys unique.
+#[derive(Debug, Default)]
+struct Host {
+    /// Heightmap layers by name (byte order).
     heightmaps: Vec<(LayerName, Arc<Heightmap>)>,
+    /// Moving platforms (id, position this step).
+    platforms: Vec<(u32, [f64; 3])>,
+    /// Voxel grids by id. A voxel grid is `Send` but not `Sync` (its edit listeners are
+    /// `Send` closures), so each sits behind a lock to keep [`WorldCrowd`] `Sync` (a game
+    /// engine's shared resource); the crowd's own calls take `&mut` and never lock.
+    voxels: Vec<(u32, Mutex<VoxelGrid>)>,
+}
+
+impl Host {
+    /// The resources as the lists a [`WorldContext`] takes.
+    fn parts(&mut self) -> HostParts<'_> {
+        HostParts {
+            platforms: &self.platforms,
+            voxels: voxel_refs(&mut self.voxels),
+            layers: layer_refs(&self.heightmaps),
+        }
+    }
+}
+
+/// The key's slot in a list ascending by key: `Ok(i)` holds it, `Err(i)` is where it goes.
+fn find<K: Ord + ?Sized, T>(list: &[T], key: &K, of: impl Fn(&T) -> &K) -> Result<usize, usize> {
+    list.binary_search_by(|e| of(e).cmp(key))
 }
 
 impl WorldCrowd {
-    /// One crowd with these settings per class of `world`.
+    /// One crowd with these settings per class of `world`, and no world resources yet.
+    /// Settings the crowd refuses are [`Error::Crowd`] naming the setting.
     pub fn new(world: &NavWorld, settings: CrowdSettings) -> Result<Self> {
         let crowds = (0..world.len())
             .map(|_| Crowd::new(settings))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(WorldCrowd {
             crowds,
-            heightmaps: Vec::new(),
+            host: Host::default(),
         })
     }
 
@@ -118,18 +246,36 @@ impl WorldCrowd {
         Ok(())
     }
 
-    /// Adds an agent at the point of its class's mesh nearest `position`; the class is
-    /// [`NavWorld::class_for`] of `params.radius`. Nothing changes on error.
+    /// Adds an agent with the Move and Fall locomotions at the point of its class's mesh
+    /// nearest `position`; the class is [`NavWorld::class_for`] of `params.radius`. Errors:
+    /// a `world` of another class count ([`Error::NoSuchClass`]), parameters the crowd
+    /// refuses, a full crowd or a position off the mesh ([`Error::Crowd`]). Nothing changes
+    /// on error.
     pub fn add_agent(
         &mut self,
         world: &NavWorld,
         position: impl Into<[f64; 3]>,
         params: AgentParams,
     ) -> Result<WorldAgent> {
+        self.add_agent_with(world, position, params, LocomotionHandler::new())
+    }
+
+    /// [`WorldCrowd::add_agent`] with the given locomotion modes
+    /// ([`LocomotionHandler::with_all_modes`], or [`LocomotionHandler::new`] with the
+    /// optional modes set): the Platform mode to ride platforms, the Fly mode to follow voxel
+    /// paths, Jump, Climb, Slide, Water for off-mesh links and areas. A handler the crowd
+    /// refuses is [`Error::Crowd`] naming the value; nothing changes on error.
+    pub fn add_agent_with(
+        &mut self,
+        world: &NavWorld,
+        position: impl Into<[f64; 3]>,
+        params: AgentParams,
+        locomotion: LocomotionHandler,
+    ) -> Result<WorldAgent> {
         self.check_world(world)?;
         let class = world.class_for(params.radius);
         let mesh = world.class(class)?.mesh();
-        let id = self.crowds[class].add_agent(mesh, position.into(), params)?;
+        let id = self.crowds[class].add_agent_with(mesh, position.into(), params, locomotion)?;
         Ok(WorldAgent { class, id })
     }
 
@@ -143,10 +289,11 @@ impl WorldCrowd {
         layer: Arc<Heightmap>,
     ) -> Result<Option<Arc<Heightmap>>> {
         let name = LayerName::new(name)?;
-        match self.find_heightmap(name.as_str()) {
-            Ok(i) => Ok(Some(std::mem::replace(&mut self.heightmaps[i].1, layer))),
+        let layers = &mut self.host.heightmaps;
+        match find(layers, name.as_str(), |(n, _)| n.as_str()) {
+            Ok(i) => Ok(Some(std::mem::replace(&mut layers[i].1, layer))),
             Err(i) => {
-                self.heightmaps.insert(i, (name, layer));
+                layers.insert(i, (name, layer));
                 Ok(None)
             }
         }
@@ -156,34 +303,134 @@ impl WorldCrowd {
     /// Agents grounded on it fail to ground from the next update on, unless another layer
     /// of theirs is registered.
     pub fn remove_heightmap(&mut self, name: &str) -> Option<Arc<Heightmap>> {
-        let i = self.find_heightmap(name).ok()?;
-        Some(self.heightmaps.remove(i).1)
+        let layers = &mut self.host.heightmaps;
+        let i = find(layers, name, |(n, _)| n.as_str()).ok()?;
+        Some(layers.remove(i).1)
     }
 
     /// The heightmap layer registered as `name`.
     pub fn heightmap(&self, name: &str) -> Option<&Arc<Heightmap>> {
-        let i = self.find_heightmap(name).ok()?;
-        Some(&self.heightmaps[i].1)
+        let layers = &self.host.heightmaps;
+        let i = find(layers, name, |(n, _)| n.as_str()).ok()?;
+        Some(&layers[i].1)
     }
 
     /// The registered heightmap layers (name, layer), ascending by name (byte order).
     pub fn heightmaps(&self) -> impl Iterator<Item = (&str, &Arc<Heightmap>)> {
-        self.heightmaps.iter().map(|(n, h)| (n.as_str(), h))
+        self.host.heightmaps.iter().map(|(n, h)| (n.as_str(), h))
     }
 
-    fn find_heightmap(&self, name: &str) -> std::result::Result<usize, usize> {
-        self.heightmaps
-            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+    /// Places the moving platform `id` at `position` for the next update: adds it, or moves
+    /// it and returns where it was. The host calls this for each platform it moves before
+    /// each [`WorldCrowd::update`]; riders move by the platform's displacement since the
+    /// update before. A position that is not a world coordinate (finite, within ±2^21) is
+    /// [`Error::Coordinate`] naming `platform {id}.x` (`.y`, `.z`); nothing changes on
+    /// error.
+    pub fn set_platform(
+        &mut self,
+        id: u32,
+        position: impl Into<[f64; 3]>,
+    ) -> Result<Option<[f64; 3]>> {
+        let position = position.into();
+        NavMeshParams::check_point(&format!("platform {id}"), position)?;
+        let platforms = &mut self.host.platforms;
+        match find(platforms, &id, |(k, _)| k) {
+            Ok(i) => Ok(Some(std::mem::replace(&mut platforms[i].1, position))),
+            Err(i) => {
+                platforms.insert(i, (id, position));
+                Ok(None)
+            }
+        }
     }
 
-    /// The registered layers as a [`WorldContext::heightmaps`] list (ascending, unique).
-    pub(crate) fn heightmap_refs(&self) -> Vec<(&str, &Heightmap)> {
-        layer_refs(&self.heightmaps)
+    /// Removes the platform `id` and returns its position (`None` when there is none). Its
+    /// riders are detached at the next update and stand where they are (`docs/crowd.md`,
+    /// "Platforms").
+    pub fn remove_platform(&mut self, id: u32) -> Option<[f64; 3]> {
+        let platforms = &mut self.host.platforms;
+        let i = find(platforms, &id, |(k, _)| k).ok()?;
+        Some(platforms.remove(i).1)
+    }
+
+    /// The position of the platform `id`, as last set.
+    pub fn platform(&self, id: u32) -> Option<[f64; 3]> {
+        let platforms = &self.host.platforms;
+        let i = find(platforms, &id, |(k, _)| k).ok()?;
+        Some(platforms[i].1)
+    }
+
+    /// The platforms (id, position), ascending by id.
+    pub fn platforms(&self) -> impl Iterator<Item = (u32, [f64; 3])> + '_ {
+        self.host.platforms.iter().copied()
+    }
+
+    /// Registers `grid` as the voxel grid `id` that flyers plan in, for every class's crowd
+    /// from the next update on; a grid already registered as `id` is replaced and returned.
+    /// Voxel (x, y, z) spans `origin + [x, x + 1) × cell` of the grid's
+    /// [`VoxelSpace`](crate::grid::VoxelSpace) on the world's X, Y and Z. Flyers guided on
+    /// a replaced grid keep their path; a new request plans on the new grid.
+    pub fn set_voxel_grid(&mut self, id: u32, grid: VoxelGrid) -> Option<VoxelGrid> {
+        let voxels = &mut self.host.voxels;
+        match find(voxels, &id, |(k, _)| k) {
+            Ok(i) => {
+                let old = std::mem::replace(&mut voxels[i].1, Mutex::new(grid));
+                Some(old.into_inner().unwrap_or_else(PoisonError::into_inner))
+            }
+            Err(i) => {
+                voxels.insert(i, (id, Mutex::new(grid)));
+                None
+            }
+        }
+    }
+
+    /// Unregisters the voxel grid `id` and returns it (`None` when there is none). Flyers
+    /// whose request still waits for a path on it get no path (`NoPath`).
+    pub fn remove_voxel_grid(&mut self, id: u32) -> Option<VoxelGrid> {
+        let voxels = &mut self.host.voxels;
+        let i = find(voxels, &id, |(k, _)| k).ok()?;
+        Some(
+            voxels
+                .remove(i)
+                .1
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// The voxel grid `id`. It takes `&mut self` because the grid sits behind a lock that
+    /// keeps [`WorldCrowd`] `Sync` (see the struct): `&mut` reaches it without locking, so
+    /// no read can block.
+    pub fn voxel_grid(&mut self, id: u32) -> Option<&VoxelGrid> {
+        self.voxel_grid_mut(id).map(|g| &*g)
+    }
+
+    /// The voxel grid `id`, to edit (walls that open and close, `VoxelGrid::set_area`).
+    pub fn voxel_grid_mut(&mut self, id: u32) -> Option<&mut VoxelGrid> {
+        let voxels = &mut self.host.voxels;
+        let i = find(voxels, &id, |(k, _)| k).ok()?;
+        Some(
+            voxels[i]
+                .1
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// The ids of the registered voxel grids, ascending.
+    pub fn voxel_grid_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.host.voxels.iter().map(|(id, _)| *id)
+    }
+
+    /// The crowds (class order) and the host's world resources as context lists, for a
+    /// [`WorldSnapshot::restore`](crate::WorldSnapshot::restore).
+    pub(crate) fn split(&mut self) -> (&[Crowd], HostParts<'_>) {
+        (&self.crowds, self.host.parts())
     }
 
     /// Configures the agent's heightmap grounding ([`Crowd::configure_heightmap_grounding`]:
     /// mode, preferred and active layer, ground offset, snap tolerance); its layers are
-    /// looked up among the ones registered here at each update. Nothing changes on error.
+    /// looked up among the ones registered here at each update. An agent of no class is
+    /// [`Error::NoSuchClass`], an unknown agent [`Error::Crowd`]; nothing changes on error.
     pub fn configure_heightmap_grounding(
         &mut self,
         agent: WorldAgent,
@@ -194,7 +441,38 @@ impl WorldCrowd {
             .configure_heightmap_grounding(agent.id, grounding)?)
     }
 
-    /// Removes an agent.
+    /// Attaches the agent to the registered platform `platform` ([`Crowd::attach_platform`]):
+    /// from the next update on it moves with the platform, keeping its offset from it,
+    /// until [`WorldCrowd::detach_platform`] or the platform's removal. Errors: an agent of
+    /// no class ([`Error::NoSuchClass`]), an unknown agent, no platform `platform`
+    /// registered, or an agent without the Platform locomotion ([`Error::Crowd`], naming
+    /// the platform id or the mode). Nothing changes on error.
+    pub fn attach_platform(
+        &mut self,
+        world: &NavWorld,
+        agent: WorldAgent,
+        platform: u32,
+    ) -> Result<()> {
+        self.check_world(world)?;
+        let mesh = world.class(agent.class)?.mesh();
+        let crowd = self.crowds.get_mut(agent.class).ok_or(Error::NoSuchClass {
+            class: agent.class,
+            count: world.len(),
+        })?;
+        let parts = self.host.parts();
+        crowd.attach_platform(&parts.context(mesh, &[]), agent.id, platform)?;
+        Ok(())
+    }
+
+    /// Detaches the agent from its platform: it walks again from where it stands. An agent
+    /// not on a platform stays as it is. An agent of no class is [`Error::NoSuchClass`], an
+    /// unknown agent [`Error::Crowd`].
+    pub fn detach_platform(&mut self, agent: WorldAgent) -> Result<()> {
+        Ok(self.crowd_mut(agent.class)?.detach_platform(agent.id)?)
+    }
+
+    /// Removes an agent (its id is never handed out again). An agent of no class is
+    /// [`Error::NoSuchClass`], an unknown agent [`Error::Crowd`].
     pub fn remove_agent(&mut self, agent: WorldAgent) -> Result<()> {
         Ok(self.crowd_mut(agent.class)?.remove_agent(agent.id)?)
     }
@@ -205,7 +483,8 @@ impl WorldCrowd {
     }
 
     /// Asks the agent to walk to the point of its class's mesh nearest `target` (within the
-    /// class mesh's search extents); off the mesh is [`Error::NotOnMesh`].
+    /// class mesh's search extents); off the mesh is [`Error::NotOnMesh`], an agent of no
+    /// class [`Error::NoSuchClass`], an unknown agent [`Error::Crowd`].
     pub fn request_move_target(
         &mut self,
         world: &NavWorld,
@@ -223,9 +502,91 @@ impl WorldCrowd {
         Ok(self.crowds[agent.class].request_move_target(agent.id, on.poly, on.point)?)
     }
 
+    /// Asks the agent for a path of any kind ([`Crowd::request_path`]): a navmesh corridor,
+    /// or a guide planned on the world resources registered here, such as a voxel path for
+    /// a flyer ([`PathRequestKind::Voxel`](crate::crowd::PathRequestKind::Voxel), the
+    /// request's `context_id` naming a voxel grid of [`WorldCrowd::set_voxel_grid`]).
+    /// Requests on the host's 2D grids take them:
+    /// [`WorldCrowd::request_path_with_grids`]. Errors: an agent of no class
+    /// ([`Error::NoSuchClass`]); an unknown agent, a voxel grid not registered or a target
+    /// off it or in a solid voxel (`CrowdError::OffGrid` naming the grid id), a voxel
+    /// request for an agent without the Fly mode ([`Error::Crowd`]). Nothing changes on
+    /// error.
+    pub fn request_path(
+        &mut self,
+        world: &NavWorld,
+        agent: WorldAgent,
+        request: PathRequest,
+    ) -> Result<()> {
+        self.request_path_with_grids(world, &[], agent, request)
+    }
+
+    /// Asks a flyer to fly to `target` through the registered voxel grid `voxel_grid`: the
+    /// [`PathRequestKind::Voxel`](crate::crowd::PathRequestKind::Voxel) request of
+    /// [`WorldCrowd::request_path`] with the agent's radius as its unit size and no other
+    /// limit. At the next update the path is searched in the voxel grid and the agent takes
+    /// off; at a target in the air it hovers, at one on its mesh it lands and walks again
+    /// (`docs/crowd.md`, "Voxel guide and the Fly mode"). Errors as
+    /// [`WorldCrowd::request_path`]'s: an agent without the Fly locomotion, not walking or
+    /// flying, standing in no free voxel, a voxel grid not registered or a target off it
+    /// or in a solid voxel. Nothing changes on error.
+    pub fn request_flight(
+        &mut self,
+        world: &NavWorld,
+        agent: WorldAgent,
+        voxel_grid: u32,
+        target: impl Into<[f64; 3]>,
+    ) -> Result<()> {
+        let radius = self
+            .crowd(agent.class)?
+            .agent(agent.id)
+            .ok_or(onepath_crowd::CrowdError::UnknownAgent(agent.id))?
+            .params()
+            .radius;
+        let request = PathRequest {
+            kind: PathRequestKind::Voxel,
+            // The crowd sets the origin: where the agent stands.
+            origin: [0.0; 3],
+            target: target.into(),
+            unit_size: radius,
+            walkability_override: None,
+            max_search_range: 0.0,
+            settings: RequestSettings::Voxel {
+                max_climb_height: 0.0,
+            },
+            guide_active: false,
+            waypoint_index: 0,
+            context_id: voxel_grid,
+        };
+        self.request_path(world, agent, request)
+    }
+
+    /// [`WorldCrowd::request_path`] with the host's grids (id, grid; ids ascending) that
+    /// grid A*, flow-field, hybrid and replanner requests plan on (`context_id` names the
+    /// grid; one missing, or a target off it or on a blocked cell, is `CrowdError::OffGrid`).
+    pub fn request_path_with_grids(
+        &mut self,
+        world: &NavWorld,
+        grids: &[(u32, &Grid)],
+        agent: WorldAgent,
+        request: PathRequest,
+    ) -> Result<()> {
+        self.check_world(world)?;
+        let mesh = world.class(agent.class)?.mesh();
+        let crowd = self.crowds.get_mut(agent.class).ok_or(Error::NoSuchClass {
+            class: agent.class,
+            count: world.len(),
+        })?;
+        let parts = self.host.parts();
+        crowd.request_path(&parts.context(mesh, grids), agent.id, request)?;
+        Ok(())
+    }
+
     /// One fixed step of `dt` seconds of every crowd, in class order, each over its class's
-    /// mesh and the registered heightmap layers. A bad `dt` fails before any crowd moves.
-    /// Returns each crowd's statistics.
+    /// mesh and the world resources registered here (heightmap layers, platforms at the
+    /// positions set for this step, voxel grids). A `dt` that is negative or not finite is
+    /// [`Error::Crowd`] and fails before any crowd moves; a `world` of another class count
+    /// is [`Error::NoSuchClass`]. Returns each crowd's statistics, in class order.
     pub fn update(&mut self, world: &NavWorld, dt: f64) -> Result<Vec<UpdateStats>> {
         self.update_with_grids(world, &[], dt)
     }
@@ -244,17 +605,10 @@ impl WorldCrowd {
                 what: "dt",
             }));
         }
-        let layers = layer_refs(&self.heightmaps);
+        let parts = self.host.parts();
         let mut stats = Vec::with_capacity(self.crowds.len());
         for (crowd, nav) in self.crowds.iter_mut().zip(world.classes()) {
-            let ctx = WorldContext {
-                mesh: nav.mesh(),
-                platforms: &[],
-                grids,
-                voxels: &[],
-                heightmaps: &layers,
-            };
-            stats.push(crowd.update(&ctx, dt)?);
+            stats.push(crowd.update(&parts.context(nav.mesh(), grids), dt)?);
         }
         Ok(stats)
     }

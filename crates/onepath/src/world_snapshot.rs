@@ -3,7 +3,7 @@
 //! (ONCS), in that order, each part in its own format. Restoring is all or nothing across
 //! the parts.
 
-use onepath_crowd::{Crowd, CrowdError, WorldContext};
+use onepath_crowd::{Crowd, CrowdError};
 use onepath_format::FormatError;
 use onepath_gridstate::Grid;
 use onepath_mesh::TiledNavMesh;
@@ -106,10 +106,16 @@ impl WorldSnapshot {
     /// [`FormatError::State`] (format `"world"`) naming it; a part's own error comes with
     /// the part named (`class 1`, `grid 7`, `crowd 0`). On error nothing changes.
     ///
-    /// The crowds are restored against the heightmap layers registered on the given
-    /// [`WorldCrowd`] ([`WorldCrowd::set_heightmap`]), which the restore keeps: layers are
-    /// the host's, never in a snapshot. A grounded agent whose layer is not registered
-    /// restores all the same and fails to ground cleanly at its first update
+    /// The crowds are restored against the world resources registered on the given
+    /// [`WorldCrowd`] (heightmap layers, moving platforms, voxel grids:
+    /// [`WorldCrowd::set_heightmap`], [`WorldCrowd::set_platform`],
+    /// [`WorldCrowd::set_voxel_grid`]), which the restore keeps: they are the host's, never
+    /// in a snapshot, so the host registers them (platforms at their positions of the
+    /// snapshot's step) before restoring. An agent riding a platform, or a flyer guided
+    /// in a voxel grid, that the world crowd lacks fails the restore with
+    /// [`Error::MissingContext`] naming the crowd, the agent and the id (a grid missing from
+    /// `grids` the same way); nothing changes. A grounded agent whose layer is not
+    /// registered restores all the same and fails to ground cleanly at its first update
     /// (`MissingLayer`), then grounds once the host registers the layer.
     pub fn restore(
         &self,
@@ -178,7 +184,8 @@ impl WorldSnapshot {
         }
         // Crowds, against the restored meshes and grids.
         let mut new_crowds = Vec::new();
-        match (&crowd, self.crowds.is_empty()) {
+        let mut crowd = crowd;
+        match (crowd.as_deref_mut(), self.crowds.is_empty()) {
             (None, true) => {}
             (None, false) => {
                 return Err(broken("the snapshot holds crowds; no crowd given".to_string()).into())
@@ -187,34 +194,34 @@ impl WorldSnapshot {
                 return Err(broken("a crowd given; the snapshot holds none".to_string()).into())
             }
             (Some(c), false) => {
-                if self.crowds.len() != c.crowds().len() {
+                let (old_crowds, host) = c.split();
+                if self.crowds.len() != old_crowds.len() {
                     return Err(broken(format!(
                         "{} crowds in the snapshot, {} in the world crowd",
                         self.crowds.len(),
-                        c.crowds().len()
+                        old_crowds.len()
                     ))
                     .into());
                 }
                 let grid_refs: Vec<(u32, &Grid)> =
                     restored_grids.iter().map(|(id, g)| (*id, g)).collect();
-                let layers = c.heightmap_refs();
                 for (i, ((bytes, old), store)) in
-                    self.crowds.iter().zip(c.crowds()).zip(&stores).enumerate()
+                    self.crowds.iter().zip(old_crowds).zip(&stores).enumerate()
                 {
                     let mesh = match store {
                         Restored::Plain(m) => &**m,
                         Restored::Cached(p) => p.mesh(),
                     };
-                    let ctx = WorldContext {
-                        mesh,
-                        platforms: &[],
-                        grids: &grid_refs,
-                        voxels: &[],
-                        heightmaps: &layers,
-                    };
                     let mut fresh = Crowd::new(*old.settings())?;
+                    let ctx = host.context(mesh, &grid_refs);
                     fresh.restore_snapshot(&ctx, bytes).map_err(|e| match e {
                         CrowdError::State(f) => Error::Format(f.within(format!("crowd {i}"))),
+                        CrowdError::UnknownContext { agent, what, id } => Error::MissingContext {
+                            class: i,
+                            agent,
+                            what,
+                            id,
+                        },
                         other => Error::Crowd(other),
                     })?;
                     new_crowds.push(fresh);
