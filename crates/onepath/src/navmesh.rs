@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::{Mutex, MutexGuard};
 
 use onepath_build3d::{ConvexVolume, Mesh3DPipeline, Obstacle};
-use onepath_format::{FormatError, NavSettings, PolyRef};
+use onepath_format::{FormatError, NavMeshParams, NavSettings, PolyRef};
 use onepath_mesh::query::{
     NavMeshQuery, PathStatus as MeshPathStatus, QueryFilter, StraightPathFlags, StraightPathOptions,
 };
@@ -185,11 +185,17 @@ impl NavMesh {
     /// Builds the geometry with these settings (every authored off-mesh link of the
     /// settings baked in). The same geometry and settings give the same bytes on every
     /// machine and thread count.
+    ///
+    /// Errors: [`Error::Build`]: settings the builder refuses (`InvalidSetting` naming the
+    /// setting), an OBJ file that cannot be read (`Io` naming the path) or a geometry the
+    /// builder refuses (`InvalidInput`, a coordinate out of range, an authored link
+    /// rejected as "Authoring" says), each naming what and where.
     pub fn build<'g>(settings: &NavSettings, geometry: impl Into<Geometry<'g>>) -> Result<Self> {
         Self::build_with(settings, geometry, BuildOptions::default())
     }
 
-    /// [`NavMesh::build`] with a progress callback.
+    /// [`NavMesh::build`] with a progress callback (called once per tile with `(tiles
+    /// done, tiles total)`; see [`BuildOptions::progress`]). Errors as [`NavMesh::build`]'s.
     pub fn build_with_progress<'g>(
         settings: &NavSettings,
         geometry: impl Into<Geometry<'g>>,
@@ -206,7 +212,8 @@ impl NavMesh {
     }
 
     /// [`NavMesh::build`] with a tile cache: obstacles, run-time volumes and
-    /// [`NavMesh::update`] work on it.
+    /// [`NavMesh::update`] work on it; the first mesh is byte for byte the one
+    /// [`NavMesh::build`] gives. Errors as [`NavMesh::build`]'s, or [`Error::TileCache`].
     pub fn build_with_tile_cache<'g>(
         settings: &NavSettings,
         geometry: impl Into<Geometry<'g>>,
@@ -221,7 +228,8 @@ impl NavMesh {
         )
     }
 
-    /// Builds with [`BuildOptions`].
+    /// Builds with [`BuildOptions`] (progress callback, tile cache). Errors as
+    /// [`NavMesh::build_with_tile_cache`]'s.
     pub fn build_with<'g>(
         settings: &NavSettings,
         geometry: impl Into<Geometry<'g>>,
@@ -352,32 +360,42 @@ impl NavMesh {
         self.tile_cache_mut().ok_or(Error::NoTileCache { call })
     }
 
-    /// Adds an obstacle (queued: the tiles it touches rebuild on [`NavMesh::update`]).
+    /// Adds an obstacle (queued: the tiles it touches rebuild on [`NavMesh::update`]) and
+    /// returns its id. Errors: a mesh without a tile cache ([`Error::NoTileCache`]), an
+    /// obstacle the cache refuses ([`Error::TileCache`] naming the value); nothing changes
+    /// on error.
     pub fn add_obstacle(&mut self, obstacle: Obstacle) -> Result<ObstacleId> {
         Ok(self.cache("add_obstacle")?.add_obstacle(obstacle)?)
     }
 
-    /// Removes an obstacle (queued).
+    /// Removes an obstacle (queued: its tiles rebuild on [`NavMesh::update`]) and returns
+    /// it. Errors: no tile cache ([`Error::NoTileCache`]), an id the cache does not hold
+    /// ([`Error::TileCache`] naming it).
     pub fn remove_obstacle(&mut self, id: ObstacleId) -> Result<Obstacle> {
         Ok(self.cache("remove_obstacle")?.remove_obstacle(id)?)
     }
 
-    /// Adds a run-time area volume (queued).
+    /// Adds a run-time area volume (queued, as [`NavMesh::add_obstacle`]) and returns its
+    /// id. Errors: no tile cache ([`Error::NoTileCache`]), a volume the cache refuses
+    /// ([`Error::TileCache`] naming the value); nothing changes on error.
     pub fn add_volume(&mut self, volume: ConvexVolume) -> Result<VolumeId> {
         Ok(self.cache("add_volume")?.add_volume(volume)?)
     }
 
-    /// Removes a run-time area volume (queued).
+    /// Removes a run-time area volume (queued) and returns it. Errors: no tile cache
+    /// ([`Error::NoTileCache`]), an id the cache does not hold ([`Error::TileCache`]).
     pub fn remove_volume(&mut self, id: VolumeId) -> Result<ConvexVolume> {
         Ok(self.cache("remove_volume")?.remove_volume(id)?)
     }
 
-    /// Rebuilds at most `max_tiles` queued tiles (authored links baked into each).
+    /// Rebuilds at most `max_tiles` queued tiles (authored links baked into each), in queue
+    /// order, and swaps them into the mesh. Errors: no tile cache ([`Error::NoTileCache`]),
+    /// a rebuild that fails ([`Error::TileCache`] naming the tile).
     pub fn update(&mut self, max_tiles: usize) -> Result<UpdateStats> {
         Ok(self.cache("update")?.update(max_tiles)?)
     }
 
-    /// Rebuilds every queued tile.
+    /// Rebuilds every queued tile. Errors as [`NavMesh::update`]'s.
     pub fn update_all(&mut self) -> Result<UpdateStats> {
         Ok(self.cache("update_all")?.update_all()?)
     }
@@ -394,8 +412,8 @@ impl NavMesh {
     }
 
     /// Applies at most `max_operations` queued streaming operations in queue order; returns
-    /// how many were applied. A failing operation leaves the queue before its error
-    /// returns, and the mesh unchanged.
+    /// how many were applied. A failing operation ([`Error::Mesh`] naming the tile) leaves
+    /// the queue before its error returns, and the mesh unchanged.
     pub fn update_streaming(&mut self, max_operations: usize) -> Result<usize> {
         let mut streamer = std::mem::take(&mut self.streamer);
         let r = streamer.update(self.mesh_mut(), max_operations);
@@ -444,9 +462,19 @@ impl NavMesh {
     }
 
     /// The nearest point of the mesh within the search extents of `point`, `None` when no
-    /// polygon is in the box.
+    /// polygon is in the box. A point that is not a world coordinate (finite, within
+    /// ±2^21) is [`Error::Coordinate`] naming the axis (`point.x`, `.y`, `.z`).
     pub fn nearest(&self, point: impl Into<[f64; 3]>) -> Result<Option<NearestPoint>> {
-        let point = point.into();
+        self.nearest_as("point", point.into())
+    }
+
+    /// [`NavMesh::nearest`] with the caller's name for the point in its errors.
+    pub(crate) fn nearest_as(
+        &self,
+        what: &'static str,
+        point: [f64; 3],
+    ) -> Result<Option<NearestPoint>> {
+        NavMeshParams::check_point(what, point)?;
         let n = self
             .query()
             .find_nearest_poly(self.mesh(), point, self.extents, &self.filter)?;
@@ -456,8 +484,9 @@ impl NavMesh {
         }))
     }
 
-    fn place(&self, what: &'static str, point: [f64; 3]) -> Result<NearestPoint> {
-        self.nearest(point)?.ok_or(Error::NotOnMesh {
+    /// The point of the mesh nearest `point` (named `what` in errors), which must exist.
+    pub(crate) fn place(&self, what: &'static str, point: [f64; 3]) -> Result<NearestPoint> {
+        self.nearest_as(what, point)?.ok_or(Error::NotOnMesh {
             what,
             point,
             half_extents: self.extents,
@@ -465,7 +494,10 @@ impl NavMesh {
     }
 
     /// The path from `start` to `end`: both put on the mesh ([`NavMesh::nearest`]; off the
-    /// mesh is [`Error::NotOnMesh`]), the polygon corridor, and its straight path.
+    /// mesh is [`Error::NotOnMesh`] naming `start` or `end`), the polygon corridor, and its
+    /// straight path. An unreachable end is no error: the path is
+    /// [`PathStatus::Partial`]. A point that is not a world coordinate is
+    /// [`Error::Coordinate`] naming it (`start.x`, `end.z`).
     pub fn find_path(&self, start: impl Into<[f64; 3]>, end: impl Into<[f64; 3]>) -> Result<Path> {
         let s = self.place("start", start.into())?;
         let e = self.place("end", end.into())?;
@@ -518,9 +550,12 @@ impl NavMesh {
     }
 
     /// Casts a ray along the surface from `start` (put on the mesh) towards `end`, in X/Z.
+    /// Errors: `start` off the mesh ([`Error::NotOnMesh`]), a point that is not a world
+    /// coordinate ([`Error::Coordinate`] naming it, `start.x` or `end.z`).
     pub fn raycast(&self, start: impl Into<[f64; 3]>, end: impl Into<[f64; 3]>) -> Result<Raycast> {
         let s = self.place("start", start.into())?;
         let end = end.into();
+        NavMeshParams::check_point("end", end)?;
         let mut visited = Vec::new();
         let hit = self.query().raycast(
             self.mesh(),
@@ -546,7 +581,8 @@ impl NavMesh {
     }
 
     /// A random point on the mesh (polygons by area), from `rand`, which must return
-    /// numbers in `[0, 1)`; `None` when no polygon passes the filter.
+    /// numbers in `[0, 1)` (values outside are clamped, NaN reads as 0); `None` when no
+    /// polygon passes the filter. The same numbers give the same point.
     pub fn random_point(&self, rand: &mut impl FnMut() -> f64) -> Result<Option<NearestPoint>> {
         let r = self
             .query()

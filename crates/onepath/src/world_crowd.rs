@@ -248,9 +248,10 @@ impl WorldCrowd {
 
     /// Adds an agent with the Move and Fall locomotions at the point of its class's mesh
     /// nearest `position`; the class is [`NavWorld::class_for`] of `params.radius`. Errors:
-    /// a `world` of another class count ([`Error::NoSuchClass`]), parameters the crowd
-    /// refuses, a full crowd or a position off the mesh ([`Error::Crowd`]). Nothing changes
-    /// on error.
+    /// a `world` of another class count ([`Error::NoSuchClass`]), a position that is not a
+    /// world coordinate ([`Error::Coordinate`] naming it, `position.x`), parameters the
+    /// crowd refuses, a full crowd or a position off the mesh ([`Error::Crowd`]). Nothing
+    /// changes on error.
     pub fn add_agent(
         &mut self,
         world: &NavWorld,
@@ -273,9 +274,11 @@ impl WorldCrowd {
         locomotion: LocomotionHandler,
     ) -> Result<WorldAgent> {
         self.check_world(world)?;
+        let position = position.into();
+        NavMeshParams::check_point("position", position)?;
         let class = world.class_for(params.radius);
         let mesh = world.class(class)?.mesh();
-        let id = self.crowds[class].add_agent_with(mesh, position.into(), params, locomotion)?;
+        let id = self.crowds[class].add_agent_with(mesh, position, params, locomotion)?;
         Ok(WorldAgent { class, id })
     }
 
@@ -484,7 +487,8 @@ impl WorldCrowd {
 
     /// Asks the agent to walk to the point of its class's mesh nearest `target` (within the
     /// class mesh's search extents); off the mesh is [`Error::NotOnMesh`], an agent of no
-    /// class [`Error::NoSuchClass`], an unknown agent [`Error::Crowd`].
+    /// class [`Error::NoSuchClass`], an unknown agent [`Error::Crowd`], a target that is not
+    /// a world coordinate [`Error::Coordinate`] naming it (`target.x`).
     pub fn request_move_target(
         &mut self,
         world: &NavWorld,
@@ -492,13 +496,7 @@ impl WorldCrowd {
         target: impl Into<[f64; 3]>,
     ) -> Result<()> {
         self.check_world(world)?;
-        let nav = world.class(agent.class)?;
-        let target = target.into();
-        let on = nav.nearest(target)?.ok_or(Error::NotOnMesh {
-            what: "target",
-            point: target,
-            half_extents: nav.search_extents(),
-        })?;
+        let on = world.class(agent.class)?.place("target", target.into())?;
         Ok(self.crowds[agent.class].request_move_target(agent.id, on.poly, on.point)?)
     }
 

@@ -212,6 +212,54 @@ fn search_extents_are_checked() {
 }
 
 #[test]
+fn query_points_that_are_no_world_coordinates_are_refused_naming_the_argument() {
+    let nav = NavMesh::build(&settings(), &common::floor(10.0)).unwrap();
+    let world = NavWorld::from_classes(vec![nav.clone()]).unwrap();
+    let mut crowd = WorldCrowd::new(&world, onepath::crowd::CrowdSettings::default()).unwrap();
+    let agent = crowd
+        .add_agent(
+            &world,
+            [2.0, 0.0, 2.0],
+            onepath::crowd::AgentParams::new(0.4),
+        )
+        .unwrap();
+    let on = [5.0, 0.0, 5.0];
+    for (bad, axis) in [
+        ([f64::NAN, 0.0, 1.0], "x"),
+        ([1.0, f64::INFINITY, 1.0], "y"),
+        ([1.0, 0.0, -3.0e6], "z"),
+    ] {
+        let what = |e: Error| match e {
+            Error::Coordinate(c) => c.what,
+            e => panic!("unexpected error {e}"),
+        };
+        assert_eq!(what(nav.nearest(bad).unwrap_err()), format!("point.{axis}"));
+        assert_eq!(
+            what(nav.find_path(bad, on).unwrap_err()),
+            format!("start.{axis}")
+        );
+        assert_eq!(
+            what(nav.find_path(on, bad).unwrap_err()),
+            format!("end.{axis}")
+        );
+        assert_eq!(
+            what(nav.raycast(bad, on).unwrap_err()),
+            format!("start.{axis}")
+        );
+        assert_eq!(
+            what(nav.raycast(on, bad).unwrap_err()),
+            format!("end.{axis}")
+        );
+        let params = onepath::crowd::AgentParams::new(0.4);
+        let e = crowd.add_agent(&world, bad, params).unwrap_err();
+        assert_eq!(what(e), format!("position.{axis}"));
+        let e = crowd.request_move_target(&world, agent, bad).unwrap_err();
+        assert_eq!(what(e), format!("target.{axis}"));
+    }
+    assert_eq!(crowd.crowd(0).unwrap().agents().len(), 1);
+}
+
+#[test]
 fn tile_cache_obstacles_rebuild_and_removing_them_gives_the_first_build_back() {
     let soup = common::floor(25.0);
     let mut nav = NavMesh::build_with_tile_cache(&settings(), &soup).unwrap();
