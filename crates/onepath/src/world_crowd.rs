@@ -9,7 +9,7 @@ use onepath_crowd::{
     LocomotionHandler, PathRequest, PathRequestKind, RequestSettings, UpdateStats, WorldContext,
 };
 use onepath_format::NavMeshParams;
-use onepath_gridstate::{Grid, VoxelGrid};
+use onepath_gridstate::{Grid, GridError, VoxelGrid};
 use onepath_mesh::TiledNavMesh;
 
 use crate::error::{Error, Result};
@@ -171,6 +171,23 @@ const _: fn() = || {
     fn shared<T: Send + Sync>() {}
     shared::<WorldCrowd>();
 };
+
+/// The host's grids must ascend by id, each id once (the crowds look them up by binary
+/// search): else [`GridError::Invalid`] at `grids` naming the two ids.
+fn check_grid_ids(grids: &[(u32, &Grid)]) -> Result<()> {
+    for w in grids.windows(2) {
+        if w[0].0 >= w[1].0 {
+            return Err(Error::Grid(GridError::Invalid {
+                what: "grids",
+                reason: format!(
+                    "grid ids must ascend, each once: id {} follows id {}",
+                    w[1].0, w[0].0
+                ),
+            }));
+        }
+    }
+    Ok(())
+}
 
 /// The host's world resources of a [`WorldCrowd`]: shared by every class's crowd, never in
 /// a snapshot. Each list ascending by its key, keys unique.
@@ -559,9 +576,10 @@ impl WorldCrowd {
         self.request_path(world, agent, request)
     }
 
-    /// [`WorldCrowd::request_path`] with the host's grids (id, grid; ids ascending) that
-    /// grid A*, flow-field, hybrid and replanner requests plan on (`context_id` names the
-    /// grid; one missing, or a target off it or on a blocked cell, is `CrowdError::OffGrid`).
+    /// [`WorldCrowd::request_path`] with the host's grids (id, grid; ids ascending, else
+    /// [`Error::Grid`] naming the ids) that grid A*, flow-field, hybrid and replanner
+    /// requests plan on (`context_id` names the grid; one missing, or a target off it or on
+    /// a blocked cell, is `CrowdError::OffGrid`).
     pub fn request_path_with_grids(
         &mut self,
         world: &NavWorld,
@@ -570,6 +588,7 @@ impl WorldCrowd {
         request: PathRequest,
     ) -> Result<()> {
         self.check_world(world)?;
+        check_grid_ids(grids)?;
         let mesh = world.class(agent.class)?.mesh();
         let crowd = self.crowds.get_mut(agent.class).ok_or(Error::NoSuchClass {
             class: agent.class,
@@ -589,8 +608,9 @@ impl WorldCrowd {
         self.update_with_grids(world, &[], dt)
     }
 
-    /// [`WorldCrowd::update`] with the host's grids (id, grid; ids ascending) that
-    /// grid-guided agents plan on.
+    /// [`WorldCrowd::update`] with the host's grids (id, grid; ids ascending, each once,
+    /// else [`Error::Grid`] naming the ids, before any crowd moves) that grid-guided agents
+    /// plan on.
     pub fn update_with_grids(
         &mut self,
         world: &NavWorld,
@@ -598,6 +618,7 @@ impl WorldCrowd {
         dt: f64,
     ) -> Result<Vec<UpdateStats>> {
         self.check_world(world)?;
+        check_grid_ids(grids)?;
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(Error::Crowd(onepath_crowd::CrowdError::NotFinite {
                 what: "dt",

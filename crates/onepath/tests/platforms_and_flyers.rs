@@ -1,6 +1,7 @@
 //! Moving platforms and voxel grids through the facade: registered on the `WorldCrowd`,
 //! shared by its crowds at every update, path request and `WorldSnapshot::restore`, kept
 //! across a restore; a restore naming one the world crowd lacks fails, changing nothing.
+//! And the host's 2D grids passed to `update_with_grids` / `request_path_with_grids`.
 
 mod common;
 
@@ -507,4 +508,93 @@ fn a_restore_naming_a_platform_or_voxel_grid_the_world_crowd_lacks_changes_no_pa
     g.restore(&saved, at).unwrap();
     assert_eq!(g.state(), saved);
     assert_eq!(g.crowd.platform(PLATFORM), Some(ferry_now));
+}
+
+/// A grid A* request through `request_path_with_grids` and `update_with_grids` walks as in
+/// a bare crowd given the same grids; grids out of id order are refused before anything
+/// moves.
+#[test]
+fn a_grid_guided_agent_walks_as_in_a_bare_crowd_and_grid_ids_must_ascend() {
+    use onepath::crowd::{PathRequest, PathRequestKind, RequestSettings};
+    use onepath::grid::GridSpace;
+
+    let world = NavWorld::build(&[NavSettings::default()], &common::floor(32.0)).unwrap();
+    let mesh = world.class(0).unwrap().mesh();
+    // A wall the mesh does not have: x = 16, z 0..24.
+    let rows: Vec<String> = (0..32)
+        .map(|z| {
+            (0..32)
+                .map(|x| if x == 16 && z < 24 { '#' } else { '.' })
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut walled = Grid::from_ascii(&refs).unwrap();
+    walled.set_space(GridSpace::new(0.0, 0.0, 1.0).unwrap());
+    let other = Grid::new(4, 4).unwrap();
+    let grids = [(2, &other), (3, &walled)];
+    let request = PathRequest {
+        kind: PathRequestKind::GridAStar,
+        origin: [0.0; 3],
+        target: [28.5, 0.0, 4.5],
+        unit_size: 0.3,
+        walkability_override: None,
+        max_search_range: 0.0,
+        settings: RequestSettings::GridAStar {
+            heuristic_weight: 1.0,
+        },
+        guide_active: false,
+        waypoint_index: 0,
+        context_id: 3,
+    };
+    let mut host = WorldCrowd::new(&world, CrowdSettings::default()).unwrap();
+    let mut bare = Crowd::new(CrowdSettings::default()).unwrap();
+    let a = host
+        .add_agent(&world, [4.5, 0.0, 4.5], params(0.3))
+        .unwrap();
+    bare.add_agent(mesh, [4.5, 0.0, 4.5], params(0.3)).unwrap();
+    let unordered = [(3, &walled), (2, &other)];
+    let twice = [(3, &walled), (3, &walled)];
+    for bad in [&unordered[..], &twice[..]] {
+        match host
+            .request_path_with_grids(&world, bad, a, request)
+            .unwrap_err()
+        {
+            Error::Grid(onepath::grid::GridError::Invalid { what, reason }) => {
+                assert_eq!(what, "grids");
+                assert!(reason.contains("id 3"), "{reason}");
+            }
+            e => panic!("unexpected error {e}"),
+        }
+    }
+    host.request_path_with_grids(&world, &grids, a, request)
+        .unwrap();
+    let ctx = WorldContext {
+        grids: &grids,
+        ..WorldContext::new(mesh)
+    };
+    bare.request_path(&ctx, a.id, request).unwrap();
+    let before = crowd_bytes(host.crowd(0).unwrap());
+    assert!(matches!(
+        host.update_with_grids(&world, &unordered, DT),
+        Err(Error::Grid(_))
+    ));
+    assert_eq!(crowd_bytes(host.crowd(0).unwrap()), before);
+    let mut east_of_wall = false;
+    for k in 1..=600 {
+        host.update_with_grids(&world, &grids, DT).unwrap();
+        bare.update(&ctx, DT).unwrap();
+        assert_eq!(
+            crowd_bytes(host.crowd(0).unwrap()),
+            crowd_bytes(&bare),
+            "step {k}"
+        );
+        let p = host.agent(a).unwrap().position();
+        assert!(
+            !(p[0] > 16.0 && p[0] < 17.0 && p[2] < 24.0),
+            "in the wall at {p:?}"
+        );
+        east_of_wall |= p[0] > 20.0;
+    }
+    assert!(east_of_wall, "the agent went round the grid's wall");
 }
