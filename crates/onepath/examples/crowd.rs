@@ -5,8 +5,6 @@
 
 use std::error::Error;
 
-use onepath::build::TriangleSoup;
-use onepath::crowd::{AgentParams, CrowdSettings};
 use onepath::prelude::*;
 
 /// X/Z distance.

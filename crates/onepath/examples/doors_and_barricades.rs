@@ -5,7 +5,7 @@
 
 use std::error::Error;
 
-use onepath::build::{ConvexVolume, Obstacle, TriangleSoup};
+use onepath::build::ConvexVolume;
 use onepath::prelude::*;
 
 /// Two rooms (x 0..12 and 18..30, z 0..30) joined by two corridors (z 4..8 and 22..26).

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use ggrs::{Config, GgrsRequest, PlayerType, PredictRepeatLast, SessionBuilder};
 use onepath::build::generators::{city, CityParams};
 use onepath::build::Obstacle;
-use onepath::crowd::{AgentParams, CrowdSettings, WorldContext};
+use onepath::crowd::{AgentParams, CrowdSettings};
 use onepath::grid::{Grid, GridFlowField, GridOptions, GridReplanner, ReplanAlgorithm};
 use onepath::prelude::*;
 use onepath::snapshot::{SnapshotMode, TileLibrary};
@@ -228,15 +228,11 @@ impl Game {
         self.grid.restore_state(grid)?;
         self.replanner.restore_state(&self.grid, replanner)?;
         self.flow.restore_state(&self.grid, flow)?;
-        let grids: [(u32, &Grid); 0] = [];
-        let ctx = WorldContext {
-            mesh: self.world.class(0)?.mesh(),
-            platforms: &[],
-            grids: &grids,
-            voxels: &[],
-            heightmaps: &[],
-        };
-        let stale = self.crowd.crowd_mut(0)?.restore_snapshot(&ctx, oncs)?;
+        let stale = self
+            .crowd
+            .with_context(&self.world, 0, &[], |crowd, ctx| {
+                crowd.restore_snapshot(ctx, oncs)
+            })??;
         if std::env::var_os("GGRS_DEBUG").is_some() && stale > 0 {
             eprintln!("frame {frame}: {stale} stale corridors");
         }

@@ -5,8 +5,6 @@
 
 use std::error::Error;
 
-use onepath::build::{Obstacle, TriangleSoup};
-use onepath::crowd::{AgentParams, CrowdSettings};
 use onepath::grid::Grid;
 use onepath::prelude::*;
 

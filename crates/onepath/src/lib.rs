@@ -8,7 +8,7 @@
 //! |---|---|
 //! | [`NavMesh`] | one agent class: build from [`Geometry`] (triangle soup, chunked mesh, OBJ, height grid, voxels) with [`NavSettings`], progress callback, optional tile cache (obstacles, volumes, [`NavMesh::update`]); queries with `[f64; 3]` points (nearest, path + straight path, raycast, random point); streaming; [`NavMesh::save`] → ONNM, [`NavMesh::load`] |
 //! | [`NavWorld`] | agent classes: one [`NavMesh`] per [`NavSettings`] over the same geometry, [`NavWorld::class_for`], ONNW |
-//! | [`WorldCrowd`] | one crowd per class, stepped in class order; [`WorldCrowd::add_agent`] picks the class by radius; the host's heightmap layers ([`WorldCrowd::set_heightmap`]) that grounded agents put their feet on |
+//! | [`WorldCrowd`] | one crowd per class, stepped in class order; [`WorldCrowd::add_agent`] picks the class by radius; the host's world resources every class's crowd shares: heightmap layers ([`WorldCrowd::set_heightmap`]) that grounded agents put their feet on, moving platforms ([`WorldCrowd::set_platform`], [`WorldCrowd::attach_platform`]) that agents ride, voxel grids ([`WorldCrowd::set_voxel_grid`], [`WorldCrowd::request_flight`]) that flyers plan in |
 //! | [`WorldSnapshot`] | meshes or tile caches, grids and crowds in one snapshot, restored all or nothing |
 //!
 //! Every lower-level type is one path away: [`format`](mod@format), [`mesh`], [`grid`], [`build`],
@@ -26,6 +26,8 @@
 //! tests): `build_and_path` (OBJ → mesh → path → ONNM), `doors_and_barricades` (tile
 //! cache), `crowd` (agents of two classes to their targets), `rollback` (snapshot, step,
 //! restore, compare), `grid` (Moving AI map, jump point search saved mid-search, resumed),
+//! `platforms_and_flyers` (an agent riding a platform the host moves, a flyer over a voxel
+//! wall),
 //! `ggrs_sync` (a `ggrs::SyncTestSession`, check distance 7, over the city with a tile
 //! cache, a crowd, a grid replanner and a flow field; also records and replays runs for
 //! `cargo xtask replay-check`; run by `tests/ggrs_sync.rs`).
@@ -40,13 +42,14 @@
 //! - Class `i` of a [`NavWorld`] is byte-identical to a [`NavMesh`] built alone with the
 //!   world's settings `i`; classes never share state.
 //! - A failed [`WorldSnapshot::restore`] leaves every part exactly as it was.
+//! - The host's world resources (heightmap layers, platforms, voxel grids) are bound to
+//!   the crowds by stable id or name, never part of a snapshot or of agent state.
 //! - Nothing here adds arithmetic that reaches bytes or answers: the facade calls the lower
 //!   crates, whose rules (no hash order, no `mul_add`, fixed merge order) it inherits.
 //!
 //! ## Example
 //! ```
 //! use onepath::prelude::*;
-//! use onepath::build::TriangleSoup;
 //!
 //! // A 30 x 30 floor with the Recast demo settings.
 //! let floor = TriangleSoup {
@@ -139,10 +142,20 @@ pub mod snapshot {
     pub use onepath_snapshot::*;
 }
 
-/// The tier-1 names: `use onepath::prelude::*;`.
+/// The tier-1 names: `use onepath::prelude::*;`. The facade's types, the geometry a game
+/// builds from ([`TriangleSoup`](crate::build::TriangleSoup)), the tile cache's obstacles
+/// ([`Obstacle`](crate::build::Obstacle)), and what a crowd's agents need:
+/// [`CrowdSettings`](crate::crowd::CrowdSettings), [`AgentParams`](crate::crowd::AgentParams),
+/// [`LocomotionHandler`](crate::crowd::LocomotionHandler) (platforms, flight, jumps) and
+/// the agent's [`AgentState`](crate::crowd::AgentState) and
+/// [`TargetState`](crate::crowd::TargetState).
 pub mod prelude {
     pub use crate::{
         Error, Geometry, NavMesh, NavSettings, NavWorld, NearestPoint, OffMeshLinkDefinition, Path,
         PathPoint, PathStatus, Raycast, WorldAgent, WorldCrowd, WorldSnapshot,
+    };
+    pub use onepath_build3d::{Obstacle, TriangleSoup};
+    pub use onepath_crowd::{
+        AgentParams, AgentState, CrowdSettings, LocomotionHandler, TargetState,
     };
 }

@@ -128,7 +128,6 @@ pub struct Raycast {
 ///
 /// ```
 /// use onepath::prelude::*;
-/// use onepath::build::TriangleSoup;
 ///
 /// let floor = TriangleSoup {
 ///     vertices: vec![[0.0, 0.0, 0.0], [0.0, 0.0, 20.0], [20.0, 0.0, 20.0], [20.0, 0.0, 0.0]],

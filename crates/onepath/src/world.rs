@@ -18,7 +18,8 @@ pub struct NavWorld {
 
 impl NavWorld {
     /// Builds one mesh per settings, in order (the geometry is read once: an OBJ file is
-    /// loaded once for all classes). No settings is [`Error::NoSuchClass`].
+    /// loaded once for all classes). No settings is [`Error::NoSuchClass`]; otherwise the
+    /// errors of [`NavMesh::build`], for the first class that fails.
     pub fn build<'g>(classes: &[NavSettings], geometry: impl Into<Geometry<'g>>) -> Result<Self> {
         Self::build_with(classes, geometry, BuildOptions::default())
     }
@@ -41,7 +42,8 @@ impl NavWorld {
         Ok(NavWorld { classes })
     }
 
-    /// A world of meshes built elsewhere, in this order (at least one).
+    /// A world of meshes built elsewhere, in this order (with or without tile caches). No
+    /// mesh is [`Error::NoSuchClass`].
     pub fn from_classes(classes: Vec<NavMesh>) -> Result<Self> {
         if classes.is_empty() {
             return Err(Error::NoSuchClass { class: 0, count: 0 });
@@ -54,7 +56,7 @@ impl NavWorld {
         &self.classes
     }
 
-    /// Class `i`.
+    /// Class `i`; out of range is [`Error::NoSuchClass`] naming it and the class count.
     pub fn class(&self, i: usize) -> Result<&NavMesh> {
         let count = self.classes.len();
         self.classes
@@ -62,7 +64,8 @@ impl NavWorld {
             .ok_or(Error::NoSuchClass { class: i, count })
     }
 
-    /// Class `i`, mutable (obstacles, streaming, filters).
+    /// Class `i`, mutable (obstacles, streaming, filters); out of range is
+    /// [`Error::NoSuchClass`].
     pub fn class_mut(&mut self, i: usize) -> Result<&mut NavMesh> {
         let count = self.classes.len();
         self.classes
@@ -109,7 +112,9 @@ impl NavWorld {
         write_onnw(&classes)
     }
 
-    /// Reads ONNW bytes ([`crate::envelope::read_onnw`]).
+    /// Reads ONNW bytes ([`crate::envelope::read_onnw`]: every rule broken is a
+    /// [`FormatError`] naming the field, within `class i` for a class's ONNM). The classes
+    /// load without tile caches.
     pub fn load(bytes: &[u8]) -> Result<Self, FormatError> {
         let classes = read_onnw(bytes)?
             .into_iter()

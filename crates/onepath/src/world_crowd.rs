@@ -99,9 +99,7 @@ pub struct WorldAgent {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use onepath::build::TriangleSoup;
-/// use onepath::crowd::{AgentParams, CrowdSettings, GroundingMode, GroundingStatus};
-/// use onepath::crowd::{Heightmap, HeightmapGrounding};
+/// use onepath::crowd::{GroundingMode, GroundingStatus, Heightmap, HeightmapGrounding};
 /// use onepath::prelude::*;
 ///
 /// let floor = TriangleSoup {
@@ -127,8 +125,6 @@ pub struct WorldAgent {
 /// A rider on a platform the host moves one unit along X per step:
 ///
 /// ```
-/// use onepath::build::TriangleSoup;
-/// use onepath::crowd::{AgentParams, CrowdSettings, LocomotionHandler};
 /// use onepath::prelude::*;
 ///
 /// let floor = TriangleSoup {
@@ -237,7 +233,7 @@ impl WorldCrowd {
         &self.crowds
     }
 
-    /// The crowd of a class.
+    /// The crowd of a class; out of range is [`Error::NoSuchClass`].
     pub fn crowd(&self, class: usize) -> Result<&Crowd> {
         let count = self.crowds.len();
         self.crowds
@@ -245,7 +241,11 @@ impl WorldCrowd {
             .ok_or(Error::NoSuchClass { class, count })
     }
 
-    /// The crowd of a class, mutable (the lower API: steering, platforms, paths).
+    /// The crowd of a class, mutable, for the lower API (steering and turning tuning,
+    /// agent parameters, saving agent records); out of range is [`Error::NoSuchClass`].
+    /// Calls that take a [`WorldContext`] have a facade form here that passes the world
+    /// resources registered on this world crowd (update, attach_platform, request_path), or
+    /// go through [`WorldCrowd::with_context`].
     pub fn crowd_mut(&mut self, class: usize) -> Result<&mut Crowd> {
         let count = self.crowds.len();
         self.crowds
@@ -473,14 +473,9 @@ impl WorldCrowd {
         agent: WorldAgent,
         platform: u32,
     ) -> Result<()> {
-        self.check_world(world)?;
-        let mesh = world.class(agent.class)?.mesh();
-        let crowd = self.crowds.get_mut(agent.class).ok_or(Error::NoSuchClass {
-            class: agent.class,
-            count: world.len(),
-        })?;
-        let parts = self.host.parts();
-        crowd.attach_platform(&parts.context(mesh, &[]), agent.id, platform)?;
+        self.with_context(world, agent.class, &[], |crowd, ctx| {
+            crowd.attach_platform(ctx, agent.id, platform)
+        })??;
         Ok(())
     }
 
@@ -587,16 +582,59 @@ impl WorldCrowd {
         agent: WorldAgent,
         request: PathRequest,
     ) -> Result<()> {
+        self.with_context(world, agent.class, grids, |crowd, ctx| {
+            crowd.request_path(ctx, agent.id, request)
+        })??;
+        Ok(())
+    }
+
+    /// Runs `f` on the crowd of `class` with the world context the facade's own calls
+    /// build: the class's mesh, the host's `grids` (id, grid; ids ascending) and the world
+    /// resources registered here. It is the way to the lower calls that take a
+    /// [`WorldContext`] and have no facade form: loading an agent record
+    /// ([`Crowd::load_agent_record`], whose platform or voxel grid ids are then checked
+    /// against the ones registered here), prewarming a flow field
+    /// ([`Crowd::prewarm_flow_field`]), restoring one class's crowd snapshot
+    /// ([`Crowd::restore_snapshot`]). Errors: a `world` of another class count or a class out
+    /// of range ([`Error::NoSuchClass`]), grids out of id order ([`Error::Grid`]); then `f`
+    /// is not called. What `f` returns is returned as it is.
+    ///
+    /// ```
+    /// use onepath::crowd::CrowdError;
+    /// use onepath::prelude::*;
+    ///
+    /// # let floor = TriangleSoup {
+    /// #     vertices: vec![[0.0, 0.0, 0.0], [0.0, 0.0, 20.0], [20.0, 0.0, 20.0], [20.0, 0.0, 0.0]],
+    /// #     triangles: vec![[0, 1, 2], [0, 2, 3]],
+    /// #     areas: None,
+    /// # };
+    /// let world = NavWorld::build(&[NavSettings::default()], &floor)?;
+    /// let mut crowd = WorldCrowd::new(&world, CrowdSettings::default())?;
+    /// let all = LocomotionHandler::with_all_modes();
+    /// let rider = crowd.add_agent_with(&world, [3.0, 0.0, 3.0], AgentParams::new(0.4), all)?;
+    /// crowd.set_platform(2, [3.0, 0.0, 3.0])?;
+    /// crowd.attach_platform(&world, rider, 2)?;
+    /// let record = crowd.crowd(0)?.save_agent_record(rider.id)?;
+    /// // Loaded into the agent's shell against the registered platforms: it must be there.
+    /// crowd.with_context(&world, 0, &[], |c, ctx| c.load_agent_record(ctx, rider.id, &record))??;
+    /// crowd.remove_platform(2);
+    /// let e = crowd.with_context(&world, 0, &[], |c, ctx| c.load_agent_record(ctx, rider.id, &record))?;
+    /// assert!(matches!(e, Err(CrowdError::UnknownContext { what: "platform", id: 2, .. })));
+    /// # Ok::<(), onepath::Error>(())
+    /// ```
+    pub fn with_context<R>(
+        &mut self,
+        world: &NavWorld,
+        class: usize,
+        grids: &[(u32, &Grid)],
+        f: impl FnOnce(&mut Crowd, &WorldContext<'_>) -> R,
+    ) -> Result<R> {
         self.check_world(world)?;
         check_grid_ids(grids)?;
-        let mesh = world.class(agent.class)?.mesh();
-        let crowd = self.crowds.get_mut(agent.class).ok_or(Error::NoSuchClass {
-            class: agent.class,
-            count: world.len(),
-        })?;
+        let mesh = world.class(class)?.mesh();
+        let crowd = &mut self.crowds[class];
         let parts = self.host.parts();
-        crowd.request_path(&parts.context(mesh, grids), agent.id, request)?;
-        Ok(())
+        Ok(f(crowd, &parts.context(mesh, grids)))
     }
 
     /// One fixed step of `dt` seconds of every crowd, in class order, each over its class's

@@ -71,7 +71,9 @@ fn broken(message: String) -> FormatError {
 
 impl WorldSnapshot {
     /// Takes the snapshot of `world`, the host's `grids` (id, grid; the ids the crowds'
-    /// grid-guided agents name, ascending) and, when given, the crowd.
+    /// grid-guided agents name, ascending) and, when given, the crowd. The crowd's world
+    /// resources (heightmap layers, platforms, voxel grids) are the host's and not in it.
+    /// Taking a snapshot cannot fail.
     pub fn take(world: &NavWorld, grids: &[(u32, &Grid)], crowd: Option<&WorldCrowd>) -> Self {
         let classes = world
             .classes()

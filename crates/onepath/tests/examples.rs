@@ -9,6 +9,8 @@ mod crowd;
 mod doors_and_barricades;
 #[path = "../examples/grid.rs"]
 mod grid;
+#[path = "../examples/platforms_and_flyers.rs"]
+mod platforms_and_flyers;
 #[path = "../examples/rollback.rs"]
 mod rollback;
 
@@ -35,4 +37,9 @@ fn example_rollback() {
 #[test]
 fn example_grid() {
     grid::main().unwrap();
+}
+
+#[test]
+fn example_platforms_and_flyers() {
+    platforms_and_flyers::main().unwrap();
 }
