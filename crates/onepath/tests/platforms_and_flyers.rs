@@ -171,6 +171,19 @@ fn platforms_and_voxel_grids_are_registered_by_id_and_refusals_change_nothing() 
         }))
     ));
     assert_eq!(WorldSnapshot::take(&world, &[], Some(&crowd)), before);
+    // The lower calls through the facade's context: a class out of range never calls.
+    let mut called = false;
+    assert!(matches!(
+        crowd.with_context(&world, 1, &[], |_, _| called = true),
+        Err(Error::NoSuchClass { class: 1, count: 1 })
+    ));
+    assert!(!called);
+    let seen = crowd
+        .with_context(&world, 0, &[], |_, ctx| {
+            (ctx.platform(7), ctx.voxel(VOXELS).map(|v| v.size()))
+        })
+        .unwrap();
+    assert_eq!(seen, (Some([1.5, 0.0, 1.0]), Some([32, 8, 32])));
     crowd.attach_platform(&world, rider, 7).unwrap();
     let mode = |c: &WorldCrowd| c.agent(rider).unwrap().navigator().motor.handler.mode;
     assert_eq!(mode(&crowd), LocomotionKind::Platform);
