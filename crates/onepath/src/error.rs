@@ -35,7 +35,7 @@ pub enum Error {
     /// A crowd call failed.
     #[error(transparent)]
     Crowd(#[from] CrowdError),
-    /// A grid call failed.
+    /// A grid call failed, or the host's grids were given out of id order.
     #[error(transparent)]
     Grid(#[from] GridError),
     /// A point given to a query lies on no polygon within the search box around it.
