@@ -613,10 +613,11 @@ impl PartialOrd for FixedEntry {
 impl Ord for FixedEntry {
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .f
-            .cmp(&self.f)
-            .then(self.g.cmp(&other.g))
+        // As u128s: two word compares each, not a slice comparison.
+        let wide = |v: [u64; 2]| u128::from(v[0]) << 64 | u128::from(v[1]);
+        wide(other.f)
+            .cmp(&wide(self.f))
+            .then(wide(self.g).cmp(&wide(other.g)))
             .then(other.node.cmp(&self.node))
     }
 }
@@ -797,6 +798,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             };
         }
         let needs = &needs[..moves.len().min(26)];
+        let all_moves = (1u32 << needs.len()) - 1;
         while q.status == SearchStatus::InProgress {
             let Some(top) = self.open.pop() else {
                 q.status = SearchStatus::NoPath;
@@ -824,32 +826,44 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 q.status = SearchStatus::Found;
                 break;
             }
-            let areas = grid.neighbourhood(x, y, z);
-            let mut free = 0u32;
-            for (k, &a) in areas.iter().enumerate() {
-                free |= u32::from(a != WALL) << k;
-            }
-            let mut allowed = 0u32;
-            if rule == DiagonalRule::NoCornerCutting {
-                for (k, m) in moves.iter().enumerate() {
-                    let ok = free >> m.cell & 1 == 1 && (m.class == 0 || free & m.sides != 0);
+            // The areas only where a move's cost reads them (f64 mode).
+            let areas = if G::MULTIPLIED {
+                grid.neighbourhood(x, y, z)
+            } else {
+                [0; 27]
+            };
+            let free = grid.free_mask(x, y, z);
+            let allowed_of = |candidates: u32| {
+                let mut allowed = 0u32;
+                let mut rest = candidates;
+                while rest != 0 {
+                    let k = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let (Some(m), Some(&need)) = (moves.get(k), needs.get(k)) else {
+                        break;
+                    };
+                    let ok = if rule == DiagonalRule::NoCornerCutting {
+                        free >> m.cell & 1 == 1 && (m.class == 0 || free & m.sides != 0)
+                    } else {
+                        // Always: the target free; BothOrthogonalFree: its whole box.
+                        free & need == need
+                    };
                     allowed |= u32::from(ok) << k;
                 }
-            } else {
-                // Always: the target free; BothOrthogonalFree: its whole bounding box.
-                for (k, &need) in needs.iter().enumerate() {
-                    allowed |= u32::from(free & need == need) << k;
-                }
-            }
+                allowed
+            };
             let mut next = match prune {
                 Some(p) => {
-                    // Every arrival: those of earlier expansions generate nothing new.
+                    // Every arrival: those of earlier expansions generate nothing new. The
+                    // moves the pruning keeps, then which of them the rule allows (the same
+                    // set as pruning the allowed moves, fewer tests).
                     let arrivals = r.dirs & (MOVE_BITS | START_BIT);
-                    let next = p.successors(arrivals, allowed, free) & !r.flags & MOVE_BITS;
+                    let kept = p.successors(arrivals, all_moves, free) & !r.flags & MOVE_BITS;
+                    let next = allowed_of(kept);
                     r.flags |= next;
                     next
                 }
-                None => allowed,
+                None => allowed_of(all_moves),
             };
             q.expanded = q.expanded.saturating_add(1);
             if let Some(list) = record.as_mut() {
@@ -1320,6 +1334,41 @@ mod tests {
             pruned_total < plain_total,
             "{pruned_total} >= {plain_total}"
         );
+    }
+
+    #[test]
+    fn the_free_mask_is_the_neighbourhood_without_walls() {
+        // Chunk faces, grid faces, chunks never written (the default area: free or a
+        // wall) and written ones.
+        let mut next = xorshift(0x51_7cc1_b727_220au64);
+        for default in [0u8, WALL] {
+            let mut g = VoxelGrid::new(35, 18, 20, default).unwrap();
+            for _ in 0..900 {
+                let (x, y, z) = (
+                    (next() % 35) as u32,
+                    (next() % 18) as u32,
+                    (next() % 12) as u32, // z ≥ 16 stays unwritten
+                );
+                let area = if next() % 3 == 0 {
+                    WALL
+                } else {
+                    (next() % 4) as u8
+                };
+                g.set_area(x, y, z, area).unwrap();
+            }
+            for z in 0..20 {
+                for y in 0..18 {
+                    for x in 0..35 {
+                        let want = g
+                            .neighbourhood(x, y, z)
+                            .iter()
+                            .enumerate()
+                            .fold(0u32, |m, (k, &a)| m | u32::from(a != WALL) << k);
+                        assert_eq!(g.free_mask(x, y, z), want, "{x} {y} {z} default {default}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

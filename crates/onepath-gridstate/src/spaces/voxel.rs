@@ -302,6 +302,66 @@ impl VoxelGrid {
         }
         out
     }
+
+    /// The free voxels of the 3 × 3 × 3 neighbourhood of (x, y, z) as bits: bit
+    /// `(dx + 1) + 3·(dy + 1) + 9·(dz + 1)` set when that voxel lies inside and is not a
+    /// [`WALL`] (the cells of [`VoxelGrid::neighbourhood`] that are not walls, without the
+    /// 27-byte copy). (x, y, z) lies inside.
+    #[inline]
+    pub(crate) fn free_mask(&self, x: u32, y: u32, z: u32) -> u32 {
+        let inner =
+            |v: u32, s: u32| v > 0 && v + 1 < s && (v % CHUNK) != 0 && (v % CHUNK) != CHUNK - 1;
+        let free = |a: u8| u32::from(a != WALL);
+        if inner(x, self.size[0]) && inner(y, self.size[1]) && inner(z, self.size[2]) {
+            // One chunk holds the whole neighbourhood: nine rows of three voxels.
+            let (c, i) = self.slot(x, y, z);
+            let Some(chunk) = &self.chunks[c] else {
+                return if self.default_area == WALL {
+                    0
+                } else {
+                    (1 << 27) - 1
+                };
+            };
+            let mut out = 0u32;
+            for (k, row) in (0..9usize)
+                .map(|r| i + (r / 3) * 256 + (r % 3) * 16 - 256 - 16 - 1)
+                .enumerate()
+            {
+                let cells = &chunk[row..row + 3];
+                out |= (free(cells[0]) | free(cells[1]) << 1 | free(cells[2]) << 2) << (3 * k);
+            }
+            return out;
+        }
+        // Near a chunk face or the grid's: per axis, the chunk and the offset in it of
+        // each of the three coordinates (`None` outside the grid), then one read a voxel.
+        let axis = |v: u32, s: u32| {
+            [v.checked_sub(1), Some(v), v.checked_add(1)]
+                .map(|c| c.filter(|&c| c < s).map(|c| (c / CHUNK, c % CHUNK)))
+        };
+        let (ax, ay, az) = (
+            axis(x, self.size[0]),
+            axis(y, self.size[1]),
+            axis(z, self.size[2]),
+        );
+        let mut out = 0u32;
+        for (kz, cz) in az.iter().enumerate() {
+            let Some((cz, lz)) = *cz else { continue };
+            for (ky, cy) in ay.iter().enumerate() {
+                let Some((cy, ly)) = *cy else { continue };
+                let row_chunk = self.chunks_dim[0] * (cy + self.chunks_dim[1] * cz);
+                let row_local = (ly << 4) | (lz << 8);
+                for (kx, cx) in ax.iter().enumerate() {
+                    let Some((cx, lx)) = *cx else { continue };
+                    let a = match &self.chunks[(cx + row_chunk) as usize] {
+                        Some(chunk) => chunk[(lx | row_local) as usize],
+                        None => self.default_area,
+                    };
+                    out |= free(a) << (kx + 3 * ky + 9 * kz);
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Save and restore (OPGS kind 3, `docs/grid-state.md`).
