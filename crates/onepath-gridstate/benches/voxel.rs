@@ -307,6 +307,13 @@ fn main() {
         ("open", 7u64, 4u64, 2u32, 12u32),
         ("cluttered", 11, 20, 1, 4),
     ] {
+        let only = std::env::var("ONEPATH_VOXEL_CLASS").ok();
+        if only
+            .as_ref()
+            .is_some_and(|c| !c.starts_with(&format!("{name} ")))
+        {
+            continue; // no class of this level asked for: not built
+        }
         let t0 = Instant::now();
         let g = level(seed, percent, lo, hi);
         let base = Baseline3d::new(&g);

@@ -177,26 +177,35 @@ impl<R: Copy + Default> PagedRecords<R> {
     /// One table walk per wanted page.
     #[inline]
     pub(crate) fn group_of(&mut self, x: u32, y: u32, z: u32, wanted: u8) -> PageGroup {
-        let low = [x, y, z].map(|v| v.saturating_sub(1) >> PAGE_SHIFT);
-        let high = [x, y, z].map(|v| (v + 1) >> PAGE_SHIFT);
+        let low = [
+            x.saturating_sub(1) >> PAGE_SHIFT,
+            y.saturating_sub(1) >> PAGE_SHIFT,
+            z.saturating_sub(1) >> PAGE_SHIFT,
+        ];
+        let high = [
+            (x + 1) >> PAGE_SHIFT,
+            (y + 1) >> PAGE_SHIFT,
+            (z + 1) >> PAGE_SHIFT,
+        ];
         // The pages the neighbourhood spans: an axis bit only where it crosses a page.
-        let crosses = (0..3).fold(0usize, |m, a| m | usize::from(high[a] != low[a]) << a);
+        let crosses = u32::from(high[0] != low[0])
+            | u32::from(high[1] != low[1]) << 1
+            | u32::from(high[2] != low[2]) << 2;
         let mut base = [usize::MAX; 8];
-        let mut rest = wanted;
+        let mut rest = u32::from(wanted);
         while rest != 0 {
-            let k = rest.trailing_zeros() as usize;
+            let k = rest.trailing_zeros();
             rest &= rest - 1;
             if k & !crosses != 0 {
                 continue;
             }
-            let corner =
-                [0, 1, 2].map(|a| (if k >> a & 1 == 1 { high[a] } else { low[a] }) << PAGE_SHIFT);
+            let pick = |a: usize| (if k >> a & 1 == 1 { high[a] } else { low[a] }) << PAGE_SHIFT;
+            let (cx, cy, cz) = (pick(0), pick(1), pick(2));
             // A page of the box (its lowest node inside) is taken; others stay MAX.
-            if (0..3).all(|a| corner[a] < self.size[a]) {
-                if let (Some(b), Some(slot)) = (
-                    self.take_page(corner[0], corner[1], corner[2]),
-                    base.get_mut(k),
-                ) {
+            if cx < self.size[0] && cy < self.size[1] && cz < self.size[2] {
+                if let (Some(b), Some(slot)) =
+                    (self.take_page(cx, cy, cz), base.get_mut(k as usize))
+                {
                     *slot = b;
                 }
             }

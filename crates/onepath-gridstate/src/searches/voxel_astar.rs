@@ -38,7 +38,6 @@ use crate::open_lists::quad::QuadHeap;
 use crate::searches::options::{check_weight, DiagonalRule};
 use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
 use crate::searches::sliced::{Began, SlicedSearch, SpaceKey};
-use crate::spaces::area::WALL;
 use crate::spaces::voxel::VoxelGrid;
 
 /// √3 as the f64 nearest to it (`3f64.sqrt()`, correctly rounded).
@@ -613,12 +612,18 @@ impl PartialOrd for FixedEntry {
 impl Ord for FixedEntry {
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        // As u128s: two word compares each, not a slice comparison.
+        // As u128s (two word compares each, not a slice comparison), the later keys
+        // only on a tie.
         let wide = |v: [u64; 2]| u128::from(v[0]) << 64 | u128::from(v[1]);
-        wide(other.f)
-            .cmp(&wide(self.f))
-            .then(wide(self.g).cmp(&wide(other.g)))
-            .then(other.node.cmp(&self.node))
+        let (fa, fb) = (wide(other.f), wide(self.f));
+        if fa != fb {
+            return fa.cmp(&fb);
+        }
+        let (ga, gb) = (wide(self.g), wide(other.g));
+        if ga != gb {
+            return ga.cmp(&gb);
+        }
+        other.node.cmp(&self.node)
     }
 }
 
@@ -655,7 +660,7 @@ impl<E: Ord + Copy> OpenList<E> {
         self.held = None;
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, e: E) {
         match self.held {
             Some(h) if e > h => {
@@ -827,28 +832,27 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 break;
             }
             // The areas only where a move's cost reads them (f64 mode).
-            let areas = if G::MULTIPLIED {
-                grid.neighbourhood(x, y, z)
-            } else {
-                [0; 27]
-            };
+            let areas = G::MULTIPLIED.then(|| grid.neighbourhood(x, y, z));
             let free = grid.free_mask(x, y, z);
             let allowed_of = |candidates: u32| {
                 let mut allowed = 0u32;
                 let mut rest = candidates;
-                while rest != 0 {
-                    let k = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    let (Some(m), Some(&need)) = (moves.get(k), needs.get(k)) else {
-                        break;
-                    };
-                    let ok = if rule == DiagonalRule::NoCornerCutting {
-                        free >> m.cell & 1 == 1 && (m.class == 0 || free & m.sides != 0)
-                    } else {
-                        // Always: the target free; BothOrthogonalFree: its whole box.
-                        free & need == need
-                    };
-                    allowed |= u32::from(ok) << k;
+                if rule == DiagonalRule::NoCornerCutting {
+                    while rest != 0 {
+                        let k = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let Some(m) = moves.get(k) else { break };
+                        let ok = free >> m.cell & 1 == 1 && (m.class == 0 || free & m.sides != 0);
+                        allowed |= u32::from(ok) << k;
+                    }
+                } else {
+                    // Always: the target free; BothOrthogonalFree: its whole bounding box.
+                    while rest != 0 {
+                        let k = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let Some(&need) = needs.get(k) else { break };
+                        allowed |= u32::from(free & need == need) << k;
+                    }
                 }
                 allowed
             };
@@ -889,10 +893,9 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                     y.wrapping_add_signed(i32::from(m.d[1])),
                     z.wrapping_add_signed(i32::from(m.d[2])),
                 );
-                let mult = if G::MULTIPLIED {
-                    grid.areas().get(areas[usize::from(m.cell)])
-                } else {
-                    1.0
+                let mult = match &areas {
+                    Some(areas) => grid.areas().get(areas[usize::from(m.cell)]),
+                    None => 1.0,
                 };
                 let Some(r) = self.records.in_group(&group, t.0, t.1, t.2) else {
                     continue;
@@ -1175,6 +1178,7 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spaces::area::WALL;
 
     #[test]
     fn wide_square_is_the_full_product() {
@@ -1349,11 +1353,8 @@ mod tests {
                     (next() % 18) as u32,
                     (next() % 12) as u32, // z ≥ 16 stays unwritten
                 );
-                let area = if next() % 3 == 0 {
-                    WALL
-                } else {
-                    (next() % 4) as u8
-                };
+                // Bytes next to the wall's 255 and around the bit-7 boundary too.
+                let area = [WALL, WALL, 0, 1, 127, 128, 254][(next() % 7) as usize];
                 g.set_area(x, y, z, area).unwrap();
             }
             for z in 0..20 {
