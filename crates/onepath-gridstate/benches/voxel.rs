@@ -19,7 +19,8 @@
 //! what it keeps between searches is counted).
 //!
 //! `cargo bench -p onepath-gridstate --bench voxel` (`ONEPATH_VOXEL_QUERIES`: queries per
-//! class, default 12; `ONEPATH_VOXEL_CLASS`, e.g. `cluttered short`: that class only;
+//! class, default 12; `ONEPATH_VOXEL_CLASS`, e.g. `cluttered short`: that class only, and
+//! only its level built;
 //! `ONEPATH_VOXEL_PROFILE`: no timing, each class's queries looped for 5 s under a profiler).
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -28,6 +28,14 @@
 //! voxels taken when a search first generates a move into them (`open_lists/paged.rs`),
 //! kept and reused by the next search: a search costs memory in proportion to the voxels
 //! it touches, not to the grid.
+//!
+//! **An expansion's reads.** The free voxels of the 3 × 3 × 3 neighbourhood come as one
+//! 27-bit mask read from the grid's chunks row by row (`VoxelGrid::free_mask`: nine rows
+//! of three bytes, one chunk lookup per row, a three-byte wall test); exact mode copies no
+//! areas (every move's cost is its step class). The rule is tested only for the moves the
+//! pruning keeps, and each page of records the kept moves enter is found with one walk of
+//! the page tables. None of this changes what a search does: the same successors, the
+//! same pop sequence, the same path.
 
 use std::cmp::Ordering;
 use std::f64::consts::SQRT_2;
