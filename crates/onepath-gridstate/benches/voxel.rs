@@ -19,7 +19,8 @@
 //! what it keeps between searches is counted).
 //!
 //! `cargo bench -p onepath-gridstate --bench voxel` (`ONEPATH_VOXEL_QUERIES`: queries per
-//! class, default 12; `ONEPATH_VOXEL_CLASS`, e.g. `cluttered short`: that class only;
+//! class, default 12; `ONEPATH_VOXEL_CLASS`, e.g. `cluttered short`: that class only, and
+//! only its level built;
 //! `ONEPATH_VOXEL_PROFILE`: no timing, each class's queries looped for 5 s under a profiler).
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -307,6 +308,13 @@ fn main() {
         ("open", 7u64, 4u64, 2u32, 12u32),
         ("cluttered", 11, 20, 1, 4),
     ] {
+        let only = std::env::var("ONEPATH_VOXEL_CLASS").ok();
+        if only
+            .as_ref()
+            .is_some_and(|c| !c.starts_with(&format!("{name} ")))
+        {
+            continue; // no class of this level asked for: not built
+        }
         let t0 = Instant::now();
         let g = level(seed, percent, lo, hi);
         let base = Baseline3d::new(&g);

@@ -113,7 +113,16 @@ impl<R: Copy + Default> PagedRecords<R> {
     /// passes a node inside the box (`None` when its block is not).
     #[inline(always)]
     pub(crate) fn get_mut(&mut self, x: u32, y: u32, z: u32) -> Option<&mut R> {
-        let (b, p, n) = self.place(x, y, z);
+        let (_, _, n) = self.place(x, y, z);
+        let base = self.take_page(x, y, z)?;
+        self.pool.get_mut(base + n)
+    }
+
+    /// The pool offset (in records) of the page holding (x, y, z), its block table and
+    /// page taken if needed: one walk of the tables. `None` when its block lies outside.
+    #[inline(always)]
+    fn take_page(&mut self, x: u32, y: u32, z: u32) -> Option<usize> {
+        let (b, p, _) = self.place(x, y, z);
         let mut t = *self.top.get(b)?;
         if t == NONE {
             t = (self.tables.len() / BLOCK_PAGES) as u32;
@@ -128,7 +137,7 @@ impl<R: Copy + Default> PagedRecords<R> {
             self.tables[slot] = q;
             self.pool.resize(self.pool.len() + PAGE_NODES, R::default());
         }
-        self.pool.get_mut(q as usize * PAGE_NODES + n)
+        Some(q as usize * PAGE_NODES)
     }
 }
 
@@ -165,42 +174,43 @@ impl<R: Copy + Default> PagedRecords<R> {
 
     /// [`PagedRecords::group`], taking only the pages whose bit is set in `wanted` (bit k
     /// for page k: bit 0 of k = x high, bit 1 = y, bit 2 = z); the others read as outside.
+    /// One table walk per wanted page.
     #[inline]
     pub(crate) fn group_of(&mut self, x: u32, y: u32, z: u32, wanted: u8) -> PageGroup {
-        let low = [x, y, z].map(|v| v.saturating_sub(1) >> PAGE_SHIFT);
-        let high = [x, y, z].map(|v| (v + 1) >> PAGE_SHIFT);
+        let low = [
+            x.saturating_sub(1) >> PAGE_SHIFT,
+            y.saturating_sub(1) >> PAGE_SHIFT,
+            z.saturating_sub(1) >> PAGE_SHIFT,
+        ];
+        let high = [
+            (x + 1) >> PAGE_SHIFT,
+            (y + 1) >> PAGE_SHIFT,
+            (z + 1) >> PAGE_SHIFT,
+        ];
+        // The pages the neighbourhood spans: an axis bit only where it crosses a page.
+        let crosses = u32::from(high[0] != low[0])
+            | u32::from(high[1] != low[1]) << 1
+            | u32::from(high[2] != low[2]) << 2;
         let mut base = [usize::MAX; 8];
-        for (k, b) in base.iter_mut().enumerate() {
-            let pick = |axis: usize| {
-                if k >> axis & 1 == 1 {
-                    high[axis]
-                } else {
-                    low[axis]
-                }
-            };
-            let (px, py, pz) = (pick(0), pick(1), pick(2));
+        let mut rest = u32::from(wanted);
+        while rest != 0 {
+            let k = rest.trailing_zeros();
+            rest &= rest - 1;
+            if k & !crosses != 0 {
+                continue;
+            }
+            let pick = |a: usize| (if k >> a & 1 == 1 { high[a] } else { low[a] }) << PAGE_SHIFT;
+            let (cx, cy, cz) = (pick(0), pick(1), pick(2));
             // A page of the box (its lowest node inside) is taken; others stay MAX.
-            let corner = [px, py, pz].map(|p| p << PAGE_SHIFT);
-            let inside = (0..3).all(|a| corner[a] < self.size[a]);
-            // Only the pages the neighbourhood spans (a bit set only where it crosses).
-            let spans = (0..3).all(|a| k >> a & 1 == 0 || high[a] != low[a]);
-            if wanted >> k & 1 == 1
-                && inside
-                && spans
-                && self.get_mut(corner[0], corner[1], corner[2]).is_some()
-            {
-                *b = self.page_offset(corner[0], corner[1], corner[2]);
+            if cx < self.size[0] && cy < self.size[1] && cz < self.size[2] {
+                if let (Some(b), Some(slot)) =
+                    (self.take_page(cx, cy, cz), base.get_mut(k as usize))
+                {
+                    *slot = b;
+                }
             }
         }
         PageGroup { low, base }
-    }
-
-    /// Pool offset (in records) of the taken page holding (x, y, z).
-    #[inline]
-    fn page_offset(&self, x: u32, y: u32, z: u32) -> usize {
-        let (b, p, _) = self.place(x, y, z);
-        let t = self.top[b] as usize;
-        self.tables[t * BLOCK_PAGES + p] as usize * PAGE_NODES
     }
 
     /// The record of (x, y, z), a node of `group`'s neighbourhood inside the box.

@@ -40,7 +40,7 @@ impl<E: Ord + Copy> QuadHeap<E> {
     }
 
     /// Adds `e`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, e: E) {
         let mut i = self.slots.len();
         self.slots.push(e);

@@ -28,6 +28,14 @@
 //! voxels taken when a search first generates a move into them (`open_lists/paged.rs`),
 //! kept and reused by the next search: a search costs memory in proportion to the voxels
 //! it touches, not to the grid.
+//!
+//! **An expansion's reads.** The free voxels of the 3 × 3 × 3 neighbourhood come as one
+//! 27-bit mask read from the grid's chunks row by row (`VoxelGrid::free_mask`: nine rows
+//! of three bytes, one chunk lookup per row, a three-byte wall test); exact mode copies no
+//! areas (every move's cost is its step class). The rule is tested only for the moves the
+//! pruning keeps, and each page of records the kept moves enter is found with one walk of
+//! the page tables. None of this changes what a search does: the same successors, the
+//! same pop sequence, the same path.
 
 use std::cmp::Ordering;
 use std::f64::consts::SQRT_2;
@@ -38,7 +46,6 @@ use crate::open_lists::quad::QuadHeap;
 use crate::searches::options::{check_weight, DiagonalRule};
 use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
 use crate::searches::sliced::{Began, SlicedSearch, SpaceKey};
-use crate::spaces::area::WALL;
 use crate::spaces::voxel::VoxelGrid;
 
 /// √3 as the f64 nearest to it (`3f64.sqrt()`, correctly rounded).
@@ -613,11 +620,18 @@ impl PartialOrd for FixedEntry {
 impl Ord for FixedEntry {
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .f
-            .cmp(&self.f)
-            .then(self.g.cmp(&other.g))
-            .then(other.node.cmp(&self.node))
+        // As u128s (two word compares each, not a slice comparison), the later keys
+        // only on a tie.
+        let wide = |v: [u64; 2]| u128::from(v[0]) << 64 | u128::from(v[1]);
+        let (fa, fb) = (wide(other.f), wide(self.f));
+        if fa != fb {
+            return fa.cmp(&fb);
+        }
+        let (ga, gb) = (wide(self.g), wide(other.g));
+        if ga != gb {
+            return ga.cmp(&gb);
+        }
+        other.node.cmp(&self.node)
     }
 }
 
@@ -654,7 +668,7 @@ impl<E: Ord + Copy> OpenList<E> {
         self.held = None;
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, e: E) {
         match self.held {
             Some(h) if e > h => {
@@ -797,6 +811,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             };
         }
         let needs = &needs[..moves.len().min(26)];
+        let all_moves = (1u32 << needs.len()) - 1;
         while q.status == SearchStatus::InProgress {
             let Some(top) = self.open.pop() else {
                 q.status = SearchStatus::NoPath;
@@ -824,32 +839,43 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 q.status = SearchStatus::Found;
                 break;
             }
-            let areas = grid.neighbourhood(x, y, z);
-            let mut free = 0u32;
-            for (k, &a) in areas.iter().enumerate() {
-                free |= u32::from(a != WALL) << k;
-            }
-            let mut allowed = 0u32;
-            if rule == DiagonalRule::NoCornerCutting {
-                for (k, m) in moves.iter().enumerate() {
-                    let ok = free >> m.cell & 1 == 1 && (m.class == 0 || free & m.sides != 0);
-                    allowed |= u32::from(ok) << k;
+            // The areas only where a move's cost reads them (f64 mode).
+            let areas = G::MULTIPLIED.then(|| grid.neighbourhood(x, y, z));
+            let free = grid.free_mask(x, y, z);
+            let allowed_of = |candidates: u32| {
+                let mut allowed = 0u32;
+                let mut rest = candidates;
+                if rule == DiagonalRule::NoCornerCutting {
+                    while rest != 0 {
+                        let k = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let Some(m) = moves.get(k) else { break };
+                        let ok = free >> m.cell & 1 == 1 && (m.class == 0 || free & m.sides != 0);
+                        allowed |= u32::from(ok) << k;
+                    }
+                } else {
+                    // Always: the target free; BothOrthogonalFree: its whole bounding box.
+                    while rest != 0 {
+                        let k = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let Some(&need) = needs.get(k) else { break };
+                        allowed |= u32::from(free & need == need) << k;
+                    }
                 }
-            } else {
-                // Always: the target free; BothOrthogonalFree: its whole bounding box.
-                for (k, &need) in needs.iter().enumerate() {
-                    allowed |= u32::from(free & need == need) << k;
-                }
-            }
+                allowed
+            };
             let mut next = match prune {
                 Some(p) => {
-                    // Every arrival: those of earlier expansions generate nothing new.
+                    // Every arrival: those of earlier expansions generate nothing new. The
+                    // moves the pruning keeps, then which of them the rule allows (the same
+                    // set as pruning the allowed moves, fewer tests).
                     let arrivals = r.dirs & (MOVE_BITS | START_BIT);
-                    let next = p.successors(arrivals, allowed, free) & !r.flags & MOVE_BITS;
+                    let kept = p.successors(arrivals, all_moves, free) & !r.flags & MOVE_BITS;
+                    let next = allowed_of(kept);
                     r.flags |= next;
                     next
                 }
-                None => allowed,
+                None => allowed_of(all_moves),
             };
             q.expanded = q.expanded.saturating_add(1);
             if let Some(list) = record.as_mut() {
@@ -875,10 +901,9 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                     y.wrapping_add_signed(i32::from(m.d[1])),
                     z.wrapping_add_signed(i32::from(m.d[2])),
                 );
-                let mult = if G::MULTIPLIED {
-                    grid.areas().get(areas[usize::from(m.cell)])
-                } else {
-                    1.0
+                let mult = match &areas {
+                    Some(areas) => grid.areas().get(areas[usize::from(m.cell)]),
+                    None => 1.0,
                 };
                 let Some(r) = self.records.in_group(&group, t.0, t.1, t.2) else {
                     continue;
@@ -1161,6 +1186,7 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spaces::area::WALL;
 
     #[test]
     fn wide_square_is_the_full_product() {
@@ -1320,6 +1346,38 @@ mod tests {
             pruned_total < plain_total,
             "{pruned_total} >= {plain_total}"
         );
+    }
+
+    #[test]
+    fn the_free_mask_is_the_neighbourhood_without_walls() {
+        // Chunk faces, grid faces, chunks never written (the default area: free or a
+        // wall) and written ones.
+        let mut next = xorshift(0x51_7cc1_b727_220au64);
+        for default in [0u8, WALL] {
+            let mut g = VoxelGrid::new(35, 18, 20, default).unwrap();
+            for _ in 0..900 {
+                let (x, y, z) = (
+                    (next() % 35) as u32,
+                    (next() % 18) as u32,
+                    (next() % 12) as u32, // z ≥ 16 stays unwritten
+                );
+                // Bytes next to the wall's 255 and around the bit-7 boundary too.
+                let area = [WALL, WALL, 0, 1, 127, 128, 254][(next() % 7) as usize];
+                g.set_area(x, y, z, area).unwrap();
+            }
+            for z in 0..20 {
+                for y in 0..18 {
+                    for x in 0..35 {
+                        let want = g
+                            .neighbourhood(x, y, z)
+                            .iter()
+                            .enumerate()
+                            .fold(0u32, |m, (k, &a)| m | u32::from(a != WALL) << k);
+                        assert_eq!(g.free_mask(x, y, z), want, "{x} {y} {z} default {default}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -302,6 +302,99 @@ impl VoxelGrid {
         }
         out
     }
+
+    /// The free voxels of the 3 × 3 × 3 neighbourhood of (x, y, z) as bits: bit
+    /// `(dx + 1) + 3·(dy + 1) + 9·(dz + 1)` set when that voxel lies inside and is not a
+    /// [`WALL`] (the cells of [`VoxelGrid::neighbourhood`] that are not walls, without the
+    /// 27-byte copy). (x, y, z) lies inside.
+    #[inline]
+    pub(crate) fn free_mask(&self, x: u32, y: u32, z: u32) -> u32 {
+        let inner =
+            |v: u32, s: u32| v > 0 && v + 1 < s && (v % CHUNK) != 0 && (v % CHUNK) != CHUNK - 1;
+        let x_row = inner(x, self.size[0]);
+        if x_row && inner(y, self.size[1]) && inner(z, self.size[2]) {
+            // One chunk holds the whole neighbourhood: nine rows of three voxels.
+            let (c, i) = self.slot(x, y, z);
+            let Some(chunk) = &self.chunks[c] else {
+                return if self.default_area == WALL {
+                    0
+                } else {
+                    (1 << 27) - 1
+                };
+            };
+            let mut out = 0u32;
+            for r in 0..9usize {
+                let row = i + (r / 3) * 256 + (r % 3) * 16 - 256 - 16 - 1;
+                if let Some(&[a, b, c]) = chunk.get(row..row + 3) {
+                    out |= row_free([a, b, c]) << (3 * r);
+                }
+            }
+            return out;
+        }
+        // Near a chunk face or the grid's: per axis, the chunk and the offset in it of
+        // each of the three coordinates and which lie inside, then one read a voxel.
+        let axis = |v: u32, s: u32, chunk_stride: u32, shift: u32| {
+            let (mut chunk, mut local, mut inside) = ([0u32; 3], [0u32; 3], 0u32);
+            for k in 0..3u32 {
+                let n = (v + k).wrapping_sub(1); // v − 1 + k; below 0 wraps past the size
+                if n < s {
+                    inside |= 1 << k;
+                    chunk[k as usize] = (n / CHUNK) * chunk_stride;
+                    local[k as usize] = (n % CHUNK) << shift;
+                }
+            }
+            (chunk, local, inside)
+        };
+        let [dx, dy, _] = self.chunks_dim;
+        let (cx, lx, ix) = axis(x, self.size[0], 1, 0);
+        let (cy, ly, iy) = axis(y, self.size[1], dx, 4);
+        let (cz, lz, iz) = axis(z, self.size[2], dx * dy, 8);
+        let mut out = 0u32;
+        for kz in 0..3usize {
+            if iz >> kz & 1 == 0 {
+                continue;
+            }
+            for ky in 0..3usize {
+                if iy >> ky & 1 == 0 {
+                    continue;
+                }
+                let (row_chunk, row_local) = (cy[ky] + cz[kz], ly[ky] | lz[kz]);
+                let mut cells = [WALL; 3];
+                if x_row {
+                    // The row's three voxels lie in one chunk, one after another.
+                    let at = (lx[1] | row_local) as usize;
+                    cells = match &self.chunks[(cx[1] + row_chunk) as usize] {
+                        Some(chunk) => match chunk.get(at - 1..at + 2) {
+                            Some(&[a, b, c]) => [a, b, c],
+                            _ => [WALL; 3],
+                        },
+                        None => [self.default_area; 3],
+                    };
+                } else {
+                    for (kx, cell) in cells.iter_mut().enumerate() {
+                        if ix >> kx & 1 == 1 {
+                            *cell = match &self.chunks[(cx[kx] + row_chunk) as usize] {
+                                Some(chunk) => chunk[(lx[kx] | row_local) as usize],
+                                None => self.default_area,
+                            };
+                        }
+                    }
+                }
+                out |= row_free(cells) << (3 * (ky + 3 * kz));
+            }
+        }
+        out
+    }
+}
+
+/// Bits 0–2: which of three voxels are not [`WALL`] (a wall byte is 255: xor 255 makes it
+/// the only zero byte, and bit 7 of `(t & 0x7f) + 0x7f | t` is set exactly for the bytes
+/// that are not zero; one multiplication moves bits 7, 15 and 23 to 14, 15 and 16).
+#[inline(always)]
+fn row_free(cells: [u8; 3]) -> u32 {
+    let t = u32::from_le_bytes([cells[0], cells[1], cells[2], 0]) ^ 0x00ff_ffff;
+    let nonzero = (((t & 0x007f_7f7f) + 0x007f_7f7f) | t) & 0x0080_8080;
+    ((nonzero >> 7).wrapping_mul(0x4081) >> 14) & 7
 }
 
 /// Save and restore (OPGS kind 3, `docs/grid-state.md`).
