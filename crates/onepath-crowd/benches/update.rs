@@ -3,15 +3,23 @@
 //! 32, 128 and 512 agents of radius 0.5 with every update flag and high-quality adaptive
 //! avoidance, starts and targets from one seeded stream (SplitMix64) snapped on the mesh,
 //! 60 updates in (the first path requests served); criterion times one update of 1/60 s
-//! (the crowd walks on from bench iteration to iteration).
+//! (the crowd walks on from bench iteration to iteration). `tile_change_512_agents` times
+//! the update that follows a tile change under 512 agents: before each timed update, the
+//! tile at column (3, 3) is replaced by itself (untimed): every reference into it goes
+//! stale, its four neighbours are restitched, and the boundaries that read any of those
+//! slots are recomputed.
 //!
 //! The side-by-side figures against DetourCrowd come from `crowd_compare` (`peers/`); this
 //! bench is for changes inside the crowd. `CROWD_UPDATE_STEPS=N` skips criterion and runs
 //! `N` updates of 32 agents (one group: `CROWD_UPDATE_AGENTS`), for a profiler (callgrind
-//! counts instructions, so its figures do not depend on the machine's load).
+//! counts instructions, so its figures do not depend on the machine's load); with
+//! `CROWD_UPDATE_TILE_CHANGE=1` the tile at column (3, 3) is replaced by itself before each
+//! of them.
 
 // criterion_group! generates an undocumented function.
 #![allow(missing_docs)]
+
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use onepath_crowd::{AgentParams, Crowd, CrowdSettings, WorldContext};
@@ -72,8 +80,7 @@ fn crowd_of(mesh: &TiledNavMesh, agents: usize) -> Crowd {
 }
 
 fn bench(c: &mut Criterion) {
-    let mesh = generated_grid_mesh(8, 8, 8, 2026).mesh;
-    let world = WorldContext::new(&mesh);
+    let mut mesh = generated_grid_mesh(8, 8, 8, 2026).mesh;
     if let Some(steps) = std::env::var("CROWD_UPDATE_STEPS")
         .ok()
         .and_then(|s| s.parse::<usize>().ok())
@@ -82,9 +89,15 @@ fn bench(c: &mut Criterion) {
             .ok()
             .and_then(|s| s.parse::<usize>().ok())
             .unwrap_or(32);
+        let change = std::env::var("CROWD_UPDATE_TILE_CHANGE").is_ok_and(|v| v == "1");
         let mut crowd = crowd_of(&mesh, agents);
+        let tile = mesh.tile_at(3, 3, 0).expect("column (3, 3)").tile().clone();
         let mut samples = 0;
         for _ in 0..steps {
+            if change {
+                mesh.replace_tile(tile.clone()).expect("the same tile fits");
+            }
+            let world = WorldContext::new(&mesh);
             samples += crowd.update(&world, DT).expect("update").avoidance_samples;
         }
         println!("{agents} agents, {steps} updates, {samples} avoidance samples");
@@ -93,10 +106,30 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("crowd_update");
     for agents in [32, 128, 512] {
         let mut crowd = crowd_of(&mesh, agents);
+        let world = WorldContext::new(&mesh);
         group.bench_function(format!("{agents}_agents"), |b| {
             b.iter(|| crowd.update(&world, DT).expect("update"))
         });
     }
+    let mut crowd = crowd_of(&mesh, 512);
+    let tile = mesh
+        .tile_at(3, 3, 0)
+        .expect("the level has column (3, 3)")
+        .tile()
+        .clone();
+    group.bench_function("tile_change_512_agents", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                mesh.replace_tile(tile.clone()).expect("the same tile fits");
+                let world = WorldContext::new(&mesh);
+                let t = Instant::now();
+                crowd.update(&world, DT).expect("update");
+                total += t.elapsed();
+            }
+            total
+        })
+    });
     group.finish();
 }
 

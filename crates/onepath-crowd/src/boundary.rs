@@ -1,5 +1,8 @@
 //! The local boundary of an agent: the wall segments within its query range, nearest
-//! first, rebuilt when it moved a quarter of the range or a polygon it read changed.
+//! first. Always a function of its recorded centre and start polygon and the current mesh
+//! (`docs/crowd.md`, step 7): rebuilt around the agent when it moved a quarter of the
+//! range, recomputed from the same centre when a tile it read changed (the slots' change
+//! stamps, [`TiledNavMesh::slot_stamp`]).
 
 use onepath_format::PolyRef;
 use onepath_mesh::query::{LocalNode, NavMeshQuery, QueryError, QueryFilter, Vec3, WallSegment};
@@ -18,7 +21,14 @@ pub(crate) struct LocalBoundary {
     pub(crate) center: Option<Vec3>,
     /// (squared distance, start, end), nearest first (the earlier found among equals).
     pub(crate) segments: Vec<(f64, Vec3, Vec3)>,
+    /// The polygons collected, the start polygon first.
     pub(crate) polys: Vec<PolyRef>,
+    /// What the walls were read from: (slot, [`TiledNavMesh::slot_stamp`]) of every slot
+    /// holding a polygon collected or a polygon one of them links to, ascending slot.
+    stamps: Vec<(u32, u64)>,
+    /// The [`TiledNavMesh::state_id`] at which `stamps` were last found current: while the
+    /// mesh keeps it, nothing is compared.
+    seen_state: u64,
 }
 
 /// The buffers of a boundary update, reused between agents.
@@ -33,6 +43,12 @@ impl LocalBoundary {
         self.center = None;
         self.segments.clear();
         self.polys.clear();
+        self.stamps.clear();
+    }
+
+    /// The start polygon of a boundary that was built (with its centre).
+    pub(crate) fn inputs(&self) -> Option<(Vec3, PolyRef)> {
+        self.center.zip(self.polys.first().copied())
     }
 
     /// Collects the walls within `range` of `pos` from the overlap-free neighbourhood of
@@ -76,17 +92,41 @@ impl LocalBoundary {
                 self.segments.truncate(MAX_LOCAL_SEGS);
             }
         }
+        // The slots read: the collected polygons' own and those of every polygon they link
+        // to (the filter reads a neighbour's flags, the walls its links).
+        for &r in &self.polys {
+            self.stamps.push((r.slot(), 0));
+            // Every polygon collected was just read by the query: its links are there.
+            for link in mesh.poly_links(r).unwrap_or(&[]) {
+                self.stamps.push((link.target.slot(), 0));
+            }
+        }
+        self.stamps.sort_unstable();
+        self.stamps.dedup();
+        for s in &mut self.stamps {
+            // Every slot read holds a tile: it has a stamp.
+            s.1 = mesh.slot_stamp(s.0).unwrap_or(0);
+        }
+        self.seen_state = mesh.state_id();
         self.center = Some(pos);
         Ok(())
     }
 
-    /// True when every polygon read is still valid and passes `filter`.
-    pub(crate) fn is_valid(&self, mesh: &TiledNavMesh, filter: &QueryFilter) -> bool {
-        // `poly_flags` fails exactly for a reference `is_valid_poly_ref` refuses.
-        self.center.is_some()
-            && self
-                .polys
-                .iter()
-                .all(|&r| mesh.poly_flags(r).is_ok_and(|f| filter.passes_flags(f)))
+    /// True when nothing the walls were read from changed: the mesh is in the state it was
+    /// in when they were last found current, or every slot read keeps its stamp (found at
+    /// tile granularity, so a change elsewhere costs one comparison per slot read, once).
+    pub(crate) fn is_current(&mut self, mesh: &TiledNavMesh) -> bool {
+        let state = mesh.state_id();
+        if state == self.seen_state {
+            return true;
+        }
+        let current = self
+            .stamps
+            .iter()
+            .all(|&(slot, stamp)| mesh.slot_stamp(slot) == Some(stamp));
+        if current {
+            self.seen_state = state;
+        }
+        current
     }
 }

@@ -185,6 +185,9 @@ impl MeshTile {
 struct Slot {
     generation: u32,
     tile: Option<MeshTile>,
+    /// [`TiledNavMesh::slot_stamp`]: a fresh value whenever the slot's tile, its current
+    /// state or its links change (ignored by `==`, as [`StateId`] is).
+    stamp: StateId,
 }
 
 /// A read-only view of one slot (for snapshots and tools).
@@ -424,6 +427,9 @@ impl TiledNavMesh {
         let mut columns = BTreeSet::new();
         let mut departed = BTreeSet::new();
         for &i in &changed {
+            if let Some(s) = self.slots.get_mut(i) {
+                s.stamp = StateId::fresh();
+            }
             if let Some(mt) = self.slots.get_mut(i).and_then(|s| s.tile.take()) {
                 let tile = self.unplace(i as u32, mt);
                 let (x, z, _) = tile.position();
@@ -442,6 +448,7 @@ impl TiledNavMesh {
                 self.slots.push(Slot {
                     generation,
                     tile: None,
+                    stamp: StateId::fresh(),
                 });
             }
             self.slots[i].generation = generation;
@@ -467,7 +474,14 @@ impl TiledNavMesh {
                 Some(tile) => {
                     // Same generation, same geometry: the links stay; the current state is
                     // the snapshot's.
-                    if let Some(mt) = self.slots[i].tile.as_mut() {
+                    let s = &mut self.slots[i];
+                    if let Some(mt) = s.tile.as_mut() {
+                        let same = mt.tile.areas() == tile.areas()
+                            && mt.tile.flags() == tile.flags()
+                            && mt.tile.link_enabled() == tile.link_enabled();
+                        if !same {
+                            s.stamp = StateId::fresh();
+                        }
                         mt.tile = tile;
                     }
                 }
@@ -584,7 +598,11 @@ impl TiledNavMesh {
                     ))
                 }
             };
-            mesh.slots.push(Slot { generation, tile });
+            mesh.slots.push(Slot {
+                generation,
+                tile,
+                stamp: StateId::fresh(),
+            });
         }
         mesh.restitch_all();
         mesh
@@ -660,6 +678,18 @@ impl TiledNavMesh {
     /// The generation (salt) of `slot`, or `None` past the slot count.
     pub fn slot_generation(&self, slot: u32) -> Option<u32> {
         self.slots.get(slot as usize).map(|s| s.generation)
+    }
+
+    /// A value naming the current contents of `slot` (`None` past the slot count), as
+    /// [`TiledNavMesh::state_id`] names the whole mesh's: it changes whenever the slot's
+    /// tile (added, replaced, removed), its current state (an area, flag or link switch)
+    /// or its links (a restitch after a change nearby, a restore) change, and stays when
+    /// only other slots change. Derived data read from a few tiles (a crowd agent's local
+    /// boundary) compares it with `==` to know whether it is still current. From a
+    /// process-wide counter: not deterministic across runs, never serialized, never an
+    /// answer, ignored by `==` of meshes.
+    pub fn slot_stamp(&self, slot: u32) -> Option<u64> {
+        self.slots.get(slot as usize).map(|s| s.stamp.0)
     }
 
     /// Every slot in order, with its generation and tile.
@@ -816,6 +846,7 @@ impl TiledNavMesh {
             self.slots.push(Slot {
                 generation: 1,
                 tile: None,
+                stamp: StateId::fresh(),
             });
         }
         self.free.remove(&slot);
@@ -826,6 +857,7 @@ impl TiledNavMesh {
         self.ends.add_tile(&self.params, slot, &tile);
         let mt = self.mesh_tile(tile_ref, tile);
         self.slots[slot as usize].tile = Some(mt);
+        self.slots[slot as usize].stamp = StateId::fresh();
         self.place(x, z, layer, slot);
         self.restitch(&[(x, z)], &[]);
         Ok(tile_ref)
@@ -869,6 +901,7 @@ impl TiledNavMesh {
         self.ends.add_tile(&self.params, slot, &tile);
         let s = &mut self.slots[slot as usize];
         s.generation = next_salt(s.generation);
+        s.stamp = StateId::fresh();
         let tile_ref = TileRef {
             salt: s.generation,
             slot,
@@ -936,6 +969,7 @@ impl TiledNavMesh {
         let s = &mut self.slots[slot as usize];
         let mt = s.tile.take().expect("caller checked the slot is occupied");
         s.generation = next_salt(s.generation);
+        s.stamp = StateId::fresh();
         self.free.insert(slot);
         self.unplace(slot, mt)
     }
@@ -1009,11 +1043,10 @@ impl TiledNavMesh {
         slot: u32,
         f: impl FnOnce(&NavTile) -> Result<NavTile, FormatError>,
     ) -> Result<(), MeshError> {
-        let mt = self.slots[slot as usize]
-            .tile
-            .as_mut()
-            .expect("caller validated the reference");
+        let s = &mut self.slots[slot as usize];
+        let mt = s.tile.as_mut().expect("caller validated the reference");
         mt.tile = f(&mt.tile)?;
+        s.stamp = StateId::fresh();
         self.state = StateId::fresh();
         Ok(())
     }
@@ -1033,6 +1066,7 @@ impl TiledNavMesh {
         let all = stitch_all(&set);
         drop(set);
         for (s, links) in self.slots.iter_mut().zip(all) {
+            s.stamp = StateId::fresh();
             if let (Some(t), Some(l)) = (s.tile.as_mut(), links) {
                 t.links = l;
             }
@@ -1078,8 +1112,10 @@ impl TiledNavMesh {
         drop(set);
         let mut touched = Vec::with_capacity(fresh.len());
         for (slot, links) in fresh {
-            if let Some(t) = self.slots[slot as usize].tile.as_mut() {
+            let s = &mut self.slots[slot as usize];
+            if let Some(t) = s.tile.as_mut() {
                 t.links = links;
+                s.stamp = StateId::fresh();
                 touched.push(slot);
             }
         }
@@ -1186,5 +1222,77 @@ mod tests {
         let negative = NavTile::create(&p, d).unwrap();
         assert_eq!(negative.data(), a.data());
         assert!(!same_geometry(&a, &negative));
+    }
+
+    #[test]
+    fn slot_stamps_change_with_the_slot_its_state_and_its_links_only() {
+        let p = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+        let tile = |x, z| NavTile::create(&p, flat_grid_data(&p, x, z, 0, 0.0, 2)).unwrap();
+        let stamps = |m: &TiledNavMesh| -> Vec<u64> {
+            (0..m.slot_count())
+                .map(|s| m.slot_stamp(s).unwrap())
+                .collect()
+        };
+        // Slot 0 at (0, 0), slot 1 far away at (5, 5), slot 2 at (0, 5) (also apart).
+        let mut mesh = TiledNavMesh::new(p).unwrap();
+        mesh.add_tile(tile(0, 0)).unwrap();
+        mesh.add_tile(tile(5, 5)).unwrap();
+        mesh.add_tile(tile(0, 5)).unwrap();
+        assert_eq!(mesh.slot_stamp(3), None);
+        let moved = |before: &[u64], after: &[u64]| -> Vec<bool> {
+            before.iter().zip(after).map(|(b, a)| b != a).collect()
+        };
+        // A neighbour of slot 0 comes in (slot 3): slot 0 is restitched, the others stay.
+        let s = stamps(&mesh);
+        let r = mesh.add_tile(tile(1, 0)).unwrap();
+        assert_eq!(r.slot, 3);
+        let t = stamps(&mesh);
+        assert_eq!(moved(&s, &t[..3]), [true, false, false]);
+        // Replaced: its own slot and the neighbour's.
+        mesh.replace_tile(tile(1, 0)).unwrap();
+        let u = stamps(&mesh);
+        assert_eq!(moved(&t, &u), [true, false, false, true]);
+        // A flag of the neighbour: its slot only (the links are not the flags).
+        let poly = mesh.tile_at(1, 0, 0).unwrap().poly_ref(0).unwrap();
+        mesh.set_poly_flags(poly, 2).unwrap();
+        let v = stamps(&mesh);
+        assert_eq!(moved(&u, &v), [false, false, false, true]);
+        // A clone shares the values until either changes; equality ignores them.
+        let saved = mesh.clone();
+        assert_eq!(stamps(&saved), v);
+        // Removed: its slot and the neighbour it was stitched to.
+        mesh.remove_tile_at(1, 0, 0).unwrap();
+        let w = stamps(&mesh);
+        assert_eq!(moved(&v, &w), [true, false, false, true]);
+        assert_eq!(stamps(&saved), v, "the clone kept its values");
+        // Restored from the slots of the saved state, in place: the slot that came back and
+        // its neighbour change, the slots apart keep their values.
+        let restore = |mesh: &mut TiledNavMesh, from: &TiledNavMesh| {
+            let mut table = SlotTable::new(from.params(), from.slot_count() as usize).unwrap();
+            for sv in from.slots() {
+                table
+                    .push(sv.generation, sv.tile.map(|t| t.tile().clone()))
+                    .unwrap();
+            }
+            table.restore_into(mesh).unwrap();
+        };
+        restore(&mut mesh, &saved);
+        assert_eq!(mesh, saved);
+        let x = stamps(&mesh);
+        assert_eq!(moved(&w, &x), [true, false, false, true]);
+        // A restore that changes only a flag of a slot apart: that slot alone.
+        let mut edited = mesh.clone();
+        let far = edited.tile_at(5, 5, 0).unwrap().poly_ref(1).unwrap();
+        edited.set_poly_flags(far, 4).unwrap();
+        restore(&mut mesh, &edited);
+        assert_eq!(mesh, edited);
+        let y = stamps(&mesh);
+        assert_eq!(moved(&x, &y), [false, true, false, false]);
+        // Restoring the same state changes nothing.
+        restore(&mut mesh, &edited);
+        assert_eq!(stamps(&mesh), y);
+        // A full restitch: every slot.
+        mesh.restitch_all();
+        assert_eq!(moved(&y, &stamps(&mesh)), [true; 4]);
     }
 }

@@ -35,6 +35,9 @@ impl Crowd {
         }
     }
 
+    /// Step 7's boundary rule: a pure function of the recorded centre and start polygon and
+    /// the current mesh, so that a restored boundary (rebuilt from those inputs) and the live
+    /// one agree.
     pub(super) fn update_boundary(&mut self, mesh: &TiledNavMesh, i: usize) {
         let a = &mut self.agents[i];
         let range = a.params.collision_query_range;
@@ -44,7 +47,28 @@ impl Crowd {
             .boundary
             .center
             .map_or(true, |c| dist_sqr_2d(c, pos) > thr * thr);
-        if moved || !a.boundary.is_valid(mesh, &a.params.filter) {
+        if !moved && !a.boundary.is_current(mesh) {
+            // A tile it read changed: the same centre and start on the current mesh.
+            if let Some((centre, start)) = a.boundary.inputs() {
+                if a.boundary
+                    .update(
+                        &mut self.query,
+                        mesh,
+                        &a.params.filter,
+                        start,
+                        centre,
+                        range,
+                        &mut self.boundary_scratch,
+                    )
+                    .is_err()
+                {
+                    a.boundary.reset();
+                }
+            }
+        }
+        // Moved, or no boundary (never built, or its start polygon is gone): built anew
+        // around the agent.
+        if moved || a.boundary.center.is_none() {
             let first = a.corridor.first_poly();
             if a.boundary
                 .update(

@@ -266,7 +266,7 @@ impl W {
             self.opt_u32(g.resume.map(|k| k as u32));
         }
         // The boundary's inputs (centre and start polygon), never its walls.
-        let boundary = a.boundary.center.zip(a.boundary.polys.first().copied());
+        let boundary = a.boundary.inputs();
         self.flag(boundary.is_some());
         if let Some((c, start)) = boundary {
             self.v3(c);
