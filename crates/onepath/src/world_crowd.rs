@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use onepath_crowd::{
     Agent, AgentId, AgentParams, Crowd, CrowdSettings, Heightmap, HeightmapGrounding, LayerName,
-    LocomotionHandler, PathRequest, PathRequestKind, RequestSettings, UpdateStats, WorldContext,
+    LocomotionHandler, PathRequest, UpdateStats, WorldContext,
 };
 use onepath_format::NavMeshParams;
 use onepath_gridstate::{Grid, GridError, VoxelGrid};
@@ -465,8 +465,9 @@ impl WorldCrowd {
     /// from the next update on it moves with the platform, keeping its offset from it,
     /// until [`WorldCrowd::detach_platform`] or the platform's removal. Errors: an agent of
     /// no class ([`Error::NoSuchClass`]), an unknown agent, no platform `platform`
-    /// registered, or an agent without the Platform locomotion ([`Error::Crowd`], naming
-    /// the platform id or the mode). Nothing changes on error.
+    /// registered (`CrowdError::UnknownContext` naming the platform id), or an agent
+    /// without the Platform locomotion (`CrowdError::InvalidSetting` naming the mode; both
+    /// [`Error::Crowd`]). Nothing changes on error.
     pub fn attach_platform(
         &mut self,
         world: &NavWorld,
@@ -533,13 +534,14 @@ impl WorldCrowd {
 
     /// Asks a flyer to fly to `target` through the registered voxel grid `voxel_grid`: the
     /// [`PathRequestKind::Voxel`](crate::crowd::PathRequestKind::Voxel) request of
-    /// [`WorldCrowd::request_path`] with the agent's radius as its unit size and no other
-    /// limit. At the next update the path is searched in the voxel grid and the agent takes
+    /// [`WorldCrowd::request_path`] ([`PathRequest::voxel`]) with the agent's radius as its
+    /// unit size and no other limit. At the next update the path is searched in the voxel grid and the agent takes
     /// off; at a target in the air it hovers, at one on its mesh it lands and walks again
     /// (`docs/crowd.md`, "Voxel guide and the Fly mode"). Errors as
     /// [`WorldCrowd::request_path`]'s: an agent without the Fly locomotion, not walking or
     /// flying, standing in no free voxel, a voxel grid not registered or a target off it
-    /// or in a solid voxel. Nothing changes on error.
+    /// or in a solid voxel; a target coordinate that is not finite
+    /// (`CrowdError::InvalidRequest` naming it, `target.x`). Nothing changes on error.
     pub fn request_flight(
         &mut self,
         world: &NavWorld,
@@ -553,21 +555,7 @@ impl WorldCrowd {
             .ok_or(onepath_crowd::CrowdError::UnknownAgent(agent.id))?
             .params()
             .radius;
-        let request = PathRequest {
-            kind: PathRequestKind::Voxel,
-            // The crowd sets the origin: where the agent stands.
-            origin: [0.0; 3],
-            target: target.into(),
-            unit_size: radius,
-            walkability_override: None,
-            max_search_range: 0.0,
-            settings: RequestSettings::Voxel {
-                max_climb_height: 0.0,
-            },
-            guide_active: false,
-            waypoint_index: 0,
-            context_id: voxel_grid,
-        };
+        let request = PathRequest::voxel(voxel_grid, target.into())?.with_unit_size(radius)?;
         self.request_path(world, agent, request)
     }
 
