@@ -69,6 +69,14 @@ pub struct WorldAgent {
 /// avoidance, no collision between them); [`WorldCrowd::update`] steps the crowds in class
 /// order, each over its own class's mesh.
 ///
+/// **Its world.** A world crowd belongs to the [`NavWorld`] it was made with
+/// ([`WorldCrowd::new`] records each class's mesh parameters: the settings digest and the
+/// parameter block its build fingerprint covers). Every call that takes a `world` refuses
+/// another one before anything moves: another class count is [`Error::NoSuchClass`], a
+/// class built with other settings [`Error::OtherWorld`] naming the class and both
+/// fingerprints. The same world saved and loaded again (or restored from a
+/// [`WorldSnapshot`](crate::WorldSnapshot)) is the same world.
+///
 /// **World resources.** The crowd's world context (`docs/crowd.md`, "World context") is the
 /// host's: what agents refer to by stable id (or name), registered here once and shared by
 /// every class's crowd, at every update, path request and
@@ -159,6 +167,9 @@ pub struct WorldAgent {
 pub struct WorldCrowd {
     crowds: Vec<Crowd>,
     host: Host,
+    /// The mesh parameters of each class of the world the crowd was made for (what
+    /// identifies a class: its settings digest and parameter block).
+    classes: Vec<NavMeshParams>,
 }
 
 // A game engine keeps a `WorldCrowd` as a shared resource: it stays `Send` and `Sync`
@@ -216,8 +227,10 @@ fn find<K: Ord + ?Sized, T>(list: &[T], key: &K, of: impl Fn(&T) -> &K) -> Resul
 }
 
 impl WorldCrowd {
-    /// One crowd with these settings per class of `world`, and no world resources yet.
-    /// Settings the crowd refuses are [`Error::Crowd`] naming the setting.
+    /// One crowd with these settings per class of `world`, and no world resources yet; the
+    /// world crowd is `world`'s from now on (its calls refuse another world:
+    /// [`Error::OtherWorld`]). Settings the crowd refuses are [`Error::Crowd`] naming the
+    /// setting.
     pub fn new(world: &NavWorld, settings: CrowdSettings) -> Result<Self> {
         let crowds = (0..world.len())
             .map(|_| Crowd::new(settings))
@@ -225,6 +238,7 @@ impl WorldCrowd {
         Ok(WorldCrowd {
             crowds,
             host: Host::default(),
+            classes: world.classes().iter().map(|c| *c.mesh().params()).collect(),
         })
     }
 
@@ -253,19 +267,32 @@ impl WorldCrowd {
             .ok_or(Error::NoSuchClass { class, count })
     }
 
-    fn check_world(&self, world: &NavWorld) -> Result<()> {
+    /// `world` must be the world the crowd was made for: the same class count
+    /// ([`Error::NoSuchClass`]) and per class the same mesh parameters (bitwise, settings
+    /// digest included: [`Error::OtherWorld`] naming the first class that differs).
+    pub(crate) fn check_world(&self, world: &NavWorld) -> Result<()> {
         if world.len() != self.crowds.len() {
             return Err(Error::NoSuchClass {
                 class: self.crowds.len().min(world.len()),
                 count: world.len(),
             });
         }
+        for (class, (made, nav)) in self.classes.iter().zip(world.classes()).enumerate() {
+            let given = nav.mesh().params();
+            if !made.bitwise_eq(given) {
+                return Err(Error::OtherWorld {
+                    class,
+                    expected: made.fingerprint(),
+                    found: given.fingerprint(),
+                });
+            }
+        }
         Ok(())
     }
 
     /// Adds an agent with the Move and Fall locomotions at the point of its class's mesh
     /// nearest `position`; the class is [`NavWorld::class_for`] of `params.radius`. Errors:
-    /// a `world` of another class count ([`Error::NoSuchClass`]), a position that is not a
+    /// a `world` of another class count ([`Error::NoSuchClass`]) or another build ([`Error::OtherWorld`]), a position that is not a
     /// world coordinate ([`Error::Coordinate`] naming it, `position.x`), parameters the
     /// crowd refuses, a full crowd or a position off the mesh ([`Error::Crowd`]). Nothing
     /// changes on error.
@@ -584,7 +611,8 @@ impl WorldCrowd {
     /// against the ones registered here), prewarming a flow field
     /// ([`Crowd::prewarm_flow_field`]), restoring one class's crowd snapshot
     /// ([`Crowd::restore_snapshot`]). Errors: a `world` of another class count or a class out
-    /// of range ([`Error::NoSuchClass`]), grids out of id order ([`Error::Grid`]); then `f`
+    /// of range ([`Error::NoSuchClass`]), a `world` of another build ([`Error::OtherWorld`]),
+    /// grids out of id order ([`Error::Grid`]); then `f`
     /// is not called. What `f` returns is returned as it is.
     ///
     /// ```
@@ -629,7 +657,8 @@ impl WorldCrowd {
     /// mesh and the world resources registered here (heightmap layers, platforms at the
     /// positions set for this step, voxel grids). A `dt` that is negative or not finite is
     /// [`Error::Crowd`] and fails before any crowd moves; a `world` of another class count
-    /// is [`Error::NoSuchClass`]. Returns each crowd's statistics, in class order.
+    /// is [`Error::NoSuchClass`], one of another build [`Error::OtherWorld`]. Returns each
+    /// crowd's statistics, in class order.
     pub fn update(&mut self, world: &NavWorld, dt: f64) -> Result<Vec<UpdateStats>> {
         self.update_with_grids(world, &[], dt)
     }
