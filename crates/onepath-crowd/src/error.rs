@@ -86,6 +86,30 @@ pub enum CrowdError {
         /// The id named.
         id: u32,
     },
+    /// A list of the world context out of its order: `platforms`, `grids` and `voxels`
+    /// must ascend by id and `heightmaps` by name (byte order), each id or name once
+    /// ([`crate::WorldContext::check_order`]; checked before anything moves).
+    #[error(
+        "world context {list}: {next} follows {previous}, but the {list} must ascend, each once"
+    )]
+    ContextOrder {
+        /// The list: `"platforms"`, `"grids"`, `"voxels"` or `"heightmaps"`.
+        list: &'static str,
+        /// The id (or layer name) before.
+        previous: String,
+        /// The id (or layer name) that is not greater than it.
+        next: String,
+    },
+    /// A path request value outside its range (the [`crate::PathRequest`] constructors).
+    #[error("path request {what} = {value} must be {rule}")]
+    InvalidRequest {
+        /// The value, e.g. `switch_distance` or `target.x`.
+        what: &'static str,
+        /// The value given.
+        value: f64,
+        /// What it must be.
+        rule: &'static str,
+    },
     /// A heightmap layer name that is empty or too long.
     #[error("heightmap layer name {name:?} must be {rule}")]
     InvalidLayerName {

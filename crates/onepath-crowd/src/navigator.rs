@@ -131,6 +131,209 @@ pub struct PathRequest {
     pub context_id: u32,
 }
 
+impl PathRequest {
+    /// A request of `kind` to `target` on context part `context_id` with every other field
+    /// at its documented default (agent records, "Path request"): origin 0 (the crowd sets
+    /// it to where the agent stands when it takes the request), unit size 0.6, no
+    /// walkability override, no search range limit, no guide built yet.
+    fn of_kind(
+        kind: PathRequestKind,
+        context_id: u32,
+        target: Vec3,
+        settings: RequestSettings,
+    ) -> Result<PathRequest, CrowdError> {
+        for (what, v) in ["target.x", "target.y", "target.z"].into_iter().zip(target) {
+            if !v.is_finite() {
+                return Err(invalid_request(what, v, "finite"));
+            }
+        }
+        Ok(PathRequest {
+            kind,
+            origin: [0.0; 3],
+            target,
+            unit_size: 0.6,
+            walkability_override: None,
+            max_search_range: 0.0,
+            settings,
+            guide_active: false,
+            waypoint_index: 0,
+            context_id,
+        })
+    }
+
+    /// A navmesh corridor to `target` (the crowd places it on the mesh): no iteration
+    /// limit of its own (0: the crowd's path budget alone), the defaults of the other
+    /// fields. [`CrowdError::InvalidRequest`] naming the coordinate when `target` is not
+    /// finite.
+    ///
+    /// ```
+    /// use onepath_crowd::{PathRequest, PathRequestKind, RequestSettings};
+    ///
+    /// let r = PathRequest::navmesh([4.0, 0.0, 2.0])?.with_max_search_range(30.0)?;
+    /// assert_eq!(r.kind, PathRequestKind::NavMesh);
+    /// assert_eq!(r.settings, RequestSettings::NavMesh { max_iterations: 0 });
+    /// assert!(PathRequest::navmesh([f64::NAN, 0.0, 0.0]).is_err());
+    /// # Ok::<(), onepath_crowd::CrowdError>(())
+    /// ```
+    pub fn navmesh(target: Vec3) -> Result<PathRequest, CrowdError> {
+        Self::of_kind(
+            PathRequestKind::NavMesh,
+            0,
+            target,
+            RequestSettings::NavMesh { max_iterations: 0 },
+        )
+    }
+
+    /// A grid A* path to `target` on grid `grid` of the world context, heuristic weight 1.
+    /// [`CrowdError::InvalidRequest`] naming the coordinate when `target` is not finite.
+    pub fn grid_astar(grid: u32, target: Vec3) -> Result<PathRequest, CrowdError> {
+        Self::of_kind(
+            PathRequestKind::GridAStar,
+            grid,
+            target,
+            RequestSettings::GridAStar {
+                heuristic_weight: 1.0,
+            },
+        )
+    }
+
+    /// A flow field toward `target` on grid `grid` (shared by the agent's movement group),
+    /// no extra flood range. [`CrowdError::InvalidRequest`] naming the coordinate when
+    /// `target` is not finite.
+    pub fn flow_field(grid: u32, target: Vec3) -> Result<PathRequest, CrowdError> {
+        Self::of_kind(
+            PathRequestKind::FlowField,
+            grid,
+            target,
+            RequestSettings::FlowField {
+                extra_flood_range: 0,
+            },
+        )
+    }
+
+    /// A voxel path for a flyer to `target` through voxel grid `voxel_grid` of the world
+    /// context, max climb height 0. [`CrowdError::InvalidRequest`] naming the coordinate
+    /// when `target` is not finite.
+    pub fn voxel(voxel_grid: u32, target: Vec3) -> Result<PathRequest, CrowdError> {
+        Self::of_kind(
+            PathRequestKind::Voxel,
+            voxel_grid,
+            target,
+            RequestSettings::Voxel {
+                max_climb_height: 0.0,
+            },
+        )
+    }
+
+    /// A hybrid path to `target`: grid A* on grid `grid` while the agent is farther than
+    /// `switch_distance` (X/Z) from it, a navmesh corridor within it.
+    /// [`CrowdError::InvalidRequest`] naming the value: a `target` coordinate that is not
+    /// finite, a `switch_distance` that is not finite and ≥ 0.
+    pub fn hybrid(
+        grid: u32,
+        target: Vec3,
+        switch_distance: f64,
+    ) -> Result<PathRequest, CrowdError> {
+        non_negative("switch_distance", switch_distance)?;
+        Self::of_kind(
+            PathRequestKind::Hybrid,
+            grid,
+            target,
+            RequestSettings::Hybrid { switch_distance },
+        )
+    }
+
+    /// A grid path to `target` on grid `grid` kept by the agent's own incremental
+    /// replanner running `algorithm` (the default, D* Lite, moves its start freely).
+    /// [`CrowdError::InvalidRequest`] naming the coordinate when `target` is not finite.
+    pub fn grid_replan(
+        grid: u32,
+        target: Vec3,
+        algorithm: onepath_gridstate::ReplanAlgorithm,
+    ) -> Result<PathRequest, CrowdError> {
+        Self::of_kind(
+            PathRequestKind::GridReplan,
+            grid,
+            target,
+            RequestSettings::GridReplan { algorithm },
+        )
+    }
+
+    /// The request planned for an agent of radius `unit_size` (finite, ≥ 0, else
+    /// [`CrowdError::InvalidRequest`] naming `unit_size`).
+    pub fn with_unit_size(mut self, unit_size: f64) -> Result<PathRequest, CrowdError> {
+        non_negative("unit_size", unit_size)?;
+        self.unit_size = unit_size;
+        Ok(self)
+    }
+
+    /// The request with a largest X/Z distance from the agent to the target
+    /// (`max_search_range`: finite, ≥ 0, 0 for no limit, else
+    /// [`CrowdError::InvalidRequest`] naming it); a target farther away has no path.
+    pub fn with_max_search_range(mut self, range: f64) -> Result<PathRequest, CrowdError> {
+        non_negative("max_search_range", range)?;
+        self.max_search_range = range;
+        Ok(self)
+    }
+
+    /// The request with polygon flags `flags` in place of the agent filter's include
+    /// flags.
+    pub fn with_walkability_override(mut self, flags: u16) -> PathRequest {
+        self.walkability_override = Some(flags);
+        self
+    }
+
+    /// A navmesh request whose search may use at most `max_iterations` iterations in total
+    /// (0: the crowd's limit alone); [`CrowdError::InvalidRequest`] naming
+    /// `max_iterations` for a request of another kind.
+    pub fn with_max_iterations(mut self, max_iterations: u64) -> Result<PathRequest, CrowdError> {
+        match self.settings {
+            RequestSettings::NavMesh { .. } => {
+                self.settings = RequestSettings::NavMesh { max_iterations };
+                Ok(self)
+            }
+            _ => Err(invalid_request(
+                "max_iterations",
+                max_iterations as f64,
+                "set on a navmesh request only",
+            )),
+        }
+    }
+
+    /// A grid A* request with heuristic weight `weight` (finite, ≥ 0: 1 optimal, 0
+    /// Dijkstra order, above 1 weighted A*); [`CrowdError::InvalidRequest`] naming
+    /// `heuristic_weight` for a weight out of range or a request of another kind.
+    pub fn with_heuristic_weight(mut self, weight: f64) -> Result<PathRequest, CrowdError> {
+        non_negative("heuristic_weight", weight)?;
+        match self.settings {
+            RequestSettings::GridAStar { .. } => {
+                self.settings = RequestSettings::GridAStar {
+                    heuristic_weight: weight,
+                };
+                Ok(self)
+            }
+            _ => Err(invalid_request(
+                "heuristic_weight",
+                weight,
+                "set on a grid A* request only",
+            )),
+        }
+    }
+}
+
+fn invalid_request(what: &'static str, value: f64, rule: &'static str) -> CrowdError {
+    CrowdError::InvalidRequest { what, value, rule }
+}
+
+/// [`CrowdError::InvalidRequest`] naming `what` unless `v` is finite and ≥ 0.
+fn non_negative(what: &'static str, v: f64) -> Result<(), CrowdError> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(invalid_request(what, v, "finite and ≥ 0"))
+    }
+}
+
 /// How the steering moves the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TravelMode {

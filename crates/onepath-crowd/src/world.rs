@@ -8,6 +8,7 @@ use onepath_gridstate::{Grid, VoxelGrid};
 use onepath_mesh::query::Vec3;
 use onepath_mesh::TiledNavMesh;
 
+use crate::error::CrowdError;
 use crate::heightmap::Heightmap;
 
 /// The world an update runs in: the mesh, the host's moving platforms (id, position)
@@ -42,6 +43,18 @@ impl<'a> WorldContext<'a> {
         }
     }
 
+    /// Checks that the lists ascend, each id (layer name) once, as the crowd's binary
+    /// searches need: [`CrowdError::ContextOrder`] naming the list and the two ids out of
+    /// order. The crowd calls it wherever it takes a context (update, path requests,
+    /// platform attachment, record loads, snapshot restores, flow-field prewarms) before
+    /// anything moves; one pass over each list.
+    pub fn check_order(&self) -> Result<(), CrowdError> {
+        ascending("platforms", self.platforms.iter().map(|p| p.0))?;
+        ascending("grids", self.grids.iter().map(|g| g.0))?;
+        ascending("voxels", self.voxels.iter().map(|g| g.0))?;
+        ascending("heightmaps", self.heightmaps.iter().map(|h| h.0))
+    }
+
     /// The grid `id`.
     pub fn grid(&self, id: u32) -> Option<&'a Grid> {
         self.grids
@@ -73,4 +86,25 @@ impl<'a> WorldContext<'a> {
             .ok()
             .map(|i| self.platforms[i].1)
     }
+}
+
+/// [`CrowdError::ContextOrder`] at the first key of `keys` not greater than the one before.
+fn ascending<K: PartialOrd + std::fmt::Display>(
+    list: &'static str,
+    keys: impl Iterator<Item = K>,
+) -> Result<(), CrowdError> {
+    let mut before: Option<K> = None;
+    for k in keys {
+        if let Some(b) = &before {
+            if k <= *b {
+                return Err(CrowdError::ContextOrder {
+                    list,
+                    previous: b.to_string(),
+                    next: k.to_string(),
+                });
+            }
+        }
+        before = Some(k);
+    }
+    Ok(())
 }

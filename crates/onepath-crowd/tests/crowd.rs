@@ -470,8 +470,9 @@ fn an_attached_agent_moves_with_its_platform() {
     crowd.attach_platform(&world, id, 7).unwrap();
     assert!(matches!(
         crowd.attach_platform(&world, id, 8),
-        Err(CrowdError::InvalidSetting {
-            what: "platform id",
+        Err(CrowdError::UnknownContext {
+            what: "platform",
+            id: 8,
             ..
         })
     ));

@@ -81,6 +81,21 @@ pub enum Error {
         /// The missing id.
         id: u32,
     },
+    /// A [`NavWorld`](crate::NavWorld) that is not the one a
+    /// [`WorldCrowd`](crate::WorldCrowd) was made for: the mesh of class `class` has other
+    /// mesh parameters (settings digest and parameter block, what its build fingerprint
+    /// covers) than the class the crowd's agents were placed on. Nothing changed.
+    #[error(
+        "agent class {class}: the world's mesh (fingerprint {found}) is not the one the world          crowd was made for (fingerprint {expected}); pass the NavWorld the crowd was made with"
+    )]
+    OtherWorld {
+        /// The first class whose mesh differs.
+        class: usize,
+        /// The build fingerprint of the class the world crowd was made for.
+        expected: onepath_format::Fingerprint,
+        /// The build fingerprint of the given world's class.
+        found: onepath_format::Fingerprint,
+    },
 }
 
 /// The facade's result type.

@@ -148,7 +148,9 @@ pub mod snapshot {
 /// [`CrowdSettings`](crate::crowd::CrowdSettings), [`AgentParams`](crate::crowd::AgentParams),
 /// [`LocomotionHandler`](crate::crowd::LocomotionHandler) (platforms, flight, jumps) and
 /// the agent's [`AgentState`](crate::crowd::AgentState) and
-/// [`TargetState`](crate::crowd::TargetState).
+/// [`TargetState`](crate::crowd::TargetState), and the
+/// [`PathRequest`](crate::crowd::PathRequest) its constructors build
+/// (`PathRequest::navmesh`, `voxel`, `grid_astar`, …).
 pub mod prelude {
     pub use crate::{
         Error, Geometry, NavMesh, NavSettings, NavWorld, NearestPoint, OffMeshLinkDefinition, Path,
@@ -156,6 +158,6 @@ pub mod prelude {
     };
     pub use onepath_build3d::{Obstacle, TriangleSoup};
     pub use onepath_crowd::{
-        AgentParams, AgentState, CrowdSettings, LocomotionHandler, TargetState,
+        AgentParams, AgentState, CrowdSettings, LocomotionHandler, PathRequest, TargetState,
     };
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use onepath_crowd::{
     Agent, AgentId, AgentParams, Crowd, CrowdSettings, Heightmap, HeightmapGrounding, LayerName,
-    LocomotionHandler, PathRequest, PathRequestKind, RequestSettings, UpdateStats, WorldContext,
+    LocomotionHandler, PathRequest, UpdateStats, WorldContext,
 };
 use onepath_format::NavMeshParams;
 use onepath_gridstate::{Grid, GridError, VoxelGrid};
@@ -68,6 +68,14 @@ pub struct WorldAgent {
 /// Agents of different classes walk different meshes and do not see each other (no
 /// avoidance, no collision between them); [`WorldCrowd::update`] steps the crowds in class
 /// order, each over its own class's mesh.
+///
+/// **Its world.** A world crowd belongs to the [`NavWorld`] it was made with
+/// ([`WorldCrowd::new`] records each class's mesh parameters: the settings digest and the
+/// parameter block its build fingerprint covers). Every call that takes a `world` refuses
+/// another one before anything moves: another class count is [`Error::NoSuchClass`], a
+/// class built with other settings [`Error::OtherWorld`] naming the class and both
+/// fingerprints. The same world saved and loaded again (or restored from a
+/// [`WorldSnapshot`](crate::WorldSnapshot)) is the same world.
 ///
 /// **World resources.** The crowd's world context (`docs/crowd.md`, "World context") is the
 /// host's: what agents refer to by stable id (or name), registered here once and shared by
@@ -159,6 +167,9 @@ pub struct WorldAgent {
 pub struct WorldCrowd {
     crowds: Vec<Crowd>,
     host: Host,
+    /// The mesh parameters of each class of the world the crowd was made for (what
+    /// identifies a class: its settings digest and parameter block).
+    classes: Vec<NavMeshParams>,
 }
 
 // A game engine keeps a `WorldCrowd` as a shared resource: it stays `Send` and `Sync`
@@ -216,8 +227,10 @@ fn find<K: Ord + ?Sized, T>(list: &[T], key: &K, of: impl Fn(&T) -> &K) -> Resul
 }
 
 impl WorldCrowd {
-    /// One crowd with these settings per class of `world`, and no world resources yet.
-    /// Settings the crowd refuses are [`Error::Crowd`] naming the setting.
+    /// One crowd with these settings per class of `world`, and no world resources yet; the
+    /// world crowd is `world`'s from now on (its calls refuse another world:
+    /// [`Error::OtherWorld`]). Settings the crowd refuses are [`Error::Crowd`] naming the
+    /// setting.
     pub fn new(world: &NavWorld, settings: CrowdSettings) -> Result<Self> {
         let crowds = (0..world.len())
             .map(|_| Crowd::new(settings))
@@ -225,6 +238,7 @@ impl WorldCrowd {
         Ok(WorldCrowd {
             crowds,
             host: Host::default(),
+            classes: world.classes().iter().map(|c| *c.mesh().params()).collect(),
         })
     }
 
@@ -253,19 +267,32 @@ impl WorldCrowd {
             .ok_or(Error::NoSuchClass { class, count })
     }
 
-    fn check_world(&self, world: &NavWorld) -> Result<()> {
+    /// `world` must be the world the crowd was made for: the same class count
+    /// ([`Error::NoSuchClass`]) and per class the same mesh parameters (bitwise, settings
+    /// digest included: [`Error::OtherWorld`] naming the first class that differs).
+    pub(crate) fn check_world(&self, world: &NavWorld) -> Result<()> {
         if world.len() != self.crowds.len() {
             return Err(Error::NoSuchClass {
                 class: self.crowds.len().min(world.len()),
                 count: world.len(),
             });
         }
+        for (class, (made, nav)) in self.classes.iter().zip(world.classes()).enumerate() {
+            let given = nav.mesh().params();
+            if !made.bitwise_eq(given) {
+                return Err(Error::OtherWorld {
+                    class,
+                    expected: made.fingerprint(),
+                    found: given.fingerprint(),
+                });
+            }
+        }
         Ok(())
     }
 
     /// Adds an agent with the Move and Fall locomotions at the point of its class's mesh
     /// nearest `position`; the class is [`NavWorld::class_for`] of `params.radius`. Errors:
-    /// a `world` of another class count ([`Error::NoSuchClass`]), a position that is not a
+    /// a `world` of another class count ([`Error::NoSuchClass`]) or another build ([`Error::OtherWorld`]), a position that is not a
     /// world coordinate ([`Error::Coordinate`] naming it, `position.x`), parameters the
     /// crowd refuses, a full crowd or a position off the mesh ([`Error::Crowd`]). Nothing
     /// changes on error.
@@ -465,8 +492,9 @@ impl WorldCrowd {
     /// from the next update on it moves with the platform, keeping its offset from it,
     /// until [`WorldCrowd::detach_platform`] or the platform's removal. Errors: an agent of
     /// no class ([`Error::NoSuchClass`]), an unknown agent, no platform `platform`
-    /// registered, or an agent without the Platform locomotion ([`Error::Crowd`], naming
-    /// the platform id or the mode). Nothing changes on error.
+    /// registered (`CrowdError::UnknownContext` naming the platform id), or an agent
+    /// without the Platform locomotion (`CrowdError::InvalidSetting` naming the mode; both
+    /// [`Error::Crowd`]). Nothing changes on error.
     pub fn attach_platform(
         &mut self,
         world: &NavWorld,
@@ -533,13 +561,14 @@ impl WorldCrowd {
 
     /// Asks a flyer to fly to `target` through the registered voxel grid `voxel_grid`: the
     /// [`PathRequestKind::Voxel`](crate::crowd::PathRequestKind::Voxel) request of
-    /// [`WorldCrowd::request_path`] with the agent's radius as its unit size and no other
-    /// limit. At the next update the path is searched in the voxel grid and the agent takes
+    /// [`WorldCrowd::request_path`] ([`PathRequest::voxel`]) with the agent's radius as its
+    /// unit size and no other limit. At the next update the path is searched in the voxel grid and the agent takes
     /// off; at a target in the air it hovers, at one on its mesh it lands and walks again
     /// (`docs/crowd.md`, "Voxel guide and the Fly mode"). Errors as
     /// [`WorldCrowd::request_path`]'s: an agent without the Fly locomotion, not walking or
     /// flying, standing in no free voxel, a voxel grid not registered or a target off it
-    /// or in a solid voxel. Nothing changes on error.
+    /// or in a solid voxel; a target coordinate that is not finite
+    /// (`CrowdError::InvalidRequest` naming it, `target.x`). Nothing changes on error.
     pub fn request_flight(
         &mut self,
         world: &NavWorld,
@@ -553,21 +582,7 @@ impl WorldCrowd {
             .ok_or(onepath_crowd::CrowdError::UnknownAgent(agent.id))?
             .params()
             .radius;
-        let request = PathRequest {
-            kind: PathRequestKind::Voxel,
-            // The crowd sets the origin: where the agent stands.
-            origin: [0.0; 3],
-            target: target.into(),
-            unit_size: radius,
-            walkability_override: None,
-            max_search_range: 0.0,
-            settings: RequestSettings::Voxel {
-                max_climb_height: 0.0,
-            },
-            guide_active: false,
-            waypoint_index: 0,
-            context_id: voxel_grid,
-        };
+        let request = PathRequest::voxel(voxel_grid, target.into())?.with_unit_size(radius)?;
         self.request_path(world, agent, request)
     }
 
@@ -596,7 +611,8 @@ impl WorldCrowd {
     /// against the ones registered here), prewarming a flow field
     /// ([`Crowd::prewarm_flow_field`]), restoring one class's crowd snapshot
     /// ([`Crowd::restore_snapshot`]). Errors: a `world` of another class count or a class out
-    /// of range ([`Error::NoSuchClass`]), grids out of id order ([`Error::Grid`]); then `f`
+    /// of range ([`Error::NoSuchClass`]), a `world` of another build ([`Error::OtherWorld`]),
+    /// grids out of id order ([`Error::Grid`]); then `f`
     /// is not called. What `f` returns is returned as it is.
     ///
     /// ```
@@ -641,7 +657,8 @@ impl WorldCrowd {
     /// mesh and the world resources registered here (heightmap layers, platforms at the
     /// positions set for this step, voxel grids). A `dt` that is negative or not finite is
     /// [`Error::Crowd`] and fails before any crowd moves; a `world` of another class count
-    /// is [`Error::NoSuchClass`]. Returns each crowd's statistics, in class order.
+    /// is [`Error::NoSuchClass`], one of another build [`Error::OtherWorld`]. Returns each
+    /// crowd's statistics, in class order.
     pub fn update(&mut self, world: &NavWorld, dt: f64) -> Result<Vec<UpdateStats>> {
         self.update_with_grids(world, &[], dt)
     }

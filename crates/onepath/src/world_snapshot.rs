@@ -106,7 +106,9 @@ impl WorldSnapshot {
     /// the cache's mesh but not its cached heightfields), a grid into a copy; only when
     /// every part succeeded are they installed. Errors: a part count, kind or grid id that does not match is
     /// [`FormatError::State`] (format `"world"`) naming it; a part's own error comes with
-    /// the part named (`class 1`, `grid 7`, `crowd 0`). On error nothing changes.
+    /// the part named (`class 1`, `grid 7`, `crowd 0`); a world crowd not made for `world`
+    /// is [`Error::NoSuchClass`] or [`Error::OtherWorld`] (`WorldCrowd`, "Its world"). On
+    /// error nothing changes.
     ///
     /// The crowds are restored against the world resources registered on the given
     /// [`WorldCrowd`] (heightmap layers, moving platforms, voxel grids:
@@ -125,6 +127,9 @@ impl WorldSnapshot {
         grids: &mut [(u32, &mut Grid)],
         crowd: Option<&mut WorldCrowd>,
     ) -> Result<()> {
+        if let Some(c) = crowd.as_deref() {
+            c.check_world(world)?;
+        }
         if self.classes.len() != world.len() {
             return Err(broken(format!(
                 "{} classes in the snapshot, {} in the world",

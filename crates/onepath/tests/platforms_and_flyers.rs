@@ -135,7 +135,7 @@ fn platforms_and_voxel_grids_are_registered_by_id_and_refusals_change_nothing() 
     let before = WorldSnapshot::take(&world, &[], Some(&crowd));
     assert!(matches!(
         crowd.attach_platform(&world, rider, 2),
-        Err(Error::Crowd(CrowdError::InvalidSetting { what: "platform id", value, .. })) if value == 2.0
+        Err(Error::Crowd(CrowdError::UnknownContext { what: "platform", id: 2, agent })) if agent == rider.id
     ));
     assert!(matches!(
         crowd.attach_platform(&world, walker, 7),
@@ -528,7 +528,7 @@ fn a_restore_naming_a_platform_or_voxel_grid_the_world_crowd_lacks_changes_no_pa
 /// moves.
 #[test]
 fn a_grid_guided_agent_walks_as_in_a_bare_crowd_and_grid_ids_must_ascend() {
-    use onepath::crowd::{PathRequest, PathRequestKind, RequestSettings};
+    use onepath::crowd::PathRequest;
     use onepath::grid::GridSpace;
 
     let world = NavWorld::build(&[NavSettings::default()], &common::floor(32.0)).unwrap();
@@ -546,20 +546,10 @@ fn a_grid_guided_agent_walks_as_in_a_bare_crowd_and_grid_ids_must_ascend() {
     walled.set_space(GridSpace::new(0.0, 0.0, 1.0).unwrap());
     let other = Grid::new(4, 4).unwrap();
     let grids = [(2, &other), (3, &walled)];
-    let request = PathRequest {
-        kind: PathRequestKind::GridAStar,
-        origin: [0.0; 3],
-        target: [28.5, 0.0, 4.5],
-        unit_size: 0.3,
-        walkability_override: None,
-        max_search_range: 0.0,
-        settings: RequestSettings::GridAStar {
-            heuristic_weight: 1.0,
-        },
-        guide_active: false,
-        waypoint_index: 0,
-        context_id: 3,
-    };
+    let request = PathRequest::grid_astar(3, [28.5, 0.0, 4.5])
+        .unwrap()
+        .with_unit_size(0.3)
+        .unwrap();
     let mut host = WorldCrowd::new(&world, CrowdSettings::default()).unwrap();
     let mut bare = Crowd::new(CrowdSettings::default()).unwrap();
     let a = host

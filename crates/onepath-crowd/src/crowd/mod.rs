@@ -414,7 +414,8 @@ impl Crowd {
     /// voxel path flown with the Fly mode, a grid path far away and a corridor within the
     /// switch distance (`docs/crowd.md`, "Guides"; [`CrowdError::OffGrid`] for a grid or
     /// voxel grid the world lacks or a target off it or on a wall,
-    /// [`CrowdError::InvalidSetting`] for a voxel path without the Fly mode). Nothing
+    /// [`CrowdError::InvalidSetting`] for a voxel path without the Fly mode;
+    /// [`CrowdError::ContextOrder`] for a `world` whose lists do not ascend). Nothing
     /// changes on error.
     pub fn request_path(
         &mut self,
@@ -422,6 +423,7 @@ impl Crowd {
         id: AgentId,
         request: PathRequest,
     ) -> Result<(), CrowdError> {
+        world.check_order()?;
         let mesh = world.mesh;
         if request.kind == PathRequestKind::GridAStar {
             return self.request_grid_path(world, id, request);
@@ -520,20 +522,23 @@ impl Crowd {
     }
 
     /// Attaches the agent to platform `platform` of `world` (it then moves with it until
-    /// [`Crowd::detach_platform`]); [`CrowdError::InvalidSetting`] when the world has no
-    /// such platform or the agent has no platform locomotion.
+    /// [`Crowd::detach_platform`]). Errors (nothing changes): [`CrowdError::UnknownContext`]
+    /// naming the platform id when the world has no such platform,
+    /// [`CrowdError::InvalidSetting`] when the agent has no platform locomotion,
+    /// [`CrowdError::ContextOrder`] when a list of `world` does not ascend.
     pub fn attach_platform(
         &mut self,
         world: &WorldContext<'_>,
         id: AgentId,
         platform: u32,
     ) -> Result<(), CrowdError> {
+        world.check_order()?;
         let i = self.index_or_err(id)?;
         let Some(ppos) = world.platform(platform) else {
-            return Err(CrowdError::InvalidSetting {
-                what: "platform id",
-                value: f64::from(platform),
-                rule: "a platform of the world context",
+            return Err(CrowdError::UnknownContext {
+                agent: id,
+                what: "platform",
+                id: platform,
             });
         };
         let a = &mut self.agents[i];
@@ -580,11 +585,13 @@ impl Crowd {
 
     /// One fixed step of `dt` seconds over the mesh of `world`, in the order of
     /// `docs/crowd.md`. [`CrowdError::NotFinite`] (nothing changes) when `dt` is not
-    /// finite or is negative.
+    /// finite or is negative, [`CrowdError::ContextOrder`] (nothing changes) when a list of
+    /// `world` does not ascend ([`WorldContext::check_order`]).
     pub fn update(&mut self, world: &WorldContext<'_>, dt: f64) -> Result<UpdateStats, CrowdError> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(CrowdError::NotFinite { what: "dt" });
         }
+        world.check_order()?;
         let mesh = world.mesh;
         let mut stats = UpdateStats::default();
         for a in &mut self.agents {

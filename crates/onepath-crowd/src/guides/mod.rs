@@ -464,6 +464,7 @@ impl Crowd {
         grid_id: u32,
         target: Vec3,
     ) -> Result<bool, CrowdError> {
+        world.check_order()?;
         let req = PathRequest {
             kind: PathRequestKind::FlowField,
             origin: target,
@@ -505,6 +506,7 @@ impl Crowd {
         world: &WorldContext<'_>,
         group: u32,
     ) -> Result<usize, CrowdError> {
+        world.check_order()?;
         let mut keys = Vec::new();
         for a in &self.agents {
             if let Some(Guide::Flow(f)) = &a.guide {

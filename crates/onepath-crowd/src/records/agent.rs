@@ -363,6 +363,8 @@ impl Crowd {
         id: AgentId,
         record: &Record,
     ) -> Result<(), CrowdError> {
+        // A context out of order changes nothing (not even the shell's steering).
+        world.check_order()?;
         let i = self
             .agents
             .binary_search_by_key(&id, |a| a.id())

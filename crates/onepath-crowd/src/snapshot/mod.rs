@@ -50,7 +50,8 @@ impl Crowd {
     /// All or nothing: on error the crowd is exactly as it was. Errors:
     /// [`CrowdError::State`] for malformed bytes or a broken rule (naming the field and the
     /// agent), [`CrowdError::UnknownContext`] when an agent's grid guide or platform names
-    /// an id `world` lacks.
+    /// an id `world` lacks, [`CrowdError::ContextOrder`] when a list of `world` does not
+    /// ascend.
     ///
     /// Corridors are restored as saved and checked against the mesh by the update's own
     /// rule (the first [`CHECK_LOOKAHEAD`](crate::CHECK_LOOKAHEAD) polygons at every
@@ -67,6 +68,7 @@ impl Crowd {
         world: &WorldContext<'_>,
         bytes: &[u8],
     ) -> Result<usize, CrowdError> {
+        world.check_order()?;
         let mut read = read::read_crowd(bytes).map_err(CrowdError::State)?;
         // Every context id is checked before anything changes.
         for ra in &read.agents {
