@@ -133,10 +133,18 @@ impl MeshTile {
         }
     }
 
-    /// The raycast's per-polygon block (corners' world X/Z, per-edge neighbour).
+    /// The raycast's per-polygon block (corners' world X/Z, per-edge neighbour, current
+    /// areas and flags).
     #[inline]
     pub(crate) fn ray_block(&self) -> &crate::query::RayBlock {
         &self.ray
+    }
+
+    /// Takes `tile`, the same geometry with another current state (areas, flags, link
+    /// switches), and copies its areas and flags into the raycast block.
+    fn set_state(&mut self, tile: NavTile) {
+        self.tile = tile;
+        self.ray.copy_state(&self.tile);
     }
 
     /// Where each of the tile's off-mesh link slots attached, in slot order.
@@ -468,7 +476,7 @@ impl TiledNavMesh {
                     // Same generation, same geometry: the links stay; the current state is
                     // the snapshot's.
                     if let Some(mt) = self.slots[i].tile.as_mut() {
-                        mt.tile = tile;
+                        mt.set_state(tile);
                     }
                 }
             }
@@ -1013,7 +1021,8 @@ impl TiledNavMesh {
             .tile
             .as_mut()
             .expect("caller validated the reference");
-        mt.tile = f(&mt.tile)?;
+        let edited = f(&mt.tile)?;
+        mt.set_state(edited);
         self.state = StateId::fresh();
         Ok(())
     }
