@@ -133,10 +133,18 @@ impl MeshTile {
         }
     }
 
-    /// The raycast's per-polygon block (corners' world X/Z, per-edge neighbour).
+    /// The raycast's per-polygon block (corners' world X/Z, per-edge neighbour, current
+    /// areas and flags).
     #[inline]
     pub(crate) fn ray_block(&self) -> &crate::query::RayBlock {
         &self.ray
+    }
+
+    /// Takes `tile`, the same geometry with another current state (areas, flags, link
+    /// switches), and copies its areas and flags into the raycast block.
+    fn set_state(&mut self, tile: NavTile) {
+        self.tile = tile;
+        self.ray.copy_state(&self.tile);
     }
 
     /// Where each of the tile's off-mesh link slots attached, in slot order.
@@ -482,7 +490,7 @@ impl TiledNavMesh {
                         if !same {
                             s.stamp = StateId::fresh();
                         }
-                        mt.tile = tile;
+                        mt.set_state(tile);
                     }
                 }
             }
@@ -1045,7 +1053,8 @@ impl TiledNavMesh {
     ) -> Result<(), MeshError> {
         let s = &mut self.slots[slot as usize];
         let mt = s.tile.as_mut().expect("caller validated the reference");
-        mt.tile = f(&mt.tile)?;
+        let edited = f(&mt.tile)?;
+        mt.set_state(edited);
         s.stamp = StateId::fresh();
         self.state = StateId::fresh();
         Ok(())

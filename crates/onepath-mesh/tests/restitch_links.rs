@@ -1,6 +1,6 @@
 //! Incremental restitching with off-mesh links: an edit restitches only what it can affect
 //! (`docs/navmesh-stitching.md` §3.5), and after any history of adds, replaces, removals,
-//! streamed loads and slot-table restores the mesh equals a full restitch, link for link
+//! streamed loads, slot-table restores and run-time area and flag edits the mesh equals a full restitch, link for link
 //! and byte for byte (the raycast's per-edge portal index and per-polygon block included,
 //! which are part of the mesh's equality), and a long-lived mesh and query object answer every raycast and
 //! nearest query exactly as a mesh built at once from the same slots.
@@ -69,6 +69,10 @@ enum Op {
     Load(u8, u8),
     /// Restore the slots of an earlier step (`SlotTable::restore_into`).
     Restore(u8),
+    /// A run-time edit of the tile at the position: polygon (modulo the count), then
+    /// flags (`Flags`, 0 blocks the default filter) or area.
+    Flags(u8, u8, u16),
+    Area(u8, u8, u8),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -79,6 +83,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0u8..18).prop_map(Op::RemoveColumn),
         2 => (0u8..18, any::<u8>()).prop_map(|(p, v)| Op::Load(p, v)),
         1 => any::<u8>().prop_map(Op::Restore),
+        1 => (0u8..18, any::<u8>(), 0u16..3).prop_map(|(p, i, f)| Op::Flags(p, i, f)),
+        1 => (0u8..18, any::<u8>(), 0u8..4).prop_map(|(p, i, a)| Op::Area(p, i, a)),
     ]
 }
 
@@ -125,7 +131,25 @@ fn run(m: &mut TiledNavMesh, op: &Op, saved: &[Slots]) {
             }
             table.restore_into(m).unwrap();
         }
+        Op::Flags(p, i, flags) => {
+            if let Some(r) = edited_poly(m, p, i) {
+                m.set_poly_flags(r, flags).unwrap();
+            }
+        }
+        Op::Area(p, i, area) => {
+            if let Some(r) = edited_poly(m, p, i) {
+                m.set_poly_area(r, area).unwrap();
+            }
+        }
     }
+}
+
+/// Polygon `i` (modulo the count) of the tile at position `p`, if one is there.
+fn edited_poly(m: &TiledNavMesh, p: u8, i: u8) -> Option<PolyRef> {
+    let (x, z, l) = position(p);
+    let t = m.tile_at(x, z, l)?;
+    let count = t.tile().poly_count() as u32;
+    t.poly_ref(u32::from(i) % count.max(1))
 }
 
 /// Every answer of 24 seeded raycasts over the 3 × 3 columns (from each start point's

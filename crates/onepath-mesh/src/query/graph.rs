@@ -270,7 +270,7 @@ pub(crate) fn first_edge_neighbour<'m>(
             d.vertices[usize::from(d.corners[corners.start + j % n])],
         )
     };
-    let (first_corner, block) = tile.ray_block().poly(p)?;
+    let (first_corner, _, block) = tile.ray_block().poly(p)?;
     let edge = *block.get(k)?;
     if let Some((target, q)) = in_tile_edge_neighbour(tile, edge, filter) {
         if accept(target, vertex(k + 1), vertex(k)) {
@@ -295,10 +295,11 @@ pub(crate) fn in_tile_edge_neighbour(
     filter: &QueryFilter,
 ) -> Option<(PolyRef, usize)> {
     let nb = edge.neighbour.checked_sub(1)?;
-    if !poly_passes(tile, nb as usize, filter) {
+    // The block's copy of the current flags (`None` past the polygons).
+    if !filter.passes_flags(tile.ray_block().flags(nb as usize)?) {
         return None;
     }
-    Some((tile.poly_ref(nb)?, nb as usize))
+    Some((tile.tile_ref().poly(nb)?, nb as usize))
 }
 
 /// The portal part of [`first_edge_neighbour`]: the first portal link on the edge of
@@ -331,10 +332,17 @@ pub(crate) fn first_portal_neighbour<'m>(
             })
     };
     for e in portals {
-        let Ok((tt, tp)) = mesh.poly(e.target) else {
+        // `mesh.poly` and `poly_passes`, reading the target tile's raycast block (its
+        // polygon count and current flags) rather than its geometry and state arrays.
+        let Some(tt) = mesh.tile(e.target.tile()).filter(|_| e.target.salt() != 0) else {
             continue;
         };
-        if !poly_passes(tt, tp, filter) {
+        let tp = e.target.poly() as usize;
+        if !tt
+            .ray_block()
+            .flags(tp)
+            .is_some_and(|f| filter.passes_flags(f))
+        {
             continue;
         }
         // An in-tile edge neighbour lies in this tile: a target in another one is none.

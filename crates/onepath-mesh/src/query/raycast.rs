@@ -49,20 +49,36 @@ impl CornerXz for RayCorner {
     }
 }
 
+/// One polygon of a [`RayBlock`]: where its corners start, and the polygon's current area
+/// and flags (copies of the tile's, which run-time edits change).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct RayPoly {
+    /// First corner slot (the next polygon's is the end; a last entry closes the list).
+    first: u32,
+    /// Current flags (the filter tests them).
+    flags: u16,
+    /// Current area (its cost weighs the ray's length inside the polygon).
+    area: u8,
+}
+
 /// The raycast's per-polygon block of a mesh tile: every polygon's corners (world X/Z) and
 /// per edge the in-tile neighbour the scan reports and whether it can carry portals, side
 /// by side in one array, so that a step of the ray reads one run of memory instead of the
-/// tile's corner, vertex and edge arrays, and converts nothing. A function of the tile's
-/// geometry and world origin only (the current areas and flags, which change at run time,
-/// are read from the tile; the portal links from the portal index): built when the mesh
-/// takes the tile in (add, replace, restore, stream, a tile-cache rebuild: every way a tile
-/// enters a slot), never patched afterwards because nothing it holds can change while the
-/// tile stays; part of the mesh's equality.
+/// tile's corner, vertex and edge arrays, and converts nothing; per polygon its first
+/// corner with a copy of its current area and flags, so that the step (and a tile border
+/// crossing, which checks the target's flags) reads them there instead of following the
+/// tile's shared state arrays. The corners and neighbours are a function of the tile's
+/// geometry and world origin, built when the mesh takes the tile in (add, replace,
+/// restore, stream, a tile-cache rebuild: every way a tile enters a slot); the areas and
+/// flags are copied again whenever the tile's current state changes (`set_poly_area`,
+/// `set_poly_flags`, the edits of a slot-table restore; the mesh's `set_state` is the one
+/// place that changes it). The portal links come from the portal index. Part of the mesh's
+/// equality.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct RayBlock {
-    /// Polygon `p`'s corners are `corners[first[p]..first[p + 1]]` (the tile's corner
-    /// slots, so corner slot `c` is `corners[c]`).
-    first: Vec<u32>,
+    /// Polygon `p`'s corners are `corners[polys[p].first..polys[p + 1].first]` (the tile's
+    /// corner slots, so corner slot `c` is `corners[c]`); one entry more than polygons.
+    polys: Vec<RayPoly>,
     corners: Vec<RayCorner>,
 }
 
@@ -70,13 +86,18 @@ impl RayBlock {
     /// The block of a (validated) tile whose world origin is `origin`.
     pub(crate) fn build(tile: &NavTile, origin: [f64; 3]) -> RayBlock {
         let d = tile.data();
+        let (areas, flags) = (tile.areas(), tile.flags());
         let mut block = RayBlock {
-            first: Vec::with_capacity(tile.poly_count() + 1),
+            polys: Vec::with_capacity(tile.poly_count() + 1),
             corners: Vec::with_capacity(d.corners.len()),
         };
         for p in 0..tile.poly_count() {
             let range = tile.poly_corners(p);
-            block.first.push(block.corners.len() as u32);
+            block.polys.push(RayPoly {
+                first: block.corners.len() as u32,
+                flags: flags[p],
+                area: areas[p],
+            });
             for c in range.clone() {
                 let v = d.vertices[usize::from(d.corners[c])];
                 let nb = d.edge_neighbours[c];
@@ -89,19 +110,51 @@ impl RayBlock {
                 });
             }
         }
-        block.first.push(block.corners.len() as u32);
+        block.polys.push(RayPoly {
+            first: block.corners.len() as u32,
+            ..RayPoly::default()
+        });
         block
     }
 
-    /// Polygon `p`'s first corner slot and its corners (`None` past the polygons).
-    #[inline]
-    pub(crate) fn poly(&self, p: usize) -> Option<(usize, &[RayCorner])> {
-        let (a, b) = (
-            *self.first.get(p)? as usize,
-            *self.first.get(p + 1)? as usize,
-        );
-        Some((a, self.corners.get(a..b)?))
+    /// Copies the current areas and flags of `tile` (the tile the block was built from,
+    /// with another current state).
+    pub(crate) fn copy_state(&mut self, tile: &NavTile) {
+        for ((poly, &area), &flags) in self
+            .polys
+            .iter_mut()
+            .zip(&tile.areas()[..])
+            .zip(&tile.flags()[..])
+        {
+            poly.area = area;
+            poly.flags = flags;
+        }
     }
+
+    /// Polygon `p`'s first corner slot, current area and corners (`None` past the
+    /// polygons).
+    #[inline]
+    pub(crate) fn poly(&self, p: usize) -> Option<(usize, u8, &[RayCorner])> {
+        let (a, b) = (self.polys.get(p)?, self.polys.get(p + 1)?);
+        let (first, end) = (a.first as usize, b.first as usize);
+        Some((first, a.area, self.corners.get(first..end)?))
+    }
+
+    /// Polygon `p`'s current flags (`None` past the polygons).
+    #[inline]
+    pub(crate) fn flags(&self, p: usize) -> Option<u16> {
+        if p + 1 < self.polys.len() {
+            Some(self.polys[p].flags)
+        } else {
+            None
+        }
+    }
+}
+
+/// The bit of `r`'s class in the raycast's filter of visited polygons.
+#[inline(always)]
+fn seen_bit(r: PolyRef) -> u64 {
+    1 << ((r.poly() ^ (r.slot().wrapping_mul(0x9E37_79B9) >> 26)) & 63)
 }
 
 /// The result of [`NavMeshQuery::raycast`].
@@ -161,11 +214,15 @@ impl NavMeshQuery {
         // Parameter where the ray entered the current polygon, and the cost so far.
         let mut t_in = 0.0f64;
         let mut cost = 0.0f64;
+        // A filter of the polygons in `visited` (a bit per hash class): a target whose bit
+        // is clear was not visited, so the list is scanned only when the bit is set.
+        let mut seen = 0u64;
         loop {
             let corners = tile.ray_block().poly(p);
-            let n = corners.map_or(0, |(_, c)| c.len());
+            let n = corners.map_or(0, |(_, _, c)| c.len());
             visited.push(cur);
-            let Some((first_corner, verts)) = corners.filter(|_| n <= MAX_CORNERS) else {
+            seen |= seen_bit(cur);
+            let Some((first_corner, area, verts)) = corners.filter(|_| n <= MAX_CORNERS) else {
                 // Past the block's polygons, or more than 16 corners (refused by the tile
                 // format's validation): unreachable, but a stop rather than a panic.
                 return Ok(RaycastHit {
@@ -178,7 +235,7 @@ impl NavMeshQuery {
             };
             // Bit k: the segment's line leaves through edge k (at `leave_t[k]`).
             let mut leaving = 0u32;
-            let area_cost = filter.area_cost(tile.tile().areas()[p]);
+            let area_cost = filter.area_cost(area);
             let Some((_, tmax, _, seg_max)) =
                 clip_segment_poly_2d_leaving(start_pos, end_pos, verts, |k, t| {
                     leaving |= 1 << k;
@@ -205,32 +262,32 @@ impl NavMeshQuery {
                     cost,
                 });
             };
-            // Every edge the segment leaves through at (about) tmax, the first exit edge
-            // first, then in edge order (the others looked at only when the first leads
-            // nowhere).
-            let others = leaving & !(1 << exit);
-            let candidates = std::iter::once(exit).chain(
-                (0..n).filter(|&k| others >> k & 1 != 0 && (leave_t[k] - tmax).abs() <= T_EPS),
-            );
             let x = lerp(start_pos, end_pos, tmax);
+            // Whether the exit point lies on the crossing `right → left` to a polygon not
+            // visited yet (the filter of `seen` first: most targets are not in it).
             let on_crossing = |target: PolyRef, left: Vec3, right: Vec3, visited: &[PolyRef]| {
                 closest_on_segment_2d(x, right, left).1 <= ON_SEGMENT_EPS2
-                    && !visited.contains(&target)
+                    && (seen & seen_bit(target) == 0 || !visited.contains(&target))
             };
             // Corner `k` for `k` up to `n` (corner `n` is corner 0), without a division.
             let corner = |k: usize| {
                 let c = verts[if k < n { k } else { k - n }];
                 [c.x, 0.0, c.z]
             };
-            // The next polygon, with its tile and index.
-            let mut next = None;
-            for k in candidates {
+            // The next polygon, with its tile and index: across the first exit edge, or
+            // when that leads nowhere, across every other edge the segment leaves through
+            // at (about) tmax, in edge order (a corner exit).
+            let mut others = leaving & !(1 << exit);
+            let mut k = exit;
+            let next = loop {
+                // The polygon across edge `k` if the exit point lies on a crossing to it:
+                // the in-tile neighbour, else (only a border edge carries portal links) a
+                // portal's.
                 let edge = verts[k];
-                next = in_tile_edge_neighbour(tile, edge, filter)
+                let found = in_tile_edge_neighbour(tile, edge, filter)
                     .filter(|&(r, _)| on_crossing(r, corner(k + 1), corner(k), visited))
                     .map(|(r, q)| (r, tile, q))
                     .or_else(|| {
-                        // Only a border edge carries portal links.
                         edge.portal
                             .then(|| {
                                 first_portal_neighbour(
@@ -244,10 +301,24 @@ impl NavMeshQuery {
                             })
                             .flatten()
                     });
-                if next.is_some() {
-                    break;
+                if found.is_some() {
+                    break found;
                 }
-            }
+                // The next edge left through at about tmax, if any.
+                let mut candidate = None;
+                while others != 0 {
+                    let j = others.trailing_zeros() as usize;
+                    others &= others - 1;
+                    if (leave_t[j] - tmax).abs() <= T_EPS {
+                        candidate = Some(j);
+                        break;
+                    }
+                }
+                match candidate {
+                    Some(j) => k = j,
+                    None => break None,
+                }
+            };
             let t_out = tmax.max(t_in);
             cost += area_cost * ((t_out - t_in) * len);
             t_in = t_out;
@@ -293,8 +364,10 @@ mod tests {
                 let mut verts = PolyVerts::new();
                 for p in 0..t.tile().poly_count() {
                     let range = t.tile().poly_corners(p);
-                    let (first, block) = t.ray_block().poly(p).unwrap();
+                    let (first, area, block) = t.ray_block().poly(p).unwrap();
                     assert_eq!(first, range.start);
+                    assert_eq!(area, t.tile().areas()[p]);
+                    assert_eq!(t.ray_block().flags(p), Some(t.tile().flags()[p]));
                     poly_verts(t, p, &mut verts);
                     assert_eq!(block.len(), verts.len());
                     for (k, (c, v)) in block.iter().zip(&verts).enumerate() {
@@ -312,6 +385,7 @@ mod tests {
                     polys += 1;
                 }
                 assert!(t.ray_block().poly(t.tile().poly_count()).is_none());
+                assert!(t.ray_block().flags(t.tile().poly_count()).is_none());
             }
         }
         assert!(polys > 100 && portal_edges > 20);
