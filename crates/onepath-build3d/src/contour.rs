@@ -18,8 +18,6 @@ pub const REG_MASK: u32 = 0xFFFF;
 pub struct Contour {
     /// Simplified vertices.
     pub verts: Vec<[i32; 4]>,
-    /// Raw (traced) vertices.
-    pub raw: Vec<[i32; 4]>,
     /// Region id.
     pub reg: u16,
     /// Area id.
@@ -293,13 +291,49 @@ pub fn build_contours(
     max_error: f32,
     max_edge_len: i32,
 ) -> Vec<Contour> {
+    SCRATCH.with_borrow_mut(|scratch| {
+        let mut contours = trace_contours(chf, reg, max_error, max_edge_len, scratch);
+        merge_holes(&mut contours);
+        contours
+    })
+}
+
+/// The per-span buffers of [`build_contours`], kept per thread so a tile cache's rebuilds
+/// (one layer after another) allocate them once.
+#[derive(Default)]
+struct ContourScratch {
+    /// Which sides of each span still have an untraced boundary edge.
+    flags: Vec<u8>,
+    /// The region of every span and a 0 after the last.
+    regx: Vec<u16>,
+    /// The raw vertices of the loop being traced.
+    raw: Vec<[i32; 4]>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<ContourScratch> = std::cell::RefCell::default();
+}
+
+/// Every region's loops, traced and simplified (holes not yet joined).
+fn trace_contours(
+    chf: &CompactHeightfield,
+    reg: &[u16],
+    max_error: f32,
+    max_edge_len: i32,
+    scratch: &mut ContourScratch,
+) -> Vec<Contour> {
     let n = chf.span_count();
-    let mut flags = vec![0u8; n];
+    let ContourScratch { flags, regx, raw } = scratch;
+    flags.clear();
+    flags.resize(n, 0);
     // The regions with a 0 after the last span, which a missing link (NOT_CONNECTED, past
     // every span) reads: a span's region is never 0 here, so that side is open.
-    let mut regx = Vec::with_capacity(n + 1);
+    regx.clear();
     regx.extend_from_slice(&reg[..n]);
     regx.push(0u16);
+    // Plain slices from here on, so their lengths are known once.
+    let flags: &mut [u8] = flags;
+    let regx: &[u16] = regx;
     let at = |c: u32| regx[(c as usize).min(n)];
     for ((f, &r), s) in flags.iter_mut().zip(reg).zip(&chf.spans) {
         if r == 0 || r & BORDER_REG != 0 {
@@ -310,7 +344,6 @@ pub fn build_contours(
     }
     let border = chf.border;
     let mut contours: Vec<Contour> = Vec::new();
-    let mut raw = Vec::new();
     for i in 0..n {
         if flags[i] == 0 || flags[i] == 0xF {
             flags[i] = 0;
@@ -321,27 +354,24 @@ pub fn build_contours(
             continue;
         }
         raw.clear();
-        walk_contour(chf, reg, &mut flags, i, &mut raw);
+        walk_contour(chf, reg, flags, i, raw);
         if raw.is_empty() {
             continue;
         }
-        let mut simp = simplify(&raw, max_error, max_edge_len);
+        let mut simp = simplify(raw, max_error, max_edge_len);
         remove_degenerate(&mut simp);
         if simp.len() >= 3 {
-            let shift = |v: &[[i32; 4]]| -> Vec<[i32; 4]> {
-                v.iter()
-                    .map(|p| [p[0] - border, p[1], p[2] - border, p[3]])
-                    .collect()
-            };
+            for p in simp.iter_mut() {
+                p[0] -= border;
+                p[2] -= border;
+            }
             contours.push(Contour {
-                verts: shift(&simp),
-                raw: shift(&raw),
+                verts: simp,
                 reg: r,
                 area: chf.areas[i],
             });
         }
     }
-    merge_holes(&mut contours);
     contours
 }
 

@@ -16,19 +16,26 @@ impl PolyDetail {
     /// Renumbers for the polygon's vertex order reversed (`n` vertices): polygon vertex `i`
     /// becomes `n − 1 − i`, and each triangle is reversed too so it keeps its facing.
     pub fn reverse_polygon(&mut self, n: usize) {
-        let n8 = n as u8;
         for t in self.tris.iter_mut() {
-            for k in 0..3 {
-                if t[k] < n8 {
-                    t[k] = n8 - 1 - t[k];
-                }
-            }
-            // (a, b, c) -> (a, c, b): new edge 0 = old edge 2, new 1 = old 1, new 2 = old 0.
-            t.swap(1, 2);
-            let f = t[3];
-            t[3] = ((f >> 2) & 1) | (f & 2) | ((f & 1) << 2);
+            *t = reversed_triangle(*t, n);
         }
     }
+}
+
+/// One detail triangle (three vertex indices and edge flags) renumbered for its polygon's
+/// `n` vertices reversed ([`PolyDetail::reverse_polygon`]).
+pub(crate) fn reversed_triangle(mut t: [u8; 4], n: usize) -> [u8; 4] {
+    let n8 = n as u8;
+    for v in t.iter_mut().take(3) {
+        if *v < n8 {
+            *v = n8 - 1 - *v;
+        }
+    }
+    // (a, b, c) -> (a, c, b): new edge 0 = old edge 2, new 1 = old 1, new 2 = old 0.
+    t.swap(1, 2);
+    let f = t[3];
+    t[3] = ((f >> 2) & 1) | (f & 2) | ((f & 1) << 2);
+    t
 }
 
 use crate::compact::CompactHeightfield;

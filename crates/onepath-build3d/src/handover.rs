@@ -2,13 +2,12 @@
 //! (`docs/build3d-polys.md` §4).
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 use onepath_format::{
     orient2d_exact, DetailMesh, DetailTriangle, NavMeshParams, NavTileData, NO_PORTAL,
 };
 
-use crate::detail::PolyDetail;
+use crate::detail::{reversed_triangle, PolyDetail};
 use crate::error::BuildError;
 use crate::polymesh::PolyMesh;
 
@@ -57,6 +56,22 @@ impl TileFrame {
 /// rounding gives it a tiny area of either sign. The order returned here is the one
 /// written, so the check and the output can never disagree.
 pub fn stored_ccw_order(frame: &TileFrame, verts: &[[i32; 3]], poly: &[u32]) -> Option<Vec<u32>> {
+    let reversed = stored_winding(frame, verts, poly)?;
+    let mut order = poly.to_vec();
+    if reversed {
+        order.reverse();
+    }
+    Some(order)
+}
+
+/// Most vertices of a polygon checked without a heap buffer (the format's 16 and then some,
+/// so the merges of the polygon stage, which stay within `max_verts_per_poly`, never
+/// allocate).
+const STACK_VERTS: usize = 32;
+
+/// [`stored_ccw_order`] without building the order: `Some(false)` when `poly` is valid and
+/// stored as given, `Some(true)` when valid and stored reversed, `None` when not valid.
+fn stored_winding(frame: &TileFrame, verts: &[[i32; 3]], poly: &[u32]) -> Option<bool> {
     let n = poly.len();
     if n < 3 {
         return None;
@@ -69,22 +84,34 @@ pub fn stored_ccw_order(frame: &TileFrame, verts: &[[i32; 3]], poly: &[u32]) -> 
         }
     }
     // Positive = counter-clockwise with X right and Z up; zero = degenerate.
-    let mut order = poly.to_vec();
-    match cell_area2(verts, poly).cmp(&0) {
-        Ordering::Greater => {}
-        Ordering::Less => order.reverse(),
+    let reversed = match cell_area2(verts, poly).cmp(&0) {
+        Ordering::Greater => false,
+        Ordering::Less => true,
         Ordering::Equal => return None,
+    };
+    let mut stack = [[0f32; 2]; STACK_VERTS];
+    let mut heap = Vec::new();
+    let pts: &mut [[f32; 2]] = if n <= STACK_VERTS {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, [0f32; 2]);
+        &mut heap
+    };
+    for (k, p) in pts.iter_mut().enumerate() {
+        let v = verts[poly[if reversed { n - 1 - k } else { k }] as usize];
+        *p = [frame.local_xz(v[0]), frame.local_xz(v[2])];
     }
-    let pts: Vec<[f32; 2]> = order
-        .iter()
-        .map(|&k| {
-            let v = verts[k as usize];
-            [frame.local_xz(v[0]), frame.local_xz(v[2])]
-        })
-        .collect();
+    ccw_in_f32(pts).then_some(reversed)
+}
+
+/// The format's polygon rules on positions in counter-clockwise order: no zero-length
+/// edge, every other vertex left of or on every edge with at least one strictly left, and
+/// the boundary winding exactly once.
+fn ccw_in_f32(pts: &[[f32; 2]]) -> bool {
+    let n = pts.len();
     for i in 0..n {
         if pts[i] == pts[(i + 1) % n] {
-            return None;
+            return false;
         }
     }
     for i in 0..n {
@@ -95,29 +122,29 @@ pub fn stored_ccw_order(frame: &TileFrame, verts: &[[i32; 3]], poly: &[u32]) -> 
                 continue;
             }
             match orient2d_exact(a, b, c) {
-                Ordering::Less => return None,
+                Ordering::Less => return false,
                 Ordering::Greater => strict = true,
                 Ordering::Equal => {}
             }
         }
         if !strict {
-            return None;
+            return false;
         }
     }
     // Every turn is left or straight: the edge directions must wrap from the lower half
     // plane of directions to the upper exactly once (the format's self-overlap rule).
-    let upper = |a: [f32; 2], b: [f32; 2]| b[1] > a[1] || (b[1] == a[1] && b[0] > a[0]);
-    let halves: Vec<bool> = (0..n).map(|k| upper(pts[k], pts[(k + 1) % n])).collect();
-    let wraps = (0..n)
-        .filter(|&k| !halves[k] && halves[(k + 1) % n])
-        .count();
-    (wraps == 1).then_some(order)
+    let upper = |k: usize| {
+        let (a, b) = (pts[k % n], pts[(k + 1) % n]);
+        b[1] > a[1] || (b[1] == a[1] && b[0] > a[0])
+    };
+    let wraps = (0..n).filter(|&k| !upper(k) && upper(k + 1)).count();
+    wraps == 1
 }
 
 /// Whether the polygon (cell vertices, either winding) is valid for the format in its
 /// stored float32 X/Z positions: [`stored_ccw_order`] accepts it.
 pub fn convex_in_f32(frame: &TileFrame, verts: &[[i32; 3]], poly: &[u32]) -> bool {
-    stored_ccw_order(frame, verts, poly).is_some()
+    stored_winding(frame, verts, poly).is_some()
 }
 
 /// Twice the signed area in cells, positive when counter-clockwise with X right, Z up.
@@ -149,34 +176,35 @@ pub fn to_tile_data(
     detail: Option<&[PolyDetail]>,
     flags: u16,
 ) -> Result<Option<NavTileData>, BuildError> {
-    // Keep valid polygons, counter-clockwise.
-    let mut polys: Vec<(Vec<u32>, u8, Option<PolyDetail>)> = Vec::new();
+    // Keep valid polygons, counter-clockwise: (mesh polygon, reversed, first corner in
+    // `ring`), the corners of all of them in one list.
+    let mut polys: Vec<(usize, bool, usize)> = Vec::with_capacity(mesh.polys.len());
+    let mut ring: Vec<u32> = Vec::new();
     for (p, poly) in mesh.polys.iter().enumerate() {
-        let Some(ccw) = stored_ccw_order(frame, &mesh.verts, poly) else {
+        let Some(reversed) = stored_winding(frame, &mesh.verts, poly) else {
             continue;
         };
-        let mut det = detail.map(|d| d[p].clone());
-        if ccw != *poly {
-            // `stored_ccw_order` either keeps the order or reverses it.
-            if let Some(d) = det.as_mut() {
-                d.reverse_polygon(poly.len());
-            }
+        polys.push((p, reversed, ring.len()));
+        if reversed {
+            ring.extend(poly.iter().rev());
+        } else {
+            ring.extend_from_slice(poly);
         }
-        let poly = ccw;
-        polys.push((poly, mesh.areas[p], det));
     }
+    let corners_of = |k: usize| -> &[u32] {
+        let (p, _, first) = polys[k];
+        &ring[first..first + mesh.polys[p].len()]
+    };
     if polys.is_empty() {
         return Ok(None);
     }
     // Compact the vertices to those used, in order of first use.
     let mut remap = vec![u32::MAX; mesh.verts.len()];
     let mut used: Vec<u32> = Vec::new();
-    for (poly, _, _) in &polys {
-        for &v in poly {
-            if remap[v as usize] == u32::MAX {
-                remap[v as usize] = used.len() as u32;
-                used.push(v);
-            }
+    for &v in &ring {
+        if remap[v as usize] == u32::MAX {
+            remap[v as usize] = used.len() as u32;
+            used.push(v);
         }
     }
     if used.len() > usize::from(u16::MAX) {
@@ -191,9 +219,9 @@ pub fn to_tile_data(
         min_y = min_y.min(mesh.verts[v as usize][1]);
     }
     let mut origin_y = frame.world_y(min_y);
-    if let Some(lowest) = polys
-        .iter()
-        .filter_map(|(_, _, d)| d.as_ref())
+    if let Some(lowest) = detail
+        .into_iter()
+        .flat_map(|d| polys.iter().map(move |&(p, _, _)| &d[p]))
         .flat_map(|d| d.verts.iter().map(|v| v[1]))
         .reduce(f64::min)
     {
@@ -219,6 +247,22 @@ pub fn to_tile_data(
         origin_y,
         ..NavTileData::default()
     };
+    let np = polys.len();
+    data.vertices.reserve_exact(used.len());
+    data.poly_sizes.reserve_exact(np);
+    data.poly_areas.reserve_exact(np);
+    data.poly_flags.reserve_exact(np);
+    data.corners.reserve_exact(ring.len());
+    data.edge_neighbours.reserve_exact(ring.len());
+    data.edge_portal_sides.reserve_exact(ring.len());
+    if let Some(d) = detail {
+        let of_kept = || polys.iter().map(|&(p, _, _)| &d[p]);
+        data.detail_meshes.reserve_exact(np);
+        data.detail_vertices
+            .reserve_exact(of_kept().map(|d| d.verts.len()).sum());
+        data.detail_triangles
+            .reserve_exact(of_kept().map(|d| d.tris.len()).sum());
+    }
     for &v in &used {
         let c = mesh.verts[v as usize];
         data.vertices.push([
@@ -227,31 +271,49 @@ pub fn to_tile_data(
             frame.local_xz(c[2]),
         ]);
     }
-    // Directed edge -> (polygon, edge) occurrences.
-    let mut edges: HashMap<(u32, u32), Vec<(usize, usize)>> = HashMap::new();
-    for (p, (poly, _, _)) in polys.iter().enumerate() {
+    // Directed edges by start vertex (compacted index): `out[out_first[a]..out_first[a +
+    // 1]]` holds (end vertex, polygon) of every edge leaving `a`, in polygon order.
+    let nv = used.len();
+    let mut out_first = vec![0u32; nv + 1];
+    for &v in &ring {
+        out_first[remap[v as usize] as usize + 1] += 1;
+    }
+    for a in 0..nv {
+        out_first[a + 1] += out_first[a];
+    }
+    let mut fill: Vec<u32> = out_first[..nv].to_vec();
+    let mut out = vec![(0u32, 0u32); ring.len()];
+    for k in 0..polys.len() {
+        let poly = corners_of(k);
         let n = poly.len();
-        for k in 0..n {
-            edges
-                .entry((poly[k], poly[(k + 1) % n]))
-                .or_default()
-                .push((p, k));
+        for e in 0..n {
+            let a = remap[poly[e] as usize] as usize;
+            let b = remap[poly[(e + 1) % n] as usize];
+            out[fill[a] as usize] = (b, k as u32);
+            fill[a] += 1;
         }
     }
+    let edges_from = |a: u32| {
+        let a = a as usize;
+        &out[out_first[a] as usize..out_first[a + 1] as usize]
+    };
     let tc = frame.tile_cells;
-    for (p, (poly, area, det)) in polys.iter().enumerate() {
+    for (p, &(mp, reversed, _)) in polys.iter().enumerate() {
+        let poly = corners_of(p);
         let n = poly.len();
         data.poly_sizes.push(n as u8);
-        data.poly_areas.push(*area);
+        data.poly_areas.push(mesh.areas[mp]);
         data.poly_flags.push(flags);
         for k in 0..n {
             let a = poly[k];
             let b = poly[(k + 1) % n];
-            data.corners.push(remap[a as usize] as u16);
-            let fwd = edges.get(&(a, b)).map_or(0, Vec::len);
-            let rev = edges.get(&(b, a));
-            let neighbour = match rev {
-                Some(r) if r.len() == 1 && fwd == 1 && r[0].0 != p => r[0].0 as u32 + 1,
+            let (ca, cb) = (remap[a as usize], remap[b as usize]);
+            data.corners.push(ca as u16);
+            // The edge is shared when it is used once each way, by two polygons.
+            let fwd = edges_from(ca).iter().filter(|e| e.0 == cb).count();
+            let mut rev = edges_from(cb).iter().filter(|e| e.0 == ca);
+            let neighbour = match (rev.next(), rev.next()) {
+                (Some(&(_, q)), None) if fwd == 1 && q as usize != p => q + 1,
                 _ => 0,
             };
             data.edge_neighbours.push(neighbour);
@@ -271,7 +333,7 @@ pub fn to_tile_data(
             }
             data.edge_portal_sides.push(side);
         }
-        if let Some(d) = det {
+        if let Some(d) = detail.map(|d| &d[mp]) {
             let vertex_base = data.detail_vertices.len() as u32;
             let triangle_base = data.detail_triangles.len() as u32;
             for v in &d.verts {
@@ -279,6 +341,12 @@ pub fn to_tile_data(
                     .push([v[0] as f32, local_y(v[1])?, v[2] as f32]);
             }
             for t in &d.tris {
+                // `stored_winding` either keeps the order or reverses it.
+                let t = if reversed {
+                    reversed_triangle(*t, n)
+                } else {
+                    *t
+                };
                 data.detail_triangles.push(DetailTriangle {
                     v: [t[0], t[1], t[2]],
                     edge_flags: t[3],

@@ -282,12 +282,15 @@ pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck
     let mut mesh = PolyMesh::default();
     let mut lookup = Weld::default();
     let mut on_border: Vec<bool> = Vec::new();
+    // Buffers of one contour, reused by the next.
+    let mut map = Vec::new();
+    let mut polys: Vec<Vec<u32>> = Vec::new();
     for c in contours {
         if c.verts.len() < 3 {
             continue;
         }
         let (tris, _complete) = triangulate(&c.verts);
-        let mut map = Vec::with_capacity(c.verts.len());
+        map.clear();
         for v in &c.verts {
             let k = add_vertex(&mut mesh.verts, &mut lookup, [v[0], v[1], v[2]]);
             on_border.resize(mesh.verts.len(), false);
@@ -296,7 +299,6 @@ pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck
             }
             map.push(k);
         }
-        let mut polys: Vec<Vec<u32>> = Vec::new();
         for t in tris {
             let (a, b, cc) = (map[t[0]], map[t[1]], map[t[2]]);
             if a != b && a != cc && b != cc {
@@ -307,7 +309,7 @@ pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck
             continue;
         }
         merge_polygons(&mut polys, &mesh.verts, nvp, convex_ok);
-        for p in polys {
+        for p in polys.drain(..) {
             mesh.polys.push(p);
             mesh.regs.push(vec![c.reg]);
             mesh.areas.push(c.area);
@@ -349,9 +351,9 @@ pub(crate) fn merge_polygons(
         let Some((_, pa, pb, ea, eb)) = best else {
             break;
         };
-        let mut joined = Vec::with_capacity(nvp);
-        merged_into(&mut joined, &polys[pa], &polys[pb], ea, eb);
-        polys[pa] = joined;
+        // The merged polygon takes the candidate buffer; the replaced polygon's becomes it.
+        merged_into(&mut merged, &polys[pa], &polys[pb], ea, eb);
+        std::mem::swap(&mut polys[pa], &mut merged);
         polys.swap_remove(pb);
     }
 }
