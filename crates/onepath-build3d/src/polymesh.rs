@@ -332,6 +332,98 @@ pub(crate) fn merge_polygons(
     if nvp <= 3 {
         return;
     }
+    // A pair's merge value depends on its two polygons only (the vertices never move), so
+    // it is computed once per pair and again only for the pairs of a polygon that changed
+    // (the merged one, and the last one moved into the removed one's place): O(P) checks per
+    // round instead of O(P²). `value[j * p + k]` (j < k) is the value of pair (j, k) when it
+    // can merge and its merge passes `convex_ok`, else `NO_MERGE`; the round takes the first
+    // pair in (j, k) order with the largest value, exactly the pair the full scan would
+    // (strictly larger wins in that scan, and a pair failing `convex_ok` is skipped).
+    const NO_MERGE: i64 = -1;
+    let p = polys.len();
+    if p < 2 {
+        return;
+    }
+    if p > MAX_TABLE_POLYS {
+        return merge_polygons_by_scan(polys, verts, nvp, convex_ok);
+    }
+    let mut merged = Vec::with_capacity(2 * nvp);
+    let mut value = vec![NO_MERGE; p * p];
+    let pair_value =
+        |polys: &[Vec<u32>], merged: &mut Vec<u32>, j: usize, k: usize| match merge_value(
+            &polys[j], &polys[k], verts, nvp,
+        ) {
+            Some((val, ea, eb)) => {
+                merged_into(merged, &polys[j], &polys[k], ea, eb);
+                if convex_ok(verts, merged) {
+                    val
+                } else {
+                    NO_MERGE
+                }
+            }
+            None => NO_MERGE,
+        };
+    for j in 0..p - 1 {
+        for k in j + 1..p {
+            value[j * p + k] = pair_value(polys, &mut merged, j, k);
+        }
+    }
+    loop {
+        let n = polys.len();
+        let mut best: Option<(i64, usize, usize)> = None;
+        for j in 0..n.saturating_sub(1) {
+            for (k, &val) in value[j * p..j * p + n].iter().enumerate().skip(j + 1) {
+                if val != NO_MERGE && best.map_or(true, |b| val > b.0) {
+                    best = Some((val, j, k));
+                }
+            }
+        }
+        let Some((_, pa, pb)) = best else {
+            break;
+        };
+        let Some((_, ea, eb)) = merge_value(&polys[pa], &polys[pb], verts, nvp) else {
+            break;
+        };
+        // The merged polygon takes the candidate buffer; the replaced polygon's becomes it.
+        merged_into(&mut merged, &polys[pa], &polys[pb], ea, eb);
+        std::mem::swap(&mut polys[pa], &mut merged);
+        polys.swap_remove(pb);
+        let n = polys.len();
+        // The last polygon now sits at `pb`: its pairs move with it.
+        if pb < n {
+            let last = n;
+            for q in 0..n {
+                if q == pb {
+                    continue;
+                }
+                let (a, b) = if q < last { (q, last) } else { (last, q) };
+                let v = value[a * p + b];
+                let (c, d) = if q < pb { (q, pb) } else { (pb, q) };
+                value[c * p + d] = v;
+            }
+        }
+        // The merged polygon's pairs are new.
+        for q in 0..n {
+            if q == pa {
+                continue;
+            }
+            let (a, b) = if q < pa { (q, pa) } else { (pa, q) };
+            value[a * p + b] = pair_value(polys, &mut merged, a, b);
+        }
+    }
+}
+
+/// Most polygons of one contour whose pair values [`merge_polygons`] keeps in a table (8 MB
+/// at most); a larger contour is merged by [`merge_polygons_by_scan`], with the same result.
+const MAX_TABLE_POLYS: usize = 1024;
+
+/// [`merge_polygons`] without the table: every round checks every pair again.
+fn merge_polygons_by_scan(
+    polys: &mut Vec<Vec<u32>>,
+    verts: &[[i32; 3]],
+    nvp: usize,
+    convex_ok: &ConvexCheck<'_>,
+) {
     // The candidate merge of each pair, written into one buffer.
     let mut merged = Vec::with_capacity(2 * nvp);
     loop {
@@ -351,7 +443,6 @@ pub(crate) fn merge_polygons(
         let Some((_, pa, pb, ea, eb)) = best else {
             break;
         };
-        // The merged polygon takes the candidate buffer; the replaced polygon's becomes it.
         merged_into(&mut merged, &polys[pa], &polys[pb], ea, eb);
         std::mem::swap(&mut polys[pa], &mut merged);
         polys.swap_remove(pb);
@@ -432,5 +523,50 @@ mod tests {
         let (t, complete) = triangulate(&v);
         assert!(complete);
         assert_eq!(t.len(), 2);
+    }
+
+    #[test]
+    fn the_merge_table_picks_the_same_merges_as_the_full_scan() {
+        // Star-shaped contours with jagged radii (simple polygons), triangulated, then merged
+        // with and without the pair table, with a veto that turns some merges down.
+        let mut seed = 0x2545_f491_u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) as i32
+        };
+        for n in [5usize, 12, 40, 90] {
+            let verts4: Vec<[i32; 4]> = (0..n)
+                .map(|k| {
+                    let a = std::f64::consts::TAU * k as f64 / n as f64;
+                    let r = f64::from(20 + next() % 30);
+                    [
+                        (100.0 + r * a.cos()) as i32,
+                        0,
+                        (100.0 - r * a.sin()) as i32,
+                        0,
+                    ]
+                })
+                .collect();
+            let (tris, _) = triangulate(&verts4);
+            let verts: Vec<[i32; 3]> = verts4.iter().map(|v| [v[0], v[1], v[2]]).collect();
+            let polys: Vec<Vec<u32>> = tris
+                .iter()
+                .map(|t| t.iter().map(|&i| i as u32).collect())
+                .collect();
+            for nvp in [4, 6, 12] {
+                let veto = |_: &[[i32; 3]], p: &[u32]| {
+                    p.iter().map(|&v| v as usize).sum::<usize>() % 3 != 0
+                };
+                let all = |_: &[[i32; 3]], _: &[u32]| true;
+                let checks: [&ConvexCheck<'_>; 2] = [&all, &veto];
+                for check in checks {
+                    let mut table = polys.clone();
+                    merge_polygons(&mut table, &verts, nvp, check);
+                    let mut scan = polys.clone();
+                    merge_polygons_by_scan(&mut scan, &verts, nvp, check);
+                    assert_eq!(table, scan, "{n} vertices, nvp {nvp}");
+                }
+            }
+        }
     }
 }
