@@ -540,9 +540,9 @@ mod tests {
                     let a = std::f64::consts::TAU * k as f64 / n as f64;
                     let r = f64::from(20 + next() % 30);
                     [
-                        (100.0 + r * a.cos()) as i32,
+                        (100.0 + r * libm::cos(a)) as i32,
                         0,
-                        (100.0 - r * a.sin()) as i32,
+                        (100.0 - r * libm::sin(a)) as i32,
                         0,
                     ]
                 })
