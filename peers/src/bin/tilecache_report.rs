@@ -86,9 +86,11 @@ fn compare_here(
     );
     let mesh = onepath.cache.mesh();
     let opolys: usize = mesh.tiles().map(|t| t.tile().poly_count()).sum();
+    let oarea: f64 = mesh.tiles().map(|t| walkable_area(t.tile().data())).sum();
     let per = |n: usize| n as f64 / f64::from(CYCLES);
     println!(
-        "onepath-tilecache: {} cached tiles, mesh {} tiles / {opolys} polygons; per cycle: \
+        "onepath-tilecache: {} cached tiles, mesh {} tiles / {opolys} polygons / walkable \
+         area {oarea:.1} m²; per cycle: \
          {:.2} tiles processed, {:.2} rebuilt ({:.2} layer builds, {:.2} layers of changed \
          tiles taken without building), {:.2} first-build, {:.2} unchanged; layers kept {:.2}, \
          replaced {:.2}, added {:.2}, removed {:.2}",
@@ -117,6 +119,26 @@ fn compare_here(
         ratio(times[1][0], times[0][0]),
     );
     Ok(())
+}
+
+/// Sum of a tile's polygon areas in the X/Z plane (world units², shoelace on the stored
+/// positions in f64), for comparing partitions: a partition changes how the walkable
+/// surface is cut, not how much of it there is.
+fn walkable_area(data: &onepath_format::NavTileData) -> f64 {
+    let mut first = 0;
+    let mut twice = 0.0;
+    for &n in &data.poly_sizes {
+        let corners = &data.corners[first..first + usize::from(n)];
+        first += usize::from(n);
+        let mut s = 0.0;
+        for k in 0..corners.len() {
+            let a = data.vertices[usize::from(corners[k])];
+            let b = data.vertices[usize::from(corners[(k + 1) % corners.len()])];
+            s += f64::from(a[0]) * f64::from(b[2]) - f64::from(b[0]) * f64::from(a[2]);
+        }
+        twice += f64::abs(s);
+    }
+    twice * 0.5
 }
 
 fn main() -> ExitCode {
