@@ -450,6 +450,22 @@ fn merge_span(col: &mut Vec<Span>, mut s: Span, merge_climb: i32) {
         col.push(s);
         return;
     }
+    if let [cur] = col.as_mut_slice() {
+        // One span so far (most columns of open ground): the steps below for one span.
+        if cur.smax < s.smin {
+            col.push(s);
+        } else if cur.smin > s.smax {
+            col.insert(0, s);
+        } else {
+            s.smin = s.smin.min(cur.smin);
+            s.smax = s.smax.max(cur.smax);
+            if (i32::from(s.smax) - i32::from(cur.smax)).abs() <= merge_climb {
+                s.area = s.area.max(cur.area);
+            }
+            *cur = s;
+        }
+        return;
+    }
     // Spans below the new one, then the run it absorbs (bottom up, in that order).
     let first = col.iter().take_while(|c| c.smax < s.smin).count();
     let mut end = first;
