@@ -298,12 +298,28 @@ impl Heightfield {
                 // Everything else (stacked spans, the grid's outer ring) the general way.
                 let neighbours = self.neighbour_columns(x, z);
                 let col = columns[c].as_slice();
-                cleared.clear();
-                cleared.extend((0..col.len()).filter(|&si| {
+                // A span already not walkable is left alone (clearing it changes nothing).
+                let clears = |si: usize| {
                     let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
-                    top - i32::from(col[si].smax) < walkable_height
-                        || is_ledge(col, si, &neighbours, walkable_height, climb)
-                }));
+                    col[si].area != NULL_AREA
+                        && (top - i32::from(col[si].smax) < walkable_height
+                            || is_ledge(col, si, &neighbours, walkable_height, climb))
+                };
+                if col.len() <= 64 {
+                    // The verdicts as bits (no list to fill).
+                    let bits = (0..col.len())
+                        .filter(|&si| clears(si))
+                        .fold(0u64, |b, si| b | 1 << si);
+                    let col = &mut self.columns[c];
+                    let mut rest = bits;
+                    while rest != 0 {
+                        col[rest.trailing_zeros() as usize].area = NULL_AREA;
+                        rest &= rest - 1;
+                    }
+                    continue;
+                }
+                cleared.clear();
+                cleared.extend((0..col.len()).filter(|&si| clears(si)));
                 for &si in &cleared {
                     self.columns[c][si].area = NULL_AREA;
                 }
