@@ -2,7 +2,7 @@
 //! the neighbouring columns, erosion by the agent radius, area volumes and the distance
 //! field (`docs/build3d-spans.md` §4–§6).
 
-use crate::heightfield::{Heightfield, DIR_X, DIR_Z, NULL_AREA};
+use crate::heightfield::{Heightfield, NULL_AREA};
 
 /// "No link" in [`CompactSpan::con`].
 pub const NOT_CONNECTED: u32 = u32::MAX;
@@ -139,9 +139,30 @@ impl CompactHeightfield {
                 }
                 cell_first.push(first);
                 cell_count.push(spans.len() as u32 - first);
+                // Links, one pair of neighbouring columns at a time, while the column is in
+                // cache: this column with the one before it along X (direction −x, and +x
+                // back) and along Z (−z, and +z back), both complete. A link goes to the
+                // first span of the other column that passes `connects`, which is symmetric,
+                // so a pair of one-span columns (most of open ground) needs one test for both
+                // directions; every link is still decided by the rule above alone.
+                let here = first as usize..spans.len();
+                if here.is_empty() {
+                    continue;
+                }
+                let range = |c: usize| {
+                    let f = cell_first[c] as usize;
+                    f..f + cell_count[c] as usize
+                };
+                let (hgt, climb) = (walkable_height, walkable_climb);
+                if x > 0 {
+                    link_columns(&mut spans, here.clone(), range(c - 1), 0, hgt, climb);
+                }
+                if z > 0 {
+                    link_columns(&mut spans, here, range(c - w as usize), 3, hgt, climb);
+                }
             }
         }
-        let mut chf = CompactHeightfield {
+        CompactHeightfield {
             width: w,
             depth: d,
             border,
@@ -156,34 +177,7 @@ impl CompactHeightfield {
             span_x,
             span_z,
             areas,
-        };
-        for i in 0..chf.spans.len() {
-            let x = i32::from(chf.span_x[i]);
-            let z = i32::from(chf.span_z[i]);
-            let s = chf.spans[i];
-            for dir in 0..4 {
-                let nx = x + DIR_X[dir];
-                let nz = z + DIR_Z[dir];
-                if nx < 0 || nz < 0 || nx >= w || nz >= d {
-                    continue;
-                }
-                let nc = (nx + nz * w) as usize;
-                let first = chf.cell_first[nc];
-                for k in first..first + chf.cell_count[nc] {
-                    let ns = chf.spans[k as usize];
-                    let bot = i32::from(s.y).max(i32::from(ns.y));
-                    let top =
-                        (i32::from(s.y) + i32::from(s.h)).min(i32::from(ns.y) + i32::from(ns.h));
-                    if top - bot >= walkable_height
-                        && (i32::from(ns.y) - i32::from(s.y)).abs() <= walkable_climb
-                    {
-                        chf.spans[i].con[dir] = k;
-                        break;
-                    }
-                }
-            }
         }
-        chf
     }
 
     /// The same grid (sizes, border, origin, agent values) with no spans.
@@ -248,42 +242,7 @@ impl CompactHeightfield {
                 dist[i] = 0;
             }
         }
-        let relax = |dist: &mut Vec<u8>, i: usize, j: usize, add: u8| {
-            let nd = dist[j].saturating_add(add);
-            if nd < dist[i] {
-                dist[i] = nd;
-            }
-        };
-        // Pass 1: from −x / −z.
-        for i in 0..n {
-            if let Some(a) = self.neighbour(i, 0) {
-                relax(&mut dist, i, a, 2);
-                if let Some(aa) = self.neighbour(a, 3) {
-                    relax(&mut dist, i, aa, 3);
-                }
-            }
-            if let Some(a) = self.neighbour(i, 3) {
-                relax(&mut dist, i, a, 2);
-                if let Some(aa) = self.neighbour(a, 2) {
-                    relax(&mut dist, i, aa, 3);
-                }
-            }
-        }
-        // Pass 2: from +x / +z, in reverse span order.
-        for i in (0..n).rev() {
-            if let Some(a) = self.neighbour(i, 2) {
-                relax(&mut dist, i, a, 2);
-                if let Some(aa) = self.neighbour(a, 1) {
-                    relax(&mut dist, i, aa, 3);
-                }
-            }
-            if let Some(a) = self.neighbour(i, 1) {
-                relax(&mut dist, i, a, 2);
-                if let Some(aa) = self.neighbour(a, 0) {
-                    relax(&mut dist, i, aa, 3);
-                }
-            }
-        }
+        chamfer(&self.spans, &mut dist, 2, 3, u8::saturating_add);
         let thr = (radius * 2).min(255) as u8;
         for i in 0..n {
             if dist[i] < thr {
@@ -353,40 +312,7 @@ impl CompactHeightfield {
                 src[i] = 0;
             }
         }
-        let relax = |src: &mut Vec<u16>, i: usize, j: usize, add: u16| {
-            let nd = src[j].saturating_add(add);
-            if nd < src[i] {
-                src[i] = nd;
-            }
-        };
-        for i in 0..n {
-            if let Some(a) = self.neighbour(i, 0) {
-                relax(&mut src, i, a, 2);
-                if let Some(aa) = self.neighbour(a, 3) {
-                    relax(&mut src, i, aa, 3);
-                }
-            }
-            if let Some(a) = self.neighbour(i, 3) {
-                relax(&mut src, i, a, 2);
-                if let Some(aa) = self.neighbour(a, 2) {
-                    relax(&mut src, i, aa, 3);
-                }
-            }
-        }
-        for i in (0..n).rev() {
-            if let Some(a) = self.neighbour(i, 2) {
-                relax(&mut src, i, a, 2);
-                if let Some(aa) = self.neighbour(a, 1) {
-                    relax(&mut src, i, aa, 3);
-                }
-            }
-            if let Some(a) = self.neighbour(i, 1) {
-                relax(&mut src, i, a, 2);
-                if let Some(aa) = self.neighbour(a, 0) {
-                    relax(&mut src, i, aa, 3);
-                }
-            }
-        }
+        chamfer(&self.spans, &mut src, 2, 3, u16::saturating_add);
         let mut max_dist = 0u16;
         for &d in &src {
             max_dist = max_dist.max(d);
@@ -414,6 +340,103 @@ impl CompactHeightfield {
             dst[i] = ((d + 5) / 9) as u16;
         }
         (dst, max_dist)
+    }
+}
+
+/// The two chamfer passes of erosion and the distance field over `dist` (one value per span):
+/// forwards in span order from the −x and −z neighbours (side step `side`, diagonal `diag`
+/// through the −x neighbour's −z link and the −z neighbour's +x link), then backwards from +x
+/// and +z (diagonals through +x's +z link and +z's −x link). Each span takes the least of its
+/// own value and its candidates; a candidate is never the span itself, so taking the least of
+/// all of them at once is the same as relaxing them one after another.
+fn chamfer<T: Copy + Ord>(
+    spans: &[CompactSpan],
+    dist: &mut [T],
+    side: T,
+    diag: T,
+    add: impl Fn(T, T) -> T,
+) {
+    let link = |c: u32| (c != NOT_CONNECTED).then_some(c as usize);
+    let relax = |dist: &[T], mut m: T, i: usize, first: usize, second: usize| {
+        if let Some(a) = link(spans[i].con[first]) {
+            m = m.min(add(dist[a], side));
+            if let Some(aa) = link(spans[a].con[second]) {
+                m = m.min(add(dist[aa], diag));
+            }
+        }
+        m
+    };
+    for i in 0..spans.len() {
+        let m = relax(dist, dist[i], i, 0, 3);
+        dist[i] = relax(dist, m, i, 3, 2);
+    }
+    for i in (0..spans.len()).rev() {
+        let m = relax(dist, dist[i], i, 2, 1);
+        dist[i] = relax(dist, m, i, 1, 0);
+    }
+}
+
+/// Whether open spans `a` and `b` of neighbouring columns link: floors within the climb and
+/// a common free interval of at least the walkable height (symmetric in `a` and `b`).
+#[inline(always)]
+fn connects(a: CompactSpan, b: CompactSpan, walkable_height: i32, walkable_climb: i32) -> bool {
+    let bot = i32::from(a.y).max(i32::from(b.y));
+    let top = (i32::from(a.y) + i32::from(a.h)).min(i32::from(b.y) + i32::from(b.h));
+    top - bot >= walkable_height && (i32::from(b.y) - i32::from(a.y)).abs() <= walkable_climb
+}
+
+/// Links the spans of column `a` in direction `dir` to those of its neighbour column `b`,
+/// and `b`'s back in the opposite direction: each span to the first span of the other
+/// column (bottom up) that it [`connects`] with.
+#[inline(always)]
+fn link_columns(
+    spans: &mut [CompactSpan],
+    a: std::ops::Range<usize>,
+    b: std::ops::Range<usize>,
+    dir: usize,
+    walkable_height: i32,
+    walkable_climb: i32,
+) {
+    let back = (dir + 2) & 3;
+    if a.len() == 1 && b.len() == 1 {
+        let (i, k) = (a.start, b.start);
+        if connects(spans[i], spans[k], walkable_height, walkable_climb) {
+            spans[i].con[dir] = k as u32;
+            spans[k].con[back] = i as u32;
+        }
+        return;
+    }
+    link_columns_general(spans, a, b, dir, walkable_height, walkable_climb);
+}
+
+/// [`link_columns`] for columns of any span count.
+#[inline(never)]
+fn link_columns_general(
+    spans: &mut [CompactSpan],
+    a: std::ops::Range<usize>,
+    b: std::ops::Range<usize>,
+    dir: usize,
+    walkable_height: i32,
+    walkable_climb: i32,
+) {
+    let back = (dir + 2) & 3;
+    for i in a.clone() {
+        let s = spans[i];
+        if let Some(k) = b
+            .clone()
+            .find(|&k| connects(s, spans[k], walkable_height, walkable_climb))
+        {
+            spans[i].con[dir] = k as u32;
+        }
+    }
+    for k in b {
+        let s = spans[k];
+        if let Some(i) = a
+            .clone()
+            .find(|&i| connects(s, spans[i], walkable_height, walkable_climb))
+        {
+            spans[k].con[back] = i as u32;
+        }
     }
 }
 

@@ -273,10 +273,12 @@ impl Heightfield {
         for z in 0..h {
             for x in 0..w {
                 let c = (x + z * w) as usize;
-                if self.columns[c].is_empty() {
-                    continue;
+                match self.columns[c].len() {
+                    0 => continue,
+                    // Filter 1 needs a span below another.
+                    1 => {}
+                    _ => low_hanging_in_column(&mut self.columns[c], climb),
                 }
-                low_hanging_in_column(&mut self.columns[c], climb);
                 let columns = &self.columns;
                 // Open ground inside the grid: one span here and in each neighbour (most
                 // columns of a terrain), tested without collecting verdicts; the free height
@@ -296,12 +298,28 @@ impl Heightfield {
                 // Everything else (stacked spans, the grid's outer ring) the general way.
                 let neighbours = self.neighbour_columns(x, z);
                 let col = columns[c].as_slice();
-                cleared.clear();
-                cleared.extend((0..col.len()).filter(|&si| {
+                // A span already not walkable is left alone (clearing it changes nothing).
+                let clears = |si: usize| {
                     let top = col.get(si + 1).map_or(max_h, |n| i32::from(n.smin));
-                    top - i32::from(col[si].smax) < walkable_height
-                        || is_ledge(col, si, &neighbours, walkable_height, climb)
-                }));
+                    col[si].area != NULL_AREA
+                        && (top - i32::from(col[si].smax) < walkable_height
+                            || is_ledge(col, si, &neighbours, walkable_height, climb))
+                };
+                if col.len() <= 64 {
+                    // The verdicts as bits (no list to fill).
+                    let bits = (0..col.len())
+                        .filter(|&si| clears(si))
+                        .fold(0u64, |b, si| b | 1 << si);
+                    let col = &mut self.columns[c];
+                    let mut rest = bits;
+                    while rest != 0 {
+                        col[rest.trailing_zeros() as usize].area = NULL_AREA;
+                        rest &= rest - 1;
+                    }
+                    continue;
+                }
+                cleared.clear();
+                cleared.extend((0..col.len()).filter(|&si| clears(si)));
                 for &si in &cleared {
                     self.columns[c][si].area = NULL_AREA;
                 }
@@ -448,6 +466,22 @@ fn merge_span(col: &mut Vec<Span>, mut s: Span, merge_climb: i32) {
         col.push(s);
         return;
     }
+    if let [cur] = col.as_mut_slice() {
+        // One span so far (most columns of open ground): the steps below for one span.
+        if cur.smax < s.smin {
+            col.push(s);
+        } else if cur.smin > s.smax {
+            col.insert(0, s);
+        } else {
+            s.smin = s.smin.min(cur.smin);
+            s.smax = s.smax.max(cur.smax);
+            if (i32::from(s.smax) - i32::from(cur.smax)).abs() <= merge_climb {
+                s.area = s.area.max(cur.area);
+            }
+            *cur = s;
+        }
+        return;
+    }
     // Spans below the new one, then the run it absorbs (bottom up, in that order).
     let first = col.iter().take_while(|c| c.smax < s.smin).count();
     let mut end = first;
@@ -512,10 +546,9 @@ fn is_ledge_single(s: Span, neighbours: [Span; 4], walkable_height: i32, climb: 
     let mut minh = max_h;
     let mut asmin = bot;
     let mut asmax = bot;
+    // No early exit once a ledge is found (as `is_ledge` has): `minh` only falls, so the
+    // verdict is the same, and four straight passes branch less.
     for n in neighbours {
-        if minh < -climb {
-            break;
-        }
         // The ground below the neighbour's span, then the span's floor (the grid's top above).
         if max_h.min(i32::from(n.smin)) - bot.max(-climb) > walkable_height {
             minh = minh.min(-climb - bot);
@@ -624,14 +657,6 @@ impl Poly3 {
         v: [[0.0; 3]; POLY_SLOTS],
         n: 0,
     };
-
-    #[inline]
-    fn push(&mut self, p: [f64; 3]) {
-        if self.n < POLY_SLOTS {
-            self.v[self.n] = p;
-            self.n += 1;
-        }
-    }
 }
 
 /// A convex polygon with X and Y only (a row: cells are cut off it along X and a cell needs
@@ -660,6 +685,60 @@ impl Poly2 {
     }
 }
 
+/// Writes a [`Poly2`] from its first slot on, keeping the count in a local until
+/// [`Fill2::finish`] stores it (a push beyond the slots is dropped, as [`Poly2::push`]).
+struct Fill2<'a> {
+    poly: &'a mut Poly2,
+    n: usize,
+}
+
+impl<'a> Fill2<'a> {
+    #[inline(always)]
+    fn new(poly: &'a mut Poly2) -> Self {
+        Fill2 { poly, n: 0 }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, x: f64, y: f64) {
+        if self.n < POLY_SLOTS {
+            self.poly.x[self.n] = x;
+            self.poly.y[self.n] = y;
+            self.n += 1;
+        }
+    }
+
+    #[inline(always)]
+    fn finish(self) {
+        self.poly.n = self.n;
+    }
+}
+
+/// [`Fill2`] for a [`Poly3`].
+struct Fill3<'a> {
+    poly: &'a mut Poly3,
+    n: usize,
+}
+
+impl<'a> Fill3<'a> {
+    #[inline(always)]
+    fn new(poly: &'a mut Poly3) -> Self {
+        Fill3 { poly, n: 0 }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, p: [f64; 3]) {
+        if self.n < POLY_SLOTS {
+            self.poly.v[self.n] = p;
+            self.n += 1;
+        }
+    }
+
+    #[inline(always)]
+    fn finish(self) {
+        self.poly.n = self.n;
+    }
+}
+
 /// Splits the triangle's rest by the line `z = offset` into the row below (`<=`, X and Y
 /// kept) and the rest above. Points on the line go to both. A cut point is
 /// `a + (b − a) · s` per coordinate with `s = d(a) / (d(a) − d(b))`, `d(p) = offset − p.z`:
@@ -680,6 +759,8 @@ fn split_rows<const REST: bool>(input: &Poly3, offset: f64, below: &mut Poly2, a
     for i in 0..n {
         d[i] = offset - input.v[i][2];
     }
+    let mut below = Fill2::new(below);
+    let mut above = Fill3::new(above);
     let mut j = n - 1;
     for i in 0..n {
         let (dj, di) = (d[j], d[i]);
@@ -712,6 +793,10 @@ fn split_rows<const REST: bool>(input: &Poly3, offset: f64, below: &mut Poly2, a
             above.push(b);
         }
         j = i;
+    }
+    below.finish();
+    if REST {
+        above.finish();
     }
 }
 
@@ -764,8 +849,8 @@ fn split_cell<const REST: bool>(
             }
             return None;
         }
-        above.n = 0;
         // All below: the cell is the whole row; points on the line stay in the rest too.
+        let mut above = Fill2::new(above);
         let (mut ymin, mut ymax) = (input.y[0], input.y[0]);
         for i in 0..n {
             if i > 0 {
@@ -776,6 +861,7 @@ fn split_cell<const REST: bool>(
                 above.push(input.x[i], input.y[i]);
             }
         }
+        above.finish();
         return Some((ymin, ymax));
     }
     if crossings != 2 {
@@ -795,7 +881,7 @@ fn split_cell<const REST: bool>(
     // Leaving it: the edge (last point below -> first point above).
     let last_in = prev(first_out);
     let (ox, oy) = cut(last_in, first_out);
-    above.n = 0;
+    let mut above = Fill2::new(above);
     if REST {
         above.push(ix, iy);
     }
@@ -835,6 +921,7 @@ fn split_cell<const REST: bool>(
             k = next(k);
         }
     }
+    above.finish();
     // At most `n + 2` points: within the slots whenever the generic walk's are.
     (count >= 3).then_some((ymin, ymax))
 }
