@@ -172,7 +172,10 @@ impl PathRequest {
     /// let r = PathRequest::navmesh([4.0, 0.0, 2.0])?.with_max_search_range(30.0)?;
     /// assert_eq!(r.kind, PathRequestKind::NavMesh);
     /// assert_eq!(r.settings, RequestSettings::NavMesh { max_iterations: 0 });
-    /// assert!(PathRequest::navmesh([f64::NAN, 0.0, 0.0]).is_err());
+    /// assert!(matches!(
+    ///     PathRequest::navmesh([f64::NAN, 0.0, 0.0]),
+    ///     Err(onepath_crowd::CrowdError::InvalidRequest { what: "target.x", .. })
+    /// ));
     /// # Ok::<(), onepath_crowd::CrowdError>(())
     /// ```
     pub fn navmesh(target: Vec3) -> Result<PathRequest, CrowdError> {
