@@ -52,18 +52,24 @@ fn refused(crowd: &mut WorldCrowd, agent: WorldAgent, other: &NavWorld, check: i
     assert_eq!(state(crowd), before);
 }
 
+/// A world crowd of `world` with one agent walking toward (12, 0, 12), stepped once.
+fn walking_crowd(world: &NavWorld) -> (WorldCrowd, WorldAgent) {
+    let mut crowd = WorldCrowd::new(world, CrowdSettings::default()).unwrap();
+    let agent = crowd
+        .add_agent(world, [3.0, 0.0, 3.0], AgentParams::new(0.4))
+        .unwrap();
+    crowd
+        .request_move_target(world, agent, [12.0, 0.0, 12.0])
+        .unwrap();
+    crowd.update(world, DT).unwrap();
+    (crowd, agent)
+}
+
 #[test]
 fn a_world_crowd_refuses_a_world_it_was_not_made_for() {
     let world = world_of(&[NavSettings::default()]);
-    let mut crowd = WorldCrowd::new(&world, CrowdSettings::default()).unwrap();
+    let (mut crowd, agent) = walking_crowd(&world);
     crowd.set_platform(1, [3.0, 0.0, 3.0]).unwrap();
-    let agent = crowd
-        .add_agent(&world, [3.0, 0.0, 3.0], AgentParams::new(0.4))
-        .unwrap();
-    crowd
-        .request_move_target(&world, agent, [12.0, 0.0, 12.0])
-        .unwrap();
-    crowd.update(&world, DT).unwrap();
     let made = world.class(0).unwrap().mesh().params().fingerprint();
 
     // Another parameter block (agent radius), and only another settings digest (the
@@ -132,14 +138,7 @@ fn a_world_crowd_refuses_a_world_it_was_not_made_for() {
 #[test]
 fn a_snapshot_restore_with_a_world_crowd_of_another_world_changes_nothing() {
     let world = world_of(&[NavSettings::default()]);
-    let mut crowd = WorldCrowd::new(&world, CrowdSettings::default()).unwrap();
-    let agent = crowd
-        .add_agent(&world, [3.0, 0.0, 3.0], AgentParams::new(0.4))
-        .unwrap();
-    crowd
-        .request_move_target(&world, agent, [12.0, 0.0, 12.0])
-        .unwrap();
-    crowd.update(&world, DT).unwrap();
+    let (mut crowd, _) = walking_crowd(&world);
     let mut wide = NavSettings::default();
     wide.set_agent_radius(0.9).unwrap();
     let mut other = world_of(&[wide]);
