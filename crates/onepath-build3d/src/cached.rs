@@ -27,8 +27,8 @@ impl Mesh3DPipeline {
         })
     }
 
-    /// Stage 5 of one layer of the Layers partition: monotone regions on the layer's
-    /// heightfield (one element of [`crate::layers::LayerSplit::apply`] of the marked tile),
+    /// Stage 5 of one layer of the Layers partition: the layer's regions
+    /// ([`crate::region::layer_components`]) on its heightfield (one element of [`crate::layers::LayerSplit::apply`] of the marked tile),
     /// then contours, polygons, detail and tile data numbered `layer`; `None` when the layer
     /// has no polygon. [`Mesh3DPipeline::tile_data_from_split`] with Layers is exactly this
     /// for every layer in order, numbered by [`crate::pipeline::number_layers`]: the one
@@ -46,7 +46,7 @@ impl Mesh3DPipeline {
         sub: &CompactHeightfield,
     ) -> Result<Option<NavTileData>, BuildError> {
         let frame = crate::pipeline::tile_frame(params, vc, vgrid);
-        let regions = crate::region::monotone(sub, vc.min_region_area, vc.merge_region_area);
+        let regions = crate::region::layer_components(sub, vc.min_region_area);
         self.polygons_to_data(params, vc, &frame, tile_x, tile_z, layer, sub, &regions.ids)
     }
 }
