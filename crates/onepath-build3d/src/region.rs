@@ -589,6 +589,21 @@ fn components(chf: &CompactHeightfield, min_region_area: u32) -> Regions {
     }
 }
 
+/// [`layer_components`] before the border ring is painted: every span of a kept component,
+/// the ring's included, holds its component's number.
+pub(crate) fn layer_components_unpainted(
+    chf: &CompactHeightfield,
+    min_region_area: u32,
+) -> Regions {
+    components(chf, min_region_area)
+}
+
+/// Paints the border ring's ids over the spans of `ids` that belong to a region (the last
+/// step of [`layer_components`]).
+pub(crate) fn paint_ring(chf: &CompactHeightfield, ids: &mut [u16]) {
+    paint_border_kept(chf, ids);
+}
+
 /// Per region id: how many spans hold it and the first of them (`u32::MAX`: none).
 #[derive(Default)]
 struct RegionSeeds {
