@@ -10,6 +10,10 @@ use crate::contour::{build_contours_keyed, Contour};
 use crate::heightfield::NULL_AREA;
 use crate::region::{layer_components_unpainted, paint_ring, BORDER_REG};
 
+/// How many connectivity searches precondition (c) runs (1: only the one through the spans
+/// around the removed ones).
+const PHASES: usize = 1;
+
 /// What the first build of a layer keeps for repairs: the areas it was built from, the
 /// component of every span (ring included) and the region of every span (ring painted), each
 /// component's size and first span, and every region's contours with the span its loop was
@@ -179,33 +183,67 @@ impl LayerMemo {
             if ring.len() <= 1 {
                 continue;
             }
-            stamp += 1;
-            let mut in_ring = ring.len();
-            let mut visited = 0usize;
-            stack.clear();
-            stack.push(ring[0]);
-            mark[ring[0] as usize] = stamp;
-            let ring_stamp_ok = |j: u32| ring.binary_search(&j).is_ok();
-            in_ring -= 1;
-            while let Some(s) = stack.pop() {
+            // First through the live spans of the region in the 3 x 3 columns around its
+            // removed spans (where the ring lies: most cuts close around a hole there), then,
+            // if that does not join the ring, through the whole region within the budget.
+            stamp += 2;
+            let near = stamp - 1;
+            let (w, h) = (sub.width, sub.depth);
+            for &x in &removed {
+                let x = x as usize;
+                if usize::from(self.comp[x]) != c {
+                    continue;
+                }
+                let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
+                for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
+                    for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
+                        for j in sub.column(xx, zz) {
+                            if alive(j) {
+                                mark[j] = near;
+                            }
+                        }
+                    }
+                }
+            }
+            let is_ring = |j: u32| ring.binary_search(&j).is_ok();
+            let mut joined = false;
+            for (phase, visit) in [(0, near), (1, 0)].into_iter().take(PHASES) {
+                // Phase 0 visits spans marked `near`; phase 1 any live span of the region.
+                let mut in_ring = ring.len() - 1;
+                let mut visited = 0usize;
+                stack.clear();
+                stack.push(ring[0]);
+                let seen = stamp + phase;
+                if phase == 1 {
+                    stamp += 1;
+                }
+                mark[ring[0] as usize] = seen;
+                let mut head = 0;
+                while head < stack.len() && in_ring > 0 {
+                    let s = stack[head] as usize;
+                    head += 1;
+                    visited += 1;
+                    if phase == 1 && visited > budget {
+                        break;
+                    }
+                    for_each_edge(sub, s, |j| {
+                        let m = mark[j];
+                        let open = if phase == 0 { m == visit } else { m != seen };
+                        if open && alive(j) {
+                            mark[j] = seen;
+                            if is_ring(j as u32) {
+                                in_ring -= 1;
+                            }
+                            stack.push(j as u32);
+                        }
+                    });
+                }
                 if in_ring == 0 {
+                    joined = true;
                     break;
                 }
-                visited += 1;
-                if visited > budget {
-                    return Err(ScratchReason::Split);
-                }
-                for_each_edge(sub, s as usize, |j| {
-                    if mark[j] != stamp && alive(j) {
-                        mark[j] = stamp;
-                        if ring_stamp_ok(j as u32) {
-                            in_ring -= 1;
-                        }
-                        stack.push(j as u32);
-                    }
-                });
             }
-            if in_ring != 0 {
+            if !joined {
                 return Err(ScratchReason::Split);
             }
         }

@@ -77,10 +77,30 @@ fn compare_here(
                 failure3.get_or_insert(e);
             }
         };
-        let t = interleaved_rounds(
-            rounds,
-            &mut [&mut run_detour, &mut run_onepath, &mut run_scratch],
-        );
+        // Whichever OnePath run follows DetourTileCache pays for the caches it left, so
+        // repair on and off take turns at that place, round by round.
+        let mut t = vec![Vec::with_capacity(rounds.max(1)); 3];
+        for round in 0..rounds.max(1) {
+            let r = if round % 2 == 0 {
+                interleaved_rounds(
+                    1,
+                    &mut [&mut run_detour, &mut run_onepath, &mut run_scratch],
+                )
+            } else {
+                let mut r = interleaved_rounds(
+                    1,
+                    &mut [&mut run_detour, &mut run_scratch, &mut run_onepath],
+                );
+                r.swap(1, 2);
+                r
+            };
+            for (k, v) in r.into_iter().enumerate() {
+                t[k].extend(v);
+            }
+        }
+        for v in &mut t {
+            v.sort();
+        }
         if let Some(e) = failure2.or(failure3) {
             return Err(e);
         }
