@@ -32,7 +32,9 @@ mod steer;
 use locomotion::turn_towards;
 #[cfg(test)]
 use requests::remove_trackbacks;
-pub(crate) use requests::{poly_usable, request_filter, set_valid};
+pub(crate) use requests::{
+    grid_search_for, poly_usable, request_filter, request_weight, set_valid,
+};
 
 /// Neighbours kept per agent.
 pub const MAX_NEIGHBOURS: usize = 6;
@@ -396,7 +398,10 @@ impl Crowd {
         Ok(())
     }
 
-    /// Asks the agent to follow a path request of its own shape.
+    /// Asks the agent to follow a path request of its own shape. The request is checked
+    /// first ([`PathRequest::validate`]: a value out of range, settings of another kind, a
+    /// flow field's extra flood range or a voxel path's climb height other than 0 are
+    /// [`CrowdError::InvalidRequest`] naming the value).
     ///
     /// [`PathRequestKind::NavMesh`]: the target is placed with
     /// [`Crowd::placement_extents`]; the request's walkability override replaces the
@@ -406,8 +411,9 @@ impl Crowd {
     /// [`PathRequestKind::GridAStar`]: the path is planned by grid A* (`onepath-gridstate`,
     /// sliced under the same path budget) on grid `context_id` of `world`, from the cell
     /// under the agent to the cell under the target ([`CrowdError::OffGrid`] when that cell
-    /// is missing or blocked); the agent steers through the path's cell centres and still
-    /// moves on the mesh.
+    /// is missing or blocked), with the request's heuristic weight (1 optimal; above 1 fewer
+    /// cells expanded for a path of at most weight × the optimal cost); the agent steers
+    /// through the path's cell centres and still moves on the mesh.
     ///
     /// [`PathRequestKind::FlowField`], [`PathRequestKind::Voxel`],
     /// [`PathRequestKind::Hybrid`]: a flow field shared by the agent's movement group, a
@@ -424,6 +430,7 @@ impl Crowd {
         request: PathRequest,
     ) -> Result<(), CrowdError> {
         world.check_order()?;
+        request.validate()?;
         let mesh = world.mesh;
         if request.kind == PathRequestKind::GridAStar {
             return self.request_grid_path(world, id, request);

@@ -260,6 +260,8 @@ impl Crowd {
             if a.serial != serial || a.target_state != TargetState::WaitingForPath {
                 continue;
             }
+            // The request's heuristic weight (a hybrid's far phase: 1).
+            let weight = request_weight(a);
             let Some(guide) = a.grid.as_mut() else {
                 continue;
             };
@@ -287,7 +289,8 @@ impl Crowd {
                         continue;
                     }
                 };
-                if self.grid_search.begin(grid, start, guide.goal).is_err() {
+                let weighted = grid_search_for(&mut self.grid_search, weight);
+                if weighted.is_err() || self.grid_search.begin(grid, start, guide.goal).is_err() {
                     a.target_state = TargetState::NoPath;
                     a.nav.steering.should_move = false;
                     continue;
@@ -396,6 +399,31 @@ pub(crate) fn set_valid(a: &mut Agent) {
         r.waypoint_index = 0;
     }
     a.nav.steering.destination = a.corridor.target();
+}
+
+/// The heuristic weight of agent `a`'s grid search: its grid A* request's weight, 1 for
+/// any other request (a hybrid's far phase).
+pub(crate) fn request_weight(a: &Agent) -> f64 {
+    match a.nav.steering.request.map(|r| r.settings) {
+        Some(RequestSettings::GridAStar { heuristic_weight }) => heuristic_weight,
+        _ => 1.0,
+    }
+}
+
+/// Makes `search` a grid A* with heuristic weight `weight` and the default grid options
+/// otherwise: kept as it is when its weight is that one (bit for bit), else replaced by a
+/// new search (a weight that is not finite and ≥ 0 is refused and `search` is kept).
+pub(crate) fn grid_search_for(
+    search: &mut GridAStar,
+    weight: f64,
+) -> Result<(), onepath_gridstate::GridError> {
+    if search.options().heuristic_weight.to_bits() != weight.to_bits() {
+        *search = GridAStar::new(GridOptions {
+            heuristic_weight: weight,
+            ..GridOptions::default()
+        })?;
+    }
+    Ok(())
 }
 
 /// The filter of a request: the agent's, with the walkability override as include flags.

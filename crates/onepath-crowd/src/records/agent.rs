@@ -88,6 +88,23 @@ fn save_request(w: &mut Writer<'_>, r: &PathRequest) {
     w.u32("context_id", r.context_id, 0);
 }
 
+/// A setting whose only value is 0 (`docs/agent-records.md`, "Path request"): another is
+/// a format error naming it.
+fn zero<T: Copy + PartialEq + Default + std::fmt::Display>(
+    r: &Reader<'_>,
+    name: &str,
+    v: T,
+) -> Result<T, FormatError> {
+    if v == T::default() {
+        Ok(v)
+    } else {
+        Err(broken(format!(
+            "{} = {v} is not 0 (the search has no such bound)",
+            r.path(name)
+        )))
+    }
+}
+
 fn load_request(r: &Reader<'_>) -> Result<PathRequest, FormatError> {
     let kind = kind_of(r.code("kind", 0, 6)?);
     let walkability_override = match r.look("walkability_override") {
@@ -110,10 +127,14 @@ fn load_request(r: &Reader<'_>) -> Result<PathRequest, FormatError> {
             heuristic_weight: r.non_negative("heuristic_weight", 1.0)?,
         },
         PathRequestKind::FlowField => RequestSettings::FlowField {
-            extra_flood_range: r.u32("extra_flood_range", 0)?,
+            extra_flood_range: zero(r, "extra_flood_range", r.u32("extra_flood_range", 0)?)?,
         },
         PathRequestKind::Voxel => RequestSettings::Voxel {
-            max_climb_height: r.non_negative("max_climb_height", 0.0)?,
+            max_climb_height: zero(
+                r,
+                "max_climb_height",
+                r.non_negative("max_climb_height", 0.0)?,
+            )?,
         },
         PathRequestKind::Hybrid => RequestSettings::Hybrid {
             switch_distance: r.non_negative("switch_distance", 0.0)?,
