@@ -584,10 +584,13 @@ impl WorldCrowd {
         self.crowds.get(agent.class)?.agent(agent.id)
     }
 
-    /// Asks the agent to walk to the point of its class's mesh nearest `target` (within the
-    /// class mesh's search extents); off the mesh is [`Error::NotOnMesh`], an agent of no
-    /// class [`Error::NoSuchClass`], an unknown agent [`Error::Crowd`], a target that is not
-    /// a world coordinate [`Error::Coordinate`] naming it (`target.x`).
+    /// Asks the agent to walk to the point of its class's mesh nearest `target`, found as
+    /// the crowd finds its targets: within the crowd's placement box
+    /// ([`Crowd::placement_extents`]: 2, 1.5, 2 × `max_agent_radius`, DetourCrowd's query
+    /// extents, the box a target whose polygon goes stale is placed again with) for the
+    /// agent's query filter. Off the mesh is [`Error::NotOnMesh`] (with that box), an agent
+    /// of no class [`Error::NoSuchClass`], an unknown agent [`Error::Crowd`], a target that
+    /// is not a world coordinate [`Error::Coordinate`] naming it (`target.x`).
     pub fn request_move_target(
         &mut self,
         world: &NavWorld,
@@ -595,8 +598,15 @@ impl WorldCrowd {
         target: impl Into<[f64; 3]>,
     ) -> Result<()> {
         self.check_world(world)?;
-        let on = world.class(agent.class)?.place("target", target.into())?;
-        Ok(self.crowds[agent.class].request_move_target(agent.id, on.poly, on.point)?)
+        let nav = world.class(agent.class)?;
+        let crowd = &mut self.crowds[agent.class];
+        let filter = crowd
+            .agent(agent.id)
+            .ok_or(onepath_crowd::CrowdError::UnknownAgent(agent.id))?
+            .params()
+            .filter;
+        let on = nav.place_with("target", target.into(), crowd.placement_extents(), &filter)?;
+        Ok(crowd.request_move_target(agent.id, on.poly, on.point)?)
     }
 
     /// Asks the agent for a path of any kind ([`Crowd::request_path`]): a navmesh corridor,
