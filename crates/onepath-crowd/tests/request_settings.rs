@@ -405,3 +405,59 @@ fn a_snapshot_with_a_flood_range_or_settings_of_another_kind_is_refused() {
     let m = refused(&kind);
     assert!(m.contains("request settings kind = 1"), "{m}");
 }
+
+/// A crowd with one agent at [`START`] that asked for `request` (not yet served), and the
+/// agent's record saved at once.
+fn recorded(
+    mesh: &TiledNavMesh,
+    request: PathRequest,
+) -> (Crowd, AgentId, onepath_crowd::records::Record) {
+    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+    let id = crowd.add_agent(mesh, START, AgentParams::new(0.3)).unwrap();
+    crowd
+        .request_path(&WorldContext::new(mesh), id, request)
+        .unwrap();
+    let record = crowd.save_agent_record(id).unwrap();
+    (crowd, id, record)
+}
+
+#[test]
+fn a_loaded_navmesh_request_keeps_its_iteration_limit_and_search_range() {
+    let mesh = flat_mesh();
+    let w = WorldContext::new(&mesh);
+    let far = [28.5, 0.0, 28.5];
+    // Without limits the load searches at once and the target is valid.
+    let (mut crowd, id, record) = recorded(&mesh, PathRequest::navmesh(far).unwrap());
+    crowd.load_agent_record(&w, id, &record).unwrap();
+    assert_eq!(crowd.agent(id).unwrap().target_state(), TargetState::Valid);
+    // A limit of 2 iterations cannot reach the target: the load leaves it to the queue.
+    let limited = PathRequest::navmesh(far)
+        .unwrap()
+        .with_max_iterations(2)
+        .unwrap();
+    let (mut crowd, id, record) = recorded(&mesh, limited);
+    crowd.load_agent_record(&w, id, &record).unwrap();
+    assert_eq!(
+        crowd.agent(id).unwrap().target_state(),
+        TargetState::Requesting
+    );
+    // A target beyond the search range is not searched: no path at the next update, as
+    // for the live request.
+    let ranged = PathRequest::navmesh(far)
+        .unwrap()
+        .with_max_search_range(10.0)
+        .unwrap();
+    let (mut crowd, id, record) = recorded(&mesh, ranged);
+    let mut live = Crowd::new(CrowdSettings::default()).unwrap();
+    let lid = live.add_agent(&mesh, START, AgentParams::new(0.3)).unwrap();
+    live.request_path(&w, lid, ranged).unwrap();
+    live.update(&w, DT).unwrap();
+    assert_eq!(live.agent(lid).unwrap().target_state(), TargetState::NoPath);
+    crowd.load_agent_record(&w, id, &record).unwrap();
+    assert_eq!(
+        crowd.agent(id).unwrap().target_state(),
+        TargetState::Requesting
+    );
+    crowd.update(&w, DT).unwrap();
+    assert_eq!(crowd.agent(id).unwrap().target_state(), TargetState::NoPath);
+}

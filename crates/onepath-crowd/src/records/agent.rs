@@ -7,6 +7,7 @@ use onepath_format::{FormatError, PolyRef};
 use crate::agent::{Agent, AgentState, GridGuide, TargetState};
 use crate::crowd::{request_filter, reset_target, set_valid, Crowd};
 use crate::error::CrowdError;
+use crate::geom::dist_2d;
 use crate::navigator::{
     AgentId, LocomotionKind, PathRequest, PathRequestKind, RequestSettings, Steering,
     SteeringTuning, TravelMode, Turning,
@@ -686,18 +687,23 @@ impl Crowd {
             // Mid link or falling: planned when the agent walks again (next update).
             return Ok(());
         }
+        if req.max_search_range > 0.0 && dist_2d(req.origin, n.point) > req.max_search_range {
+            // Beyond the request's range: the next update reports no path, as it does for
+            // a live request.
+            return Ok(());
+        }
+        // The request's own iteration limit caps the search, as in the queue.
+        let limit = match req.settings {
+            RequestSettings::NavMesh { max_iterations } if max_iterations > 0 => {
+                max_iterations.min(self.settings.max_request_iterations)
+            }
+            _ => self.settings.max_request_iterations,
+        };
         let (first, pos) = (a.corridor.first_poly(), a.corridor.pos());
         let mut path = Vec::new();
-        let found = self.query.find_path(
-            mesh,
-            first,
-            n.poly,
-            pos,
-            n.point,
-            &filter,
-            self.settings.max_request_iterations,
-            &mut path,
-        );
+        let found = self
+            .query
+            .find_path(mesh, first, n.poly, pos, n.point, &filter, limit, &mut path);
         if found.is_ok() && path.last() == Some(&n.poly) {
             a.corridor.set_corridor(n.point, &path);
             set_valid(a);
