@@ -461,3 +461,46 @@ fn a_loaded_navmesh_request_keeps_its_iteration_limit_and_search_range() {
     crowd.update(&w, DT).unwrap();
     assert_eq!(crowd.agent(id).unwrap().target_state(), TargetState::NoPath);
 }
+
+#[test]
+fn a_guide_request_beyond_its_search_range_has_no_path() {
+    use onepath_crowd::LocomotionHandler;
+    let (mesh, grid, vox) = (flat_mesh(), walled_grid(), flat::voxels());
+    let grids = [(GRID, &grid)];
+    let voxels = [(9u32, &vox)];
+    let w = WorldContext {
+        grids: &grids,
+        voxels: &voxels,
+        ..WorldContext::new(&mesh)
+    };
+    let (from, to) = ([4.5, 0.0, 16.5], [28.5, 0.0, 16.5]);
+    let kinds = [
+        PathRequest::grid_astar(GRID, to).unwrap(),
+        PathRequest::flow_field(GRID, to).unwrap(),
+        PathRequest::grid_replan(GRID, to, onepath_gridstate::ReplanAlgorithm::DStarLite).unwrap(),
+        PathRequest::hybrid(GRID, to, 3.0).unwrap(),
+        PathRequest::voxel(9, to).unwrap(),
+    ];
+    for request in kinds {
+        let mut states = Vec::new();
+        for range in [20.0, 30.0] {
+            let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+            let id = crowd
+                .add_agent_with(
+                    &mesh,
+                    from,
+                    AgentParams::new(0.3),
+                    LocomotionHandler::with_all_modes(),
+                )
+                .unwrap();
+            let r = request.with_max_search_range(range).unwrap();
+            crowd.request_path(&w, id, r).unwrap();
+            for _ in 0..3 {
+                crowd.update(&w, DT).unwrap();
+            }
+            states.push(crowd.agent(id).unwrap().target_state());
+        }
+        assert_eq!(states[0], TargetState::NoPath, "{:?} at 20", request.kind);
+        assert_eq!(states[1], TargetState::Valid, "{:?} at 30", request.kind);
+    }
+}

@@ -33,7 +33,7 @@ use locomotion::turn_towards;
 #[cfg(test)]
 use requests::remove_trackbacks;
 pub(crate) use requests::{
-    grid_search_for, poly_usable, request_filter, request_weight, set_valid,
+    beyond_range, grid_search_for, poly_usable, request_filter, request_weight, set_valid,
 };
 
 /// Neighbours kept per agent.

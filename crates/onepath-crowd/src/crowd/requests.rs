@@ -106,6 +106,11 @@ impl Crowd {
             if a.target_state != TargetState::Requesting || a.state == AgentState::Invalid {
                 continue;
             }
+            if a.grid.is_some() && beyond_range(a.nav.steering.request) {
+                a.target_state = TargetState::NoPath;
+                a.nav.steering.should_move = false;
+                continue;
+            }
             if a.grid.is_some() {
                 self.grid_queue.push_back((a.id(), a.serial));
                 a.target_state = TargetState::WaitingForPath;
@@ -399,6 +404,14 @@ pub(crate) fn set_valid(a: &mut Agent) {
         r.waypoint_index = 0;
     }
     a.nav.steering.destination = a.corridor.target();
+}
+
+/// Whether `request` has a search range (> 0) and its target lies farther (X/Z) from its
+/// origin: such a guide request has no path (`docs/crowd.md`, "Path request settings").
+pub(crate) fn beyond_range(request: Option<PathRequest>) -> bool {
+    request.is_some_and(|r| {
+        r.max_search_range > 0.0 && dist_2d(r.origin, r.target) > r.max_search_range
+    })
 }
 
 /// The heuristic weight of agent `a`'s grid search: its grid A* request's weight, 1 for

@@ -616,6 +616,10 @@ impl Crowd {
                 continue;
             }
             let asked = a.target_state == TargetState::Requesting;
+            if asked && crate::crowd::beyond_range(a.nav.steering.request) {
+                no_path(a);
+                continue;
+            }
             let Some(grid) = world.grid(r.grid_id) else {
                 no_path(a);
                 continue;
@@ -716,7 +720,10 @@ impl Crowd {
         let mut used: Vec<FlowKey> = Vec::new();
         for a in &self.agents {
             if let Some(Guide::Flow(f)) = &a.guide {
+                let refused = a.target_state == TargetState::Requesting
+                    && crate::crowd::beyond_range(a.nav.steering.request);
                 if a.state != AgentState::Invalid
+                    && !refused
                     && matches!(a.target_state, TargetState::Requesting | TargetState::Valid)
                 {
                     used.push(flow_key(f, a.id()));
@@ -758,6 +765,10 @@ impl Crowd {
                 continue;
             };
             let asked = a.target_state == TargetState::Requesting;
+            if asked && crate::crowd::beyond_range(a.nav.steering.request) {
+                no_path(a);
+                continue;
+            }
             if !asked && cell == f.from && f.built == shared.version {
                 continue;
             }
@@ -801,6 +812,10 @@ impl Crowd {
                 continue;
             };
             if a.target_state != TargetState::Requesting {
+                continue;
+            }
+            if crate::crowd::beyond_range(a.nav.steering.request) {
+                no_path(a);
                 continue;
             }
             let Some(vox) = world.voxel(v.voxel_id) else {
