@@ -131,6 +131,8 @@ pub struct Crowd {
     /// The movement groups' shared flow fields and the guides' counters (rebuilt, never
     /// state).
     pub(crate) guides: crate::guides::GuideRuntime,
+    /// The topology optimisation's list of agents due (a buffer kept between updates).
+    pub(crate) topology_due: Vec<(f64, u32)>,
 }
 
 impl Crowd {
@@ -172,6 +174,7 @@ impl Crowd {
             boundary_scratch: BoundaryScratch::default(),
             placement_extents: [r * 2.0, r * 1.5, r * 2.0],
             guides: crate::guides::GuideRuntime::default(),
+            topology_due: Vec::new(),
         })
     }
 

@@ -352,7 +352,8 @@ impl Crowd {
     /// 5. Topology optimisation: agents due (every [`TOPOLOGY_OPT_INTERVAL`]) longest
     ///    waiting first, then by id, at most `topology_opt_per_update` of them.
     pub(super) fn update_topology_optimization(&mut self, mesh: &TiledNavMesh, dt: f64) {
-        let mut due: Vec<(f64, u32)> = Vec::new();
+        let mut due = std::mem::take(&mut self.topology_due);
+        due.clear();
         for (i, a) in self.agents.iter_mut().enumerate() {
             if a.state != AgentState::Walking
                 || !matches!(a.target_state, TargetState::Valid)
@@ -381,6 +382,7 @@ impl Crowd {
             );
             a.topology_opt_time = 0.0;
         }
+        self.topology_due = due;
     }
 }
 

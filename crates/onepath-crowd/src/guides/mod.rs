@@ -122,8 +122,11 @@ pub(crate) struct GuideRuntime {
     fields: BTreeMap<FlowKey, SharedField>,
     /// Full flow field computations so far.
     computations: u64,
-    /// Each grid's version at the last grid-edit check.
-    seen: BTreeMap<u32, u32>,
+    /// Each grid's (id, version) at the last grid-edit check, ascending by id (the world
+    /// context's order), refilled in place every update.
+    seen: Vec<(u32, u32)>,
+    /// The keys of the fields followed this update (a buffer kept between updates).
+    used: Vec<FlowKey>,
 }
 
 fn flow_key(g: &FlowGuide, agent: AgentId) -> FlowKey {
@@ -559,7 +562,10 @@ impl Crowd {
     /// (from the waypoint before the next one) is no longer walkable.
     fn replan_edited_grids(&mut self, world: &WorldContext<'_>, stats: &mut UpdateStats) {
         let seen = &self.guides.seen;
-        let changed = |id: u32, g: &Grid| seen.get(&id) != Some(&g.version());
+        let changed = |id: u32, g: &Grid| {
+            seen.binary_search_by_key(&id, |&(k, _)| k)
+                .map_or(true, |i| seen[i].1 != g.version())
+        };
         for a in &mut self.agents {
             if a.state != AgentState::Walking || a.target_state != TargetState::Valid {
                 continue;
@@ -591,11 +597,10 @@ impl Crowd {
                 stats.replans += 1;
             }
         }
-        self.guides.seen = world
-            .grids
-            .iter()
-            .map(|&(id, g)| (id, g.version()))
-            .collect();
+        self.guides.seen.clear();
+        self.guides
+            .seen
+            .extend(world.grids.iter().map(|&(id, g)| (id, g.version())));
     }
 
     /// Replanner guides (any state but invalid, target requested or valid, agent order): an agent
@@ -717,7 +722,8 @@ impl Crowd {
     /// the one they were built from, or the field was computed at another grid version.
     /// Fields no agent follows are dropped unless pre-warmed and not yet used.
     fn follow_flow_fields(&mut self, world: &WorldContext<'_>) {
-        let mut used: Vec<FlowKey> = Vec::new();
+        let mut used = std::mem::take(&mut self.guides.used);
+        used.clear();
         for a in &self.agents {
             if let Some(Guide::Flow(f)) = &a.guide {
                 let refused = a.target_state == TargetState::Requesting
@@ -795,6 +801,7 @@ impl Crowd {
             }
         }
         fields.retain(|k, f| f.prewarmed || used.binary_search(k).is_ok());
+        self.guides.used = used;
     }
 
     /// Voxel paths: each agent with a voxel guide that asked (agent order) gets a path by
