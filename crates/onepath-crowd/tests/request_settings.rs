@@ -504,3 +504,33 @@ fn a_guide_request_beyond_its_search_range_has_no_path() {
         assert_eq!(states[1], TargetState::Valid, "{:?} at 30", request.kind);
     }
 }
+
+#[test]
+fn a_coordinate_that_is_not_finite_is_named() {
+    use onepath_format::PolyRef;
+    let mesh = flat_mesh();
+    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+    let id = crowd
+        .add_agent(&mesh, START, AgentParams::new(0.3))
+        .unwrap();
+    let named = |r: Result<(), CrowdError>| match r {
+        Err(CrowdError::NotFinite { what }) => what,
+        other => panic!("expected NotFinite, got {other:?}"),
+    };
+    assert_eq!(
+        named(crowd.request_move_target(id, PolyRef::NULL, [1.0, f64::NAN, 1.0])),
+        "target.y"
+    );
+    assert_eq!(
+        named(crowd.request_move_velocity(id, [0.0, 0.0, f64::INFINITY])),
+        "velocity.z"
+    );
+    assert_eq!(
+        named(
+            crowd
+                .add_agent(&mesh, [f64::NAN, 0.0, 0.0], AgentParams::new(0.3))
+                .map(drop)
+        ),
+        "pos.x"
+    );
+}

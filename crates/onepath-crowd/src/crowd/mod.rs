@@ -12,7 +12,7 @@ use crate::avoidance::ObstacleAvoidance;
 use crate::boundary::{BoundaryScratch, LocalBoundary};
 use crate::error::CrowdError;
 use crate::geom::{
-    add, dist_2d, dist_sqr_2d, finite, len_2d, len_sqr, lerp, mad, normalize_2d, scale, sub,
+    add, check_finite, dist_2d, dist_sqr_2d, len_2d, len_sqr, lerp, mad, normalize_2d, scale, sub,
     tri_area_2d, ZERO,
 };
 use crate::grid::ProximityGrid;
@@ -246,9 +246,7 @@ impl Crowd {
     ) -> Result<AgentId, CrowdError> {
         params.validate()?;
         handler.validate()?;
-        if !finite(pos) {
-            return Err(CrowdError::NotFinite { what: "pos" });
-        }
+        check_finite(["pos.x", "pos.y", "pos.z"], pos)?;
         if self.agents.len() >= self.settings.max_agents {
             return Err(CrowdError::Full {
                 max: self.settings.max_agents,
@@ -360,9 +358,7 @@ impl Crowd {
         target_ref: PolyRef,
         target: Vec3,
     ) -> Result<(), CrowdError> {
-        if !finite(target) {
-            return Err(CrowdError::NotFinite { what: "target" });
-        }
+        check_finite(["target.x", "target.y", "target.z"], target)?;
         let i = self.index_or_err(id)?;
         let a = &mut self.agents[i];
         a.target_ref = target_ref;
@@ -482,9 +478,7 @@ impl Crowd {
             }
             _ => return Err(off),
         };
-        if !finite(t) {
-            return Err(CrowdError::NotFinite { what: "target" });
-        }
+        check_finite(["target.x", "target.y", "target.z"], t)?;
         let (cx, cz) = grid.space().cell_center(goal.0, goal.1);
         self.request_move_target(id, PolyRef::NULL, [cx, t[1], cz])?;
         let a = &mut self.agents[i];
@@ -504,9 +498,7 @@ impl Crowd {
 
     /// Asks the agent to move at `velocity` (X/Z), with no path.
     pub fn request_move_velocity(&mut self, id: AgentId, velocity: Vec3) -> Result<(), CrowdError> {
-        if !finite(velocity) {
-            return Err(CrowdError::NotFinite { what: "velocity" });
-        }
+        check_finite(["velocity.x", "velocity.y", "velocity.z"], velocity)?;
         let i = self.index_or_err(id)?;
         let a = &mut self.agents[i];
         a.target_ref = PolyRef::NULL;

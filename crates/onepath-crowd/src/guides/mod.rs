@@ -23,7 +23,7 @@ use onepath_mesh::query::Vec3;
 use crate::agent::{Agent, AgentState, GridGuide, TargetState};
 use crate::crowd::{set_valid, Crowd, UpdateStats};
 use crate::error::CrowdError;
-use crate::geom::{dist_2d, finite};
+use crate::geom::dist_2d;
 use crate::navigator::{AgentId, PathRequest, PathRequestKind, RequestSettings};
 use crate::world::WorldContext;
 
@@ -276,9 +276,7 @@ pub(crate) fn guide_goal(
         x: t[0],
         z: t[2],
     };
-    if !finite(t) {
-        return Err(CrowdError::NotFinite { what: "target" });
-    }
+    crate::geom::check_finite(["target.x", "target.y", "target.z"], t)?;
     match req.kind {
         PathRequestKind::Voxel => {
             let v = world.voxel(req.context_id).ok_or(off.clone())?;
