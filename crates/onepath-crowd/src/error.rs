@@ -51,7 +51,7 @@ pub enum CrowdError {
     /// A position, velocity or time step that is not finite.
     #[error("{what} is not finite")]
     NotFinite {
-        /// The argument, e.g. `dt` or `target`.
+        /// The argument or its coordinate, e.g. `dt` or `target.x`.
         what: &'static str,
     },
     /// A grid A* request whose grid is not in the world context, or whose target is off the

@@ -87,7 +87,11 @@ pub(crate) fn dist_pt_seg_sqr_2d(p: Vec3, a: Vec3, b: Vec3) -> f64 {
     ex * ex + ez * ez
 }
 
-/// True when every coordinate is finite.
-pub(crate) fn finite(a: Vec3) -> bool {
-    a.iter().all(|v| v.is_finite())
+/// [`crate::CrowdError::NotFinite`] naming the first coordinate of `a` that is not finite
+/// (`names`: the argument's axes, e.g. `target.x`, `target.y`, `target.z`).
+pub(crate) fn check_finite(names: [&'static str; 3], a: Vec3) -> Result<(), crate::CrowdError> {
+    match names.into_iter().zip(a).find(|(_, v)| !v.is_finite()) {
+        Some((what, _)) => Err(crate::CrowdError::NotFinite { what }),
+        None => Ok(()),
+    }
 }

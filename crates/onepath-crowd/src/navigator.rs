@@ -74,19 +74,24 @@ pub enum RequestSettings {
         /// Iterations the whole request may use.
         max_iterations: u64,
     },
-    /// Grid A*: the heuristic weight.
+    /// Grid A*: the heuristic weight the crowd's sliced `GridAStar` runs with
+    /// (`GridOptions::heuristic_weight`).
     GridAStar {
-        /// Weight of the heuristic (1 = admissible).
+        /// Weight of the heuristic (finite, ≥ 0): 1 optimal A*, 0 Dijkstra order, above 1
+        /// weighted A* (fewer cells expanded, a path costing at most weight × the optimum).
         heuristic_weight: f64,
     },
-    /// Flow field: how far beyond the target's region the flood goes.
+    /// Flow field: how far beyond the target's region the flood goes. Always 0: the
+    /// shared field floods every cell reachable from its goal (nothing is left out for a
+    /// range to add), so any other value is refused ([`RequestSettings::validate`]).
     FlowField {
-        /// Extra flood range in cells.
+        /// Extra flood range in cells (0 only).
         extra_flood_range: u32,
     },
-    /// Voxel path: the highest climb.
+    /// Voxel path: the highest climb. Always 0 (no limit): `VoxelAStar` has no climb
+    /// rule, so any other value is refused ([`RequestSettings::validate`]).
     Voxel {
-        /// Largest climb height.
+        /// Largest climb height (0 only: no limit).
         max_climb_height: f64,
     },
     /// Hybrid: the switch-over distance.
@@ -110,9 +115,13 @@ pub struct PathRequest {
     pub origin: Vec3,
     /// Where it goes.
     pub target: Vec3,
-    /// The agent's radius the path is planned for.
+    /// The agent's radius the request is for: recorded (agent records, snapshots), never
+    /// searched with (the mesh is built for one radius, and targets are placed with the
+    /// crowd's placement box, [`crate::Crowd::placement_extents`]).
     pub unit_size: f64,
-    /// Polygon flags used instead of the agent filter's include flags, if any.
+    /// Polygon flags used instead of the agent filter's include flags, if any, to place a
+    /// navmesh (or hybrid near-phase) target and plan its corridor; the agent's moves keep
+    /// its own filter, and the grid and voxel kinds have no polygon flags to apply it to.
     pub walkability_override: Option<u16>,
     /// The largest distance the target may lie from the origin (X/Z; 0: no limit).
     pub max_search_range: f64,
@@ -262,8 +271,9 @@ impl PathRequest {
         )
     }
 
-    /// The request planned for an agent of radius `unit_size` (finite, ≥ 0, else
-    /// [`CrowdError::InvalidRequest`] naming `unit_size`).
+    /// The request recorded as one for an agent of radius `unit_size` (finite, ≥ 0, else
+    /// [`CrowdError::InvalidRequest`] naming `unit_size`); it changes no search and no
+    /// placement ([`PathRequest::unit_size`]).
     pub fn with_unit_size(mut self, unit_size: f64) -> Result<PathRequest, CrowdError> {
         non_negative("unit_size", unit_size)?;
         self.unit_size = unit_size;
@@ -280,7 +290,7 @@ impl PathRequest {
     }
 
     /// The request with polygon flags `flags` in place of the agent filter's include
-    /// flags.
+    /// flags for its placement and corridor ([`PathRequest::walkability_override`]).
     pub fn with_walkability_override(mut self, flags: u16) -> PathRequest {
         self.walkability_override = Some(flags);
         self
@@ -321,6 +331,82 @@ impl PathRequest {
                 "set on a grid A* request only",
             )),
         }
+    }
+}
+
+impl RequestSettings {
+    /// The kind of request these settings belong to.
+    pub fn kind(&self) -> PathRequestKind {
+        match self {
+            RequestSettings::NavMesh { .. } => PathRequestKind::NavMesh,
+            RequestSettings::GridAStar { .. } => PathRequestKind::GridAStar,
+            RequestSettings::FlowField { .. } => PathRequestKind::FlowField,
+            RequestSettings::Voxel { .. } => PathRequestKind::Voxel,
+            RequestSettings::Hybrid { .. } => PathRequestKind::Hybrid,
+            RequestSettings::GridReplan { .. } => PathRequestKind::GridReplan,
+        }
+    }
+
+    /// Checks the settings' own values ([`CrowdError::InvalidRequest`] naming the first bad
+    /// one): a heuristic weight or a switch distance finite and ≥ 0; an extra flood range
+    /// and a max climb height of 0, the only values the searches they belong to can honour
+    /// (`docs/crowd.md`, "Path request settings"): a flow field floods every cell reachable
+    /// from its goal (`onepath-gridstate`'s `GridFlowField` has no flood bound, and the
+    /// field is shared by a whole movement group), and `VoxelAStar` has no climb limit (a
+    /// flyer rises freely through free voxels).
+    pub fn validate(&self) -> Result<(), CrowdError> {
+        match *self {
+            RequestSettings::GridAStar { heuristic_weight } => {
+                non_negative("heuristic_weight", heuristic_weight)
+            }
+            RequestSettings::Hybrid { switch_distance } => {
+                non_negative("switch_distance", switch_distance)
+            }
+            RequestSettings::FlowField { extra_flood_range } if extra_flood_range != 0 => {
+                Err(invalid_request(
+                    "extra_flood_range",
+                    f64::from(extra_flood_range),
+                    "0: a flow field always floods every cell reachable from its goal",
+                ))
+            }
+            RequestSettings::Voxel { max_climb_height } if max_climb_height != 0.0 => {
+                Err(invalid_request(
+                    "max_climb_height",
+                    max_climb_height,
+                    "0: a voxel path has no climb limit (VoxelAStar offers none)",
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl PathRequest {
+    /// Checks a request built field by field as [`crate::Crowd::request_path`] does before
+    /// anything changes ([`CrowdError::InvalidRequest`] naming the first bad value): a
+    /// target coordinate not finite (`target.x`), a unit size or search range not finite
+    /// and ≥ 0, settings of another kind than the request's (`settings`, the value the
+    /// settings' kind code 0..5 in [`PathRequestKind`] order), or settings out of range
+    /// ([`RequestSettings::validate`]).
+    pub fn validate(&self) -> Result<(), CrowdError> {
+        for (what, v) in ["target.x", "target.y", "target.z"]
+            .into_iter()
+            .zip(self.target)
+        {
+            if !v.is_finite() {
+                return Err(invalid_request(what, v, "finite"));
+            }
+        }
+        non_negative("unit_size", self.unit_size)?;
+        non_negative("max_search_range", self.max_search_range)?;
+        if self.settings.kind() != self.kind {
+            return Err(invalid_request(
+                "settings",
+                f64::from(self.settings.kind() as u8),
+                "the settings of the request's own kind",
+            ));
+        }
+        self.settings.validate()
     }
 }
 

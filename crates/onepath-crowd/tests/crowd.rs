@@ -692,6 +692,9 @@ fn a_grid_guided_agent_follows_its_grid_path_around_grid_walls() {
     // A voxel path needs a voxel grid of the world.
     let mut voxel = request;
     voxel.kind = PathRequestKind::Voxel;
+    voxel.settings = RequestSettings::Voxel {
+        max_climb_height: 0.0,
+    };
     assert!(matches!(
         crowd.request_path(&world, id, voxel),
         Err(CrowdError::OffGrid { grid: 3, .. })

@@ -483,6 +483,30 @@ impl NavMesh {
         }))
     }
 
+    /// The point of the mesh nearest `point` (named `what` in errors) within `half_extents`
+    /// for `filter` (a crowd's placement box and an agent's filter), which must exist.
+    pub(crate) fn place_with(
+        &self,
+        what: &'static str,
+        point: [f64; 3],
+        half_extents: [f64; 3],
+        filter: &QueryFilter,
+    ) -> Result<NearestPoint> {
+        NavMeshParams::check_point(what, point)?;
+        let n = self
+            .query()
+            .find_nearest_poly(self.mesh(), point, half_extents, filter)?;
+        n.map(|n| NearestPoint {
+            poly: n.poly,
+            point: n.point,
+        })
+        .ok_or(Error::NotOnMesh {
+            what,
+            point,
+            half_extents,
+        })
+    }
+
     /// The point of the mesh nearest `point` (named `what` in errors), which must exist.
     pub(crate) fn place(&self, what: &'static str, point: [f64; 3]) -> Result<NearestPoint> {
         self.nearest_as(what, point)?.ok_or(Error::NotOnMesh {

@@ -15,18 +15,59 @@ use onepath_mesh::TiledNavMesh;
 use crate::error::{Error, Result};
 use crate::world::NavWorld;
 
-/// Layers as a [`WorldContext::heightmaps`] list: their order (ascending by name) kept.
-fn layer_refs(layers: &[(LayerName, Arc<Heightmap>)]) -> Vec<(&str, &Heightmap)> {
-    layers.iter().map(|(n, h)| (n.as_str(), &**h)).collect()
+/// Layers as a [`WorldContext::heightmaps`] list, written into `out` (emptied first): their
+/// order (ascending by name) kept.
+fn layer_refs<'a>(
+    layers: &'a [(LayerName, Arc<Heightmap>)],
+    mut out: Vec<(&'a str, &'a Heightmap)>,
+) -> Vec<(&'a str, &'a Heightmap)> {
+    out.clear();
+    out.extend(layers.iter().map(|(n, h)| (n.as_str(), &**h)));
+    out
 }
 
-/// Voxel grids as a [`WorldContext::voxels`] list: their order (ascending by id) kept. The
-/// locks are not taken: `&mut` reaches the grids directly.
-fn voxel_refs(voxels: &mut [(u32, Mutex<VoxelGrid>)]) -> Vec<(u32, &VoxelGrid)> {
-    voxels
-        .iter_mut()
-        .map(|(id, g)| (*id, &*g.get_mut().unwrap_or_else(PoisonError::into_inner)))
-        .collect()
+/// Voxel grids as a [`WorldContext::voxels`] list, written into `out` (emptied first): their
+/// order (ascending by id) kept. The locks are not taken: `&mut` reaches the grids directly.
+fn voxel_refs<'a>(
+    voxels: &'a mut [(u32, Mutex<VoxelGrid>)],
+    mut out: Vec<(u32, &'a VoxelGrid)>,
+) -> Vec<(u32, &'a VoxelGrid)> {
+    out.clear();
+    out.extend(
+        voxels
+            .iter_mut()
+            .map(|(id, g)| (*id, &*g.get_mut().unwrap_or_else(PoisonError::into_inner))),
+    );
+    out
+}
+
+/// An empty vector holding `v`'s allocation, for elements of another type of the same size
+/// and alignment (the lists of borrowed world resources, kept between calls as lists of
+/// plain words: a [`WorldCrowd`] cannot hold borrows of itself, nor references to its voxel
+/// grids, which are not `Sync`). Safe code: the vector is emptied, and collecting an empty
+/// `Vec` iterator into a vector of a same-layout type reuses its buffer (the standard
+/// library's in-place collection); nothing is read or written through it.
+fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
+}
+
+/// The buffers of the world context lists the facade builds at every update and request,
+/// kept empty between calls so that a step allocates nothing for them once they are as
+/// large as the host's resources (`(u32, &VoxelGrid)` and `(&str, &Heightmap)` as words of
+/// the same size and alignment, see [`recycle`]).
+#[derive(Debug, Default)]
+struct Scratch {
+    voxels: Vec<(u32, usize)>,
+    layers: Vec<[usize; 3]>,
+}
+
+impl Scratch {
+    /// Takes the buffers back from a context's lists (emptied).
+    fn keep(&mut self, parts: HostParts<'_>) {
+        self.voxels = recycle(parts.voxels);
+        self.layers = recycle(parts.layers);
+    }
 }
 
 /// The host's world resources of a [`WorldCrowd`], borrowed as the lists a
@@ -167,6 +208,8 @@ pub struct WorldAgent {
 pub struct WorldCrowd {
     crowds: Vec<Crowd>,
     host: Host,
+    /// The buffers of the world context lists (never state).
+    scratch: Scratch,
     /// The mesh parameters of each class of the world the crowd was made for (what
     /// identifies a class: its settings digest and parameter block).
     classes: Vec<NavMeshParams>,
@@ -211,12 +254,27 @@ struct Host {
 }
 
 impl Host {
-    /// The resources as the lists a [`WorldContext`] takes.
+    /// The resources as the lists a [`WorldContext`] takes (in new buffers).
     fn parts(&mut self) -> HostParts<'_> {
         HostParts {
             platforms: &self.platforms,
-            voxels: voxel_refs(&mut self.voxels),
-            layers: layer_refs(&self.heightmaps),
+            voxels: voxel_refs(&mut self.voxels, Vec::new()),
+            layers: layer_refs(&self.heightmaps, Vec::new()),
+        }
+    }
+
+    /// [`Host::parts`] in the buffers of `scratch` (give them back with [`Scratch::keep`]).
+    fn parts_in(&mut self, scratch: &mut Scratch) -> HostParts<'_> {
+        HostParts {
+            platforms: &self.platforms,
+            voxels: voxel_refs(
+                &mut self.voxels,
+                recycle(std::mem::take(&mut scratch.voxels)),
+            ),
+            layers: layer_refs(
+                &self.heightmaps,
+                recycle(std::mem::take(&mut scratch.layers)),
+            ),
         }
     }
 }
@@ -238,6 +296,7 @@ impl WorldCrowd {
         Ok(WorldCrowd {
             crowds,
             host: Host::default(),
+            scratch: Scratch::default(),
             classes: world.classes().iter().map(|c| *c.mesh().params()).collect(),
         })
     }
@@ -525,10 +584,13 @@ impl WorldCrowd {
         self.crowds.get(agent.class)?.agent(agent.id)
     }
 
-    /// Asks the agent to walk to the point of its class's mesh nearest `target` (within the
-    /// class mesh's search extents); off the mesh is [`Error::NotOnMesh`], an agent of no
-    /// class [`Error::NoSuchClass`], an unknown agent [`Error::Crowd`], a target that is not
-    /// a world coordinate [`Error::Coordinate`] naming it (`target.x`).
+    /// Asks the agent to walk to the point of its class's mesh nearest `target`, found as
+    /// the crowd finds its targets: within the crowd's placement box
+    /// ([`Crowd::placement_extents`]: 2, 1.5, 2 × `max_agent_radius`, DetourCrowd's query
+    /// extents, the box a target whose polygon goes stale is placed again with) for the
+    /// agent's query filter. Off the mesh is [`Error::NotOnMesh`] (with that box), an agent
+    /// of no class [`Error::NoSuchClass`], an unknown agent [`Error::Crowd`], a target that
+    /// is not a world coordinate [`Error::Coordinate`] naming it (`target.x`).
     pub fn request_move_target(
         &mut self,
         world: &NavWorld,
@@ -536,8 +598,15 @@ impl WorldCrowd {
         target: impl Into<[f64; 3]>,
     ) -> Result<()> {
         self.check_world(world)?;
-        let on = world.class(agent.class)?.place("target", target.into())?;
-        Ok(self.crowds[agent.class].request_move_target(agent.id, on.poly, on.point)?)
+        let nav = world.class(agent.class)?;
+        let crowd = &mut self.crowds[agent.class];
+        let filter = crowd
+            .agent(agent.id)
+            .ok_or(onepath_crowd::CrowdError::UnknownAgent(agent.id))?
+            .params()
+            .filter;
+        let on = nav.place_with("target", target.into(), crowd.placement_extents(), &filter)?;
+        Ok(crowd.request_move_target(agent.id, on.poly, on.point)?)
     }
 
     /// Asks the agent for a path of any kind ([`Crowd::request_path`]): a navmesh corridor,
@@ -649,8 +718,10 @@ impl WorldCrowd {
         check_grid_ids(grids)?;
         let mesh = world.class(class)?.mesh();
         let crowd = &mut self.crowds[class];
-        let parts = self.host.parts();
-        Ok(f(crowd, &parts.context(mesh, grids)))
+        let parts = self.host.parts_in(&mut self.scratch);
+        let r = f(crowd, &parts.context(mesh, grids));
+        self.scratch.keep(parts);
+        Ok(r)
     }
 
     /// One fixed step of `dt` seconds of every crowd, in class order, each over its class's
@@ -679,12 +750,23 @@ impl WorldCrowd {
                 what: "dt",
             }));
         }
-        let parts = self.host.parts();
+        let parts = self.host.parts_in(&mut self.scratch);
         let mut stats = Vec::with_capacity(self.crowds.len());
+        let mut failed = None;
         for (crowd, nav) in self.crowds.iter_mut().zip(world.classes()) {
-            stats.push(crowd.update(&parts.context(nav.mesh(), grids), dt)?);
+            match crowd.update(&parts.context(nav.mesh(), grids), dt) {
+                Ok(s) => stats.push(s),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
         }
-        Ok(stats)
+        self.scratch.keep(parts);
+        match failed {
+            Some(e) => Err(e.into()),
+            None => Ok(stats),
+        }
     }
 
     pub(crate) fn replace_crowds(&mut self, crowds: Vec<Crowd>) {
@@ -698,5 +780,77 @@ impl WorldCrowd {
             out.extend_from_slice(&(i as u32).to_le_bytes());
             c.write_state(out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prelude::*;
+
+    #[test]
+    fn recycling_keeps_the_buffer_across_element_types() {
+        let words: Vec<(u32, usize)> = Vec::with_capacity(8);
+        let at = words.as_ptr() as usize;
+        let refs: Vec<(u32, &VoxelGrid)> = recycle(words);
+        assert_eq!((refs.capacity(), refs.as_ptr() as usize), (8, at));
+        let back: Vec<(u32, usize)> = recycle(refs);
+        assert_eq!((back.capacity(), back.as_ptr() as usize), (8, at));
+        let layers: Vec<[usize; 3]> = Vec::with_capacity(5);
+        let at = layers.as_ptr() as usize;
+        let refs: Vec<(&str, &Heightmap)> = recycle(layers);
+        assert_eq!((refs.capacity(), refs.as_ptr() as usize), (5, at));
+    }
+
+    #[test]
+    fn updates_and_requests_reuse_the_context_buffers() {
+        let floor = TriangleSoup {
+            vertices: vec![
+                [0.0, 0.0, 0.0],
+                [0.0, 0.0, 20.0],
+                [20.0, 0.0, 20.0],
+                [20.0, 0.0, 0.0],
+            ],
+            triangles: vec![[0, 1, 2], [0, 2, 3]],
+            areas: None,
+        };
+        let world = NavWorld::build(&[NavSettings::default()], &floor).unwrap();
+        let mut crowd = WorldCrowd::new(&world, CrowdSettings::default()).unwrap();
+        for id in [4, 1, 9] {
+            crowd.set_voxel_grid(id, VoxelGrid::new(4, 4, 4, 0).unwrap());
+        }
+        for name in ["rock", "sand"] {
+            let layer = Heightmap::new([0.0, 0.0], 1.0, 4, 4, vec![0.0; 16]).unwrap();
+            crowd.set_heightmap(name, Arc::new(layer)).unwrap();
+        }
+        let a = crowd
+            .add_agent(&world, [3.0, 0.0, 3.0], AgentParams::new(0.4))
+            .unwrap();
+        crowd.update(&world, 1.0 / 30.0).unwrap();
+        let held = |c: &WorldCrowd| {
+            (
+                c.scratch.voxels.as_ptr() as usize,
+                c.scratch.voxels.capacity(),
+                c.scratch.layers.as_ptr() as usize,
+                c.scratch.layers.capacity(),
+            )
+        };
+        let first = held(&crowd);
+        assert!(first.1 >= 3 && first.3 >= 2, "{first:?}");
+        assert!(crowd.scratch.voxels.is_empty() && crowd.scratch.layers.is_empty());
+        let target = PathRequest::navmesh([12.0, 0.0, 12.0]).unwrap();
+        crowd.request_path(&world, a, target).unwrap();
+        for _ in 0..5 {
+            crowd.update(&world, 1.0 / 30.0).unwrap();
+            assert_eq!(held(&crowd), first);
+        }
+        // A refused update leaves them as they were.
+        assert!(matches!(
+            crowd.update(&world, f64::NAN),
+            Err(Error::Crowd(onepath_crowd::CrowdError::NotFinite {
+                what: "dt"
+            }))
+        ));
+        assert_eq!(held(&crowd), first);
     }
 }

@@ -151,6 +151,58 @@ fn add_agent_picks_the_class_by_radius() {
 }
 
 #[test]
+fn a_move_target_is_placed_with_the_crowds_placement_box_and_the_agents_filter() {
+    let world = corridor_world();
+    let mut crowd = WorldCrowd::new(&world, CrowdSettings::default()).unwrap();
+    let a = crowd
+        .add_agent(&world, [5.0, 0.0, 5.0], AgentParams::new(0.25))
+        .unwrap();
+    let boxed = crowd.crowd(0).unwrap().placement_extents();
+    assert_eq!(
+        boxed,
+        [0.6 * 2.0, 0.6 * 1.5, 0.6 * 2.0],
+        "2, 1.5, 2 × the default 0.6"
+    );
+    // Within the box above the floor: placed on the floor below.
+    crowd
+        .request_move_target(&world, a, [12.0, 0.8, 10.0])
+        .unwrap();
+    let r = crowd
+        .agent(a)
+        .unwrap()
+        .navigator()
+        .steering
+        .requested_destination;
+    assert!((r[0] - 12.0).abs() < 1e-9 && r[1].abs() < 0.3 && (r[2] - 10.0).abs() < 1e-9);
+    // 2 above: outside the crowd's box (inside the mesh's search extents, 4 high, which a
+    // crowd's stale target could never be placed again with): refused, naming the box.
+    let high = [12.0, 2.0, 10.0];
+    assert!(world.class(0).unwrap().nearest(high).unwrap().is_some());
+    match crowd.request_move_target(&world, a, high).unwrap_err() {
+        Error::NotOnMesh {
+            what: "target",
+            point,
+            half_extents,
+        } => assert_eq!((point, half_extents), (high, boxed)),
+        other => panic!("expected NotOnMesh, got {other:?}"),
+    }
+    // The agent's filter: an agent that walks no polygon flag finds no target.
+    let mut params = *crowd.agent(a).unwrap().params();
+    params.filter.set_include_flags(0);
+    crowd
+        .crowd_mut(0)
+        .unwrap()
+        .set_params(a.id, params)
+        .unwrap();
+    assert!(matches!(
+        crowd
+            .request_move_target(&world, a, [12.0, 0.0, 10.0])
+            .unwrap_err(),
+        Error::NotOnMesh { what: "target", .. }
+    ));
+}
+
+#[test]
 fn a_crowd_whose_destination_streamed_out_reports_no_path() {
     let mut world = NavWorld::build(&[radius(0.3)], &common::floor(25.0)).unwrap();
     let mut crowd = WorldCrowd::new(&world, CrowdSettings::default()).unwrap();

@@ -12,7 +12,7 @@ use crate::avoidance::ObstacleAvoidance;
 use crate::boundary::{BoundaryScratch, LocalBoundary};
 use crate::error::CrowdError;
 use crate::geom::{
-    add, dist_2d, dist_sqr_2d, finite, len_2d, len_sqr, lerp, mad, normalize_2d, scale, sub,
+    add, check_finite, dist_2d, dist_sqr_2d, len_2d, len_sqr, lerp, mad, normalize_2d, scale, sub,
     tri_area_2d, ZERO,
 };
 use crate::grid::ProximityGrid;
@@ -32,7 +32,9 @@ mod steer;
 use locomotion::turn_towards;
 #[cfg(test)]
 use requests::remove_trackbacks;
-pub(crate) use requests::{poly_usable, request_filter, set_valid};
+pub(crate) use requests::{
+    beyond_range, grid_search_for, poly_usable, request_filter, request_weight, set_valid,
+};
 
 /// Neighbours kept per agent.
 pub const MAX_NEIGHBOURS: usize = 6;
@@ -129,6 +131,8 @@ pub struct Crowd {
     /// The movement groups' shared flow fields and the guides' counters (rebuilt, never
     /// state).
     pub(crate) guides: crate::guides::GuideRuntime,
+    /// The topology optimisation's list of agents due (a buffer kept between updates).
+    pub(crate) topology_due: Vec<(f64, u32)>,
 }
 
 impl Crowd {
@@ -170,6 +174,7 @@ impl Crowd {
             boundary_scratch: BoundaryScratch::default(),
             placement_extents: [r * 2.0, r * 1.5, r * 2.0],
             guides: crate::guides::GuideRuntime::default(),
+            topology_due: Vec::new(),
         })
     }
 
@@ -241,9 +246,7 @@ impl Crowd {
     ) -> Result<AgentId, CrowdError> {
         params.validate()?;
         handler.validate()?;
-        if !finite(pos) {
-            return Err(CrowdError::NotFinite { what: "pos" });
-        }
+        check_finite(["pos.x", "pos.y", "pos.z"], pos)?;
         if self.agents.len() >= self.settings.max_agents {
             return Err(CrowdError::Full {
                 max: self.settings.max_agents,
@@ -355,9 +358,7 @@ impl Crowd {
         target_ref: PolyRef,
         target: Vec3,
     ) -> Result<(), CrowdError> {
-        if !finite(target) {
-            return Err(CrowdError::NotFinite { what: "target" });
-        }
+        check_finite(["target.x", "target.y", "target.z"], target)?;
         let i = self.index_or_err(id)?;
         let a = &mut self.agents[i];
         a.target_ref = target_ref;
@@ -396,7 +397,10 @@ impl Crowd {
         Ok(())
     }
 
-    /// Asks the agent to follow a path request of its own shape.
+    /// Asks the agent to follow a path request of its own shape. The request is checked
+    /// first ([`PathRequest::validate`]: a value out of range, settings of another kind, a
+    /// flow field's extra flood range or a voxel path's climb height other than 0 are
+    /// [`CrowdError::InvalidRequest`] naming the value).
     ///
     /// [`PathRequestKind::NavMesh`]: the target is placed with
     /// [`Crowd::placement_extents`]; the request's walkability override replaces the
@@ -406,8 +410,9 @@ impl Crowd {
     /// [`PathRequestKind::GridAStar`]: the path is planned by grid A* (`onepath-gridstate`,
     /// sliced under the same path budget) on grid `context_id` of `world`, from the cell
     /// under the agent to the cell under the target ([`CrowdError::OffGrid`] when that cell
-    /// is missing or blocked); the agent steers through the path's cell centres and still
-    /// moves on the mesh.
+    /// is missing or blocked), with the request's heuristic weight (1 optimal; above 1 fewer
+    /// cells expanded for a path of at most weight × the optimal cost); the agent steers
+    /// through the path's cell centres and still moves on the mesh.
     ///
     /// [`PathRequestKind::FlowField`], [`PathRequestKind::Voxel`],
     /// [`PathRequestKind::Hybrid`]: a flow field shared by the agent's movement group, a
@@ -424,6 +429,7 @@ impl Crowd {
         request: PathRequest,
     ) -> Result<(), CrowdError> {
         world.check_order()?;
+        request.validate()?;
         let mesh = world.mesh;
         if request.kind == PathRequestKind::GridAStar {
             return self.request_grid_path(world, id, request);
@@ -472,9 +478,7 @@ impl Crowd {
             }
             _ => return Err(off),
         };
-        if !finite(t) {
-            return Err(CrowdError::NotFinite { what: "target" });
-        }
+        check_finite(["target.x", "target.y", "target.z"], t)?;
         let (cx, cz) = grid.space().cell_center(goal.0, goal.1);
         self.request_move_target(id, PolyRef::NULL, [cx, t[1], cz])?;
         let a = &mut self.agents[i];
@@ -494,9 +498,7 @@ impl Crowd {
 
     /// Asks the agent to move at `velocity` (X/Z), with no path.
     pub fn request_move_velocity(&mut self, id: AgentId, velocity: Vec3) -> Result<(), CrowdError> {
-        if !finite(velocity) {
-            return Err(CrowdError::NotFinite { what: "velocity" });
-        }
+        check_finite(["velocity.x", "velocity.y", "velocity.z"], velocity)?;
         let i = self.index_or_err(id)?;
         let a = &mut self.agents[i];
         a.target_ref = PolyRef::NULL;

@@ -106,6 +106,11 @@ impl Crowd {
             if a.target_state != TargetState::Requesting || a.state == AgentState::Invalid {
                 continue;
             }
+            if a.grid.is_some() && beyond_range(a.nav.steering.request) {
+                a.target_state = TargetState::NoPath;
+                a.nav.steering.should_move = false;
+                continue;
+            }
             if a.grid.is_some() {
                 self.grid_queue.push_back((a.id(), a.serial));
                 a.target_state = TargetState::WaitingForPath;
@@ -260,6 +265,8 @@ impl Crowd {
             if a.serial != serial || a.target_state != TargetState::WaitingForPath {
                 continue;
             }
+            // The request's heuristic weight (a hybrid's far phase: 1).
+            let weight = request_weight(a);
             let Some(guide) = a.grid.as_mut() else {
                 continue;
             };
@@ -287,7 +294,8 @@ impl Crowd {
                         continue;
                     }
                 };
-                if self.grid_search.begin(grid, start, guide.goal).is_err() {
+                let weighted = grid_search_for(&mut self.grid_search, weight);
+                if weighted.is_err() || self.grid_search.begin(grid, start, guide.goal).is_err() {
                     a.target_state = TargetState::NoPath;
                     a.nav.steering.should_move = false;
                     continue;
@@ -344,7 +352,8 @@ impl Crowd {
     /// 5. Topology optimisation: agents due (every [`TOPOLOGY_OPT_INTERVAL`]) longest
     ///    waiting first, then by id, at most `topology_opt_per_update` of them.
     pub(super) fn update_topology_optimization(&mut self, mesh: &TiledNavMesh, dt: f64) {
-        let mut due: Vec<(f64, u32)> = Vec::new();
+        let mut due = std::mem::take(&mut self.topology_due);
+        due.clear();
         for (i, a) in self.agents.iter_mut().enumerate() {
             if a.state != AgentState::Walking
                 || !matches!(a.target_state, TargetState::Valid)
@@ -373,6 +382,7 @@ impl Crowd {
             );
             a.topology_opt_time = 0.0;
         }
+        self.topology_due = due;
     }
 }
 
@@ -396,6 +406,39 @@ pub(crate) fn set_valid(a: &mut Agent) {
         r.waypoint_index = 0;
     }
     a.nav.steering.destination = a.corridor.target();
+}
+
+/// Whether `request` has a search range (> 0) and its target lies farther (X/Z) from its
+/// origin: such a guide request has no path (`docs/crowd.md`, "Path request settings").
+pub(crate) fn beyond_range(request: Option<PathRequest>) -> bool {
+    request.is_some_and(|r| {
+        r.max_search_range > 0.0 && dist_2d(r.origin, r.target) > r.max_search_range
+    })
+}
+
+/// The heuristic weight of agent `a`'s grid search: its grid A* request's weight, 1 for
+/// any other request (a hybrid's far phase).
+pub(crate) fn request_weight(a: &Agent) -> f64 {
+    match a.nav.steering.request.map(|r| r.settings) {
+        Some(RequestSettings::GridAStar { heuristic_weight }) => heuristic_weight,
+        _ => 1.0,
+    }
+}
+
+/// Makes `search` a grid A* with heuristic weight `weight` and the default grid options
+/// otherwise: kept as it is when its weight is that one (bit for bit), else replaced by a
+/// new search (a weight that is not finite and ≥ 0 is refused and `search` is kept).
+pub(crate) fn grid_search_for(
+    search: &mut GridAStar,
+    weight: f64,
+) -> Result<(), onepath_gridstate::GridError> {
+    if search.options().heuristic_weight.to_bits() != weight.to_bits() {
+        *search = GridAStar::new(GridOptions {
+            heuristic_weight: weight,
+            ..GridOptions::default()
+        })?;
+    }
+    Ok(())
 }
 
 /// The filter of a request: the agent's, with the walkability override as include flags.

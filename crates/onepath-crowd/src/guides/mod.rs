@@ -23,7 +23,7 @@ use onepath_mesh::query::Vec3;
 use crate::agent::{Agent, AgentState, GridGuide, TargetState};
 use crate::crowd::{set_valid, Crowd, UpdateStats};
 use crate::error::CrowdError;
-use crate::geom::{dist_2d, finite};
+use crate::geom::dist_2d;
 use crate::navigator::{AgentId, PathRequest, PathRequestKind, RequestSettings};
 use crate::world::WorldContext;
 
@@ -122,8 +122,11 @@ pub(crate) struct GuideRuntime {
     fields: BTreeMap<FlowKey, SharedField>,
     /// Full flow field computations so far.
     computations: u64,
-    /// Each grid's version at the last grid-edit check.
-    seen: BTreeMap<u32, u32>,
+    /// Each grid's (id, version) at the last grid-edit check, ascending by id (the world
+    /// context's order), refilled in place every update.
+    seen: Vec<(u32, u32)>,
+    /// The keys of the fields followed this update (a buffer kept between updates).
+    used: Vec<FlowKey>,
 }
 
 fn flow_key(g: &FlowGuide, agent: AgentId) -> FlowKey {
@@ -273,9 +276,7 @@ pub(crate) fn guide_goal(
         x: t[0],
         z: t[2],
     };
-    if !finite(t) {
-        return Err(CrowdError::NotFinite { what: "target" });
-    }
+    crate::geom::check_finite(["target.x", "target.y", "target.z"], t)?;
     match req.kind {
         PathRequestKind::Voxel => {
             let v = world.voxel(req.context_id).ok_or(off.clone())?;
@@ -559,7 +560,10 @@ impl Crowd {
     /// (from the waypoint before the next one) is no longer walkable.
     fn replan_edited_grids(&mut self, world: &WorldContext<'_>, stats: &mut UpdateStats) {
         let seen = &self.guides.seen;
-        let changed = |id: u32, g: &Grid| seen.get(&id) != Some(&g.version());
+        let changed = |id: u32, g: &Grid| {
+            seen.binary_search_by_key(&id, |&(k, _)| k)
+                .map_or(true, |i| seen[i].1 != g.version())
+        };
         for a in &mut self.agents {
             if a.state != AgentState::Walking || a.target_state != TargetState::Valid {
                 continue;
@@ -591,11 +595,10 @@ impl Crowd {
                 stats.replans += 1;
             }
         }
-        self.guides.seen = world
-            .grids
-            .iter()
-            .map(|&(id, g)| (id, g.version()))
-            .collect();
+        self.guides.seen.clear();
+        self.guides
+            .seen
+            .extend(world.grids.iter().map(|&(id, g)| (id, g.version())));
     }
 
     /// Replanner guides (any state but invalid, target requested or valid, agent order): an agent
@@ -616,6 +619,10 @@ impl Crowd {
                 continue;
             }
             let asked = a.target_state == TargetState::Requesting;
+            if asked && crate::crowd::beyond_range(a.nav.steering.request) {
+                no_path(a);
+                continue;
+            }
             let Some(grid) = world.grid(r.grid_id) else {
                 no_path(a);
                 continue;
@@ -713,10 +720,14 @@ impl Crowd {
     /// the one they were built from, or the field was computed at another grid version.
     /// Fields no agent follows are dropped unless pre-warmed and not yet used.
     fn follow_flow_fields(&mut self, world: &WorldContext<'_>) {
-        let mut used: Vec<FlowKey> = Vec::new();
+        let mut used = std::mem::take(&mut self.guides.used);
+        used.clear();
         for a in &self.agents {
             if let Some(Guide::Flow(f)) = &a.guide {
+                let refused = a.target_state == TargetState::Requesting
+                    && crate::crowd::beyond_range(a.nav.steering.request);
                 if a.state != AgentState::Invalid
+                    && !refused
                     && matches!(a.target_state, TargetState::Requesting | TargetState::Valid)
                 {
                     used.push(flow_key(f, a.id()));
@@ -758,6 +769,10 @@ impl Crowd {
                 continue;
             };
             let asked = a.target_state == TargetState::Requesting;
+            if asked && crate::crowd::beyond_range(a.nav.steering.request) {
+                no_path(a);
+                continue;
+            }
             if !asked && cell == f.from && f.built == shared.version {
                 continue;
             }
@@ -784,6 +799,7 @@ impl Crowd {
             }
         }
         fields.retain(|k, f| f.prewarmed || used.binary_search(k).is_ok());
+        self.guides.used = used;
     }
 
     /// Voxel paths: each agent with a voxel guide that asked (agent order) gets a path by
@@ -801,6 +817,10 @@ impl Crowd {
                 continue;
             };
             if a.target_state != TargetState::Requesting {
+                continue;
+            }
+            if crate::crowd::beyond_range(a.nav.steering.request) {
+                no_path(a);
                 continue;
             }
             let Some(vox) = world.voxel(v.voxel_id) else {

@@ -7,6 +7,7 @@ use onepath_format::{FormatError, PolyRef};
 use crate::agent::{Agent, AgentState, GridGuide, TargetState};
 use crate::crowd::{request_filter, reset_target, set_valid, Crowd};
 use crate::error::CrowdError;
+use crate::geom::dist_2d;
 use crate::navigator::{
     AgentId, LocomotionKind, PathRequest, PathRequestKind, RequestSettings, Steering,
     SteeringTuning, TravelMode, Turning,
@@ -88,6 +89,23 @@ fn save_request(w: &mut Writer<'_>, r: &PathRequest) {
     w.u32("context_id", r.context_id, 0);
 }
 
+/// A setting whose only value is 0 (`docs/agent-records.md`, "Path request"): another is
+/// a format error naming it.
+fn zero<T: Copy + PartialEq + Default + std::fmt::Display>(
+    r: &Reader<'_>,
+    name: &str,
+    v: T,
+) -> Result<T, FormatError> {
+    if v == T::default() {
+        Ok(v)
+    } else {
+        Err(broken(format!(
+            "{} = {v} is not 0 (the search has no such bound)",
+            r.path(name)
+        )))
+    }
+}
+
 fn load_request(r: &Reader<'_>) -> Result<PathRequest, FormatError> {
     let kind = kind_of(r.code("kind", 0, 6)?);
     let walkability_override = match r.look("walkability_override") {
@@ -110,10 +128,14 @@ fn load_request(r: &Reader<'_>) -> Result<PathRequest, FormatError> {
             heuristic_weight: r.non_negative("heuristic_weight", 1.0)?,
         },
         PathRequestKind::FlowField => RequestSettings::FlowField {
-            extra_flood_range: r.u32("extra_flood_range", 0)?,
+            extra_flood_range: zero(r, "extra_flood_range", r.u32("extra_flood_range", 0)?)?,
         },
         PathRequestKind::Voxel => RequestSettings::Voxel {
-            max_climb_height: r.non_negative("max_climb_height", 0.0)?,
+            max_climb_height: zero(
+                r,
+                "max_climb_height",
+                r.non_negative("max_climb_height", 0.0)?,
+            )?,
         },
         PathRequestKind::Hybrid => RequestSettings::Hybrid {
             switch_distance: r.non_negative("switch_distance", 0.0)?,
@@ -665,18 +687,23 @@ impl Crowd {
             // Mid link or falling: planned when the agent walks again (next update).
             return Ok(());
         }
+        if req.max_search_range > 0.0 && dist_2d(req.origin, n.point) > req.max_search_range {
+            // Beyond the request's range: the next update reports no path, as it does for
+            // a live request.
+            return Ok(());
+        }
+        // The request's own iteration limit caps the search, as in the queue.
+        let limit = match req.settings {
+            RequestSettings::NavMesh { max_iterations } if max_iterations > 0 => {
+                max_iterations.min(self.settings.max_request_iterations)
+            }
+            _ => self.settings.max_request_iterations,
+        };
         let (first, pos) = (a.corridor.first_poly(), a.corridor.pos());
         let mut path = Vec::new();
-        let found = self.query.find_path(
-            mesh,
-            first,
-            n.poly,
-            pos,
-            n.point,
-            &filter,
-            self.settings.max_request_iterations,
-            &mut path,
-        );
+        let found = self
+            .query
+            .find_path(mesh, first, n.poly, pos, n.point, &filter, limit, &mut path);
         if found.is_ok() && path.last() == Some(&n.poly) {
             a.corridor.set_corridor(n.point, &path);
             set_valid(a);

@@ -211,7 +211,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn path(&self, name: &str) -> String {
+    pub(crate) fn path(&self, name: &str) -> String {
         format!("{}{name}", self.prefix)
     }
 

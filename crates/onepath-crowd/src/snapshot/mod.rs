@@ -165,7 +165,12 @@ impl Crowd {
                     .as_ref()
                     .and_then(|g| world.grid(g.grid_id).map(|w| (g.goal, w)));
                 if let (true, Some((goal, grid))) = (current, grid) {
-                    let replayed = grid_search.begin(grid, start, goal).is_ok()
+                    let replayed = crate::crowd::grid_search_for(
+                        &mut grid_search,
+                        crate::crowd::request_weight(a),
+                    )
+                    .is_ok()
+                        && grid_search.begin(grid, start, goal).is_ok()
                         && (used == 0 || grid_search.step(grid, used).is_ok());
                     if !replayed {
                         // As the update does when a grid search cannot begin.

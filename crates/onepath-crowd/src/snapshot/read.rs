@@ -229,18 +229,39 @@ impl<'a> R<'a> {
             None
         };
         let max_search_range = self.f_non_negative("request max search range")?;
-        let settings = match self.code("request settings kind", 6)? {
+        let settings_kind = self.code("request settings kind", 6)?;
+        if settings_kind != super::write::request_kind_code(kind) {
+            return Err(broken(format!(
+                "request settings kind = {settings_kind} is not the request kind's ({})",
+                super::write::request_kind_code(kind)
+            )));
+        }
+        let settings = match settings_kind {
             0 => RequestSettings::NavMesh {
                 max_iterations: self.0.u64("request max iterations")?,
             },
             1 => RequestSettings::GridAStar {
                 heuristic_weight: self.f_non_negative("request heuristic weight")?,
             },
-            2 => RequestSettings::FlowField {
-                extra_flood_range: self.0.u32("request extra flood range")?,
+            2 => match self.0.u32("request extra flood range")? {
+                0 => RequestSettings::FlowField {
+                    extra_flood_range: 0,
+                },
+                v => {
+                    return Err(broken(format!(
+                        "request extra flood range = {v} is not 0 (a flow field floods every reachable cell)"
+                    )))
+                }
             },
-            3 => RequestSettings::Voxel {
-                max_climb_height: self.f_non_negative("request max climb height")?,
+            3 => match self.f_non_negative("request max climb height")? {
+                v if v == 0.0 => RequestSettings::Voxel {
+                    max_climb_height: v,
+                },
+                v => {
+                    return Err(broken(format!(
+                        "request max climb height = {v} is not 0 (a voxel path has no climb limit)"
+                    )))
+                }
             },
             4 => RequestSettings::Hybrid {
                 switch_distance: self.f_non_negative("request switch distance")?,
