@@ -114,6 +114,7 @@ mod nodepool;
 mod openlist;
 mod path;
 mod poly;
+mod portals;
 mod raycast;
 mod straight;
 mod surface;
@@ -141,6 +142,7 @@ pub use graph::{Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
 pub use nearest::{ClosestPoint, NearestPoly};
 pub use path::{PathResult, PathStatus};
 pub use poly::tie_key;
+pub use portals::{PathModel, PortalSampling};
 pub use raycast::RaycastHit;
 pub use straight::{StraightPathFlags, StraightPathOptions, StraightPathPoint};
 pub use surface::{CircleNode, LocalNode, MoveResult, WallHit, WallSegment};
@@ -176,6 +178,10 @@ pub struct NavMeshQuery {
     scratch_refs: Vec<PolyRef>,
     scratch_portals: Vec<straight::Portal>,
     scratch_circle: Vec<surface::CircleNode>,
+    /// The cost model of path searches begun from now on.
+    path_model: PathModel,
+    /// The buffers and state of a search under [`PathModel::Portals`].
+    portal: portals::PortalSearch,
 }
 
 impl NavMeshQuery {
@@ -197,6 +203,19 @@ impl NavMeshQuery {
     /// equal cost, may return another one.
     pub fn set_compiled_graph(&mut self, graph: Option<Arc<CompiledGraph>>) {
         self.graph = graph;
+    }
+
+    /// Chooses the cost model of path searches begun from now on (a search in progress
+    /// keeps its own). [`PathModel::Centres`] (model v1) is the default;
+    /// [`PathModel::Portals`] (model v2) searches over samples on the portal crossings and
+    /// ignores any compiled graph (`docs/navmesh-queries.md`, "Cost model v2").
+    pub fn set_path_model(&mut self, model: PathModel) {
+        self.path_model = model;
+    }
+
+    /// The cost model set with [`NavMeshQuery::set_path_model`].
+    pub fn path_model(&self) -> PathModel {
+        self.path_model
     }
 
     /// The compiled graph set with [`NavMeshQuery::set_compiled_graph`].
