@@ -217,7 +217,7 @@ impl Ord for Entry {
 }
 
 /// The crossing graph of model v2 written out independently: from a state at `pos` in
-/// polygon `r`, every neighbour's crossing (first per target, through the public
+/// polygon `r` entered from polygon `back`, every neighbour's crossing but `back`'s (first per target, through the public
 /// neighbour scan of `PathGraph::for_each_edge`) at each of its samples, costing
 /// `cost(area r) · |pos − sample|` in X/Z; an off-mesh link arrives at its end point,
 /// costing `cost(r) · |pos − start| + cost(link) · |start − end|` (3D); the goal polygon
@@ -226,6 +226,7 @@ fn edges(
     c: &Case,
     sampling: PortalSampling,
     r: PolyRef,
+    back: u64,
     pos: Vec3,
     mut f: impl FnMut(Key, Vec3, f64),
 ) {
@@ -237,6 +238,7 @@ fn edges(
     }
     graph
         .for_each_edge(r, pos, |nb, _, _| match nb.crossing {
+            _ if nb.target.0 == back => {}
             Crossing::Edge { left, right, .. } => {
                 let k = sampling.samples(d3(left, right));
                 for i in 0..k {
@@ -271,7 +273,7 @@ fn dijkstra(c: &Case, sampling: PortalSampling) -> Option<f64> {
         if k.2 == 255 && k.1 == 0 {
             return Some(g);
         }
-        edges(c, sampling, PolyRef(k.0), pos, |nk, np, cost| {
+        edges(c, sampling, PolyRef(k.0), k.1, pos, |nk, np, cost| {
             let ng = g + cost;
             if best.get(&nk).map_or(true, |&(b, _)| ng < b) {
                 best.insert(nk, (ng, np));

@@ -1182,6 +1182,8 @@ const CHURN_STEPS: usize = 100;
 /// both models interleaved, median (min) ratio OnePath / Detour.
 ///
 /// `PATHS_SPACING` (world units) and `PATHS_MAX` override model v2's sampling, for tuning;
+/// `PATHS_PROFILE=v1|v2` runs only that OnePath model's path + straight path, `rounds` times
+/// (for a profiler);
 /// `PATHS_LEVEL=nav_test|one_tile|dungeon|sloped|generated` runs one level.
 fn paths_section(rounds: usize) -> Result<(), PeerError> {
     let only = std::env::var("PATHS_LEVEL").ok();
@@ -1260,6 +1262,19 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
             print_length_row(model, row);
         }
         if rounds == 0 {
+            continue;
+        }
+        if let Ok(which) = std::env::var("PATHS_PROFILE") {
+            let e = if which == "v1" { &mut v1 } else { &mut v2 };
+            let mut n = 0usize;
+            for _ in 0..rounds {
+                for p in &pairs {
+                    let (o, _) =
+                        e.path_between(p.start_ref, p.start_pos(), p.end_ref, p.end_pos())?;
+                    n += o.corners.len();
+                }
+            }
+            println!("  profiled {which} x{rounds}: {n} corners");
             continue;
         }
         let mut failure: Option<PeerError> = None;

@@ -108,6 +108,9 @@ const GOAL_SAMPLE: u8 = u8::MAX;
 struct PortalNode {
     /// The polygon the path is in at this state.
     poly: PolyRef,
+    /// The polygon it came from ([`NO_POLY`] for the start and the goal): the state has no
+    /// edge back into it.
+    came_from: PolyRef,
     /// The state's point (a sample on the crossing into `poly`, `start_pos`, `end_pos`).
     pos: Vec3,
     g: f64,
@@ -168,6 +171,7 @@ impl PortalSearch {
         let d = dist(ends.start_pos, ends.end_pos);
         self.nodes.push(PortalNode {
             poly: ends.start_ref,
+            came_from: NO_POLY,
             pos: ends.start_pos,
             g: 0.0,
             d,
@@ -269,6 +273,7 @@ impl PortalSearch {
                             let i = nodes.len() as u32;
                             nodes.push(PortalNode {
                                 poly: key.0,
+                                came_from: key.1,
                                 pos,
                                 g,
                                 d,
@@ -297,7 +302,9 @@ impl PortalSearch {
                 let cost = ca * dist(node.pos, ends.end_pos);
                 relax((from, NO_POLY, GOAL_SAMPLE), ends.end_pos, cost, st);
             }
+            let back = node.came_from;
             for_each_neighbour_at(mesh, tile, p, filter, |nb, _, _| match nb.crossing {
+                _ if nb.target == back => {}
                 Crossing::Edge { left, right, .. } => {
                     let k = sampling.samples(dist_3d(left, right));
                     let kf = f64::from(k);
