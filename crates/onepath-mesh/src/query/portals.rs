@@ -12,7 +12,7 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use onepath_format::PolyRef;
 
@@ -120,8 +120,36 @@ struct PortalNode {
     closed: bool,
 }
 
-/// (polygon entered, polygon left, sample) → node.
-type StateIndex = HashMap<(PolyRef, PolyRef, u8), u32, BuildHasherDefault<RefHasher>>;
+/// A state's key: (polygon entered, polygon left, sample).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StateKey(PolyRef, PolyRef, u8);
+
+impl Hash for StateKey {
+    #[inline]
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        // One mixing round (the index is only looked up, never iterated).
+        h.write_u64(self.0 .0 ^ self.1 .0.rotate_left(29) ^ (u64::from(self.2) << 56));
+    }
+}
+
+/// State key → node.
+type StateIndex = HashMap<StateKey, u32, BuildHasherDefault<RefHasher>>;
+
+/// One sample of a crossing of an expanded polygon, as the search reads it: the target
+/// polygon, the sample number, the point measured from (`depart`: the sample, or a link's
+/// departure point), the state's point (`arrive`: the sample, or the link's arrival) and
+/// the fixed part of the cost (0, or `cost(link)·|start − end|`).
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    target: PolyRef,
+    i: u8,
+    depart: Vec3,
+    arrive: Vec3,
+    extra: f64,
+}
+
+/// Polygon → (first sample, sample count, area cost) of the current search and mesh state.
+type PolyCache = HashMap<PolyRef, (u32, u32, f64), BuildHasherDefault<RefHasher>>;
 
 #[derive(Debug, Clone, Copy)]
 struct PortalState {
@@ -142,6 +170,10 @@ pub(crate) struct PortalSearch {
     open: OpenList,
     state: Option<PortalState>,
     scratch: Vec<PolyRef>,
+    /// The samples of the crossings of every polygon expanded in this search (computed once
+    /// per polygon; dropped when the search begins or the mesh state changes).
+    samples: Vec<Sample>,
+    polys: PolyCache,
 }
 
 impl PortalSearch {
@@ -167,6 +199,8 @@ impl PortalSearch {
         PathGraph::new(mesh, filter, ends)?;
         self.nodes.clear();
         self.index.clear();
+        self.samples.clear();
+        self.polys.clear();
         self.open.reset(false);
         let d = dist(ends.start_pos, ends.end_pos);
         self.nodes.push(PortalNode {
@@ -178,7 +212,7 @@ impl PortalSearch {
             parent: NO_PARENT,
             closed: false,
         });
-        self.index.insert((ends.start_ref, NO_POLY, 0), 0);
+        self.index.insert(StateKey(ends.start_ref, NO_POLY, 0), 0);
         let h = d * filter.min_area_cost() * HEURISTIC_SCALE;
         self.open.push(h, 0.0, ends.start_ref, 0);
         self.state = Some(PortalState {
@@ -212,6 +246,8 @@ impl PortalSearch {
                 return Err(e);
             }
             st.checked_state = mesh.state_id();
+            self.samples.clear();
+            self.polys.clear();
         }
         let res = self.run(mesh, filter, &mut st, max_iterations);
         match res {
@@ -248,80 +284,102 @@ impl PortalSearch {
                 st.status = PathStatus::Complete;
                 break;
             }
-            let (tile, p) = decode(mesh, node.poly)?;
-            let ca = filter.area_cost(tile.tile().areas()[p]);
             let from = node.poly;
+            let (first, count, ca) = match self.polys.get(&from) {
+                Some(&c) => c,
+                None => {
+                    let (tile, p) = decode(mesh, from)?;
+                    let ca = filter.area_cost(tile.tile().areas()[p]);
+                    let first = self.samples.len() as u32;
+                    let samples = &mut self.samples;
+                    for_each_neighbour_at(mesh, tile, p, filter, |nb, _, _| match nb.crossing {
+                        Crossing::Edge { left, right, .. } => {
+                            let k = sampling.samples(dist_3d(left, right));
+                            let kf = f64::from(k);
+                            for i in 0..k {
+                                let t = (2.0 * f64::from(i) + 1.0) / (2.0 * kf);
+                                let s = lerp(left, right, t);
+                                samples.push(Sample {
+                                    target: nb.target,
+                                    i,
+                                    depart: s,
+                                    arrive: s,
+                                    extra: 0.0,
+                                });
+                            }
+                        }
+                        Crossing::OffMesh {
+                            start, end, area, ..
+                        } => samples.push(Sample {
+                            target: nb.target,
+                            i: 0,
+                            depart: start,
+                            arrive: end,
+                            extra: filter.area_cost(area) * dist_3d(start, end),
+                        }),
+                    });
+                    let c = (first, self.samples.len() as u32 - first, ca);
+                    self.polys.insert(from, c);
+                    c
+                }
+            };
             let nodes = &mut self.nodes;
             let index = &mut self.index;
             let open = &mut self.open;
-            let mut relax =
-                |key: (PolyRef, PolyRef, u8), pos: Vec3, cost: f64, st: &mut PortalState| {
-                    let g = node.g + cost;
-                    let (i, d) = match index.get(&key) {
-                        Some(&i) => {
-                            let n = &mut nodes[i as usize];
-                            if !(g < n.g) {
-                                return;
-                            }
-                            n.g = g;
-                            n.parent = e.node;
-                            n.closed = false;
-                            (i, n.d)
+            let mut relax = |key: StateKey, pos: Vec3, cost: f64, st: &mut PortalState| {
+                let g = node.g + cost;
+                let (i, d) = match index.get(&key) {
+                    Some(&i) => {
+                        let n = &mut nodes[i as usize];
+                        if !(g < n.g) {
+                            return;
                         }
-                        None => {
-                            let d = dist(pos, ends.end_pos);
-                            let i = nodes.len() as u32;
-                            nodes.push(PortalNode {
-                                poly: key.0,
-                                came_from: key.1,
-                                pos,
-                                g,
-                                d,
-                                parent: e.node,
-                                closed: false,
-                            });
-                            index.insert(key, i);
-                            (i, d)
-                        }
-                    };
-                    open.push(g + d * h_scale, g, key.0, i);
-                    if key.2 == GOAL_SAMPLE && key.1 == NO_POLY {
-                        st.goal = Some(i);
+                        n.g = g;
+                        n.parent = e.node;
+                        n.closed = false;
+                        (i, n.d)
                     }
-                    let b = &nodes[st.best as usize];
-                    let better = d
-                        .total_cmp(&b.d)
-                        .then(g.total_cmp(&b.g))
-                        .then(tie_key(key.0).cmp(&tie_key(b.poly)))
-                        == Ordering::Less;
-                    if better {
-                        st.best = i;
+                    None => {
+                        let d = dist(pos, ends.end_pos);
+                        let i = nodes.len() as u32;
+                        nodes.push(PortalNode {
+                            poly: key.0,
+                            came_from: key.1,
+                            pos,
+                            g,
+                            d,
+                            parent: e.node,
+                            closed: false,
+                        });
+                        index.insert(key, i);
+                        (i, d)
                     }
                 };
+                open.push(g + d * h_scale, g, key.0, i);
+                if key.2 == GOAL_SAMPLE && key.1 == NO_POLY {
+                    st.goal = Some(i);
+                }
+                let b = &nodes[st.best as usize];
+                let better = d
+                    .total_cmp(&b.d)
+                    .then(g.total_cmp(&b.g))
+                    .then(tie_key(key.0).cmp(&tie_key(b.poly)))
+                    == Ordering::Less;
+                if better {
+                    st.best = i;
+                }
+            };
             if from == ends.end_ref {
                 let cost = ca * dist(node.pos, ends.end_pos);
-                relax((from, NO_POLY, GOAL_SAMPLE), ends.end_pos, cost, st);
+                relax(StateKey(from, NO_POLY, GOAL_SAMPLE), ends.end_pos, cost, st);
             }
             let back = node.came_from;
-            for_each_neighbour_at(mesh, tile, p, filter, |nb, _, _| match nb.crossing {
-                _ if nb.target == back => {}
-                Crossing::Edge { left, right, .. } => {
-                    let k = sampling.samples(dist_3d(left, right));
-                    let kf = f64::from(k);
-                    for i in 0..k {
-                        let t = (2.0 * f64::from(i) + 1.0) / (2.0 * kf);
-                        let s = lerp(left, right, t);
-                        relax((nb.target, from, i), s, ca * dist(node.pos, s), st);
-                    }
+            for s in &self.samples[first as usize..(first + count) as usize] {
+                if s.target != back {
+                    let cost = ca * dist(node.pos, s.depart) + s.extra;
+                    relax(StateKey(s.target, from, s.i), s.arrive, cost, st);
                 }
-                Crossing::OffMesh {
-                    start, end, area, ..
-                } => {
-                    let cost =
-                        ca * dist(node.pos, start) + filter.area_cost(area) * dist_3d(start, end);
-                    relax((nb.target, from, 0), end, cost, st);
-                }
-            });
+            }
         }
         if st.status == PathStatus::InProgress {
             while let Some(e) = self.open.peek() {
