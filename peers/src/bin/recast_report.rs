@@ -1277,10 +1277,60 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
             println!("  profiled {which} x{rounds}: {n} corners");
             continue;
         }
+        // The churned copy: 100 seeded tile replacements; every v2 answer (status, cost bits,
+        // iterations, corridor by tile position and index, corners) checked equal to the
+        // fresh mesh's before timing.
+        let mut churned = mesh.clone();
+        churn(&mut churned, CHURN_STEPS, PATHS_SEED ^ 0xC0FF_EE00)?;
+        let remap = |r: PolyRef| -> Result<PolyRef, PeerError> {
+            identity(mesh, r)
+                .and_then(|((x, z, l), i)| churned.tile_at(x, z, l)?.poly_ref(i as u32))
+                .ok_or_else(|| PeerError::input("churned mesh", "a polygon has no counterpart"))
+        };
+        let mut churned_pairs = Vec::with_capacity(pairs.len());
+        for p in &pairs {
+            churned_pairs.push((
+                remap(p.start_ref)?,
+                p.start_pos(),
+                remap(p.end_ref)?,
+                p.end_pos(),
+            ));
+        }
+        let mut v2c = OnePathEngine::new(&churned, ONEPATH_ITERATIONS);
+        v2c.set_path_model(PathModel::Portals(sampling));
+        for (p, c) in pairs.iter().zip(&churned_pairs) {
+            let (oa, ra) = v2.path_between(p.start_ref, p.start_pos(), p.end_ref, p.end_pos())?;
+            let ca: Vec<_> = v2.corridor().iter().map(|&r| identity(mesh, r)).collect();
+            let (ob, rb) = v2c.path_between(c.0, c.1, c.2, c.3)?;
+            let cb: Vec<_> = v2c
+                .corridor()
+                .iter()
+                .map(|&r| identity(&churned, r))
+                .collect();
+            if (
+                ra.status,
+                ra.cost.to_bits(),
+                ra.iterations,
+                &ca,
+                &oa.corners,
+            ) != (
+                rb.status,
+                rb.cost.to_bits(),
+                rb.iterations,
+                &cb,
+                &ob.corners,
+            ) {
+                return Err(PeerError::input(
+                    "churned mesh",
+                    format!("{name}: a v2 path differs after the tile replacements"),
+                ));
+            }
+        }
         let mut failure: Option<PeerError> = None;
         let t = {
             let a = std::cell::RefCell::new(&mut v1);
             let b = std::cell::RefCell::new(&mut v2);
+            let bc = std::cell::RefCell::new(&mut v2c);
             let note = std::cell::RefCell::new(&mut failure);
             let keep = |r: Result<(), PeerError>| {
                 if let Err(e) = r {
@@ -1323,6 +1373,11 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                             );
                         }
                     },
+                    &mut || {
+                        for c in &churned_pairs {
+                            keep(bc.borrow_mut().path_between(c.0, c.1, c.2, c.3).map(sink));
+                        }
+                    },
                 ],
             )
         };
@@ -1333,7 +1388,8 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
         let us = |d: Duration| d.as_secs_f64() * 1e6 / n;
         println!(
             "  path + straight path x{} ({rounds} interleaved rounds): Detour {:.2} us; v1 {:.2} us \
-             (ratio median {:.3}, min {:.3}); v2 {:.2} us (ratio median {:.3}, min {:.3})",
+             (ratio median {:.3}, min {:.3}); v2 {:.2} us (ratio median {:.3}, min {:.3}); v2 after \
+             {CHURN_STEPS} tile replacements {:.2} us (ratio median {:.3}, min {:.3})",
             pairs.len(),
             us(median(&t[0])),
             us(median(&t[1])),
@@ -1342,6 +1398,9 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
             us(median(&t[2])),
             ratio(median(&t[2]), median(&t[0])),
             ratio(t[2][0], t[0][0]),
+            us(median(&t[3])),
+            ratio(median(&t[3]), median(&t[0])),
+            ratio(t[3][0], t[0][0]),
         );
     }
     Ok(())
