@@ -573,3 +573,64 @@ fn the_default_model_is_v1_and_samples_follow_the_crossing_length() {
         PortalSampling::FALLBACK_SPACING
     );
 }
+
+/// A v2 search cut short by its budget and ended with `finish_path_partial` ends on a
+/// polygon of the existing corridor (the furthest one it reached), with a corridor from the
+/// start; with an empty corridor it answers as `finish_path`.
+#[test]
+fn a_partial_v2_search_ends_on_the_furthest_reached_polygon_of_an_existing_corridor() {
+    let c = case((3, 2), 4, 0x14_23, 1.0, (0, 1000), [0.2, 0.3, 0.8, 0.6]);
+    let s = PortalSampling::for_agent_radius(0.3);
+    let mut q = v2(s);
+    let mut full = Vec::new();
+    let r = run(&mut q, &c, u64::MAX, &mut full);
+    assert_eq!(r.status, PathStatus::Complete);
+    assert!(full.len() > 6, "{full:?}");
+    let e = &c.ends;
+    let mut checked = 0;
+    for budget in 1..r.iterations {
+        q.begin_path(
+            &c.mesh,
+            e.start_ref,
+            e.end_ref,
+            e.start_pos,
+            e.end_pos,
+            &c.filter,
+        )
+        .unwrap();
+        q.step_path(&c.mesh, budget).unwrap();
+        let mut spliced = Vec::new();
+        let rp = q.finish_path_partial(&full, &mut spliced).unwrap();
+        assert_eq!(rp.status, PathStatus::BudgetExhausted);
+        assert_eq!(spliced[0], e.start_ref);
+        assert!(full.contains(spliced.last().unwrap()), "{spliced:?}");
+        assert!(is_corridor(&c, &spliced));
+        // Every polygon of the full corridor after the end reached is absent from the path.
+        let at = full
+            .iter()
+            .position(|r| r == spliced.last().unwrap())
+            .unwrap();
+        assert!(full[at + 1..].iter().all(|r| !spliced.contains(r)));
+        checked += usize::from(at > 0);
+        // An empty corridor: as finish_path.
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        q.begin_path(
+            &c.mesh,
+            e.start_ref,
+            e.end_ref,
+            e.start_pos,
+            e.end_pos,
+            &c.filter,
+        )
+        .unwrap();
+        q.step_path(&c.mesh, budget).unwrap();
+        let ra = q.finish_path_partial(&[], &mut a).unwrap();
+        let rb = run(&mut q, &c, budget, &mut b);
+        assert_eq!(
+            (ra.status, ra.cost.to_bits(), &a),
+            (rb.status, rb.cost.to_bits(), &b)
+        );
+    }
+    assert!(checked > 3, "{checked}");
+}
