@@ -15,7 +15,7 @@
 //!
 //! | file | methods of [`NavMeshQuery`] |
 //! |---|---|
-//! | `mod.rs` | [`new`](NavMeshQuery::new), [`set_compiled_graph`](NavMeshQuery::set_compiled_graph), [`compiled_graph`](NavMeshQuery::compiled_graph), [`clear_derived_data`](NavMeshQuery::clear_derived_data); with the `fixtures` feature (test support) `set_walk_tiles`, `set_plain_open_list` |
+//! | `mod.rs` | [`new`](NavMeshQuery::new), [`set_path_model`](NavMeshQuery::set_path_model), [`path_model`](NavMeshQuery::path_model), [`set_compiled_graph`](NavMeshQuery::set_compiled_graph), [`compiled_graph`](NavMeshQuery::compiled_graph), [`clear_derived_data`](NavMeshQuery::clear_derived_data); with the `fixtures` feature (test support) `set_walk_tiles`, `set_plain_open_list` |
 //! | `nearest.rs` | [`query_polygons`](NavMeshQuery::query_polygons), [`find_nearest_poly`](NavMeshQuery::find_nearest_poly), [`closest_point_on_poly`](NavMeshQuery::closest_point_on_poly), [`poly_height`](NavMeshQuery::poly_height) |
 //! | `path.rs` | [`find_path`](NavMeshQuery::find_path), [`begin_path`](NavMeshQuery::begin_path), [`step_path`](NavMeshQuery::step_path), [`finish_path`](NavMeshQuery::finish_path), [`finish_path_partial`](NavMeshQuery::finish_path_partial), [`path_search_active`](NavMeshQuery::path_search_active) |
 //! | `straight.rs` | [`find_straight_path`](NavMeshQuery::find_straight_path) |
@@ -36,7 +36,8 @@
 //! The rest: `filter.rs` ([`QueryFilter`]), `error.rs`, `geom.rs` (vector arithmetic),
 //! `poly.rs` (polygon primitives: corners, centre, crossing midpoint, portal segment,
 //! reference decoding, [`tie_key`], the filter test), `bvtree.rs` (per-tile trees),
-//! `graph.rs` (neighbours, crossings, the path cost model [`PathGraph`], and the one
+//! `portals.rs` (path model v2, opt-in: [`PathModel`], [`PortalSampling`], the search over
+//! portal crossings), `graph.rs` (neighbours, crossings, the path cost model [`PathGraph`], and the one
 //! polygon-graph interface of the path search over its three edge sources: the tile walk,
 //! the derived per-tile data of `derived.rs`, the compiled graph of `compiled.rs`
 //! ([`CompiledGraph`], landmarks)), `nodepool.rs` (the search nodes and their index),
