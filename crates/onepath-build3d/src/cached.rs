@@ -12,6 +12,7 @@ use crate::config::VoxelConfig;
 use crate::error::BuildError;
 use crate::input::TriangleSoup;
 use crate::pipeline::{ErodedTile, Mesh3DPipeline, VerticalGrid};
+use crate::repair::{LayerMemo, RepairOutcome};
 
 impl Mesh3DPipeline {
     /// Stages 1–3 of every tile of a soup a tile cache keeps, in tile order (built in
@@ -27,8 +28,8 @@ impl Mesh3DPipeline {
         })
     }
 
-    /// Stage 5 of one layer of the Layers partition: monotone regions on the layer's
-    /// heightfield (one element of [`crate::layers::LayerSplit::apply`] of the marked tile),
+    /// Stage 5 of one layer of the Layers partition: the layer's regions
+    /// ([`crate::region::layer_components`]) on its heightfield (one element of [`crate::layers::LayerSplit::apply`] of the marked tile),
     /// then contours, polygons, detail and tile data numbered `layer`; `None` when the layer
     /// has no polygon. [`Mesh3DPipeline::tile_data_from_split`] with Layers is exactly this
     /// for every layer in order, numbered by [`crate::pipeline::number_layers`]: the one
@@ -46,7 +47,55 @@ impl Mesh3DPipeline {
         sub: &CompactHeightfield,
     ) -> Result<Option<NavTileData>, BuildError> {
         let frame = crate::pipeline::tile_frame(params, vc, vgrid);
-        let regions = crate::region::monotone(sub, vc.min_region_area, vc.merge_region_area);
+        let regions = crate::region::layer_components(sub, vc.min_region_area);
         self.polygons_to_data(params, vc, &frame, tile_x, tile_z, layer, sub, &regions.ids)
+    }
+
+    /// [`Mesh3DPipeline::layer_tile_data`] of a layer whose first build is `memo`
+    /// ([`LayerMemo::new`] of the layer at its first-build areas), with the regions and
+    /// contours repaired from the first build when only spans were removed and the
+    /// preconditions hold ([`LayerMemo::repair`]), else built from scratch. The result is
+    /// exactly [`Mesh3DPipeline::layer_tile_data`]'s; the outcome says which way it went.
+    #[allow(clippy::too_many_arguments)]
+    pub fn layer_tile_data_repaired(
+        &self,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        vgrid: VerticalGrid,
+        tile_x: i32,
+        tile_z: i32,
+        layer: u16,
+        sub: &CompactHeightfield,
+        memo: &LayerMemo,
+    ) -> Result<(Option<NavTileData>, RepairOutcome), BuildError> {
+        match memo.repair(
+            sub,
+            vc.min_region_area,
+            vc.contour_max_error,
+            vc.max_edge_length,
+        ) {
+            Ok((regions, contours)) => {
+                let frame = crate::pipeline::tile_frame(params, vc, vgrid);
+                let data = self.contours_to_data(
+                    params, vc, &frame, tile_x, tile_z, layer, sub, &regions, &contours,
+                )?;
+                Ok((data, RepairOutcome::Repaired))
+            }
+            Err(reason) => Ok((
+                self.layer_tile_data(params, vc, vgrid, tile_x, tile_z, layer, sub)?,
+                RepairOutcome::Scratch(reason),
+            )),
+        }
+    }
+
+    /// The memo a cache keeps of a layer's first build (`sub` at its first-build areas) for
+    /// [`Mesh3DPipeline::layer_tile_data_repaired`].
+    pub fn layer_memo(&self, vc: &VoxelConfig, sub: &CompactHeightfield) -> LayerMemo {
+        LayerMemo::new(
+            sub,
+            vc.min_region_area,
+            vc.contour_max_error,
+            vc.max_edge_length,
+        )
     }
 }

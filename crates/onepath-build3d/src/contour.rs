@@ -291,10 +291,29 @@ pub fn build_contours(
     max_error: f32,
     max_edge_len: i32,
 ) -> Vec<Contour> {
+    build_contours_keyed(chf, reg, max_error, max_edge_len, None)
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// [`build_contours`] of the regions `only` marks (`only[id]`; every region when `None`),
+/// each contour with the span its loop was traced from. A region's loops depend only on its
+/// own spans and what lies within one cell of them, and holes are joined per region, so the
+/// contours of a subset are exactly the full build's contours of those regions, and the full
+/// list is every region's contours in order of their key (a span starts at most one loop).
+pub fn build_contours_keyed(
+    chf: &CompactHeightfield,
+    reg: &[u16],
+    max_error: f32,
+    max_edge_len: i32,
+    only: Option<&[bool]>,
+) -> Vec<(u32, Contour)> {
     SCRATCH.with_borrow_mut(|scratch| {
-        let mut contours = trace_contours(chf, reg, max_error, max_edge_len, scratch);
-        merge_holes(&mut contours);
-        contours
+        let (mut contours, mut keys) =
+            trace_contours(chf, reg, max_error, max_edge_len, only, scratch);
+        merge_holes(&mut contours, &mut keys);
+        keys.into_iter().zip(contours).collect()
     })
 }
 
@@ -320,8 +339,9 @@ fn trace_contours(
     reg: &[u16],
     max_error: f32,
     max_edge_len: i32,
+    only: Option<&[bool]>,
     scratch: &mut ContourScratch,
-) -> Vec<Contour> {
+) -> (Vec<Contour>, Vec<u32>) {
     let n = chf.span_count();
     let ContourScratch { flags, regx, raw } = scratch;
     flags.clear();
@@ -339,11 +359,17 @@ fn trace_contours(
         if r == 0 || r & BORDER_REG != 0 {
             continue;
         }
+        if let Some(only) = only {
+            if !only.get(usize::from(r)).copied().unwrap_or(false) {
+                continue;
+            }
+        }
         let same = |d: usize| u8::from(at(s.con[d]) == r) << d;
         *f = (same(0) | same(1) | same(2) | same(3)) ^ 0xF;
     }
     let border = chf.border;
     let mut contours: Vec<Contour> = Vec::new();
+    let mut keys: Vec<u32> = Vec::new();
     for i in 0..n {
         if flags[i] == 0 || flags[i] == 0xF {
             flags[i] = 0;
@@ -370,13 +396,14 @@ fn trace_contours(
                 reg: r,
                 area: chf.areas[i],
             });
+            keys.push(i as u32);
         }
     }
-    contours
+    (contours, keys)
 }
 
 /// Joins every hole (a contour of negative area) into the outline of its region.
-fn merge_holes(contours: &mut Vec<Contour>) {
+fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
     let mut any_hole = false;
     let winding: Vec<i64> = contours.iter().map(|c| signed_area2(&c.verts)).collect();
     for w in &winding {
@@ -484,6 +511,12 @@ fn merge_holes(contours: &mut Vec<Contour>) {
     }
     let mut k = 0;
     contours.retain(|_| {
+        let keep = !remove[k];
+        k += 1;
+        keep
+    });
+    let mut k = 0;
+    keys.retain(|_| {
         let keep = !remove[k];
         k += 1;
         keep

@@ -82,6 +82,7 @@ pub mod offmesh;
 pub mod pipeline;
 pub mod polymesh;
 pub mod region;
+pub mod repair;
 
 pub use chunky::ChunkyTriMesh;
 pub use compact::{CompactHeightfield, ConvexVolume};

@@ -544,8 +544,27 @@ impl Mesh3DPipeline {
         regions: &[u16],
     ) -> Result<Option<NavTileData>, BuildError> {
         let contours = build_contours(chf, regions, vc.contour_max_error, vc.max_edge_length);
+        self.contours_to_data(
+            params, vc, frame, tile_x, tile_z, layer, chf, regions, &contours,
+        )
+    }
+
+    /// [`Mesh3DPipeline::polygons_to_data`] from the regions' contours.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn contours_to_data(
+        &self,
+        params: &NavMeshParams,
+        vc: &VoxelConfig,
+        frame: &TileFrame,
+        tile_x: i32,
+        tile_z: i32,
+        layer: u16,
+        chf: &CompactHeightfield,
+        regions: &[u16],
+        contours: &[crate::contour::Contour],
+    ) -> Result<Option<NavTileData>, BuildError> {
         let convex_ok = |verts: &[[i32; 3]], poly: &[u32]| convex_in_f32(frame, verts, poly);
-        let mesh = build_poly_mesh(&contours, vc.nvp, &convex_ok);
+        let mesh = build_poly_mesh(contours, vc.nvp, &convex_ok);
         let detail = crate::detail::build_detail(&mesh, chf, regions, frame, vc);
         to_tile_data(
             params,

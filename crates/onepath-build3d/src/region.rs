@@ -43,6 +43,22 @@ fn row_spans(chf: &CompactHeightfield, z: i32, x0: i32, x1: i32) -> std::ops::Ra
 /// that order, a later one over an earlier one where they overlap; each walkable span is
 /// written once here with the id of the last rectangle that holds it.
 fn paint_border(chf: &CompactHeightfield, reg: &mut [u16]) -> u16 {
+    paint_border_where(chf, reg, |_, _| true)
+}
+
+/// [`paint_border`] for the spans of a layer's components: only a span that belongs to a
+/// region (a non-zero id) takes a border id; the others stay 0.
+fn paint_border_kept(chf: &CompactHeightfield, reg: &mut [u16]) {
+    paint_border_where(chf, reg, |_, r| r != 0);
+}
+
+/// Paints the border ring over the walkable spans `keep` accepts (given the span and its
+/// id so far).
+fn paint_border_where(
+    chf: &CompactHeightfield,
+    reg: &mut [u16],
+    keep: impl Fn(usize, u16) -> bool,
+) -> u16 {
     let w = chf.width;
     let h = chf.depth;
     if chf.border <= 0 {
@@ -52,7 +68,7 @@ fn paint_border(chf: &CompactHeightfield, reg: &mut [u16]) -> u16 {
     let bh = h.min(chf.border);
     let mut paint = |range: std::ops::Range<usize>, rect: u16| {
         for i in range {
-            if chf.areas[i] != NULL_AREA {
+            if chf.areas[i] != NULL_AREA && keep(i, reg[i]) {
                 reg[i] = rect | BORDER_REG;
             }
         }
@@ -447,6 +463,145 @@ pub fn monotone(chf: &CompactHeightfield, min_region_area: u32, merge_region_are
         merge_region_area,
     );
     Regions { ids: reg, count }
+}
+
+/// The regions of one layer (`docs/build3d-regions.md` §4, "Regions of a layer"): the
+/// connected components of spans of one non-zero area under the −x and −z links (border
+/// ring included), numbered 1, 2, … in order of their first span. A component of fewer than
+/// `min_region_area` spans none of whose spans is linked to a walkable span of another area
+/// is dropped (id 0) and takes no number. Then the spans of the border ring that belong to a
+/// region take the border ring's ids (§1); they never have a contour.
+///
+/// One pass over the spans in index order labels each walkable span from its −x and −z
+/// neighbours (both come earlier), uniting their labels where they differ (the smaller
+/// label is the root, so a component's root is the label of its first span); sizes and
+/// the other-area flag are counted in the same pass.
+pub fn layer_components(chf: &CompactHeightfield, min_region_area: u32) -> Regions {
+    let mut r = components(chf, min_region_area);
+    paint_border_kept(chf, &mut r.ids);
+    r
+}
+
+fn components(chf: &CompactHeightfield, min_region_area: u32) -> Regions {
+    let n = chf.span_count();
+    let areas = &chf.areas[..];
+    let spans = &chf.spans[..];
+    let mut label = vec![u32::MAX; n];
+    // Per provisional label: its parent, span count and whether a walkable span of another
+    // area is linked to one of its spans.
+    let mut parent: Vec<u32> = Vec::new();
+    let mut size: Vec<u32> = Vec::new();
+    let mut other: Vec<bool> = Vec::new();
+    fn find(parent: &mut [u32], mut l: u32) -> u32 {
+        while parent[l as usize] != l {
+            let p = parent[l as usize];
+            let gp = parent[p as usize];
+            parent[l as usize] = gp;
+            l = gp;
+        }
+        l
+    }
+    let (w, h, b) = (chf.width, chf.depth, chf.border);
+    for i in 0..n {
+        let area = areas[i];
+        if area == NULL_AREA {
+            continue;
+        }
+        let mut l = u32::MAX;
+        // A span linked to a walkable span of another area, or in the border ring, keeps
+        // its component whatever its size.
+        let (x, z) = (i32::from(chf.span_x[i]), i32::from(chf.span_z[i]));
+        let mut mixed = x < b || z < b || x >= w - b || z >= h - b;
+        for d in [0usize, 3] {
+            let a = spans[i].con[d];
+            if a == NOT_CONNECTED {
+                continue;
+            }
+            let a = a as usize;
+            let aa = areas[a];
+            if aa == NULL_AREA {
+                continue;
+            }
+            let la = label[a];
+            if aa != area {
+                mixed = true;
+                // `la` is set: every walkable span before `i` has a label.
+                other[la as usize] = true;
+                continue;
+            }
+            if l == u32::MAX {
+                l = la;
+            } else if la != l {
+                let (ra, rl) = (find(&mut parent, la), find(&mut parent, l));
+                if ra != rl {
+                    let (lo, hi) = if ra < rl { (ra, rl) } else { (rl, ra) };
+                    parent[hi as usize] = lo;
+                }
+                l = l.min(la);
+            }
+        }
+        if l == u32::MAX {
+            l = parent.len() as u32;
+            parent.push(l);
+            size.push(0);
+            other.push(false);
+        }
+        size[l as usize] += 1;
+        other[l as usize] |= mixed;
+        label[i] = l;
+    }
+    // Resolve: labels in creation order, so roots come in order of their component's first
+    // span; sizes and flags are summed into the root first.
+    let nl = parent.len();
+    for l in 0..nl {
+        let r = find(&mut parent, l as u32) as usize;
+        parent[l] = r as u32;
+        if r != l {
+            size[r] += size[l];
+            other[r] |= other[l];
+        }
+    }
+    let mut id_of = vec![0u16; nl];
+    let mut next: u16 = 1;
+    for l in 0..nl {
+        let r = parent[l] as usize;
+        if r == l {
+            if size[l] >= min_region_area || other[l] {
+                id_of[l] = next;
+                if next < 0x7FFF {
+                    next += 1;
+                }
+            }
+        } else {
+            id_of[l] = id_of[r];
+        }
+    }
+    let mut reg = vec![0u16; n];
+    for i in 0..n {
+        let l = label[i];
+        if l != u32::MAX {
+            reg[i] = id_of[l as usize];
+        }
+    }
+    Regions {
+        ids: reg,
+        count: next,
+    }
+}
+
+/// [`layer_components`] before the border ring is painted: every span of a kept component,
+/// the ring's included, holds its component's number.
+pub(crate) fn layer_components_unpainted(
+    chf: &CompactHeightfield,
+    min_region_area: u32,
+) -> Regions {
+    components(chf, min_region_area)
+}
+
+/// Paints the border ring's ids over the spans of `ids` that belong to a region (the last
+/// step of [`layer_components`]).
+pub(crate) fn paint_ring(chf: &CompactHeightfield, ids: &mut [u16]) {
+    paint_border_kept(chf, ids);
 }
 
 /// Per region id: how many spans hold it and the first of them (`u32::MAX`: none).
@@ -877,6 +1032,72 @@ mod tests {
             .collect();
         assert!(small.iter().all(|&id| id == 0));
         assert!(big.iter().all(|&id| id != 0));
+    }
+
+    fn id_at(chf: &CompactHeightfield, r: &Regions, x: i32, z: i32) -> u16 {
+        r.ids[chf.column(x, z).start]
+    }
+
+    #[test]
+    fn layer_components_are_numbered_in_order_of_their_first_span() {
+        // Two rectangles: the one whose first span comes first (lower z) is region 1.
+        let chf = flat(12, 12, 0, |x, z| (x >= 6 && z < 4) || (x < 4 && z >= 6));
+        let r = layer_components(&chf, 0);
+        assert_eq!(id_at(&chf, &r, 8, 1), 1);
+        assert_eq!(id_at(&chf, &r, 1, 8), 2);
+        assert_eq!(r.count, 3);
+    }
+
+    #[test]
+    fn a_u_shape_is_one_layer_component_where_monotone_splits_it() {
+        // Spans of the arms come before the base joins them (the base is at high z), so the
+        // labelling must unite two labels.
+        let chf = flat(12, 12, 0, |x, z| z >= 9 || !(3..9).contains(&x));
+        let r = layer_components(&chf, 0);
+        let ids: std::collections::BTreeSet<u16> =
+            r.ids.iter().copied().filter(|&id| id != 0).collect();
+        assert_eq!(ids.into_iter().collect::<Vec<_>>(), vec![1]);
+        assert_eq!(r.count, 2);
+        let m = monotone(&chf, 0, 0);
+        assert_ne!(
+            m.ids[chf.column(1, 1).start],
+            m.ids[chf.column(10, 1).start]
+        );
+    }
+
+    #[test]
+    fn a_small_layer_component_is_dropped_unless_another_area_or_the_border_touches_it() {
+        // A 3 x 3 island (9 spans) and a 6 x 6 one (36 spans), min area 10: the small one goes
+        // and the large one becomes region 1.
+        let island = |x: i32, z: i32| {
+            ((2..5).contains(&x) && (2..5).contains(&z))
+                || ((8..14).contains(&x) && (8..14).contains(&z))
+        };
+        let chf = flat(18, 18, 0, island);
+        let r = layer_components(&chf, 10);
+        assert_eq!(id_at(&chf, &r, 3, 3), 0);
+        assert_eq!(id_at(&chf, &r, 10, 10), 1);
+        assert_eq!(r.count, 2);
+        // The same small island next to a strip of another area is kept (and so is the strip,
+        // 3 spans, for the same reason).
+        let mut chf2 = flat(18, 18, 0, |x, z| {
+            island(x, z) || (x == 5 && (2..5).contains(&z))
+        });
+        for i in 0..chf2.span_count() {
+            if chf2.span_x[i] == 5 {
+                chf2.areas[i] = 7;
+            }
+        }
+        let r2 = layer_components(&chf2, 10);
+        assert_eq!(id_at(&chf2, &r2, 3, 3), 1);
+        assert_eq!(id_at(&chf2, &r2, 5, 3), 2);
+        assert_eq!(id_at(&chf2, &r2, 10, 10), 3);
+        // With a border of 3 and min area 20, an 11-span piece lying mostly in the ring is
+        // kept: its ring spans take ring ids, its two interior spans region 1.
+        let chf3 = flat(18, 18, 3, |x, z| (x < 4 && z < 2) || (x == 3 && z < 5));
+        let r3 = layer_components(&chf3, 20);
+        assert_eq!(id_at(&chf3, &r3, 0, 0) & BORDER_REG, BORDER_REG);
+        assert_eq!(id_at(&chf3, &r3, 3, 4), 1);
     }
 
     #[test]

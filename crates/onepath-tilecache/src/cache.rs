@@ -91,6 +91,24 @@ pub struct UpdateStats {
     pub layers_added: usize,
     /// Layers removed.
     pub layers_removed: usize,
+    /// Layers built by repairing their first build (`docs/tilecache.md` §5, "Repairing a
+    /// layer"); counted in `layers_built`.
+    pub layers_repaired: usize,
+    /// Layers built from scratch because repair is turned off
+    /// ([`TileCache::set_repair`]) or the layer has nothing to repair from.
+    pub scratch_repair_off: usize,
+    /// Layers built from scratch because a span changed to an area other than 0
+    /// (precondition (a)).
+    pub scratch_not_only_removed: usize,
+    /// Layers built from scratch because a region would fall below `MinRegionArea` or
+    /// vanish, or a small region is next to a removed span (precondition (b)).
+    pub scratch_small_region: usize,
+    /// Layers built from scratch because a region that lost spans may be in pieces
+    /// (precondition (c)).
+    pub scratch_split: usize,
+    /// Layers built from scratch because a region's rank among the first spans changed
+    /// (precondition (d)).
+    pub scratch_renumbered: usize,
 }
 
 impl UpdateStats {
@@ -105,6 +123,12 @@ impl UpdateStats {
         self.layers_replaced += o.layers_replaced;
         self.layers_added += o.layers_added;
         self.layers_removed += o.layers_removed;
+        self.layers_repaired += o.layers_repaired;
+        self.scratch_repair_off += o.scratch_repair_off;
+        self.scratch_not_only_removed += o.scratch_not_only_removed;
+        self.scratch_small_region += o.scratch_small_region;
+        self.scratch_split += o.scratch_split;
+        self.scratch_renumbered += o.scratch_renumbered;
     }
 }
 
@@ -133,6 +157,9 @@ pub struct TileCache {
     pub(crate) queued: BTreeSet<TileColumn>,
     pub(crate) mesh: TiledNavMesh,
     pub(crate) stats: UpdateStats,
+    /// Whether changed layer-first layers are repaired from their first build (on by
+    /// default; off builds every changed layer from scratch, with the same bytes).
+    pub(crate) repair: bool,
 }
 
 impl TileCache {
@@ -210,7 +237,7 @@ impl TileCache {
                             &params, &vc, t.vgrid, column.0, column.1, l as u16, &sub,
                         )?;
                         results.push(d.clone());
-                        layers.push(CachedLayer::new(sub, d));
+                        layers.push(CachedLayer::new(pipeline, &vc, sub, d));
                     }
                     tick();
                     return Ok((number_layers(results), None, Some(layers)));
@@ -282,6 +309,7 @@ impl TileCache {
             queued: BTreeSet::new(),
             mesh,
             stats: UpdateStats::default(),
+            repair: true,
         })
     }
 
@@ -352,6 +380,19 @@ impl TileCache {
     /// What every [`TileCache::update`] since the build did, summed.
     pub fn stats(&self) -> UpdateStats {
         self.stats
+    }
+
+    /// Turns the repair of layer-first layers on (the default) or off. Either way every
+    /// rebuild gives the same bytes; off, every changed layer is built from scratch (for
+    /// tests and measurement). [`UpdateStats::layers_repaired`] and the `scratch_*` counters
+    /// say how each built layer was made.
+    pub fn set_repair(&mut self, on: bool) {
+        self.repair = on;
+    }
+
+    /// Whether layers are repaired ([`TileCache::set_repair`]).
+    pub fn repair(&self) -> bool {
+        self.repair
     }
 
     /// Adds an obstacle and queues the tiles it may touch. Every number must be finite and
@@ -577,9 +618,16 @@ impl TileCache {
             column,
             layers,
             &changes,
+            self.repair,
         )
         .map_err(TileCacheError::from)
-        .and_then(|(results, built)| {
+        .and_then(|(results, built, how)| {
+            s.layers_repaired = how.repaired;
+            s.scratch_repair_off = how.off;
+            s.scratch_not_only_removed = how.not_only_removed;
+            s.scratch_small_region = how.small_region;
+            s.scratch_split = how.split;
+            s.scratch_renumbered = how.renumbered;
             if built == 0 {
                 s.first_build = 1;
             } else {

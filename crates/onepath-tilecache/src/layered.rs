@@ -3,6 +3,7 @@
 //! its layers once, at the first build, and each rebuild marks, compares and builds one layer
 //! at a time. A layer the shapes in force do not reach is neither marked nor built.
 
+use onepath_build3d::repair::{LayerMemo, RepairOutcome, ScratchReason};
 use onepath_build3d::{
     BuildError, CompactHeightfield, ConvexVolume, Mesh3DPipeline, Obstacle, VerticalGrid,
     VoxelConfig,
@@ -36,13 +37,23 @@ pub(crate) struct CachedLayer {
     pub(crate) last_tile: Option<NavTile>,
     /// The tile made of `first_data` in the first build (same condition).
     pub(crate) first_tile: Option<NavTile>,
+    /// What the first build keeps for repairs (regions, components, contours); `None` for
+    /// a layer with no walkable span.
+    pub(crate) memo: Option<LayerMemo>,
 }
 
 impl CachedLayer {
     /// A layer of the first build: its heightfield (areas as first built) and result.
-    pub(crate) fn new(sub: CompactHeightfield, first_data: Option<NavTileData>) -> CachedLayer {
+    pub(crate) fn new(
+        p: &Mesh3DPipeline,
+        vc: &VoxelConfig,
+        sub: CompactHeightfield,
+        first_data: Option<NavTileData>,
+    ) -> CachedLayer {
         let walkable = walkable_box(&sub);
+        let memo = walkable.is_some().then(|| p.layer_memo(vc, &sub));
         CachedLayer {
+            memo,
             first_areas: sub.areas.clone(),
             walkable,
             last_data: Some(first_data.clone()),
@@ -154,10 +165,24 @@ pub(crate) fn mark_layers<'a>(
         .collect()
 }
 
+/// How the layers built by one rebuild were obtained: repaired, or from scratch with the
+/// precondition that failed (or because repair is turned off).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RepairCounts {
+    pub(crate) repaired: usize,
+    pub(crate) off: usize,
+    pub(crate) not_only_removed: usize,
+    pub(crate) small_region: usize,
+    pub(crate) split: usize,
+    pub(crate) renumbered: usize,
+}
+
 /// The result of every layer for the areas just marked: an unchanged layer keeps its last
 /// result, one at its first build's areas takes the first build's, a changed one is built
-/// ([`Mesh3DPipeline::layer_tile_data`], the plain build's own driver). Returns the results
-/// and how many layers were built.
+/// (repaired from its first build when `repair` is on and the preconditions hold
+/// ([`Mesh3DPipeline::layer_tile_data_repaired`]), else from scratch by
+/// [`Mesh3DPipeline::layer_tile_data`], the plain build's own driver; both give the same
+/// bytes). Returns the results, how many layers were built and how.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn layer_results(
     p: &Mesh3DPipeline,
@@ -167,21 +192,48 @@ pub(crate) fn layer_results(
     column: TileColumn,
     layers: &[CachedLayer],
     changes: &[(Option<Vec<u8>>, LayerChange)],
-) -> Result<(Vec<Option<NavTileData>>, usize), BuildError> {
+    repair: bool,
+) -> Result<(Vec<Option<NavTileData>>, usize, RepairCounts), BuildError> {
     let mut out = Vec::with_capacity(layers.len());
     let mut built = 0;
+    let mut counts = RepairCounts::default();
     for (l, (layer, (_, change))) in layers.iter().zip(changes).enumerate() {
         let data = match (change, &layer.last_data) {
             (LayerChange::Unchanged, Some(d)) => d.clone(),
             (LayerChange::FirstBuild, _) => layer.first_data.clone(),
             _ => {
                 built += 1;
-                p.layer_tile_data(params, vc, vgrid, column.0, column.1, l as u16, &layer.sub)?
+                let (x, z, l) = (column.0, column.1, l as u16);
+                match (&layer.memo, repair) {
+                    (Some(memo), true) => {
+                        let (d, outcome) = p.layer_tile_data_repaired(
+                            params, vc, vgrid, x, z, l, &layer.sub, memo,
+                        )?;
+                        match outcome {
+                            RepairOutcome::Repaired => counts.repaired += 1,
+                            RepairOutcome::Scratch(ScratchReason::NotOnlyRemoved) => {
+                                counts.not_only_removed += 1
+                            }
+                            RepairOutcome::Scratch(ScratchReason::SmallRegion) => {
+                                counts.small_region += 1
+                            }
+                            RepairOutcome::Scratch(ScratchReason::Split) => counts.split += 1,
+                            RepairOutcome::Scratch(ScratchReason::Renumbered) => {
+                                counts.renumbered += 1
+                            }
+                        }
+                        d
+                    }
+                    _ => {
+                        counts.off += 1;
+                        p.layer_tile_data(params, vc, vgrid, x, z, l, &layer.sub)?
+                    }
+                }
             }
         };
         out.push(data);
     }
-    Ok((out, built))
+    Ok((out, built, counts))
 }
 
 impl CachedLayer {

@@ -46,6 +46,11 @@ fn compare_here(
     let cylinders = cycle_cylinders(level)?;
     let mut detour = DetourTileCacheRun::build(level, &settings)?;
     let mut onepath = OnePathTileCacheRun::build(level, &settings)?;
+    // The same cache with repair turned off (every changed layer built from scratch; the
+    // same bytes), interleaved with the other two.
+    let mut scratch = OnePathTileCacheRun::build(level, &settings)?;
+    scratch.cache.set_repair(false);
+    scratch.cycles(&cylinders)?;
     // One warm-up round each, which also gives the work per round.
     let before = detour.layer_builds;
     detour.cycles(&cylinders)?;
@@ -66,8 +71,37 @@ fn compare_here(
                 failure2.get_or_insert(e);
             }
         };
-        let t = interleaved_rounds(rounds, &mut [&mut run_detour, &mut run_onepath]);
-        if let Some(e) = failure2 {
+        let mut failure3 = None;
+        let mut run_scratch = || {
+            if let Err(e) = scratch.cycles(&cylinders) {
+                failure3.get_or_insert(e);
+            }
+        };
+        // Whichever OnePath run follows DetourTileCache pays for the caches it left, so
+        // repair on and off take turns at that place, round by round.
+        let mut t = vec![Vec::with_capacity(rounds.max(1)); 3];
+        for round in 0..rounds.max(1) {
+            let r = if round % 2 == 0 {
+                interleaved_rounds(
+                    1,
+                    &mut [&mut run_detour, &mut run_onepath, &mut run_scratch],
+                )
+            } else {
+                let mut r = interleaved_rounds(
+                    1,
+                    &mut [&mut run_detour, &mut run_scratch, &mut run_onepath],
+                );
+                r.swap(1, 2);
+                r
+            };
+            for (k, v) in r.into_iter().enumerate() {
+                t[k].extend(v);
+            }
+        }
+        for v in &mut t {
+            v.sort();
+        }
+        if let Some(e) = failure2.or(failure3) {
             return Err(e);
         }
         t
@@ -106,6 +140,29 @@ fn compare_here(
         per(s.layers_replaced - s0.layers_replaced),
         per(s.layers_added - s0.layers_added),
         per(s.layers_removed - s0.layers_removed),
+    );
+    let layers = s.layers_built - s0.layers_built;
+    println!(
+        "onepath-tilecache layer builds per cycle {:.2}: repaired {:.2} ({:.0} %), from \
+         scratch {:.2} (a: not only removed {:.2}, b: small region {:.2}, c: split {:.2}, \
+         d: renumbered {:.2}, no memo {:.2})",
+        per(layers),
+        per(s.layers_repaired - s0.layers_repaired),
+        100.0 * (s.layers_repaired - s0.layers_repaired) as f64 / layers.max(1) as f64,
+        per(layers - (s.layers_repaired - s0.layers_repaired)),
+        per(s.scratch_not_only_removed - s0.scratch_not_only_removed),
+        per(s.scratch_small_region - s0.scratch_small_region),
+        per(s.scratch_split - s0.scratch_split),
+        per(s.scratch_renumbered - s0.scratch_renumbered),
+        per(s.scratch_repair_off - s0.scratch_repair_off),
+    );
+    println!(
+        "onepath-tilecache with repair off: {:.3} ms per cycle (best {:.3}); ratio to \
+         DetourTileCache {:.2}; repair on / off {:.2}",
+        ms_per_cycle(median(&times[2])),
+        ms_per_cycle(times[2][0]),
+        ratio(median(&times[2]), d),
+        ratio(o, median(&times[2])),
     );
     println!(
         "ms per cycle, median of {rounds} interleaved rounds: DetourTileCache {:.3} \

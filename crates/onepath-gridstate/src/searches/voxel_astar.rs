@@ -30,9 +30,10 @@
 //! it touches, not to the grid.
 //!
 //! **An expansion's reads.** The free voxels of the 3 × 3 × 3 neighbourhood come as one
-//! 27-bit mask read from the grid's chunks row by row (`VoxelGrid::free_mask`: nine rows
-//! of three bytes, one chunk lookup per row, a three-byte wall test); exact mode copies no
-//! areas (every move's cost is its step class). The rule is tested only for the moves the
+//! 27-bit mask read from the grid's chunks row by row (`VoxelGrid::free_mask`: each chunk
+//! keeps, beside its area bytes, one 16-bit word of free voxels per row along x, so a row
+//! of the neighbourhood is three bits of one word, or of two on a chunk's x face); exact
+//! mode copies no areas (every move's cost is its step class). The rule is tested only for the moves the
 //! pruning keeps, and each page of records the kept moves enter is found with one walk of
 //! the page tables. None of this changes what a search does: the same successors, the
 //! same pop sequence, the same path.
@@ -496,10 +497,16 @@ impl Prune {
 /// record when it pops (the first entry of a voxel to pop is the one of its current cost:
 /// a later improvement has the same estimate and a smaller cost, so it comes first).
 trait OpenEntry<G: Cost>: Ord + Copy + std::fmt::Debug {
-    /// The entry of `node` with cost so far `g` and estimate `h`.
+    /// The entry of `node` (as [`OpenEntry::pack`] gives it) with cost so far `g` and
+    /// estimate `h`.
     fn new(g: G, h: G::H, node: u32, q: &Query) -> Self;
-    /// Its node.
+    /// Its node, packed.
     fn node(&self) -> u32;
+    /// The node of voxel `t` as the entry holds it: an order of nodes that is the order
+    /// of their indexes `x + sx·(y + sy·z)` (the last tie-break).
+    fn pack(t: (u32, u32, u32), q: &Query) -> u32;
+    /// The voxel of a packed node.
+    fn unpack(node: u32, q: &Query) -> (u32, u32, u32);
 }
 
 /// An entry that keeps its cost and estimate and compares them with [`Cost::key_cmp`].
@@ -535,6 +542,14 @@ impl<G: Cost> OpenEntry<G> for Entry<G> {
     #[inline]
     fn node(&self) -> u32 {
         self.node
+    }
+    #[inline]
+    fn pack(t: (u32, u32, u32), q: &Query) -> u32 {
+        t.0 + q.size[0] * (t.1 + q.size[1] * t.2)
+    }
+    #[inline]
+    fn unpack(node: u32, q: &Query) -> (u32, u32, u32) {
+        xyz(q.size, node)
     }
 }
 
@@ -601,54 +616,156 @@ impl FixedScale {
     }
 }
 
-/// The entry of exact mode on grids below [`FIXED_LIMIT`]: fixed-point keys of f and g
-/// (see [`FixedScale::key`]) compared as integers; order f, then the larger g, then the
-/// smaller node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FixedEntry {
-    f: [u64; 2],
-    g: [u64; 2],
-    node: u32,
+/// The exact order of estimates by their step counts, as u64 keys (the tie-break of
+/// [`FixedEntry`] on equal f: on an exactly equal f, the larger g is the smaller
+/// estimate h = f − g, so ordering by h gives the same pops as ordering by g).
+///
+/// `K(a, b, c) = a·2^E + b·B + c·C` with `B = round(√2·2^E)`, `C = round(√3·2^E)`: linear,
+/// no rounding of its own. An estimate's counts are sums of axis distances, each below
+/// M = the sum of the three sizes, so two different counts differ by p, q, r with |p|, |q|, |r| < M and
+/// |p + q√2 + r√3| ≥ 1/(4.1464·M)^3 (the argument of [`FixedScale::key`]); their keys
+/// differ by that times 2^E, within |q| + |r| < 2M (B and C are within 1 of √2·2^E and
+/// √3·2^E), so `2^E ≥ 143·M^4 > 2M·(4.1464·M)^3` gives the sign of the real difference;
+/// equal counts have equal keys. Keys stay below 5·M·2^E, checked to fit in 64 bits.
+#[derive(Debug, Clone, Copy, Default)]
+struct EstimateScale {
+    e: u32,
+    b: u64,
+    c: u64,
 }
 
-impl PartialOrd for FixedEntry {
+impl EstimateScale {
+    /// The scale for a grid of `size`, or `None` when 5·M·2^E does not fit in 64 bits
+    /// (sizes summing to more than about 1 600).
+    fn of(size: [u32; 3]) -> Option<EstimateScale> {
+        let m = size.iter().map(|&v| u128::from(v)).sum::<u128>().max(1);
+        let need = m.checked_pow(4)?.checked_mul(143)?;
+        let e = 128 - (need - 1).leading_zeros(); // ⌈log2 need⌉
+        if e > 63 || m.checked_mul(5)?.checked_shl(e)? > u128::from(u64::MAX) {
+            return None;
+        }
+        let shift = 127 - e; // ≥ 64
+        let round = |c: u128| ((c >> shift) + (c >> (shift - 1) & 1)) as u64;
+        Some(EstimateScale {
+            e,
+            b: round(SQRT2_127),
+            c: round(SQRT3_127),
+        })
+    }
+
+    /// K(t) (t's counts below M).
+    #[inline(always)]
+    fn key(&self, t: [u32; 3]) -> u64 {
+        (u64::from(t[0]) << self.e) + u64::from(t[1]) * self.b + u64::from(t[2]) * self.c
+    }
+}
+
+/// The tie-break of a [`FixedEntry`] on equal f: the greater pops first.
+trait Tie: Ord + Copy + std::fmt::Debug {
+    /// The tie key of cost so far `g` and estimate `h`.
+    fn of(g: Steps, h: Steps, q: &Query) -> Self;
+}
+
+/// The estimate's key, reversed (the smaller estimate, i.e. the larger g, first).
+impl Tie for u64 {
+    #[inline(always)]
+    fn of(_g: Steps, h: Steps, q: &Query) -> Self {
+        u64::MAX - q.estimate.key(h.0)
+    }
+}
+
+/// g's fixed-point key (grids too large for [`EstimateScale`]): the larger g first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct GKey([u64; 2]);
+
+impl PartialOrd for GKey {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for FixedEntry {
+impl Ord for GKey {
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        // As u128s (two word compares each, not a slice comparison), the later keys
-        // only on a tie.
+        let wide = |v: [u64; 2]| u128::from(v[0]) << 64 | u128::from(v[1]);
+        wide(self.0).cmp(&wide(other.0))
+    }
+}
+
+impl Tie for GKey {
+    #[inline(always)]
+    fn of(g: Steps, _h: Steps, q: &Query) -> Self {
+        let v = q.fixed.key(g.0);
+        GKey([(v >> 64) as u64, v as u64])
+    }
+}
+
+/// The entry of exact mode on grids below [`FIXED_LIMIT`]: the fixed-point key of f (see
+/// [`FixedScale::key`]) compared as an integer, then the tie key `T` (the larger g: by
+/// the estimate's key when the grid allows it, 32 bytes an entry, else by g's), then the
+/// smaller node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FixedEntry<T> {
+    f: [u64; 2],
+    tie: T,
+    node: u32,
+}
+
+impl<T: Tie> PartialOrd for FixedEntry<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<T: Tie> Ord for FixedEntry<T> {
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        // As u128s (two word compares, not a slice comparison), the later keys only on
+        // a tie.
         let wide = |v: [u64; 2]| u128::from(v[0]) << 64 | u128::from(v[1]);
         let (fa, fb) = (wide(other.f), wide(self.f));
         if fa != fb {
             return fa.cmp(&fb);
         }
-        let (ga, gb) = (wide(self.g), wide(other.g));
-        if ga != gb {
-            return ga.cmp(&gb);
+        if self.tie != other.tie {
+            return self.tie.cmp(&other.tie);
         }
         other.node.cmp(&self.node)
     }
 }
 
-impl OpenEntry<Steps> for FixedEntry {
+impl<T: Tie> OpenEntry<Steps> for FixedEntry<T> {
     #[inline]
     fn new(g: Steps, h: Steps, node: u32, q: &Query) -> Self {
         let f = [0, 1, 2].map(|k| g.0[k] + h.0[k]); // each below N < 2^28
-        let split = |v: u128| [(v >> 64) as u64, v as u64];
+        let v = q.fixed.key(f);
         FixedEntry {
-            f: split(q.fixed.key(f)),
-            g: split(q.fixed.key(g.0)),
+            f: [(v >> 64) as u64, v as u64],
+            tie: T::of(g, h, q),
             node,
         }
     }
     #[inline]
     fn node(&self) -> u32 {
         self.node
+    }
+    /// Bit fields `x | y << bx | z << (bx + by)` with `bx = ⌈log2 sx⌉`, `by = ⌈log2 sy⌉`
+    /// (no division when it pops). Both this and the index order nodes by z, then y,
+    /// then x (x < 2^bx, y < 2^by), so the tie-break is the same; the fields fit in 32
+    /// bits as the grid has fewer than 2^28 voxels (the three roundings up add less than
+    /// 3 bits).
+    #[inline]
+    fn pack(t: (u32, u32, u32), q: &Query) -> u32 {
+        t.0 | t.1 << q.pack[0] | t.2 << q.pack[1]
+    }
+    #[inline]
+    fn unpack(node: u32, q: &Query) -> (u32, u32, u32) {
+        let [bx, bxy] = q.pack;
+        (
+            node & ((1 << bx) - 1),
+            (node >> bx) & ((1 << (bxy - bx)) - 1),
+            node >> bxy,
+        )
     }
 }
 
@@ -718,7 +835,6 @@ struct Query {
     size: [u32; 3],
     start: (u32, u32, u32),
     goal: (u32, u32, u32),
-    goal_node: u32,
     /// Exact mode: the common multiplier; f64 mode: weight × smallest multiplier.
     scale: f64,
     status: SearchStatus,
@@ -728,6 +844,16 @@ struct Query {
     cost: f64,
     /// The scale of fixed-point keys (exact mode on grids below [`FIXED_LIMIT`]).
     fixed: FixedScale,
+    /// [`FixedEntry`]'s packed nodes: the shifts of y and z (`⌈log2 sx⌉`,
+    /// `⌈log2 sx⌉ + ⌈log2 sy⌉`).
+    pack: [u32; 2],
+    /// The scale of estimate keys ([`Mode::Exact`]).
+    estimate: EstimateScale,
+}
+
+/// ⌈log2 v⌉ for v ≥ 1.
+fn ceil_log2(v: u32) -> u32 {
+    32 - v.saturating_sub(1).leading_zeros()
 }
 
 /// Sorted axis distances (lo, mid, hi) between two voxels.
@@ -784,8 +910,8 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
         let (x, y, z) = q.start;
         if let Some(r) = self.records.get_mut(x, y, z) {
             *r = Rec::reached(G::default(), VIA_START, START_BIT);
-            let node = x + q.size[0] * (y + q.size[1] * z);
-            self.open.push(E::new(G::default(), start_h, node, q));
+            self.open
+                .push(E::new(G::default(), start_h, E::pack(q.start, q), q));
         }
     }
 
@@ -817,8 +943,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 q.status = SearchStatus::NoPath;
                 break;
             };
-            let node = top.node();
-            let (x, y, z) = xyz(q.size, node);
+            let (x, y, z) = E::unpack(top.node(), q);
             let Some(r) = self.records.get_mut(x, y, z) else {
                 continue;
             };
@@ -834,7 +959,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             q.iterations = q.iterations.saturating_add(1);
             r.flags = (r.flags & !QUEUED) | EXPANDED;
             let top_g = r.g;
-            if node == q.goal_node {
+            if (x, y, z) == q.goal {
                 q.cost = top_g.value(q.scale);
                 q.status = SearchStatus::Found;
                 break;
@@ -879,7 +1004,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             };
             q.expanded = q.expanded.saturating_add(1);
             if let Some(list) = record.as_mut() {
-                list.push(node);
+                list.push(x + sx * (y + sy * z));
             }
             let mut wanted = 0u8;
             let mut rest = next;
@@ -926,8 +1051,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 } else {
                     continue;
                 }
-                self.open
-                    .push(E::new(g, h(t), t.0 + sx * (t.1 + sy * t.2), q));
+                self.open.push(E::new(g, h(t), E::pack(t, q), q));
             }
         }
     }
@@ -968,9 +1092,12 @@ fn xyz(size: [u32; 3], node: u32) -> (u32, u32, u32) {
 /// Which mode the current search runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Mode {
-    /// Exact step counts, fixed-point keys ([`FixedEntry`]).
+    /// Exact step counts, fixed-point keys ([`FixedEntry`]), ties by the estimate's key.
     #[default]
     Exact,
+    /// As [`Mode::Exact`], ties by g's fixed-point key (sizes summing to more than about
+    /// 1 600).
+    ExactG,
     /// Exact step counts compared with [`cmp_steps`] (grids of N ≥ 2^28).
     ExactWide,
     /// f64 sums.
@@ -1005,13 +1132,16 @@ pub struct VoxelAStar {
     prune: Option<Prune>,
     mode: Mode,
     query: Query,
-    exact: Engine<Steps, FixedEntry>,
+    exact: Engine<Steps, FixedEntry<u64>>,
+    exact_g: Engine<Steps, FixedEntry<GKey>>,
     wide: Engine<Steps, Entry<Steps>>,
     sum: Engine<Sum, Entry<Sum>>,
     expansions: Option<Vec<u32>>,
     began: Began,
     /// Tests: exact mode compares with [`cmp_steps`] on any grid.
     force_wide: bool,
+    /// Tests: exact mode breaks ties by g's key on any grid below [`FIXED_LIMIT`].
+    force_g_tie: bool,
     /// Tests: no canonical pruning.
     no_pruning: bool,
 }
@@ -1029,11 +1159,13 @@ impl VoxelAStar {
             mode: Mode::Exact,
             query: Query::default(),
             exact: Engine::default(),
+            exact_g: Engine::default(),
             wide: Engine::default(),
             sum: Engine::default(),
             expansions: None,
             began: Began::not_begun(),
             force_wide: false,
+            force_g_tie: false,
             no_pruning: false,
         })
     }
@@ -1048,9 +1180,11 @@ impl VoxelAStar {
     /// lists' capacity): what the largest search so far touched, not the grid's size.
     pub fn bytes_held(&self) -> usize {
         self.exact.records.bytes_held()
+            + self.exact_g.records.bytes_held()
             + self.wide.records.bytes_held()
             + self.sum.records.bytes_held()
-            + self.exact.open.capacity() * size_of::<FixedEntry>()
+            + self.exact.open.capacity() * size_of::<FixedEntry<u64>>()
+            + self.exact_g.open.capacity() * size_of::<FixedEntry<GKey>>()
             + self.wide.open.capacity() * size_of::<Entry<Steps>>()
             + self.sum.open.capacity() * size_of::<Entry<Sum>>()
     }
@@ -1080,14 +1214,16 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
         goal: (u32, u32, u32),
     ) -> Result<(), GridError> {
         grid.index(start.0, start.1, start.2)?;
-        let goal_node = grid.index(goal.0, goal.1, goal.2)?;
+        grid.index(goal.0, goal.1, goal.2)?;
         let areas = grid.areas();
         let m = areas.multipliers()[0];
         let w = self.options.heuristic_weight;
         let uniform = areas.multipliers().iter().all(|&v| v == m);
         let fixed = FixedScale::of(grid.size()).filter(|_| !self.force_wide);
+        let estimate = EstimateScale::of(grid.size()).filter(|_| !self.force_g_tie);
         self.mode = match (uniform && (w == 1.0 || w == 0.0), fixed) {
-            (true, Some(_)) => Mode::Exact,
+            (true, Some(_)) if estimate.is_some() => Mode::Exact,
+            (true, Some(_)) => Mode::ExactG,
             (true, None) => Mode::ExactWide,
             (false, _) => Mode::Sum,
         };
@@ -1095,13 +1231,17 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
             size: grid.size(),
             start,
             goal,
-            goal_node,
             scale: match self.mode {
-                Mode::Exact | Mode::ExactWide => m,
+                Mode::Exact | Mode::ExactG | Mode::ExactWide => m,
                 Mode::Sum => w * areas.min_multiplier(),
             },
             status: SearchStatus::InProgress,
             fixed: fixed.unwrap_or_default(),
+            pack: {
+                let [sx, sy, _] = grid.size();
+                [ceil_log2(sx), ceil_log2(sx) + ceil_log2(sy)]
+            },
+            estimate: estimate.unwrap_or_default(),
             ..Query::default()
         };
         self.expansions = self.options.record_expansions.then(Vec::new);
@@ -1116,6 +1256,7 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
         let q = &self.query;
         match self.mode {
             Mode::Exact => self.exact.begin(q, steps),
+            Mode::ExactG => self.exact_g.begin(q, steps),
             Mode::ExactWide => self.wide.begin(q, steps),
             Mode::Sum => self.sum.begin(q, estimate_sum(c, start, goal, q.scale)),
         }
@@ -1146,6 +1287,10 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
             Mode::Exact => self
                 .exact
                 .step(grid, q, moves, rule, prune, rec, max_iterations, steps),
+            Mode::ExactG => {
+                self.exact_g
+                    .step(grid, q, moves, rule, prune, rec, max_iterations, steps)
+            }
             Mode::ExactWide => {
                 self.wide
                     .step(grid, q, moves, rule, prune, rec, max_iterations, steps)
@@ -1172,6 +1317,7 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
             nodes: match (found, self.mode) {
                 (false, _) => Vec::new(),
                 (true, Mode::Exact) => self.exact.path(q, &self.moves),
+                (true, Mode::ExactG) => self.exact_g.path(q, &self.moves),
                 (true, Mode::ExactWide) => self.wide.path(q, &self.moves),
                 (true, Mode::Sum) => self.sum.path(q, &self.moves),
             },
@@ -1311,12 +1457,20 @@ mod tests {
                 ..VoxelOptions::default()
             };
             let mut fixed = VoxelAStar::new(o).unwrap();
+            let mut by_g = VoxelAStar::new(o).unwrap();
+            by_g.force_g_tie = true;
             let mut wide = VoxelAStar::new(o).unwrap();
             wide.force_wide = true;
             let a = fixed.find_path(&g, s, t).unwrap();
             let b = wide.find_path(&g, s, t).unwrap();
-            assert_eq!((fixed.mode, wide.mode), (Mode::Exact, Mode::ExactWide));
+            let c = by_g.find_path(&g, s, t).unwrap();
+            assert_eq!(
+                (fixed.mode, by_g.mode, wide.mode),
+                (Mode::Exact, Mode::ExactG, Mode::ExactWide)
+            );
+            // The same pops, so the same expansions in the same order and the same path.
             assert_eq!(a, b, "case {case}");
+            assert_eq!(c, b, "case {case}");
         }
     }
 
@@ -1365,6 +1519,9 @@ mod tests {
                 let area = [WALL, WALL, 0, 1, 127, 128, 254][(next() % 7) as usize];
                 g.set_area(x, y, z, area).unwrap();
             }
+            // The rows' free words are rebuilt from the bytes when a state is read.
+            let restored = VoxelGrid::from_state(&g.save_state()).unwrap();
+            let mut walls = 0;
             for z in 0..20 {
                 for y in 0..18 {
                     for x in 0..35 {
@@ -1374,9 +1531,13 @@ mod tests {
                             .enumerate()
                             .fold(0u32, |m, (k, &a)| m | u32::from(a != WALL) << k);
                         assert_eq!(g.free_mask(x, y, z), want, "{x} {y} {z} default {default}");
+                        assert_eq!(restored.free_mask(x, y, z), want, "{x} {y} {z} restored");
+                        walls += u32::from(g.area(x, y, z).unwrap() == WALL);
                     }
                 }
             }
+            // Both kinds of voxel occur in both grids.
+            assert!(walls > 100 && walls < 35 * 18 * 20 - 100, "{walls}");
         }
     }
 
@@ -1389,5 +1550,13 @@ mod tests {
         let two = (2f64.sqrt() * 2f64.powi(80)) as u128;
         assert!(FixedScale::key(&f, [0, 1, 0]).abs_diff(two) < 1 << 28);
         assert!(FixedScale::of([1 << 14, 1 << 14, 1]).is_none());
+        // M = 640: 143·640^4 ≈ 2^44.4, E = 45; keys below 5·640·2^45 < 2^57.
+        let e = EstimateScale::of([256, 128, 256]).unwrap();
+        assert_eq!(e.e, 45);
+        assert_eq!(e.key([1, 0, 0]), 1 << 45);
+        assert_eq!(e.b, (2f64.sqrt() * 2f64.powi(45)).round() as u64);
+        // M = 1 600 fits, M = 1 700 does not (5·M·2^E above 2^64): ties by g's key.
+        assert!(EstimateScale::of([600, 500, 500]).is_some());
+        assert!(EstimateScale::of([700, 500, 500]).is_none());
     }
 }

@@ -11,6 +11,46 @@ use crate::spaces::space::{refuse_negative_zero, SPACE_LIMIT};
 pub const CHUNK: u32 = 16;
 const CHUNK_VOXELS: usize = 4096;
 
+/// An allocated chunk: its area bytes (index x | y << 4 | z << 8) and, per row of 16
+/// voxels along x (index y | z << 4), the voxels of the row that are not [`WALL`] (bit x),
+/// kept with the bytes so that [`VoxelGrid::free_mask`] reads three bits a row.
+#[derive(Clone)]
+struct Chunk {
+    areas: [u8; CHUNK_VOXELS],
+    free: [u16; CHUNK_VOXELS / CHUNK as usize],
+}
+
+impl Chunk {
+    /// A chunk of `area` everywhere.
+    fn filled(area: u8) -> Box<Chunk> {
+        Box::new(Chunk {
+            areas: [area; CHUNK_VOXELS],
+            free: [if area == WALL { 0 } else { u16::MAX }; CHUNK_VOXELS / CHUNK as usize],
+        })
+    }
+
+    /// A chunk of these area bytes (`CHUNK_VOXELS` of them).
+    fn of_bytes(bytes: &[u8]) -> Box<Chunk> {
+        let mut c = Chunk::filled(0);
+        c.areas.copy_from_slice(bytes);
+        for (row, cells) in c.free.iter_mut().zip(bytes.chunks_exact(CHUNK as usize)) {
+            *row = cells
+                .iter()
+                .enumerate()
+                .fold(0u16, |m, (k, &a)| m | u16::from(a != WALL) << k);
+        }
+        c
+    }
+
+    /// Sets voxel `i` to `area`.
+    #[inline]
+    fn set(&mut self, i: usize, area: u8) {
+        self.areas[i] = area;
+        let (row, bit) = (i >> 4, i & 15);
+        self.free[row] = (self.free[row] & !(1 << bit)) | u16::from(area != WALL) << bit;
+    }
+}
+
 /// World placement of a voxel grid: origin x, y, z and cell size; all zero = unassigned
 /// (unit cells at the origin), otherwise |origin| ≤ 2^21 and 0 < cell size ≤ 2^21. A zero
 /// is stored as +0.0 whichever sign it is given with (the state reader refuses -0.0).
@@ -74,7 +114,7 @@ type VoxelListener = Box<dyn FnMut(&VoxelEdit) + Send>;
 pub struct VoxelGrid {
     size: [u32; 3],
     chunks_dim: [u32; 3],
-    chunks: Vec<Option<Box<[u8; CHUNK_VOXELS]>>>,
+    chunks: Vec<Option<Box<Chunk>>>,
     default_area: u8,
     version: u32,
     areas: AreaCosts,
@@ -211,7 +251,7 @@ impl VoxelGrid {
     fn area_unchecked(&self, x: u32, y: u32, z: u32) -> u8 {
         let (c, i) = self.slot(x, y, z);
         match &self.chunks[c] {
-            Some(chunk) => chunk[i],
+            Some(chunk) => chunk.areas[i],
             None => self.default_area,
         }
     }
@@ -240,8 +280,8 @@ impl VoxelGrid {
         }
         let (c, i) = self.slot(x, y, z);
         let d = self.default_area;
-        let chunk = self.chunks[c].get_or_insert_with(|| Box::new([d; CHUNK_VOXELS]));
-        chunk[i] = area;
+        let chunk = self.chunks[c].get_or_insert_with(|| Chunk::filled(d));
+        chunk.set(i, area);
         self.version = next_version(self.version);
         let e = VoxelEdit {
             node,
@@ -272,7 +312,7 @@ impl VoxelGrid {
                     for dz in 0..3usize {
                         for dy in 0..3usize {
                             let row = i + dz * 256 + dy * 16 - 256 - 16 - 1;
-                            out[k..k + 3].copy_from_slice(&chunk[row..row + 3]);
+                            out[k..k + 3].copy_from_slice(&chunk.areas[row..row + 3]);
                             k += 3;
                         }
                     }
@@ -309,92 +349,79 @@ impl VoxelGrid {
     /// 27-byte copy). (x, y, z) lies inside.
     #[inline]
     pub(crate) fn free_mask(&self, x: u32, y: u32, z: u32) -> u32 {
-        let inner =
-            |v: u32, s: u32| v > 0 && v + 1 < s && (v % CHUNK) != 0 && (v % CHUNK) != CHUNK - 1;
-        let x_row = inner(x, self.size[0]);
-        if x_row && inner(y, self.size[1]) && inner(z, self.size[2]) {
-            // One chunk holds the whole neighbourhood: nine rows of three voxels.
-            let (c, i) = self.slot(x, y, z);
-            let Some(chunk) = &self.chunks[c] else {
-                return if self.default_area == WALL {
-                    0
-                } else {
-                    (1 << 27) - 1
-                };
-            };
-            let mut out = 0u32;
-            for r in 0..9usize {
-                let row = i + (r / 3) * 256 + (r % 3) * 16 - 256 - 16 - 1;
-                if let Some(&[a, b, c]) = chunk.get(row..row + 3) {
-                    out |= row_free([a, b, c]) << (3 * r);
-                }
-            }
-            return out;
-        }
-        // Near a chunk face or the grid's: per axis, the chunk and the offset in it of
-        // each of the three coordinates and which lie inside, then one read a voxel.
-        let axis = |v: u32, s: u32, chunk_stride: u32, shift: u32| {
-            let (mut chunk, mut local, mut inside) = ([0u32; 3], [0u32; 3], 0u32);
-            for k in 0..3u32 {
-                let n = (v + k).wrapping_sub(1); // v − 1 + k; below 0 wraps past the size
-                if n < s {
-                    inside |= 1 << k;
-                    chunk[k as usize] = (n / CHUNK) * chunk_stride;
-                    local[k as usize] = (n % CHUNK) << shift;
-                }
-            }
-            (chunk, local, inside)
+        // The free bits of a chunk's row (an unallocated chunk: the default area's).
+        let default_row = if self.default_area == WALL {
+            0
+        } else {
+            u32::from(u16::MAX)
         };
+        let row_of = |c: u32, row: u32| match self.chunks.get(c as usize) {
+            Some(Some(chunk)) => u32::from(chunk.free[row as usize & 255]),
+            Some(None) => default_row,
+            None => 0,
+        };
+        let [sx, sy, sz] = self.size;
         let [dx, dy, _] = self.chunks_dim;
-        let (cx, lx, ix) = axis(x, self.size[0], 1, 0);
-        let (cy, ly, iy) = axis(y, self.size[1], dx, 4);
-        let (cz, lz, iz) = axis(z, self.size[2], dx * dy, 8);
+        let (cx, lx) = (x / CHUNK, x % CHUNK);
+        // v − 1, v and v + 1 inside the grid and in v's chunk: v mod 16 in 1..=14 (v − 1
+        // wraps to 15 mod 16 for v = 0).
+        let inner = |v: u32, s: u32| (v.wrapping_sub(1) % CHUNK) < CHUNK - 2 && v + 1 < s;
+        if inner(x, sx) && inner(y, sy) && inner(z, sz) {
+            // One chunk holds the whole neighbourhood: nine rows, three bits each, the
+            // rows (y − 1.., z − 1..) at 0, 1, 2, 16, 17, 18, 32, 33 and 34 from the first.
+            let (c, _) = self.slot(x, y, z);
+            let Some(chunk) = &self.chunks[c] else {
+                return if default_row == 0 { 0 } else { (1 << 27) - 1 };
+            };
+            let first = ((y % CHUNK) | (z % CHUNK) << 4) as usize - 16 - 1;
+            let Some(w) = chunk.free.get(first..first + 35) else {
+                return 0; // not reached: first + 35 ≤ 14 + 16·14 − 17 + 35 = 256
+            };
+            let sh = lx - 1;
+            let row = |k: usize| (u32::from(w[k]) >> sh) & 7;
+            return row(0)
+                | row(1) << 3
+                | row(2) << 6
+                | row(16) << 9
+                | row(17) << 12
+                | row(18) << 15
+                | row(32) << 18
+                | row(33) << 21
+                | row(34) << 24;
+        }
+        // Near a chunk face or the grid's: per row (inside the grid) the bits of x − 1,
+        // x and x + 1 from the chunk of x and, on an x face, its neighbour's: an 18-bit
+        // row (bit 0 the last voxel of the chunk before, bits 1–16 the chunk's, bit 17 the
+        // first of the chunk after) read at lx.
+        let x_inside = u32::from(x > 0) | 2 | u32::from(x + 1 < sx) << 2;
+        let (left, right) = (lx == 0 && x > 0, lx == CHUNK - 1 && x + 1 < sx);
         let mut out = 0u32;
-        for kz in 0..3usize {
-            if iz >> kz & 1 == 0 {
-                continue;
-            }
-            for ky in 0..3usize {
-                if iy >> ky & 1 == 0 {
-                    continue;
-                }
-                let (row_chunk, row_local) = (cy[ky] + cz[kz], ly[ky] | lz[kz]);
-                let mut cells = [WALL; 3];
-                if x_row {
-                    // The row's three voxels lie in one chunk, one after another.
-                    let at = (lx[1] | row_local) as usize;
-                    cells = match &self.chunks[(cx[1] + row_chunk) as usize] {
-                        Some(chunk) => match chunk.get(at - 1..at + 2) {
-                            Some(&[a, b, c]) => [a, b, c],
-                            _ => [WALL; 3],
-                        },
-                        None => [self.default_area; 3],
-                    };
-                } else {
-                    for (kx, cell) in cells.iter_mut().enumerate() {
-                        if ix >> kx & 1 == 1 {
-                            *cell = match &self.chunks[(cx[kx] + row_chunk) as usize] {
-                                Some(chunk) => chunk[(lx[kx] | row_local) as usize],
-                                None => self.default_area,
-                            };
+        let mut kz = 0u32;
+        while kz < 3 {
+            let nz = (z + kz).wrapping_sub(1); // z − 1 + kz; below 0 wraps past the size
+            if nz < sz {
+                let (cz, lz) = ((nz / CHUNK) * dx * dy, (nz % CHUNK) << 4);
+                let mut ky = 0u32;
+                while ky < 3 {
+                    let ny = (y + ky).wrapping_sub(1);
+                    if ny < sy {
+                        let (c, row) = (cx + (ny / CHUNK) * dx + cz, (ny % CHUNK) | lz);
+                        let mut ext = row_of(c, row) << 1;
+                        if left {
+                            ext |= row_of(c.wrapping_sub(1), row) >> 15 & 1;
                         }
+                        if right {
+                            ext |= (row_of(c + 1, row) & 1) << 17;
+                        }
+                        out |= (ext >> lx & 7 & x_inside) << (3 * (ky + 3 * kz));
                     }
+                    ky += 1;
                 }
-                out |= row_free(cells) << (3 * (ky + 3 * kz));
             }
+            kz += 1;
         }
         out
     }
-}
-
-/// Bits 0–2: which of three voxels are not [`WALL`] (a wall byte is 255: xor 255 makes it
-/// the only zero byte, and bit 7 of `(t & 0x7f) + 0x7f | t` is set exactly for the bytes
-/// that are not zero; one multiplication moves bits 7, 15 and 23 to 14, 15 and 16).
-#[inline(always)]
-fn row_free(cells: [u8; 3]) -> u32 {
-    let t = u32::from_le_bytes([cells[0], cells[1], cells[2], 0]) ^ 0x00ff_ffff;
-    let nonzero = (((t & 0x007f_7f7f) + 0x007f_7f7f) | t) & 0x0080_8080;
-    ((nonzero >> 7).wrapping_mul(0x4081) >> 14) & 7
 }
 
 /// Save and restore (OPGS kind 3, `docs/grid-state.md`).
@@ -421,7 +448,7 @@ impl VoxelGrid {
             match c {
                 Some(chunk) => {
                     w.u8(1);
-                    w.bytes(&chunk[..]);
+                    w.bytes(&chunk.areas[..]);
                 }
                 None => w.u8(0),
             }
@@ -534,9 +561,7 @@ fn read_voxel(
     for i in 0..chunk_count {
         if read_flag(&mut r, fam, "chunk flag").map_err(|e| e.within(format!("chunk {i}")))? {
             let b = r.bytes(CHUNK_VOXELS, "chunk voxels")?;
-            let mut chunk = Box::new([0u8; CHUNK_VOXELS]);
-            chunk.copy_from_slice(b);
-            chunks.push(Some(chunk));
+            chunks.push(Some(Chunk::of_bytes(b)));
         } else {
             chunks.push(None);
         }

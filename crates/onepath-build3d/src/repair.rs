@@ -1,0 +1,475 @@
+//! Repairing a layer (`docs/tilecache.md` §5, "Repairing a layer"): when the only change to a
+//! layer's first-build areas is that some spans were set to 0, the regions and contours of
+//! the first build are repaired instead of labelled and traced again. The result is exactly
+//! what [`crate::region::layer_components`] and [`crate::contour::build_contours`] give for the
+//! same areas; where that cannot be shown cheaply (a precondition fails) the layer is built
+//! from scratch.
+
+use crate::compact::{CompactHeightfield, NOT_CONNECTED};
+use crate::contour::{build_contours_keyed, Contour};
+use crate::heightfield::NULL_AREA;
+use crate::region::{layer_components_unpainted, paint_ring, BORDER_REG};
+
+/// How many connectivity searches precondition (c) runs (1: only the one through the spans
+/// around the removed ones).
+const PHASES: usize = 1;
+
+/// What the first build of a layer keeps for repairs: the areas it was built from, the
+/// component of every span (ring included) and the region of every span (ring painted), each
+/// component's size and first span, and every region's contours with the span its loop was
+/// traced from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerMemo {
+    areas: Vec<u8>,
+    comp: Vec<u16>,
+    regions: Vec<u16>,
+    size: Vec<u32>,
+    first: Vec<u32>,
+    contours: Vec<(u32, Contour)>,
+}
+
+/// Why a layer was built from scratch instead of repaired (the preconditions of
+/// "Repairing a layer").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScratchReason {
+    /// (a) A span changed to an area other than 0 (an area volume), or the layer's spans
+    /// are not those the memo was made of.
+    NotOnlyRemoved,
+    /// (b) A region would shrink below `MinRegionArea` or vanish, or a region smaller than
+    /// that has a removed span in or next to it.
+    SmallRegion,
+    /// (c) A region that lost spans may be in several pieces (its ring spans do not reach
+    /// each other within the search budget).
+    Split,
+    /// (d) A region lost its first span and its rank among the first spans changed.
+    Renumbered,
+}
+
+/// How a layer's regions and contours were obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepairOutcome {
+    /// Repaired from the first build.
+    Repaired,
+    /// Built from scratch, for this reason.
+    Scratch(ScratchReason),
+}
+
+impl LayerMemo {
+    /// The memo of a layer at its first build (`sub.areas` are the first-build areas).
+    pub fn new(
+        sub: &CompactHeightfield,
+        min_region_area: u32,
+        max_error: f32,
+        max_edge_len: i32,
+    ) -> Self {
+        let comp = layer_components_unpainted(sub, min_region_area).ids;
+        let mut regions = comp.clone();
+        paint_ring(sub, &mut regions);
+        let nreg = comp.iter().copied().max().map_or(1, |m| usize::from(m) + 1);
+        let mut size = vec![0u32; nreg];
+        let mut first = vec![u32::MAX; nreg];
+        for (i, &c) in comp.iter().enumerate() {
+            if c != 0 {
+                let c = usize::from(c);
+                if size[c] == 0 {
+                    first[c] = i as u32;
+                }
+                size[c] += 1;
+            }
+        }
+        let contours = build_contours_keyed(sub, &regions, max_error, max_edge_len, None);
+        LayerMemo {
+            areas: sub.areas.clone(),
+            comp,
+            regions,
+            size,
+            first,
+            contours,
+        }
+    }
+
+    /// The regions and contours of `sub` (its areas as marked now), repaired from the first
+    /// build when the preconditions hold, else `Err(reason)` (the caller builds from
+    /// scratch). Equal, when `Ok`, to [`crate::region::layer_components`] and
+    /// [`crate::contour::build_contours`] of `sub`.
+    pub fn repair(
+        &self,
+        sub: &CompactHeightfield,
+        min_region_area: u32,
+        max_error: f32,
+        max_edge_len: i32,
+    ) -> Result<(Vec<u16>, Vec<Contour>), ScratchReason> {
+        let n = sub.span_count();
+        // (Past 0x7FFE components several share the last id; never repaired.)
+        if sub.areas.len() != self.areas.len() || n != self.areas.len() || self.size.len() > 0x7FFF
+        {
+            return Err(ScratchReason::NotOnlyRemoved);
+        }
+        // (a) The removed spans.
+        let mut removed: Vec<u32> = Vec::new();
+        for (i, (&now, &was)) in sub.areas.iter().zip(&self.areas).enumerate() {
+            if now != was {
+                if now != NULL_AREA {
+                    return Err(ScratchReason::NotOnlyRemoved);
+                }
+                removed.push(i as u32);
+            }
+        }
+        let nreg = self.size.len();
+        let mut lost = vec![0u32; nreg];
+        for &x in &removed {
+            let c = usize::from(self.comp[x as usize]);
+            if c != 0 {
+                lost[c] += 1;
+            }
+        }
+        // (b) Sizes: no region that lost spans falls below the minimum or vanishes, and no
+        // region below the minimum (kept only for another area or the ring next to it) has a
+        // removed span in it or linked to it.
+        for c in 1..nreg {
+            if lost[c] > 0 && (self.size[c] - lost[c] < min_region_area || self.size[c] == lost[c])
+            {
+                return Err(ScratchReason::SmallRegion);
+            }
+        }
+        for &x in &removed {
+            let x = x as usize;
+            let mut near = [self.comp[x]; 5];
+            for d in 0..4 {
+                let a = sub.spans[x].con[d];
+                if a != NOT_CONNECTED {
+                    near[d + 1] = self.comp[a as usize];
+                }
+            }
+            // Spans linked to `x` from a column next to it (links need not be mutual).
+            let mut small = near
+                .iter()
+                .any(|&c| c != 0 && self.size[usize::from(c)] < min_region_area);
+            for_each_linking(sub, x, |j| {
+                let c = self.comp[j];
+                small |= c != 0 && self.size[usize::from(c)] < min_region_area;
+            });
+            if small {
+                return Err(ScratchReason::SmallRegion);
+            }
+        }
+        // (c) Every region that lost spans is still one piece under the −x/−z links: its
+        // spans next to one of its removed spans all reach each other.
+        let budget = (n / 4).max(256);
+        let mut mark = vec![0u32; n];
+        let mut stamp = 0u32;
+        let mut stack: Vec<u32> = Vec::new();
+        for c in 1..nreg {
+            if lost[c] == 0 {
+                continue;
+            }
+            let c16 = c as u16;
+            let alive = |j: usize| self.comp[j] == c16 && sub.areas[j] != NULL_AREA;
+            // The ring: live spans of the region joined by a −x/−z edge to a removed span of it.
+            let mut ring: Vec<u32> = Vec::new();
+            for &x in &removed {
+                let x = x as usize;
+                if usize::from(self.comp[x]) != c {
+                    continue;
+                }
+                for_each_edge(sub, x, |j| {
+                    if alive(j) {
+                        ring.push(j as u32);
+                    }
+                });
+            }
+            ring.sort_unstable();
+            ring.dedup();
+            if ring.len() <= 1 {
+                continue;
+            }
+            // First through the live spans of the region in the 3 x 3 columns around its
+            // removed spans (where the ring lies: most cuts close around a hole there), then,
+            // if that does not join the ring, through the whole region within the budget.
+            stamp += 2;
+            let near = stamp - 1;
+            let (w, h) = (sub.width, sub.depth);
+            for &x in &removed {
+                let x = x as usize;
+                if usize::from(self.comp[x]) != c {
+                    continue;
+                }
+                let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
+                for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
+                    for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
+                        for j in sub.column(xx, zz) {
+                            if alive(j) {
+                                mark[j] = near;
+                            }
+                        }
+                    }
+                }
+            }
+            let is_ring = |j: u32| ring.binary_search(&j).is_ok();
+            let mut joined = false;
+            for (phase, visit) in [(0, near), (1, 0)].into_iter().take(PHASES) {
+                // Phase 0 visits spans marked `near`; phase 1 any live span of the region.
+                let mut in_ring = ring.len() - 1;
+                let mut visited = 0usize;
+                stack.clear();
+                stack.push(ring[0]);
+                let seen = stamp + phase;
+                if phase == 1 {
+                    stamp += 1;
+                }
+                mark[ring[0] as usize] = seen;
+                let mut head = 0;
+                while head < stack.len() && in_ring > 0 {
+                    let s = stack[head] as usize;
+                    head += 1;
+                    visited += 1;
+                    if phase == 1 && visited > budget {
+                        break;
+                    }
+                    for_each_edge(sub, s, |j| {
+                        let m = mark[j];
+                        let open = if phase == 0 { m == visit } else { m != seen };
+                        if open && alive(j) {
+                            mark[j] = seen;
+                            if is_ring(j as u32) {
+                                in_ring -= 1;
+                            }
+                            stack.push(j as u32);
+                        }
+                    });
+                }
+                if in_ring == 0 {
+                    joined = true;
+                    break;
+                }
+            }
+            if !joined {
+                return Err(ScratchReason::Split);
+            }
+        }
+        // (d) Numbering: regions stay in order of their first spans.
+        let mut first = self.first.clone();
+        for c in 1..nreg {
+            if lost[c] == 0 || sub.areas[first[c] as usize] != NULL_AREA {
+                continue;
+            }
+            let c16 = c as u16;
+            let from = first[c] as usize;
+            first[c] = (from..n)
+                .find(|&j| self.comp[j] == c16 && sub.areas[j] != NULL_AREA)
+                .map_or(u32::MAX, |j| j as u32);
+        }
+        let mut prev = None;
+        for &f in first.iter().skip(1) {
+            if f == u32::MAX {
+                continue;
+            }
+            if prev.is_some_and(|p| p >= f) {
+                return Err(ScratchReason::Renumbered);
+            }
+            prev = Some(f);
+        }
+        // Regions: the first build's, removed spans 0.
+        let mut reg = self.regions.clone();
+        for &x in &removed {
+            reg[x as usize] = 0;
+        }
+        // Contours: a region's loops read its spans and the spans within one cell of them,
+        // so only regions with a span in the 3 x 3 columns around a removed span change
+        // (each column of a layer holds at most one span, but every span of those columns is
+        // taken).
+        let mut affected = vec![false; nreg];
+        let (w, h) = (sub.width, sub.depth);
+        for &x in &removed {
+            let x = x as usize;
+            let old = self.regions[x];
+            if old != 0 && old & BORDER_REG == 0 {
+                affected[usize::from(old)] = true;
+            }
+            let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
+            for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
+                for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
+                    for j in sub.column(xx, zz) {
+                        let r = reg[j];
+                        if r != 0 && r & BORDER_REG == 0 {
+                            affected[usize::from(r)] = true;
+                        }
+                    }
+                }
+            }
+        }
+        let fresh = build_contours_keyed(sub, &reg, max_error, max_edge_len, Some(&affected));
+        let mut contours = Vec::with_capacity(self.contours.len() + fresh.len());
+        let mut kept = self
+            .contours
+            .iter()
+            .filter(|(_, c)| !affected[usize::from(c.reg)])
+            .peekable();
+        let mut fresh = fresh.into_iter().peekable();
+        loop {
+            let take_kept = match (kept.peek(), fresh.peek()) {
+                (Some(a), Some(b)) => a.0 < b.0,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            if take_kept {
+                contours.push(
+                    kept.next()
+                        .map(|(_, c)| c.clone())
+                        .unwrap_or_else(|| unreachable!()),
+                );
+            } else if let Some((_, c)) = fresh.next() {
+                contours.push(c);
+            }
+        }
+        Ok((reg, contours))
+    }
+}
+
+/// Calls `f` for every span joined to `i` by a −x or −z link, either way: `i`'s own −x and
+/// −z links and the spans of the +x and +z columns whose −x / −z link is `i`.
+fn for_each_edge(chf: &CompactHeightfield, i: usize, mut f: impl FnMut(usize)) {
+    for d in [0usize, 3] {
+        let a = chf.spans[i].con[d];
+        if a != NOT_CONNECTED {
+            f(a as usize);
+        }
+    }
+    let (x, z) = (i32::from(chf.span_x[i]), i32::from(chf.span_z[i]));
+    if x + 1 < chf.width {
+        for j in chf.column(x + 1, z) {
+            if chf.spans[j].con[0] == i as u32 {
+                f(j);
+            }
+        }
+    }
+    if z + 1 < chf.depth {
+        for j in chf.column(x, z + 1) {
+            if chf.spans[j].con[3] == i as u32 {
+                f(j);
+            }
+        }
+    }
+}
+
+/// Calls `f` for every span of the four columns next to `i` that has a link to `i`.
+fn for_each_linking(chf: &CompactHeightfield, i: usize, mut f: impl FnMut(usize)) {
+    let (x, z) = (i32::from(chf.span_x[i]), i32::from(chf.span_z[i]));
+    for (dx, dz) in [(-1, 0), (0, 1), (1, 0), (0, -1)] {
+        let (xx, zz) = (x + dx, z + dz);
+        if xx < 0 || zz < 0 || xx >= chf.width || zz >= chf.depth {
+            continue;
+        }
+        for j in chf.column(xx, zz) {
+            if chf.spans[j].con.contains(&(i as u32)) {
+                f(j);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::tests::flat;
+    use crate::contour::build_contours;
+    use crate::region::layer_components;
+
+    const ERR: f32 = 1.3;
+    const EDGE: i32 = 12;
+
+    /// A memo of `chf` and the same layer with the spans `removed` picks set to area 0.
+    fn removed(
+        chf: &CompactHeightfield,
+        min: u32,
+        gone: impl Fn(i32, i32) -> bool,
+    ) -> (LayerMemo, CompactHeightfield) {
+        let memo = LayerMemo::new(chf, min, ERR, EDGE);
+        let mut now = chf.clone();
+        for i in 0..now.span_count() {
+            if gone(i32::from(now.span_x[i]), i32::from(now.span_z[i])) {
+                now.areas[i] = NULL_AREA;
+            }
+        }
+        (memo, now)
+    }
+
+    #[test]
+    fn a_repaired_layer_equals_the_from_scratch_regions_and_contours() {
+        // Two rectangles; a 2 x 2 hole is cut in the first, the second is kept as built.
+        let chf = flat(18, 18, 1, |x, _| x < 8 || (10..17).contains(&x));
+        let (memo, now) = removed(&chf, 8, |x, z| (3..5).contains(&x) && (6..8).contains(&z));
+        let (reg, contours) = memo.repair(&now, 8, ERR, EDGE).expect("repairable");
+        let scratch = layer_components(&now, 8).ids;
+        assert_eq!(reg, scratch);
+        assert_eq!(contours, build_contours(&now, &scratch, ERR, EDGE));
+        assert_eq!(contours.len(), 2, "{contours:?}");
+        // And with nothing removed it gives back the first build.
+        let (reg0, c0) = memo.repair(&chf, 8, ERR, EDGE).unwrap();
+        assert_eq!(c0, build_contours(&chf, &reg0, ERR, EDGE));
+    }
+
+    #[test]
+    fn an_area_changed_to_another_than_zero_is_built_from_scratch() {
+        let chf = flat(12, 12, 0, |_, _| true);
+        let memo = LayerMemo::new(&chf, 0, ERR, EDGE);
+        let mut now = chf.clone();
+        now.areas[40] = 5;
+        assert_eq!(
+            memo.repair(&now, 0, ERR, EDGE),
+            Err(ScratchReason::NotOnlyRemoved)
+        );
+    }
+
+    #[test]
+    fn a_region_falling_below_the_minimum_is_built_from_scratch() {
+        // 36 spans, minimum 30, 8 removed.
+        let chf = flat(6, 6, 0, |_, _| true);
+        let (memo, now) = removed(&chf, 30, |x, z| z < 2 && x < 4);
+        assert_eq!(
+            memo.repair(&now, 30, ERR, EDGE),
+            Err(ScratchReason::SmallRegion)
+        );
+        // A small region (kept for the other area next to it) with a removed span next to it.
+        let mut chf2 = flat(12, 4, 0, |_, _| true);
+        for i in 0..chf2.span_count() {
+            if chf2.span_x[i] >= 10 {
+                chf2.areas[i] = 7;
+            }
+        }
+        let (memo2, now2) = removed(&chf2, 30, |x, z| x == 9 && z == 0);
+        assert_eq!(
+            memo2.repair(&now2, 30, ERR, EDGE),
+            Err(ScratchReason::SmallRegion)
+        );
+    }
+
+    #[test]
+    fn a_region_cut_in_two_is_built_from_scratch() {
+        let chf = flat(12, 12, 0, |_, _| true);
+        let (memo, now) = removed(&chf, 0, |x, _| x == 5);
+        assert_eq!(memo.repair(&now, 0, ERR, EDGE), Err(ScratchReason::Split));
+        // Cut almost through: one span still joins the halves, so it is one piece.
+        let (memo, now) = removed(&chf, 0, |x, z| x == 5 && z != 11);
+        assert!(memo
+            .repair(&now, 0, ERR, EDGE)
+            .is_ok_and(|(reg, _)| { reg == layer_components(&now, 0).ids }));
+    }
+
+    #[test]
+    fn a_region_whose_first_span_moves_past_another_is_built_from_scratch() {
+        // Region 1 (x < 3) starts at (0, 0), region 2 (x >= 6) at (6, 0); removing region 1's
+        // first two rows starts it at (0, 2), after region 2's first span.
+        let chf = flat(12, 10, 0, |x, _| !(3..6).contains(&x));
+        let (memo, now) = removed(&chf, 0, |x, z| x < 3 && z < 2);
+        assert_eq!(
+            memo.repair(&now, 0, ERR, EDGE),
+            Err(ScratchReason::Renumbered)
+        );
+        // Removing region 2's first row keeps the order: (6, 1) still comes after (0, 0).
+        let (memo, now) = removed(&chf, 0, |x, z| x >= 6 && z == 0);
+        let (reg, _) = memo.repair(&now, 0, ERR, EDGE).expect("order kept");
+        assert_eq!(reg, layer_components(&now, 0).ids);
+    }
+}
