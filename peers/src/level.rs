@@ -167,6 +167,61 @@ pub fn sloped_terrain(seed: u64) -> Level {
     level
 }
 
+/// A level from quads, each given by its corners in order around it, (x0, z0), (x1, z0),
+/// (x1, z1), (x0, z1) with x1 > x0 and z1 > z0; each becomes two triangles wound so that
+/// their normal points up (Recast's walkable test).
+pub fn quads_level(quads: &[[[f32; 3]; 4]]) -> Level {
+    let mut level = Level::default();
+    for q in quads {
+        let base = level.vertices.len() as u32;
+        level.vertices.extend_from_slice(q);
+        level.triangles.push([base, base + 2, base + 1]);
+        level.triangles.push([base, base + 3, base + 2]);
+    }
+    level
+}
+
+/// An axis-aligned floor quad x0..x1, z0..z1 at heights `y` (corners (x0, z0), (x1, z0),
+/// (x1, z1), (x0, z1)).
+pub fn floor(x0: f32, z0: f32, x1: f32, z1: f32, y: [f32; 4]) -> [[f32; 3]; 4] {
+    [
+        [x0, y[0], z0],
+        [x1, y[1], z0],
+        [x1, y[2], z1],
+        [x0, y[3], z1],
+    ]
+}
+
+/// A dungeon (the query conformance test's and `recast_report --paths`'): a 4 × 3 grid of 9 × 9 rooms at heights 0, 0.6 or 1.2 (seeded), joined by
+/// corridors 3 wide; a corridor between rooms at different heights is a ramp.
+pub fn dungeon(seed: u64) -> Level {
+    let mut rng = SplitMix64::new(seed);
+    let (nx, nz) = (4, 3);
+    let height: Vec<f32> = (0..nx * nz)
+        .map(|_| (rng.next_u64() % 3) as f32 * 0.6)
+        .collect();
+    let h = |i: usize, j: usize| height[j * nx + i];
+    let mut quads = Vec::new();
+    for j in 0..nz {
+        for i in 0..nx {
+            let (x, z) = (i as f32 * 14.0, j as f32 * 14.0);
+            let y = h(i, j);
+            quads.push(floor(x, z, x + 9.0, z + 9.0, [y; 4]));
+            // Corridor east (skipped at random, keeping the first row whole so all connect).
+            if i + 1 < nx && (j == 0 || rng.next_u64() % 4 != 0) {
+                let y1 = h(i + 1, j);
+                quads.push(floor(x + 9.0, z + 3.0, x + 14.0, z + 6.0, [y, y1, y1, y]));
+            }
+            // Corridor south.
+            if j + 1 < nz && (i == 0 || rng.next_u64() % 3 != 0) {
+                let y1 = h(i, j + 1);
+                quads.push(floor(x + 3.0, z + 9.0, x + 6.0, z + 14.0, [y, y, y1, y1]));
+            }
+        }
+    }
+    quads_level(&quads)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,6 +77,7 @@ pub mod level;
 pub mod mesh_data;
 pub mod metrics;
 pub mod onepath;
+pub mod paths;
 pub mod recast;
 pub mod sampling;
 pub mod settings;

@@ -396,6 +396,56 @@ impl<'m> OnePathEngine<'m> {
         Ok(Some(took))
     }
 
+    /// Sets the cost model of the engine's path searches
+    /// (`onepath_mesh::query::NavMeshQuery::set_path_model`).
+    pub fn set_path_model(&mut self, model: onepath_mesh::query::PathModel) {
+        self.query.set_path_model(model);
+    }
+
+    /// Corridor and straight path from `start_pos` on `start_ref` to `end_pos` on `end_ref`
+    /// (for instance the polygons and points Detour snapped to, mapped through
+    /// [`DetourRefMap`]), as [`OnePathEngine::path`] makes them, with the search's answer.
+    pub fn path_between(
+        &mut self,
+        start_ref: PolyRef,
+        start_pos: [f64; 3],
+        end_ref: PolyRef,
+        end_pos: [f64; 3],
+    ) -> Result<(PathOutcome, onepath_mesh::query::PathResult), PeerError> {
+        let r = self
+            .query
+            .find_path(
+                self.mesh,
+                start_ref,
+                end_ref,
+                start_pos,
+                end_pos,
+                &self.filter,
+                self.max_iterations,
+                &mut self.corridor,
+            )
+            .map_err(query_error("find_path"))?;
+        self.query
+            .find_straight_path(
+                self.mesh,
+                start_pos,
+                end_pos,
+                &self.corridor,
+                &self.filter,
+                StraightPathOptions::default(),
+                &mut self.corners,
+            )
+            .map_err(query_error("find_straight_path"))?;
+        Ok((
+            PathOutcome {
+                corridor_len: self.corridor.len(),
+                partial: r.status != PathStatus::Complete,
+                corners: self.corners.iter().map(|c| to_f32(c.pos)).collect(),
+            },
+            r,
+        ))
+    }
+
     /// `find_nearest_poly` within [`HALF_EXTENTS`].
     pub fn snap(&mut self, p: [f32; 3]) -> Result<Option<NearestPoly>, PeerError> {
         let ext = to_f64(HALF_EXTENTS);

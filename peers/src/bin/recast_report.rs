@@ -25,6 +25,11 @@
 //!
 //! `cargo run --release --bin recast_report -- --levels [rounds]`
 //! `cargo run --release --bin recast_report -- --queries [rounds]`
+//! - issue 14 item 2 (`-- --paths [rounds]`, only this part): straight-path lengths and
+//!   path + straight path timings against Detour on the same polygons and points, 64 seeded
+//!   pairs per level, path models v1 and v2 (see `paths_section`).
+//!
+//! `cargo run --release --bin recast_report -- --paths [rounds]`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,15 +39,17 @@ use onepath_build3d::Mesh3DPipeline;
 use onepath_format::{PolyRef, TileRef};
 use onepath_mesh::query::generated_grid_mesh;
 use onepath_mesh::query::NearestPoly;
+use onepath_mesh::query::{PathModel, PortalSampling};
 use onepath_mesh::TiledNavMesh;
 use onepath_peers::compare::{interleaved_rounds, median, ratio, LengthComparison};
 use onepath_peers::detour::{DetourEngine, DetourNavMesh, Snapped, HALF_EXTENTS};
-use onepath_peers::level::{nav_test_path, sloped_terrain};
+use onepath_peers::level::{dungeon, nav_test_path, sloped_terrain};
 use onepath_peers::metrics::{reachable_pairs, run_pairs};
 use onepath_peers::onepath::{
     build_chunk, build_config, build_onepath, build_soup, detour_mesh, level_of, triangle_soup,
     world_polygons, OnePathBuild, OnePathEngine,
 };
+use onepath_peers::paths::{length_row, same_pairs, LengthRow, LENGTH_PAIRS};
 use onepath_peers::recast::{build_tiled, build_tiled_chunky, ChunkyTriMesh, TRIS_PER_CHUNK};
 use onepath_peers::sampling::{
     point_pairs, sample_points, PointPair, SplitMix64, REPORT_PAIRS, REPORT_SEED,
@@ -70,6 +77,16 @@ fn run() -> Result<(), PeerError> {
             None => QUERY_ROUNDS,
         };
         return queries_section(rounds);
+    }
+    if args.peek().map(String::as_str) == Some("--paths") {
+        args.next();
+        let rounds: usize = match args.next() {
+            Some(r) => r
+                .parse()
+                .map_err(|_| PeerError::input("rounds", format!("{r:?} is not a count")))?,
+            None => PATH_ROUNDS,
+        };
+        return paths_section(rounds);
     }
     if args.peek().map(String::as_str) == Some("--levels") {
         args.next();
@@ -1154,3 +1171,268 @@ const QUERIES_SEED: u64 = 0x14_0300;
 const SLOPED_SEED: u64 = 0x14_0005;
 /// Tile replacements before the churned measurement.
 const CHURN_STEPS: usize = 100;
+
+/// Issue 14 item 2 (`-- --paths [rounds]`, only this part): per level (nav_test tiled and as
+/// one tile, both data-gated; a generated dungeon; a generated sloped terrain; the generated
+/// 32 x 32-tile grid) 64 seeded pairs snapped by Detour whose Detour path completes, the
+/// same polygons and points handed to OnePath (`onepath_peers::paths`); for each path model
+/// (v1: polygon centres, v2: portal crossings) the length table (pairs found, corridor
+/// polygons, total straight-path length against Detour's, the worst pair's excess, pairs
+/// more than 1 % longer, polygons expanded); then path + straight path timed, Detour and
+/// both models interleaved, median (min) ratio OnePath / Detour.
+///
+/// `PATHS_SPACING` (world units) and `PATHS_MAX` override model v2's sampling, for tuning;
+/// `PATHS_PROFILE=v1|v2` runs only that OnePath model's path + straight path, `rounds` times
+/// (for a profiler);
+/// `PATHS_LEVEL=nav_test|one_tile|dungeon|sloped|generated` runs one level.
+fn paths_section(rounds: usize) -> Result<(), PeerError> {
+    let only = std::env::var("PATHS_LEVEL").ok();
+    let wanted = |name: &str| only.as_deref().map_or(true, |o| o == name);
+    let settings = RecastSettings::default();
+    let mut levels: Vec<(&str, TiledNavMesh, DetourNavMesh, bool)> = Vec::new();
+    let nav_test = nav_test_path().map(|p| Level::load_obj(&p)).transpose()?;
+    if let Some(level) = &nav_test {
+        if wanted("nav_test") {
+            let op = build_onepath(level, &settings)?;
+            let dt = op.detour_mesh(settings.cell_height, SAME_POLYGONS_TOLERANCE)?;
+            levels.push(("nav_test", op.built.mesh, dt, false));
+        }
+        if wanted("one_tile") {
+            let one = RecastSettings {
+                tile_size: 400.0,
+                ..RecastSettings::default()
+            };
+            let op = build_onepath(level, &one)?;
+            let dt = op.detour_mesh(one.cell_height, SAME_POLYGONS_TOLERANCE)?;
+            levels.push(("one_tile", op.built.mesh, dt, false));
+        }
+    } else {
+        println!(
+            "paths: nav_test skipped (ONEPATH_DATA is not set or levels/nav_test.obj is absent)"
+        );
+    }
+    if wanted("dungeon") {
+        let op = build_onepath(&dungeon(DUNGEON_SEED), &settings)?;
+        let dt = op.detour_mesh(settings.cell_height, SAME_POLYGONS_TOLERANCE)?;
+        levels.push(("dungeon", op.built.mesh, dt, false));
+    }
+    if wanted("sloped") {
+        let op = build_onepath(&sloped_terrain(SLOPED_SEED), &settings)?;
+        let dt = op.detour_mesh(settings.cell_height, SAME_POLYGONS_TOLERANCE)?;
+        levels.push(("sloped", op.built.mesh, dt, false));
+    }
+    if wanted("generated") {
+        let g = generated_grid_mesh(32, 32, 4, GENERATED_SEED);
+        let dt = detour_mesh(&g.mesh, 0.25, 0.0)?;
+        levels.push(("generated", g.mesh, dt, true));
+    }
+    let env_f64 = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<f64>().ok());
+    for (name, mesh, dt, large) in &levels {
+        let mut detour = if *large {
+            DetourEngine::with_limits(dt, 65_535, 4096)?
+        } else {
+            DetourEngine::new(dt)?
+        };
+        let mut sampling = PortalSampling::for_agent_radius(f64::from(mesh.params().agent_radius));
+        if let Some(s) = env_f64("PATHS_SPACING") {
+            sampling.spacing = s;
+        }
+        if let Some(m) = env_f64("PATHS_MAX") {
+            sampling.max_samples = m as u8;
+        }
+        let pairs = same_pairs(mesh, &detour, LENGTH_PAIRS, PATHS_SEED)?;
+        let mut v1 = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
+        let mut v2 = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
+        v2.set_path_model(PathModel::Portals(sampling));
+        let mut detour_iterations = 0usize;
+        for p in &pairs {
+            detour_iterations += detour.corridor_counted(p.start, p.end)?.2;
+        }
+        println!(
+            "paths {name}: {} tiles, {} pairs (Detour expanded {detour_iterations}); v2 sampling: \
+             spacing {:.3}, at most {} per crossing",
+            mesh.tile_count(),
+            pairs.len(),
+            sampling.spacing,
+            sampling.max_samples
+        );
+        let row1 = length_row(&detour, &mut v1, &pairs)?;
+        let row2 = length_row(&detour, &mut v2, &pairs)?;
+        for (model, row) in [("v1 centres", &row1), ("v2 portals", &row2)] {
+            print_length_row(model, row);
+        }
+        if rounds == 0 {
+            continue;
+        }
+        if let Ok(which) = std::env::var("PATHS_PROFILE") {
+            let e = if which == "v1" { &mut v1 } else { &mut v2 };
+            let mut n = 0usize;
+            for _ in 0..rounds {
+                for p in &pairs {
+                    let (o, _) =
+                        e.path_between(p.start_ref, p.start_pos(), p.end_ref, p.end_pos())?;
+                    n += o.corners.len();
+                }
+            }
+            println!("  profiled {which} x{rounds}: {n} corners");
+            continue;
+        }
+        // The churned copy: 100 seeded tile replacements; every v2 answer (status, cost bits,
+        // iterations, corridor by tile position and index, corners) checked equal to the
+        // fresh mesh's before timing.
+        let mut churned = mesh.clone();
+        churn(&mut churned, CHURN_STEPS, PATHS_SEED ^ 0xC0FF_EE00)?;
+        let remap = |r: PolyRef| -> Result<PolyRef, PeerError> {
+            identity(mesh, r)
+                .and_then(|((x, z, l), i)| churned.tile_at(x, z, l)?.poly_ref(i as u32))
+                .ok_or_else(|| PeerError::input("churned mesh", "a polygon has no counterpart"))
+        };
+        let mut churned_pairs = Vec::with_capacity(pairs.len());
+        for p in &pairs {
+            churned_pairs.push((
+                remap(p.start_ref)?,
+                p.start_pos(),
+                remap(p.end_ref)?,
+                p.end_pos(),
+            ));
+        }
+        let mut v2c = OnePathEngine::new(&churned, ONEPATH_ITERATIONS);
+        v2c.set_path_model(PathModel::Portals(sampling));
+        for (p, c) in pairs.iter().zip(&churned_pairs) {
+            let (oa, ra) = v2.path_between(p.start_ref, p.start_pos(), p.end_ref, p.end_pos())?;
+            let ca: Vec<_> = v2.corridor().iter().map(|&r| identity(mesh, r)).collect();
+            let (ob, rb) = v2c.path_between(c.0, c.1, c.2, c.3)?;
+            let cb: Vec<_> = v2c
+                .corridor()
+                .iter()
+                .map(|&r| identity(&churned, r))
+                .collect();
+            if (
+                ra.status,
+                ra.cost.to_bits(),
+                ra.iterations,
+                &ca,
+                &oa.corners,
+            ) != (
+                rb.status,
+                rb.cost.to_bits(),
+                rb.iterations,
+                &cb,
+                &ob.corners,
+            ) {
+                return Err(PeerError::input(
+                    "churned mesh",
+                    format!("{name}: a v2 path differs after the tile replacements"),
+                ));
+            }
+        }
+        let mut failure: Option<PeerError> = None;
+        let t = {
+            let a = std::cell::RefCell::new(&mut v1);
+            let b = std::cell::RefCell::new(&mut v2);
+            let bc = std::cell::RefCell::new(&mut v2c);
+            let note = std::cell::RefCell::new(&mut failure);
+            let keep = |r: Result<(), PeerError>| {
+                if let Err(e) = r {
+                    note.borrow_mut().get_or_insert(e);
+                }
+            };
+            interleaved_rounds(
+                rounds,
+                &mut [
+                    &mut || {
+                        for p in &pairs {
+                            keep(detour.path(p.start, p.end).map(sink));
+                        }
+                    },
+                    &mut || {
+                        for p in &pairs {
+                            keep(
+                                a.borrow_mut()
+                                    .path_between(
+                                        p.start_ref,
+                                        p.start_pos(),
+                                        p.end_ref,
+                                        p.end_pos(),
+                                    )
+                                    .map(sink),
+                            );
+                        }
+                    },
+                    &mut || {
+                        for p in &pairs {
+                            keep(
+                                b.borrow_mut()
+                                    .path_between(
+                                        p.start_ref,
+                                        p.start_pos(),
+                                        p.end_ref,
+                                        p.end_pos(),
+                                    )
+                                    .map(sink),
+                            );
+                        }
+                    },
+                    &mut || {
+                        for c in &churned_pairs {
+                            keep(bc.borrow_mut().path_between(c.0, c.1, c.2, c.3).map(sink));
+                        }
+                    },
+                ],
+            )
+        };
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let n = pairs.len().max(1) as f64;
+        let us = |d: Duration| d.as_secs_f64() * 1e6 / n;
+        println!(
+            "  path + straight path x{} ({rounds} interleaved rounds): Detour {:.2} us; v1 {:.2} us \
+             (ratio median {:.3}, min {:.3}); v2 {:.2} us (ratio median {:.3}, min {:.3}); v2 after \
+             {CHURN_STEPS} tile replacements {:.2} us (ratio median {:.3}, min {:.3})",
+            pairs.len(),
+            us(median(&t[0])),
+            us(median(&t[1])),
+            ratio(median(&t[1]), median(&t[0])),
+            ratio(t[1][0], t[0][0]),
+            us(median(&t[2])),
+            ratio(median(&t[2]), median(&t[0])),
+            ratio(t[2][0], t[0][0]),
+            us(median(&t[3])),
+            ratio(median(&t[3]), median(&t[0])),
+            ratio(t[3][0], t[0][0]),
+        );
+    }
+    Ok(())
+}
+
+fn print_length_row(model: &str, r: &LengthRow) {
+    println!(
+        "  {model}: found {}/{} (Detour {}), polygons {} (Detour {}), expanded {}, length {:.3} \
+         against Detour {:.3} ({}), worst pair {} {:+.3} %, pairs over +1 %: {}{}",
+        r.found_onepath,
+        r.pairs,
+        r.found_detour,
+        r.polys_onepath,
+        r.polys_detour,
+        r.iterations,
+        r.total_onepath,
+        r.total_detour,
+        pct(r.total_ratio()),
+        r.worst_pair,
+        r.worst_excess * 100.0,
+        r.over_one_percent,
+        if r.meets_bound() {
+            "  [bound holds]"
+        } else {
+            "  [bound FAILS]"
+        }
+    );
+}
+
+/// Default rounds of `--paths`.
+const PATH_ROUNDS: usize = 30;
+/// Seed of the `--paths` pairs.
+const PATHS_SEED: u64 = 0x14_0200;
+/// Seed of the dungeon (the conformance test's level).
+const DUNGEON_SEED: u64 = 0x14_0003;

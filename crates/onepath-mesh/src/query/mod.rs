@@ -15,7 +15,7 @@
 //!
 //! | file | methods of [`NavMeshQuery`] |
 //! |---|---|
-//! | `mod.rs` | [`new`](NavMeshQuery::new), [`set_compiled_graph`](NavMeshQuery::set_compiled_graph), [`compiled_graph`](NavMeshQuery::compiled_graph), [`clear_derived_data`](NavMeshQuery::clear_derived_data); with the `fixtures` feature (test support) `set_walk_tiles`, `set_plain_open_list` |
+//! | `mod.rs` | [`new`](NavMeshQuery::new), [`set_path_model`](NavMeshQuery::set_path_model), [`path_model`](NavMeshQuery::path_model), [`set_compiled_graph`](NavMeshQuery::set_compiled_graph), [`compiled_graph`](NavMeshQuery::compiled_graph), [`clear_derived_data`](NavMeshQuery::clear_derived_data); with the `fixtures` feature (test support) `set_walk_tiles`, `set_plain_open_list` |
 //! | `nearest.rs` | [`query_polygons`](NavMeshQuery::query_polygons), [`find_nearest_poly`](NavMeshQuery::find_nearest_poly), [`closest_point_on_poly`](NavMeshQuery::closest_point_on_poly), [`poly_height`](NavMeshQuery::poly_height) |
 //! | `path.rs` | [`find_path`](NavMeshQuery::find_path), [`begin_path`](NavMeshQuery::begin_path), [`step_path`](NavMeshQuery::step_path), [`finish_path`](NavMeshQuery::finish_path), [`finish_path_partial`](NavMeshQuery::finish_path_partial), [`path_search_active`](NavMeshQuery::path_search_active) |
 //! | `straight.rs` | [`find_straight_path`](NavMeshQuery::find_straight_path) |
@@ -36,7 +36,8 @@
 //! The rest: `filter.rs` ([`QueryFilter`]), `error.rs`, `geom.rs` (vector arithmetic),
 //! `poly.rs` (polygon primitives: corners, centre, crossing midpoint, portal segment,
 //! reference decoding, [`tie_key`], the filter test), `bvtree.rs` (per-tile trees),
-//! `graph.rs` (neighbours, crossings, the path cost model [`PathGraph`], and the one
+//! `portals.rs` (path model v2, opt-in: [`PathModel`], [`PortalSampling`], the search over
+//! portal crossings), `graph.rs` (neighbours, crossings, the path cost model [`PathGraph`], and the one
 //! polygon-graph interface of the path search over its three edge sources: the tile walk,
 //! the derived per-tile data of `derived.rs`, the compiled graph of `compiled.rs`
 //! ([`CompiledGraph`], landmarks)), `nodepool.rs` (the search nodes and their index),
@@ -114,6 +115,7 @@ mod nodepool;
 mod openlist;
 mod path;
 mod poly;
+mod portals;
 mod raycast;
 mod straight;
 mod surface;
@@ -141,6 +143,7 @@ pub use graph::{Crossing, Neighbour, PathEnds, PathGraph, HEURISTIC_SCALE};
 pub use nearest::{ClosestPoint, NearestPoly};
 pub use path::{PathResult, PathStatus};
 pub use poly::tie_key;
+pub use portals::{PathModel, PortalSampling};
 pub use raycast::RaycastHit;
 pub use straight::{StraightPathFlags, StraightPathOptions, StraightPathPoint};
 pub use surface::{CircleNode, LocalNode, MoveResult, WallHit, WallSegment};
@@ -176,6 +179,10 @@ pub struct NavMeshQuery {
     scratch_refs: Vec<PolyRef>,
     scratch_portals: Vec<straight::Portal>,
     scratch_circle: Vec<surface::CircleNode>,
+    /// The cost model of path searches begun from now on.
+    path_model: PathModel,
+    /// The buffers and state of a search under [`PathModel::Portals`].
+    portal: portals::PortalSearch,
 }
 
 impl NavMeshQuery {
@@ -197,6 +204,19 @@ impl NavMeshQuery {
     /// equal cost, may return another one.
     pub fn set_compiled_graph(&mut self, graph: Option<Arc<CompiledGraph>>) {
         self.graph = graph;
+    }
+
+    /// Chooses the cost model of path searches begun from now on (a search in progress
+    /// keeps its own). [`PathModel::Centres`] (model v1) is the default;
+    /// [`PathModel::Portals`] (model v2) searches over samples on the portal crossings and
+    /// ignores any compiled graph (`docs/navmesh-queries.md`, "Cost model v2").
+    pub fn set_path_model(&mut self, model: PathModel) {
+        self.path_model = model;
+    }
+
+    /// The cost model set with [`NavMeshQuery::set_path_model`].
+    pub fn path_model(&self) -> PathModel {
+        self.path_model
     }
 
     /// The compiled graph set with [`NavMeshQuery::set_compiled_graph`].

@@ -16,6 +16,7 @@ use crate::query::graph::{PathEnds, PathGraph, PolygonGraph, HEURISTIC_SCALE, NO
 use crate::query::nodepool::{NodePool, PathNode, NO_PARENT};
 use crate::query::openlist::OpenList;
 use crate::query::poly::tie_key;
+use crate::query::portals::PathModel;
 use crate::query::{EdgeSource, NavMeshQuery};
 
 /// How a path search ended (or that it has not yet).
@@ -98,12 +99,17 @@ impl NavMeshQuery {
         filter: &QueryFilter,
     ) -> Result<PathStatus, QueryError> {
         self.search = None;
+        self.portal.cancel();
         let ends = PathEnds {
             start_ref,
             start_pos,
             end_ref,
             end_pos,
         };
+        if let PathModel::Portals(sampling) = self.path_model {
+            self.search_filter = *filter;
+            return self.portal.begin(mesh, filter, ends, sampling);
+        }
         let graph = PathGraph::new(mesh, filter, ends)?;
         self.search_graph.clone_from(&self.graph);
         let alt = self
@@ -156,6 +162,9 @@ impl NavMeshQuery {
         mesh: &TiledNavMesh,
         max_iterations: u64,
     ) -> Result<(PathStatus, u64), QueryError> {
+        if self.portal.active() {
+            return self.portal.step(mesh, &self.search_filter, max_iterations);
+        }
         // The state is changed in place (not copied out and back: the filter alone is
         // over 500 bytes), and the filter is borrowed from its own field.
         let Some(st) = self.search.as_mut() else {
@@ -226,6 +235,9 @@ impl NavMeshQuery {
     /// progress ends as [`PathStatus::BudgetExhausted`] with the path to the polygon closest
     /// to the goal position reached so far.
     pub fn finish_path(&mut self, path: &mut Vec<PolyRef>) -> Result<PathResult, QueryError> {
+        if self.portal.active() {
+            return self.portal.finish(None, path);
+        }
         let Some(st) = self.search.take() else {
             return Err(QueryError::NoSlicedSearch);
         };
@@ -247,6 +259,9 @@ impl NavMeshQuery {
         existing: &[PolyRef],
         path: &mut Vec<PolyRef>,
     ) -> Result<PathResult, QueryError> {
+        if self.portal.active() {
+            return self.portal.finish(Some(existing), path);
+        }
         let Some(st) = self.search.take() else {
             return Err(QueryError::NoSlicedSearch);
         };
@@ -289,7 +304,7 @@ impl NavMeshQuery {
 
     /// True while a sliced search is begun and not finished.
     pub fn path_search_active(&self) -> bool {
-        self.search.is_some()
+        self.search.is_some() || self.portal.active()
     }
 }
 

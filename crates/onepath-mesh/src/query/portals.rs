@@ -1,0 +1,461 @@
+//! Path model v2 (opt-in, [`PathModel::Portals`]): A* over **portal crossings** instead of
+//! polygon centres. A state is a point on a crossing between two polygons (one of `k`
+//! samples spread along the edge crossing, `k` chosen from the crossing's length), together
+//! with the polygon the path has just entered there. Leaving a state through another
+//! crossing of that polygon costs `cost(area) · |from − sample|`, so a path's cost is the
+//! length (weighted by area cost) of a polyline from `start_pos` through one sample per
+//! crossing to `end_pos`. The graph is fixed for a search (it depends on the mesh, the
+//! filter and the ends only), so the answer is the optimum of that graph and equals a plain
+//! Dijkstra's (tested). Sliced and one-shot searches run the same code.
+//!
+//! The written rules are in `docs/navmesh-queries.md` ("Cost model v2: portal crossings").
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+use onepath_format::PolyRef;
+
+use crate::mesh::TiledNavMesh;
+use crate::query::error::QueryError;
+use crate::query::filter::QueryFilter;
+use crate::query::geom::{dist as dist_3d, dist_sqr_2d, lerp, Vec3};
+
+/// The X/Z distance: the metric of model v2 inside polygons (the one the string pulling
+/// shortens).
+#[inline]
+fn dist(a: Vec3, b: Vec3) -> f64 {
+    dist_sqr_2d(a, b).sqrt()
+}
+use crate::query::graph::{for_each_neighbour_at, Crossing, PathEnds, PathGraph, HEURISTIC_SCALE};
+use crate::query::nodepool::{RefHasher, NO_PARENT};
+use crate::query::openlist::OpenList;
+use crate::query::path::{PathResult, PathStatus};
+use crate::query::poly::{decode, tie_key};
+
+/// Which cost model the path searches of a [`crate::query::NavMeshQuery`] optimise
+/// ([`crate::query::NavMeshQuery::set_path_model`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum PathModel {
+    /// Model v1: one position per polygon (its centre; `start_pos` / `end_pos` for the
+    /// ends), edges through crossing midpoints (`docs/navmesh-queries.md`, "Cost model").
+    #[default]
+    Centres,
+    /// Model v2: states on the portal crossings, sampled as [`PortalSampling`] says.
+    Portals(PortalSampling),
+}
+
+/// How model v2 places its samples on an edge crossing of length `len` (a portal's covered
+/// part, or a whole shared edge): `k = 1` when `len <= spacing`, otherwise
+/// `k = min(max_samples, ceil(len / spacing))`; sample `i` (of `0..k`) lies at
+/// `left + (right − left) · (2i + 1) / (2k)` (a single sample is the midpoint). An off-mesh
+/// link has one state, at its arrival point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PortalSampling {
+    /// Crossing length per sample, world units (> 0, finite; anything else counts as
+    /// "one sample per crossing").
+    pub spacing: f64,
+    /// Most samples on one crossing (0 counts as 1).
+    pub max_samples: u8,
+}
+
+impl PortalSampling {
+    /// The documented default for a mesh built for agents of radius `agent_radius`:
+    /// `spacing = SPACING_RADII × agent_radius` (or [`PortalSampling::FALLBACK_SPACING`] when
+    /// the radius is not positive), [`PortalSampling::MAX_SAMPLES`] samples at most.
+    pub fn for_agent_radius(agent_radius: f64) -> PortalSampling {
+        let spacing = if agent_radius > 0.0 && agent_radius.is_finite() {
+            agent_radius * Self::SPACING_RADII
+        } else {
+            Self::FALLBACK_SPACING
+        };
+        PortalSampling {
+            spacing,
+            max_samples: Self::MAX_SAMPLES,
+        }
+    }
+
+    /// The default spacing in agent radii.
+    pub const SPACING_RADII: f64 = 2.0;
+    /// The spacing when the mesh records no agent radius (world units).
+    pub const FALLBACK_SPACING: f64 = 1.2;
+    /// The default cap of samples per crossing.
+    pub const MAX_SAMPLES: u8 = 8;
+
+    /// The number of samples on a crossing of length `len`.
+    pub fn samples(&self, len: f64) -> u8 {
+        let max = self.max_samples.max(1);
+        if !(self.spacing > 0.0 && self.spacing.is_finite() && len > self.spacing) {
+            return 1;
+        }
+        let k = (len / self.spacing).ceil();
+        if k >= f64::from(max) {
+            max
+        } else {
+            // 1 < k < max <= 255: exact.
+            k as u8
+        }
+    }
+}
+
+/// The "from" of the start state and of the goal state (no real polygon has reference 0).
+const NO_POLY: PolyRef = PolyRef(0);
+/// The sample number of the goal state.
+const GOAL_SAMPLE: u8 = u8::MAX;
+
+/// One state of the v2 search.
+#[derive(Debug, Clone, Copy)]
+struct PortalNode {
+    /// The polygon the path is in at this state.
+    poly: PolyRef,
+    /// The polygon it came from ([`NO_POLY`] for the start and the goal): the state has no
+    /// edge back into it.
+    came_from: PolyRef,
+    /// The state's point (a sample on the crossing into `poly`, `start_pos`, `end_pos`).
+    pos: Vec3,
+    g: f64,
+    /// `|pos − end_pos|`.
+    d: f64,
+    parent: u32,
+    closed: bool,
+}
+
+/// A state's key: (polygon entered, polygon left, sample).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StateKey(PolyRef, PolyRef, u8);
+
+impl Hash for StateKey {
+    #[inline]
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        // One mixing round (the index is only looked up, never iterated).
+        h.write_u64(self.0 .0 ^ self.1 .0.rotate_left(29) ^ (u64::from(self.2) << 56));
+    }
+}
+
+/// State key → node.
+type StateIndex = HashMap<StateKey, u32, BuildHasherDefault<RefHasher>>;
+
+/// One sample of a crossing of an expanded polygon, as the search reads it: the target
+/// polygon, the sample number, the point measured from (`depart`: the sample, or a link's
+/// departure point), the state's point (`arrive`: the sample, or the link's arrival) and
+/// the fixed part of the cost (0, or `cost(link)·|start − end|`).
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    target: PolyRef,
+    i: u8,
+    depart: Vec3,
+    arrive: Vec3,
+    extra: f64,
+}
+
+/// Polygon → (first sample, sample count, area cost) of the current search and mesh state.
+type PolyCache = HashMap<PolyRef, (u32, u32, f64), BuildHasherDefault<RefHasher>>;
+
+#[derive(Debug, Clone, Copy)]
+struct PortalState {
+    ends: PathEnds,
+    sampling: PortalSampling,
+    status: PathStatus,
+    best: u32,
+    goal: Option<u32>,
+    iterations: u64,
+    checked_state: u64,
+}
+
+/// The buffers and the state of one v2 search (kept in the query object, reused).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct PortalSearch {
+    nodes: Vec<PortalNode>,
+    index: StateIndex,
+    open: OpenList,
+    state: Option<PortalState>,
+    scratch: Vec<PolyRef>,
+    /// The samples of the crossings of every polygon expanded in this search (computed once
+    /// per polygon; dropped when the search begins or the mesh state changes).
+    samples: Vec<Sample>,
+    polys: PolyCache,
+}
+
+impl PortalSearch {
+    /// True while a v2 search is begun and not finished.
+    pub(crate) fn active(&self) -> bool {
+        self.state.is_some()
+    }
+
+    /// Drops the current search, if any.
+    pub(crate) fn cancel(&mut self) {
+        self.state = None;
+    }
+
+    /// Begins a search (the ends are checked by `PathGraph::new`).
+    pub(crate) fn begin(
+        &mut self,
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+        ends: PathEnds,
+        sampling: PortalSampling,
+    ) -> Result<PathStatus, QueryError> {
+        self.state = None;
+        PathGraph::new(mesh, filter, ends)?;
+        self.nodes.clear();
+        self.index.clear();
+        self.samples.clear();
+        self.polys.clear();
+        self.open.reset(false);
+        let d = dist(ends.start_pos, ends.end_pos);
+        self.nodes.push(PortalNode {
+            poly: ends.start_ref,
+            came_from: NO_POLY,
+            pos: ends.start_pos,
+            g: 0.0,
+            d,
+            parent: NO_PARENT,
+            closed: false,
+        });
+        self.index.insert(StateKey(ends.start_ref, NO_POLY, 0), 0);
+        let h = d * filter.min_area_cost() * HEURISTIC_SCALE;
+        self.open.push(h, 0.0, ends.start_ref, 0);
+        self.state = Some(PortalState {
+            ends,
+            sampling,
+            status: PathStatus::InProgress,
+            best: 0,
+            goal: None,
+            iterations: 0,
+            checked_state: mesh.state_id(),
+        });
+        Ok(PathStatus::InProgress)
+    }
+
+    /// Up to `max_iterations` iterations (one state popped and expanded each).
+    pub(crate) fn step(
+        &mut self,
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+        max_iterations: u64,
+    ) -> Result<(PathStatus, u64), QueryError> {
+        let Some(mut st) = self.state else {
+            return Err(QueryError::NoSlicedSearch);
+        };
+        if st.status != PathStatus::InProgress {
+            return Ok((st.status, 0));
+        }
+        if mesh.state_id() != st.checked_state {
+            if let Err(e) = PathGraph::new(mesh, filter, st.ends) {
+                self.state = None;
+                return Err(e);
+            }
+            st.checked_state = mesh.state_id();
+            self.samples.clear();
+            self.polys.clear();
+        }
+        let res = self.run(mesh, filter, &mut st, max_iterations);
+        match res {
+            Ok(_) => self.state = Some(st),
+            Err(_) => self.state = None,
+        }
+        res
+    }
+
+    fn run(
+        &mut self,
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+        st: &mut PortalState,
+        max_iterations: u64,
+    ) -> Result<(PathStatus, u64), QueryError> {
+        let h_scale = filter.min_area_cost() * HEURISTIC_SCALE;
+        let ends = st.ends;
+        let sampling = st.sampling;
+        let mut done = 0;
+        while done < max_iterations {
+            let Some(e) = self.open.pop() else {
+                st.status = PathStatus::Partial;
+                break;
+            };
+            let node = self.nodes[e.node as usize];
+            if node.closed || e.g != node.g {
+                continue;
+            }
+            done += 1;
+            st.iterations += 1;
+            self.nodes[e.node as usize].closed = true;
+            if st.goal == Some(e.node) {
+                st.status = PathStatus::Complete;
+                break;
+            }
+            let from = node.poly;
+            let (first, count, ca) = match self.polys.get(&from) {
+                Some(&c) => c,
+                None => {
+                    let (tile, p) = decode(mesh, from)?;
+                    let ca = filter.area_cost(tile.tile().areas()[p]);
+                    let first = self.samples.len() as u32;
+                    let samples = &mut self.samples;
+                    for_each_neighbour_at(mesh, tile, p, filter, |nb, _, _| match nb.crossing {
+                        Crossing::Edge { left, right, .. } => {
+                            let k = sampling.samples(dist_3d(left, right));
+                            let kf = f64::from(k);
+                            for i in 0..k {
+                                let t = (2.0 * f64::from(i) + 1.0) / (2.0 * kf);
+                                let s = lerp(left, right, t);
+                                samples.push(Sample {
+                                    target: nb.target,
+                                    i,
+                                    depart: s,
+                                    arrive: s,
+                                    extra: 0.0,
+                                });
+                            }
+                        }
+                        Crossing::OffMesh {
+                            start, end, area, ..
+                        } => samples.push(Sample {
+                            target: nb.target,
+                            i: 0,
+                            depart: start,
+                            arrive: end,
+                            extra: filter.area_cost(area) * dist_3d(start, end),
+                        }),
+                    });
+                    let c = (first, self.samples.len() as u32 - first, ca);
+                    self.polys.insert(from, c);
+                    c
+                }
+            };
+            let nodes = &mut self.nodes;
+            let index = &mut self.index;
+            let open = &mut self.open;
+            let mut relax = |key: StateKey, pos: Vec3, cost: f64, st: &mut PortalState| {
+                let g = node.g + cost;
+                let (i, d) = match index.get(&key) {
+                    Some(&i) => {
+                        let n = &mut nodes[i as usize];
+                        if !(g < n.g) {
+                            return;
+                        }
+                        n.g = g;
+                        n.parent = e.node;
+                        n.closed = false;
+                        (i, n.d)
+                    }
+                    None => {
+                        let d = dist(pos, ends.end_pos);
+                        let i = nodes.len() as u32;
+                        nodes.push(PortalNode {
+                            poly: key.0,
+                            came_from: key.1,
+                            pos,
+                            g,
+                            d,
+                            parent: e.node,
+                            closed: false,
+                        });
+                        index.insert(key, i);
+                        (i, d)
+                    }
+                };
+                open.push(g + d * h_scale, g, key.0, i);
+                if key.2 == GOAL_SAMPLE && key.1 == NO_POLY {
+                    st.goal = Some(i);
+                }
+                let b = &nodes[st.best as usize];
+                let better = d
+                    .total_cmp(&b.d)
+                    .then(g.total_cmp(&b.g))
+                    .then(tie_key(key.0).cmp(&tie_key(b.poly)))
+                    == Ordering::Less;
+                if better {
+                    st.best = i;
+                }
+            };
+            if from == ends.end_ref {
+                let cost = ca * dist(node.pos, ends.end_pos);
+                relax(StateKey(from, NO_POLY, GOAL_SAMPLE), ends.end_pos, cost, st);
+            }
+            let back = node.came_from;
+            for s in &self.samples[first as usize..(first + count) as usize] {
+                if s.target != back {
+                    let cost = ca * dist(node.pos, s.depart) + s.extra;
+                    relax(StateKey(s.target, from, s.i), s.arrive, cost, st);
+                }
+            }
+        }
+        if st.status == PathStatus::InProgress {
+            while let Some(e) = self.open.peek() {
+                let n = &self.nodes[e.node as usize];
+                if n.closed || e.g != n.g {
+                    self.open.pop();
+                } else {
+                    break;
+                }
+            }
+            if self.open.is_empty() {
+                st.status = PathStatus::Partial;
+            }
+        }
+        Ok((st.status, done))
+    }
+
+    /// Ends the search and writes its polygon path (see `NavMeshQuery::finish_path`).
+    pub(crate) fn finish(
+        &mut self,
+        existing: Option<&[PolyRef]>,
+        path: &mut Vec<PolyRef>,
+    ) -> Result<PathResult, QueryError> {
+        let Some(st) = self.state.take() else {
+            return Err(QueryError::NoSlicedSearch);
+        };
+        let (status, last) = match (st.status, st.goal) {
+            (PathStatus::Complete, Some(g)) => (PathStatus::Complete, g),
+            (s, _) => {
+                let s = if s == PathStatus::InProgress {
+                    PathStatus::BudgetExhausted
+                } else {
+                    s
+                };
+                let reached =
+                    existing.and_then(|ex| ex.iter().rev().find_map(|r| self.cheapest_in(*r)));
+                (s, reached.unwrap_or(st.best))
+            }
+        };
+        self.write_path(last, path);
+        Ok(PathResult {
+            status,
+            cost: self.nodes[last as usize].g,
+            iterations: st.iterations,
+        })
+    }
+
+    /// The reached state of polygon `r` with the smallest `g` (then the earliest reached).
+    fn cheapest_in(&self, r: PolyRef) -> Option<u32> {
+        let mut best: Option<u32> = None;
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.poly == r && best.map_or(true, |b| n.g < self.nodes[b as usize].g) {
+                best = Some(i as u32);
+            }
+        }
+        best
+    }
+
+    /// The polygons of the states from the start to `last`, consecutive repeats merged and
+    /// loops cut (a polygon met again continues from its first occurrence).
+    fn write_path(&mut self, last: u32, path: &mut Vec<PolyRef>) {
+        let chain = &mut self.scratch;
+        chain.clear();
+        let mut i = last;
+        while i != NO_PARENT {
+            let n = &self.nodes[i as usize];
+            chain.push(n.poly);
+            i = n.parent;
+        }
+        path.clear();
+        for &r in chain.iter().rev() {
+            if let Some(at) = path.iter().position(|&q| q == r) {
+                path.truncate(at + 1);
+            } else {
+                path.push(r);
+            }
+        }
+    }
+}

@@ -1,0 +1,636 @@
+//! Path model v2 ([`PathModel::Portals`], states on the portal crossings): the A* cost equals
+//! a plain Dijkstra over the same crossing graph (generated grids with a costly swamp,
+//! jittered triangle meshes with random area costs, the bridge fixture's layers and off-mesh
+//! links), the sliced search equals the one-shot search for every budget, a query object
+//! that searched a mesh before its tiles were replaced answers as a fresh one, and paths
+//! are corridors of neighbours from the start polygon to the goal.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use onepath_format::PolyRef;
+use onepath_mesh::query::{
+    generated_grid_mesh, Crossing, NavMeshQuery, PathEnds, PathGraph, PathModel, PathStatus,
+    PortalSampling, QueryFilter, Vec3, GENERATED_SWAMP_AREA,
+};
+use onepath_mesh::TiledNavMesh;
+use proptest::prelude::*;
+
+/// Polygons a default filter admits, in slot / polygon order, with their corners.
+fn walkable(mesh: &TiledNavMesh) -> Vec<(PolyRef, Vec<Vec3>)> {
+    let mut out = Vec::new();
+    for t in mesh.tiles() {
+        let d = t.tile().data();
+        let o = t.origin();
+        for p in 0..t.tile().poly_count() {
+            if t.tile().flags()[p] == 0 {
+                continue;
+            }
+            let verts = t
+                .tile()
+                .poly_corners(p)
+                .map(|c| {
+                    let v = d.vertices[usize::from(d.corners[c])];
+                    [
+                        o[0] + f64::from(v[0]),
+                        o[1] + f64::from(v[1]),
+                        o[2] + f64::from(v[2]),
+                    ]
+                })
+                .collect();
+            out.push((t.poly_ref(p as u32).unwrap(), verts));
+        }
+    }
+    out
+}
+
+/// A point inside a square cell at fractions (u, v) of its sides.
+fn in_cell(verts: &[Vec3], u: f64, v: f64) -> Vec3 {
+    let (a, c) = (verts[0], verts[2]);
+    [a[0] + (c[0] - a[0]) * u, a[1], a[2] + (c[2] - a[2]) * v]
+}
+
+struct Case {
+    mesh: TiledNavMesh,
+    filter: QueryFilter,
+    ends: PathEnds,
+}
+
+fn case(
+    tiles: (u16, u16),
+    cells: u16,
+    seed: u64,
+    swamp: f64,
+    pick: (usize, usize),
+    uv: [f64; 4],
+) -> Case {
+    let mut g = generated_grid_mesh(tiles.0, tiles.1, cells, seed);
+    if walkable(&g.mesh).is_empty() {
+        // Every cell blocked (possible on the smallest meshes): open the first one.
+        let r = g.mesh.tile_at_slot(0).unwrap().poly_ref(0).unwrap();
+        g.mesh.set_poly_flags(r, 1).unwrap();
+    }
+    let polys = walkable(&g.mesh);
+    let (a, b) = (&polys[pick.0 % polys.len()], &polys[pick.1 % polys.len()]);
+    let mut filter = QueryFilter::new();
+    filter.set_area_cost(GENERATED_SWAMP_AREA, swamp).unwrap();
+    let ends = PathEnds {
+        start_ref: a.0,
+        start_pos: in_cell(&a.1, uv[0], uv[1]),
+        end_ref: b.0,
+        end_pos: in_cell(&b.1, uv[2], uv[3]),
+    };
+    Case {
+        mesh: g.mesh,
+        filter,
+        ends,
+    }
+}
+
+/// A mesh of `tiles` tiles in a row (tile size 8), each an `n × n` grid of cells split
+/// into two triangles along a random diagonal, interior vertices jittered in X/Z and raised
+/// at random (boundary vertices stay on the boundary at height 0 so tiles stitch), random
+/// areas. Built through `NavTileAssembler`.
+fn triangle_mesh(tiles: i32, n: usize, bits: &[u8]) -> TiledNavMesh {
+    use onepath_format::{NavMeshParams, NavTile, NavTileAssembler};
+    let params = NavMeshParams::new([0.0, 0.0, 0.0], 8.0, 0.25, 6);
+    let mut mesh = TiledNavMesh::new(params).unwrap();
+    let mut b = bits.iter().cycle().copied();
+    let cell = 8.0 / n as f64;
+    for tx in 0..tiles {
+        let ox = f64::from(tx) * 8.0;
+        let mut verts = Vec::new();
+        for j in 0..=n {
+            for i in 0..=n {
+                let interior = i > 0 && i < n && j > 0 && j < n;
+                let (mut x, mut z, mut y) = (ox + i as f64 * cell, j as f64 * cell, 0.0);
+                if interior {
+                    x += (f64::from(b.next().unwrap()) / 255.0 - 0.5) * 0.5 * cell;
+                    z += (f64::from(b.next().unwrap()) / 255.0 - 0.5) * 0.5 * cell;
+                    y = f64::from(b.next().unwrap()) / 255.0;
+                }
+                verts.push([x, y, z]);
+            }
+        }
+        let v = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+        let (mut sizes, mut idx, mut areas) = (Vec::new(), Vec::new(), Vec::new());
+        for j in 0..n {
+            for i in 0..n {
+                let (a, bb, c, d) = (v(i, j), v(i + 1, j), v(i + 1, j + 1), v(i, j + 1));
+                let tris = if b.next().unwrap() & 1 == 0 {
+                    [[a, bb, c], [a, c, d]]
+                } else {
+                    [[a, bb, d], [bb, c, d]]
+                };
+                for t in tris {
+                    sizes.push(3u8);
+                    idx.extend(t);
+                    areas.push(b.next().unwrap() % 3);
+                }
+            }
+        }
+        let data = NavTileAssembler::from_polygons(
+            &params,
+            tx,
+            0,
+            0,
+            0.0,
+            &verts,
+            &sizes,
+            &idx,
+            Some(&areas),
+            None,
+        )
+        .unwrap();
+        mesh.add_tile(NavTile::create(&params, data).unwrap())
+            .unwrap();
+    }
+    mesh
+}
+
+/// A search case on `triangle_mesh(tiles, n, bits)`: area costs `costs` for areas 0..3, the
+/// polygons picked by `pick`, points inside them by the barycentric weights `w` (normalised;
+/// rotated for the end).
+fn triangle_case(
+    tiles: i32,
+    n: usize,
+    bits: &[u8],
+    pick: (usize, usize),
+    w: [f64; 3],
+    costs: [f64; 3],
+) -> Case {
+    let mesh = triangle_mesh(tiles, n, bits);
+    let mut filter = QueryFilter::new();
+    for (a, c) in costs.iter().enumerate() {
+        filter.set_area_cost(a as u8, *c).unwrap();
+    }
+    let polys = walkable(&mesh);
+    let (a, b) = (&polys[pick.0 % polys.len()], &polys[pick.1 % polys.len()]);
+    let inside = |t: &[Vec3], w: [f64; 3]| {
+        let s = w[0] + w[1] + w[2];
+        let f = |k: usize| (t[0][k] * w[0] + t[1][k] * w[1] + t[2][k] * w[2]) / s;
+        [f(0), f(1), f(2)]
+    };
+    let ends = PathEnds {
+        start_ref: a.0,
+        start_pos: inside(&a.1, w),
+        end_ref: b.0,
+        end_pos: inside(&b.1, [w[2], w[0], w[1]]),
+    };
+    Case { mesh, filter, ends }
+}
+
+/// 48 cases by default; CI raises it with `PROPTEST_CASES`.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48)
+}
+
+/// X/Z distance (model v2 inside polygons).
+fn d2(a: Vec3, b: Vec3) -> f64 {
+    ((b[0] - a[0]) * (b[0] - a[0]) + (b[2] - a[2]) * (b[2] - a[2])).sqrt()
+}
+
+/// 3D distance (an off-mesh link's own length).
+fn d3(a: Vec3, b: Vec3) -> f64 {
+    ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2) + (b[2] - a[2]).powi(2)).sqrt()
+}
+
+/// A state of the reference search: polygon entered, polygon left (0: start / goal),
+/// sample (255: goal).
+type Key = (u64, u64, u8);
+
+#[derive(PartialEq)]
+struct Entry(f64, Key);
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.0.total_cmp(&self.0).then(o.1.cmp(&self.1))
+    }
+}
+
+/// The crossing graph of model v2 written out independently: from a state at `pos` in
+/// polygon `r` entered from polygon `back`, every neighbour's crossing but `back`'s (first per target, through the public
+/// neighbour scan of `PathGraph::for_each_edge`) at each of its samples, costing
+/// `cost(area r) · |pos − sample|` in X/Z; an off-mesh link arrives at its end point,
+/// costing `cost(r) · |pos − start| + cost(link) · |start − end|` (3D); the goal polygon
+/// leads to the goal at `cost · |pos − end_pos|`.
+fn edges(
+    c: &Case,
+    sampling: PortalSampling,
+    r: PolyRef,
+    back: u64,
+    pos: Vec3,
+    mut f: impl FnMut(Key, Vec3, f64),
+) {
+    let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
+    let (t, p) = c.mesh.poly(r).unwrap();
+    let ca = c.filter.area_cost(t.tile().areas()[p]);
+    if r == c.ends.end_ref {
+        f((r.0, 0, 255), c.ends.end_pos, ca * d2(pos, c.ends.end_pos));
+    }
+    graph
+        .for_each_edge(r, pos, |nb, _, _| match nb.crossing {
+            _ if nb.target.0 == back => {}
+            Crossing::Edge { left, right, .. } => {
+                let k = sampling.samples(d3(left, right));
+                for i in 0..k {
+                    let t = (2.0 * f64::from(i) + 1.0) / (2.0 * f64::from(k));
+                    let s = [0, 1, 2].map(|a| left[a] + (right[a] - left[a]) * t);
+                    f((nb.target.0, r.0, i), s, ca * d2(pos, s));
+                }
+            }
+            Crossing::OffMesh {
+                start, end, area, ..
+            } => f(
+                (nb.target.0, r.0, 0),
+                end,
+                ca * d2(pos, start) + c.filter.area_cost(area) * d3(start, end),
+            ),
+        })
+        .unwrap();
+}
+
+/// A plain Dijkstra over the crossing graph: the cost to the goal, or `None`.
+fn dijkstra(c: &Case, sampling: PortalSampling) -> Option<f64> {
+    let start: Key = (c.ends.start_ref.0, 0, 0);
+    let mut best: BTreeMap<Key, (f64, Vec3)> = BTreeMap::new();
+    let mut heap = BinaryHeap::new();
+    best.insert(start, (0.0, c.ends.start_pos));
+    heap.push(Entry(0.0, start));
+    while let Some(Entry(g, k)) = heap.pop() {
+        let (bg, pos) = best[&k];
+        if g > bg {
+            continue;
+        }
+        if k.2 == 255 && k.1 == 0 {
+            return Some(g);
+        }
+        edges(c, sampling, PolyRef(k.0), k.1, pos, |nk, np, cost| {
+            let ng = g + cost;
+            if best.get(&nk).map_or(true, |&(b, _)| ng < b) {
+                best.insert(nk, (ng, np));
+                heap.push(Entry(ng, nk));
+            }
+        });
+    }
+    None
+}
+
+fn close(a: f64, b: f64) -> bool {
+    // Equal-cost paths may sum their edges in another order: allow rounding only.
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+fn v2(sampling: PortalSampling) -> NavMeshQuery {
+    let mut q = NavMeshQuery::new();
+    q.set_path_model(PathModel::Portals(sampling));
+    q
+}
+
+fn run(
+    q: &mut NavMeshQuery,
+    c: &Case,
+    budget: u64,
+    path: &mut Vec<PolyRef>,
+) -> onepath_mesh::query::PathResult {
+    let e = &c.ends;
+    q.find_path(
+        &c.mesh,
+        e.start_ref,
+        e.end_ref,
+        e.start_pos,
+        e.end_pos,
+        &c.filter,
+        budget,
+        path,
+    )
+    .unwrap()
+}
+
+/// Whether consecutive polygons of `path` are neighbours under the case's filter.
+fn is_corridor(c: &Case, path: &[PolyRef]) -> bool {
+    let graph = PathGraph::new(&c.mesh, &c.filter, c.ends).unwrap();
+    path.windows(2).all(|w| {
+        let mut found = false;
+        graph
+            .for_each_edge(w[0], [0.0; 3], |nb, _, _| found |= nb.target == w[1])
+            .unwrap();
+        found
+    })
+}
+
+/// The v2 search of `c` equals the reference Dijkstra: complete with its cost, a corridor
+/// from the start polygon to the goal polygon without a repeated polygon; partial when
+/// the reference finds no path.
+fn cost_is_dijkstras(c: &Case, sampling: PortalSampling) -> Result<(), TestCaseError> {
+    let mut q = v2(sampling);
+    let mut path = Vec::new();
+    let r = run(&mut q, c, u64::MAX, &mut path);
+    prop_assert_eq!(path[0], c.ends.start_ref);
+    prop_assert!(is_corridor(c, &path), "{:?}", path);
+    let mut sorted = path.clone();
+    sorted.sort();
+    sorted.dedup();
+    prop_assert_eq!(sorted.len(), path.len(), "a polygon repeats: {:?}", path);
+    match dijkstra(c, sampling) {
+        Some(best) => {
+            prop_assert_eq!(r.status, PathStatus::Complete);
+            prop_assert!(close(r.cost, best), "A* {} vs Dijkstra {}", r.cost, best);
+            prop_assert_eq!(*path.last().unwrap(), c.ends.end_ref);
+        }
+        None => prop_assert_eq!(r.status, PathStatus::Partial),
+    }
+    Ok(())
+}
+
+fn sampling(spacing: f64, max: u8) -> PortalSampling {
+    PortalSampling {
+        spacing,
+        max_samples: max,
+    }
+}
+
+/// A search sliced `step` at a time equals the one-shot search, and a one-shot search capped
+/// at N equals begin + step(N) + finish, for every N.
+fn sliced_equals_one_shot(c: &Case, s: PortalSampling, step: u64) -> Result<(), TestCaseError> {
+    let (mut q, mut sl) = (v2(s), v2(s));
+    let mut one = Vec::new();
+    let r = run(&mut q, c, u64::MAX, &mut one);
+    let e = &c.ends;
+    let begin = |x: &mut NavMeshQuery| {
+        x.begin_path(
+            &c.mesh,
+            e.start_ref,
+            e.end_ref,
+            e.start_pos,
+            e.end_pos,
+            &c.filter,
+        )
+        .unwrap();
+    };
+    begin(&mut sl);
+    let mut total = 0;
+    loop {
+        let (st, done) = sl.step_path(&c.mesh, step).unwrap();
+        total += done;
+        if st != PathStatus::InProgress {
+            break;
+        }
+        prop_assert_eq!(done, step);
+    }
+    let mut sliced = Vec::new();
+    let rs = sl.finish_path(&mut sliced).unwrap();
+    prop_assert_eq!(rs.status, r.status);
+    prop_assert_eq!(rs.cost.to_bits(), r.cost.to_bits());
+    prop_assert_eq!(rs.iterations, r.iterations);
+    prop_assert_eq!(total, r.iterations);
+    prop_assert_eq!(&sliced, &one);
+    for n in 0..=r.iterations + 1 {
+        let mut capped = Vec::new();
+        let rc = run(&mut q, c, n, &mut capped);
+        begin(&mut sl);
+        sl.step_path(&c.mesh, n).unwrap();
+        let mut manual = Vec::new();
+        let rm = sl.finish_path(&mut manual).unwrap();
+        prop_assert_eq!(rc.status, rm.status);
+        prop_assert_eq!(rc.cost.to_bits(), rm.cost.to_bits());
+        prop_assert_eq!(rc.iterations, rm.iterations);
+        prop_assert_eq!(&capped, &manual);
+        if n < r.iterations {
+            prop_assert_eq!(rc.status, PathStatus::BudgetExhausted);
+            prop_assert_eq!(rc.iterations, n);
+        } else {
+            prop_assert_eq!(rc.status, r.status);
+            prop_assert_eq!(&capped, &one);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn v2_cost_equals_a_plain_dijkstra_over_the_same_crossing_graph_on_grids(
+        tx in 1u16..=3, tz in 1u16..=3, cells in prop::sample::select(vec![2u16, 4]),
+        seed in any::<u64>(), swamp in 0.25f64..6.0,
+        pick in (any::<usize>(), any::<usize>()),
+        uv in prop::array::uniform4(0.05f64..0.95),
+        spacing in prop::sample::select(vec![0.3f64, 0.7, 1.2, 100.0]), max in 1u8..=6,
+    ) {
+        let c = case((tx, tz), cells, seed, swamp, pick, uv);
+        cost_is_dijkstras(&c, sampling(spacing, max))?;
+    }
+
+    #[test]
+    fn v2_cost_equals_a_plain_dijkstra_on_jittered_triangle_meshes(
+        tiles in 1i32..=2, n in 2usize..=4, bits in prop::collection::vec(any::<u8>(), 64),
+        pick in (any::<usize>(), any::<usize>()), w in prop::array::uniform3(0.05f64..0.9),
+        costs in prop::array::uniform3(0.3f64..4.0),
+        spacing in prop::sample::select(vec![0.4f64, 1.0, 100.0]), max in 1u8..=4,
+    ) {
+        let c = triangle_case(tiles, n, &bits, pick, w, costs);
+        cost_is_dijkstras(&c, sampling(spacing, max))?;
+    }
+
+    #[test]
+    fn a_sliced_v2_search_equals_the_one_shot_search_for_every_budget(
+        seed in any::<u64>(), pick in (any::<usize>(), any::<usize>()),
+        uv in prop::array::uniform4(0.05f64..0.95), step in 1u64..7,
+    ) {
+        let c = case((2, 2), 4, seed, 3.0, pick, uv);
+        sliced_equals_one_shot(&c, sampling(0.7, 3), step)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn v2_cost_equals_dijkstra_across_layers_and_off_mesh_links(
+        a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
+        costs in prop::array::uniform4(0.2f64..8.0), ladder in any::<bool>(), jump in any::<bool>(),
+    ) {
+        let mut mesh = onepath_mesh::fixtures::bridge_and_building();
+        if !ladder {
+            let t = mesh.tile_at(1, 0, 1).unwrap().tile_ref();
+            mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
+        }
+        if !jump {
+            let t = mesh.tile_at(0, 1, 1).unwrap().tile_ref();
+            mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
+        }
+        let mut filter = QueryFilter::new();
+        for (area, c) in [0u8, 2, 3, 1].into_iter().zip(costs) {
+            filter.set_area_cost(area, c).unwrap();
+        }
+        let heights = [0.0, 3.0, 3.5];
+        let mut q = NavMeshQuery::new();
+        let find = |q: &mut NavMeshQuery, p: (f64, f64, usize)| {
+            q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter).unwrap()
+        };
+        let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
+            return Ok(());
+        };
+        let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
+        cost_is_dijkstras(&c, PortalSampling::for_agent_radius(0.5))?;
+    }
+}
+
+/// A query object that searched a mesh, then searched it again after tiles were replaced
+/// (their own data, or removed and added back), answers exactly as a fresh query object.
+#[test]
+fn after_tile_replacements_a_long_lived_v2_query_answers_as_a_fresh_one() {
+    let mut mesh = generated_grid_mesh(4, 4, 4, 0x14_22).mesh;
+    let s = PortalSampling::for_agent_radius(0.3);
+    let mut old = v2(s);
+    let polys = walkable(&mesh);
+    let pairs: Vec<(usize, usize)> = (0..12)
+        .map(|k| ((k * 37) % polys.len(), (k * 91 + 5) % polys.len()))
+        .collect();
+    let mut path = Vec::new();
+    for &(a, b) in &pairs {
+        let (pa, pb) = (&polys[a], &polys[b]);
+        old.find_path(
+            &mesh,
+            pa.0,
+            pb.0,
+            in_cell(&pa.1, 0.3, 0.6),
+            in_cell(&pb.1, 0.7, 0.2),
+            &QueryFilter::new(),
+            u64::MAX,
+            &mut path,
+        )
+        .unwrap();
+    }
+    let tiles: Vec<_> = mesh.tiles().map(|t| t.tile_ref()).collect();
+    for (k, r) in tiles.iter().enumerate().filter(|(k, _)| k % 3 == 0) {
+        if k % 2 == 0 {
+            let t = mesh.remove_tile(*r).unwrap();
+            mesh.add_tile(t).unwrap();
+        } else {
+            let t = mesh.tile(*r).unwrap().tile().clone();
+            mesh.replace_tile(t).unwrap();
+        }
+    }
+    let polys = walkable(&mesh);
+    let mut compared = 0;
+    for &(a, b) in &pairs {
+        let (pa, pb) = (&polys[a], &polys[b]);
+        let ends = (
+            pa.0,
+            pb.0,
+            in_cell(&pa.1, 0.3, 0.6),
+            in_cell(&pb.1, 0.7, 0.2),
+        );
+        let mut fresh = v2(s);
+        let (mut p1, mut p2) = (Vec::new(), Vec::new());
+        let f = QueryFilter::new();
+        let r1 = old
+            .find_path(&mesh, ends.0, ends.1, ends.2, ends.3, &f, u64::MAX, &mut p1)
+            .unwrap();
+        let r2 = fresh
+            .find_path(&mesh, ends.0, ends.1, ends.2, ends.3, &f, u64::MAX, &mut p2)
+            .unwrap();
+        assert_eq!(
+            (r1.status, r1.cost.to_bits(), r1.iterations),
+            (r2.status, r2.cost.to_bits(), r2.iterations)
+        );
+        assert_eq!(p1, p2);
+        compared += usize::from(r1.status == PathStatus::Complete && p1.len() > 3);
+    }
+    assert!(compared >= 6, "{compared}");
+}
+
+/// Model v2 is opt-in: a fresh query object searches with model v1, and the sampling rule
+/// counts as documented.
+#[test]
+fn the_default_model_is_v1_and_samples_follow_the_crossing_length() {
+    assert_eq!(NavMeshQuery::new().path_model(), PathModel::Centres);
+    let s = sampling(1.2, 8);
+    assert_eq!(s.samples(0.5), 1);
+    assert_eq!(s.samples(1.2), 1);
+    assert_eq!(s.samples(1.21), 2);
+    assert_eq!(s.samples(3.6), 3);
+    assert_eq!(s.samples(3.61), 4);
+    assert_eq!(s.samples(1e9), 8);
+    assert_eq!(s.samples(f64::NAN), 1);
+    assert_eq!(sampling(0.0, 8).samples(5.0), 1);
+    assert_eq!(sampling(f64::NAN, 8).samples(5.0), 1);
+    assert_eq!(sampling(1.0, 0).samples(5.0), 1);
+    let d = PortalSampling::for_agent_radius(0.6);
+    assert_eq!((d.spacing, d.max_samples), (1.2, 8));
+    assert_eq!(
+        PortalSampling::for_agent_radius(0.0).spacing,
+        PortalSampling::FALLBACK_SPACING
+    );
+}
+
+/// A v2 search cut short by its budget and ended with `finish_path_partial` ends on a
+/// polygon of the existing corridor (the furthest one it reached), with a corridor from the
+/// start; with an empty corridor it answers as `finish_path`.
+#[test]
+fn a_partial_v2_search_ends_on_the_furthest_reached_polygon_of_an_existing_corridor() {
+    let c = case((3, 2), 4, 0x14_23, 1.0, (0, 1000), [0.2, 0.3, 0.8, 0.6]);
+    let s = PortalSampling::for_agent_radius(0.3);
+    let mut q = v2(s);
+    let mut full = Vec::new();
+    let r = run(&mut q, &c, u64::MAX, &mut full);
+    assert_eq!(r.status, PathStatus::Complete);
+    assert!(full.len() > 6, "{full:?}");
+    let e = &c.ends;
+    let mut checked = 0;
+    for budget in 1..r.iterations {
+        q.begin_path(
+            &c.mesh,
+            e.start_ref,
+            e.end_ref,
+            e.start_pos,
+            e.end_pos,
+            &c.filter,
+        )
+        .unwrap();
+        q.step_path(&c.mesh, budget).unwrap();
+        let mut spliced = Vec::new();
+        let rp = q.finish_path_partial(&full, &mut spliced).unwrap();
+        assert_eq!(rp.status, PathStatus::BudgetExhausted);
+        assert_eq!(spliced[0], e.start_ref);
+        assert!(full.contains(spliced.last().unwrap()), "{spliced:?}");
+        assert!(is_corridor(&c, &spliced));
+        // Every polygon of the full corridor after the end reached is absent from the path.
+        let at = full
+            .iter()
+            .position(|r| r == spliced.last().unwrap())
+            .unwrap();
+        assert!(full[at + 1..].iter().all(|r| !spliced.contains(r)));
+        checked += usize::from(at > 0);
+        // An empty corridor: as finish_path.
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        q.begin_path(
+            &c.mesh,
+            e.start_ref,
+            e.end_ref,
+            e.start_pos,
+            e.end_pos,
+            &c.filter,
+        )
+        .unwrap();
+        q.step_path(&c.mesh, budget).unwrap();
+        let ra = q.finish_path_partial(&[], &mut a).unwrap();
+        let rb = run(&mut q, &c, budget, &mut b);
+        assert_eq!(
+            (ra.status, ra.cost.to_bits(), &a),
+            (rb.status, rb.cost.to_bits(), &b)
+        );
+    }
+    assert!(checked > 3, "{checked}");
+}
