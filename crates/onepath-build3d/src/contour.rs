@@ -72,6 +72,7 @@ fn walk_contour(
     flags: &mut [u8],
     mut i: usize,
     points: &mut Vec<[i32; 4]>,
+    mut edges: Option<&mut Vec<u32>>,
 ) {
     let mut dir = 0usize;
     while flags[i] & (1 << dir) == 0 {
@@ -114,6 +115,9 @@ fn walk_contour(
                 r |= AREA_BORDER;
             }
             points.push([px, py, pz, r as i32]);
+            if let Some(e) = edges.as_deref_mut() {
+                e.push((i as u32) << 2 | dir as u32);
+            }
             flags[i] &= !(1 << dir);
             dir = (dir + 1) & 3;
         } else {
@@ -309,9 +313,103 @@ pub fn build_contours_keyed(
     max_edge_len: i32,
     only: Option<&[bool]>,
 ) -> Vec<(u32, Contour)> {
+    build_contours_with(chf, reg, max_error, max_edge_len, only, None, None)
+}
+
+/// One traced loop of a layer's first build, before holes are joined: the edge its trace
+/// started from, every edge it took (`span << 2 | direction`, in order) and its simplified
+/// form (`None` when that has fewer than 3 vertices and was dropped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TracedLoop {
+    /// The edge the trace started from (`span << 2 | direction`).
+    pub start: u32,
+    /// Every edge of the loop (`span << 2 | direction`).
+    pub edges: Vec<u32>,
+    /// The simplified loop, border removed (`None`: dropped).
+    pub contour: Option<Contour>,
+}
+
+/// The loops of a first build and the owner of every boundary edge (`span << 2 | direction`
+/// to the loop's index in `loops`, `u32::MAX` for no loop).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LoopTable {
+    /// Every loop in the order traced.
+    pub loops: Vec<TracedLoop>,
+    /// The loop of every edge.
+    pub owner: Vec<u32>,
+}
+
+/// [`build_contours_keyed`] of every region, and the loops it traced with their edges.
+pub fn build_contours_recorded(
+    chf: &CompactHeightfield,
+    reg: &[u16],
+    max_error: f32,
+    max_edge_len: i32,
+) -> (Vec<(u32, Contour)>, LoopTable) {
+    let mut table = LoopTable::default();
+    let out = build_contours_with(
+        chf,
+        reg,
+        max_error,
+        max_edge_len,
+        None,
+        None,
+        Some(&mut table.loops),
+    );
+    table.owner = vec![u32::MAX; chf.span_count() * 4];
+    for (k, l) in table.loops.iter().enumerate() {
+        for &e in &l.edges {
+            table.owner[e as usize] = k as u32;
+        }
+    }
+    (out, table)
+}
+
+/// [`build_contours_keyed`] of the regions `only` marks, taking over the loops of `old`
+/// that `dirty` does not mark: when the scan reaches the edge such a loop started from, the
+/// loop is not walked again but its edges are taken and its simplified form kept. This is
+/// exact when every span the loop's edges start from has, within one cell, the regions and
+/// areas it had when `old` was traced (a walk reads nothing farther), which the caller marks.
+pub fn build_contours_reusing(
+    chf: &CompactHeightfield,
+    reg: &[u16],
+    max_error: f32,
+    max_edge_len: i32,
+    only: &[bool],
+    old: &LoopTable,
+    dirty: &[bool],
+) -> Vec<(u32, Contour)> {
+    build_contours_with(
+        chf,
+        reg,
+        max_error,
+        max_edge_len,
+        Some(only),
+        Some((old, dirty)),
+        None,
+    )
+}
+
+fn build_contours_with(
+    chf: &CompactHeightfield,
+    reg: &[u16],
+    max_error: f32,
+    max_edge_len: i32,
+    only: Option<&[bool]>,
+    reuse: Option<(&LoopTable, &[bool])>,
+    record: Option<&mut Vec<TracedLoop>>,
+) -> Vec<(u32, Contour)> {
     SCRATCH.with_borrow_mut(|scratch| {
-        let (mut contours, mut keys) =
-            trace_contours(chf, reg, max_error, max_edge_len, only, scratch);
+        let (mut contours, mut keys) = trace_contours(
+            chf,
+            reg,
+            max_error,
+            max_edge_len,
+            only,
+            reuse,
+            record,
+            scratch,
+        );
         merge_holes(&mut contours, &mut keys);
         keys.into_iter().zip(contours).collect()
     })
@@ -333,13 +431,17 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<ContourScratch> = std::cell::RefCell::default();
 }
 
-/// Every region's loops, traced and simplified (holes not yet joined).
+/// Every region's loops, traced and simplified (holes not yet joined); the loops of `reuse`
+/// it may take over, and where it records the loops it traces.
+#[allow(clippy::too_many_arguments)]
 fn trace_contours(
     chf: &CompactHeightfield,
     reg: &[u16],
     max_error: f32,
     max_edge_len: i32,
     only: Option<&[bool]>,
+    reuse: Option<(&LoopTable, &[bool])>,
+    mut record: Option<&mut Vec<TracedLoop>>,
     scratch: &mut ContourScratch,
 ) -> (Vec<Contour>, Vec<u32>) {
     let n = chf.span_count();
@@ -379,23 +481,51 @@ fn trace_contours(
         if r == 0 || r & BORDER_REG != 0 {
             continue;
         }
+        if let Some((old, dirty)) = reuse {
+            let start = (i as u32) << 2 | flags[i].trailing_zeros();
+            let o = old.owner.get(start as usize).copied().unwrap_or(u32::MAX);
+            if let Some(l) = old.loops.get(o as usize) {
+                if l.start == start && !dirty.get(o as usize).copied().unwrap_or(true) {
+                    for &e in &l.edges {
+                        flags[(e >> 2) as usize] &= !(1u8 << (e & 3));
+                    }
+                    if let Some(c) = &l.contour {
+                        contours.push(c.clone());
+                        keys.push(i as u32);
+                    }
+                    continue;
+                }
+            }
+        }
         raw.clear();
-        walk_contour(chf, reg, flags, i, raw);
+        let mut edges = record.as_ref().map(|_| Vec::new());
+        walk_contour(chf, reg, flags, i, raw, edges.as_mut());
         if raw.is_empty() {
             continue;
         }
         let mut simp = simplify(raw, max_error, max_edge_len);
         remove_degenerate(&mut simp);
-        if simp.len() >= 3 {
+        let contour = (simp.len() >= 3).then(|| {
             for p in simp.iter_mut() {
                 p[0] -= border;
                 p[2] -= border;
             }
-            contours.push(Contour {
+            Contour {
                 verts: simp,
                 reg: r,
                 area: chf.areas[i],
+            }
+        });
+        if let (Some(rec), Some(edges)) = (record.as_deref_mut(), edges) {
+            let start = edges.first().copied().unwrap_or((i as u32) << 2);
+            rec.push(TracedLoop {
+                start,
+                edges,
+                contour: contour.clone(),
             });
+        }
+        if let Some(contour) = contour {
+            contours.push(contour);
             keys.push(i as u32);
         }
     }

@@ -6,7 +6,7 @@
 //! from scratch.
 
 use crate::compact::{CompactHeightfield, NOT_CONNECTED};
-use crate::contour::{build_contours_keyed, Contour};
+use crate::contour::{build_contours_recorded, build_contours_reusing, Contour, LoopTable};
 use crate::heightfield::NULL_AREA;
 use crate::region::{layer_components_unpainted, paint_ring, BORDER_REG};
 
@@ -26,6 +26,7 @@ pub struct LayerMemo {
     size: Vec<u32>,
     first: Vec<u32>,
     contours: Vec<(u32, Contour)>,
+    loops: LoopTable,
 }
 
 /// Why a layer was built from scratch instead of repaired (the preconditions of
@@ -77,8 +78,9 @@ impl LayerMemo {
                 size[c] += 1;
             }
         }
-        let contours = build_contours_keyed(sub, &regions, max_error, max_edge_len, None);
+        let (contours, loops) = build_contours_recorded(sub, &regions, max_error, max_edge_len);
         LayerMemo {
+            loops,
             areas: sub.areas.clone(),
             comp,
             regions,
@@ -279,6 +281,9 @@ impl LayerMemo {
         // (each column of a layer holds at most one span, but every span of those columns is
         // taken).
         let mut affected = vec![false; nreg];
+        // The loops with an edge from a span within one cell of a removed span are traced
+        // again; every other loop of an affected region is taken over as it was.
+        let mut dirty = vec![false; self.loops.loops.len()];
         let (w, h) = (sub.width, sub.depth);
         for &x in &removed {
             let x = x as usize;
@@ -290,6 +295,12 @@ impl LayerMemo {
             for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
                 for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
                     for j in sub.column(xx, zz) {
+                        for d in 0..4 {
+                            let o = self.loops.owner[j * 4 + d];
+                            if let Some(v) = dirty.get_mut(o as usize) {
+                                *v = true;
+                            }
+                        }
                         let r = reg[j];
                         if r != 0 && r & BORDER_REG == 0 {
                             affected[usize::from(r)] = true;
@@ -298,7 +309,15 @@ impl LayerMemo {
                 }
             }
         }
-        let fresh = build_contours_keyed(sub, &reg, max_error, max_edge_len, Some(&affected));
+        let fresh = build_contours_reusing(
+            sub,
+            &reg,
+            max_error,
+            max_edge_len,
+            &affected,
+            &self.loops,
+            &dirty,
+        );
         let mut contours = Vec::with_capacity(self.contours.len() + fresh.len());
         let mut kept = self
             .contours
@@ -408,6 +427,35 @@ mod tests {
         // And with nothing removed it gives back the first build.
         let (reg0, c0) = memo.repair(&chf, 8, ERR, EDGE).unwrap();
         assert_eq!(c0, build_contours(&chf, &reg0, ERR, EDGE));
+    }
+
+    #[test]
+    fn loops_far_from_the_removed_spans_are_taken_over_and_the_holes_joined_again() {
+        // One region with three holes; spans are removed next to the middle hole (it grows)
+        // and in open floor (a new hole), so the outline and the other holes are kept while
+        // the changed loops are traced again and all holes joined anew.
+        let holes = [(4, 4), (12, 10), (20, 16)];
+        let chf = flat(26, 22, 1, |x, z| {
+            !holes
+                .iter()
+                .any(|&(hx, hz)| (hx..hx + 2).contains(&x) && (hz..hz + 2).contains(&z))
+        });
+        for gone in [
+            (|x: i32, z: i32| (14..16).contains(&x) && (10..13).contains(&z))
+                as fn(i32, i32) -> bool,
+            |x, z| (6..8).contains(&x) && (15..17).contains(&z),
+            |x, z| x == 21 && z == 5,
+        ] {
+            let (memo, now) = removed(&chf, 8, gone);
+            let (reg, contours) = memo.repair(&now, 8, ERR, EDGE).expect("repairable");
+            let scratch = layer_components(&now, 8).ids;
+            assert_eq!(reg, scratch);
+            assert_eq!(contours, build_contours(&now, &scratch, ERR, EDGE));
+            assert_eq!(contours.len(), 1, "holes joined into one outline");
+        }
+        // The memo's loops: the outline and the three holes.
+        let memo = LayerMemo::new(&chf, 8, ERR, EDGE);
+        assert_eq!(memo.loops.loops.len(), 4);
     }
 
     #[test]
