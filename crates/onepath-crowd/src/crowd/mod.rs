@@ -404,7 +404,8 @@ impl Crowd {
     ///
     /// [`PathRequestKind::NavMesh`]: the target is placed with
     /// [`Crowd::placement_extents`]; the request's walkability override replaces the
-    /// filter's include flags for this request, its iteration limit caps the search, and its
+    /// filter's include flags for this request (placement, corridor, checks and moves:
+    /// [`Agent::corridor_filter`]), its iteration limit caps the search, and its
     /// search range refuses far targets ([`TargetState::NoPath`]).
     ///
     /// [`PathRequestKind::GridAStar`]: the path is planned by grid A* (`onepath-gridstate`,
@@ -754,9 +755,10 @@ impl Crowd {
                 continue;
             }
             let want = a.nav.motion.position;
+            let filter = a.corridor_filter();
             match a
                 .corridor
-                .move_position(&mut self.query, mesh, &a.params.filter, want)
+                .move_position(&mut self.query, mesh, &filter, want)
             {
                 Ok(_) => a.nav.motion.position = a.corridor.pos(),
                 Err(_) => a.nav.motion.position = a.corridor.pos(),
