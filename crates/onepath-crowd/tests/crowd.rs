@@ -835,3 +835,75 @@ fn a_walkability_override_is_the_filter_the_corridor_is_walked_and_checked_with(
     }
     assert!(!arrived(&own, id));
 }
+
+#[test]
+fn a_crowd_restored_after_its_override_ends_walks_on_as_the_live_one() {
+    let mesh = gated_mesh();
+    let world = WorldContext::new(&mesh);
+    let mut q = NavMeshQuery::new();
+    let mut p = AgentParams::new(0.3);
+    p.filter.set_include_flags(0x1);
+    let walls = |c: &Crowd| -> Vec<Vec<([f64; 3], [f64; 3])>> {
+        c.agents()
+            .iter()
+            .map(|a| a.boundary_segments().collect())
+            .collect()
+    };
+    let state = |c: &Crowd| {
+        let mut b = Vec::new();
+        c.write_state(&mut b);
+        b
+    };
+    // Each way the request (and its override) ends: a new target, a velocity, a reset.
+    for end in 0..3 {
+        let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+        let id = crowd.add_agent(&mesh, [1.0, 0.0, 7.0], p).unwrap();
+        let request = onepath_crowd::PathRequest::navmesh([15.0, 0.0, 7.0])
+            .unwrap()
+            .with_walkability_override(0x3);
+        crowd.request_path(&world, id, request).unwrap();
+        // Up to the gate on a polygon of flag 0x1, the gate's polygons open in its walls.
+        let mut steps = 0;
+        while crowd.agent(id).unwrap().position()[0] < 5.0 {
+            crowd.update(&world, DT).unwrap();
+            steps += 1;
+            assert!(steps < 60 * 10, "never reached the gate");
+        }
+        assert!(!in_gate(&crowd, &mesh, id));
+        let back = q
+            .find_nearest_poly(&mesh, [1.0, 0.0, 7.0], [1.0, 1.0, 1.0], &p.filter)
+            .unwrap()
+            .unwrap();
+        match end {
+            0 => crowd
+                .request_move_target(id, back.poly, back.point)
+                .unwrap(),
+            1 => crowd.request_move_velocity(id, [-1.0, 0.0, 0.0]).unwrap(),
+            _ => crowd.reset_move_target(id).unwrap(),
+        }
+        assert_eq!(crowd.agent(id).unwrap().corridor_filter(), p.filter);
+        let saved = crowd.save_snapshot();
+        let mut restored = Crowd::new(CrowdSettings::default()).unwrap();
+        restored.restore_snapshot(&world, &saved).unwrap();
+        assert_eq!(
+            walls(&crowd),
+            walls(&restored),
+            "end {end}: walls at the restore"
+        );
+        for k in 0..120 {
+            let sa = crowd.update(&world, DT).unwrap();
+            let sb = restored.update(&world, DT).unwrap();
+            assert_eq!(sa, sb, "end {end}, step {k}: stats");
+            assert_eq!(
+                state(&crowd),
+                state(&restored),
+                "end {end}, step {k}: state"
+            );
+            assert_eq!(
+                walls(&crowd),
+                walls(&restored),
+                "end {end}, step {k}: walls"
+            );
+        }
+    }
+}

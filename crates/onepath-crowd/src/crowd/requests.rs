@@ -442,6 +442,19 @@ pub(crate) fn grid_search_for(
     Ok(())
 }
 
+/// Makes `request` agent `a`'s standing request. When that changes its corridor filter
+/// ([`Agent::corridor_filter`]: another walkability override, or none), the local boundary,
+/// built with the old filter, is cleared and built anew with the new one at the next
+/// update, so that a boundary rebuilt after a restore (with the restored request's filter)
+/// holds the walls of the live one.
+pub(crate) fn set_request(a: &mut Agent, request: Option<PathRequest>) {
+    let before = a.corridor_filter();
+    a.nav.steering.request = request;
+    if a.corridor_filter() != before {
+        a.boundary.reset();
+    }
+}
+
 /// The filter of a request: the agent's, with the walkability override as include flags.
 pub(crate) fn request_filter(base: &QueryFilter, r: &PathRequest) -> QueryFilter {
     let mut f = *base;
