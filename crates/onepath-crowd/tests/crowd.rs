@@ -907,3 +907,42 @@ fn a_crowd_restored_after_its_override_ends_walks_on_as_the_live_one() {
         }
     }
 }
+
+#[test]
+fn a_hybrid_request_walks_its_far_phase_through_polygons_only_its_override_admits() {
+    use onepath_gridstate::{Grid, GridSpace};
+    let mesh = gated_mesh();
+    let rows: Vec<String> = (0..16).map(|_| ".".repeat(16)).collect();
+    let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut grid = Grid::from_ascii(&refs).unwrap();
+    grid.set_space(GridSpace::new(0.0, 0.0, 1.0).unwrap());
+    let grids = [(3u32, &grid)];
+    let world = WorldContext {
+        grids: &grids,
+        ..WorldContext::new(&mesh)
+    };
+    let mut p = AgentParams::new(0.3);
+    p.filter.set_include_flags(0x1);
+    // With the override the agent crosses the gate on its grid path (far phase) and walks
+    // its corridor (near phase, within 3 of the target) to the target; with its own filter
+    // alone the gate's polygons stop it.
+    for (flags, crosses) in [(Some(0x3), true), (None, false)] {
+        let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+        let id = crowd.add_agent(&mesh, [1.5, 0.0, 7.5], p).unwrap();
+        let mut request = onepath_crowd::PathRequest::hybrid(3, [14.5, 0.0, 7.5], 3.0).unwrap();
+        request.walkability_override = flags;
+        crowd.request_path(&world, id, request).unwrap();
+        let (mut gate, mut replans) = (false, 0);
+        for _ in 0..60 * 20 {
+            replans += crowd.update(&world, DT).unwrap().replans;
+            gate |= in_gate(&crowd, &mesh, id);
+            if arrived(&crowd, id) {
+                break;
+            }
+        }
+        assert_eq!((gate, arrived(&crowd, id)), (crosses, crosses), "{flags:?}");
+        if crosses {
+            assert_eq!(replans, 0);
+        }
+    }
+}
