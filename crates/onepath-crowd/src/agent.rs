@@ -2,10 +2,10 @@
 //! update rebuilds.
 
 use onepath_format::PolyRef;
-use onepath_mesh::query::{PathCorridor, StraightPathPoint, Vec3};
+use onepath_mesh::query::{PathCorridor, QueryFilter, StraightPathPoint, Vec3};
 
 use crate::boundary::LocalBoundary;
-use crate::navigator::{AgentId, Navigator};
+use crate::navigator::{AgentId, Navigator, PathRequestKind};
 use crate::params::AgentParams;
 
 /// Where an agent is in its life.
@@ -107,6 +107,23 @@ impl Agent {
     /// The parameters.
     pub fn params(&self) -> &AgentParams {
         &self.params
+    }
+
+    /// The filter the agent follows, checks and repairs its corridor with, and moves on
+    /// the mesh with: while a navmesh or hybrid request stands (until the next request,
+    /// [`crate::Crowd::reset_move_target`] or an arrival that stops), the filter that request
+    /// planned with (the agent's, with the request's walkability override, if any, as
+    /// include flags); otherwise the agent's own ([`AgentParams::filter`]).
+    pub fn corridor_filter(&self) -> QueryFilter {
+        let mut f = self.params.filter;
+        if let Some(r) = self.nav.steering.request {
+            if matches!(r.kind, PathRequestKind::NavMesh | PathRequestKind::Hybrid) {
+                if let Some(flags) = r.walkability_override {
+                    f.set_include_flags(flags);
+                }
+            }
+        }
+        f
     }
 
     /// The position.

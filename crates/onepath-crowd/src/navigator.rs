@@ -119,9 +119,11 @@ pub struct PathRequest {
     /// searched with (the mesh is built for one radius, and targets are placed with the
     /// crowd's placement box, [`crate::Crowd::placement_extents`]).
     pub unit_size: f64,
-    /// Polygon flags used instead of the agent filter's include flags, if any, to place a
-    /// navmesh (or hybrid near-phase) target and plan its corridor; the agent's moves keep
-    /// its own filter, and the grid and voxel kinds have no polygon flags to apply it to.
+    /// Polygon flags used instead of the agent filter's include flags, if any, for the
+    /// whole of a navmesh or hybrid request: its target is placed, its corridor planned,
+    /// followed, checked and repaired and the agent moved with that filter until the next
+    /// request ([`crate::Agent::corridor_filter`]); the grid A*, flow-field, replanner and
+    /// voxel kinds have no polygon flags to apply it to.
     pub walkability_override: Option<u16>,
     /// The largest distance the target may lie from the origin (X/Z; 0: no limit).
     pub max_search_range: f64,
@@ -290,7 +292,8 @@ impl PathRequest {
     }
 
     /// The request with polygon flags `flags` in place of the agent filter's include
-    /// flags for its placement and corridor ([`PathRequest::walkability_override`]).
+    /// flags for the request's placement, corridor and moves
+    /// ([`PathRequest::walkability_override`]).
     pub fn with_walkability_override(mut self, flags: u16) -> PathRequest {
         self.walkability_override = Some(flags);
         self

@@ -724,3 +724,225 @@ fn a_grid_guided_agent_follows_its_grid_path_around_grid_walls() {
     assert_eq!(a.target_state(), TargetState::Valid);
     assert!(a.navigator().steering.request.unwrap().guide_active);
 }
+
+/// A flat tile whose cell columns 3 and 4 (x 6..10, every row) carry flag 0x2 only: an
+/// agent whose filter includes 0x1 alone cannot cross them.
+fn gated_mesh() -> TiledNavMesh {
+    let mut mesh = flat_mesh(1, 1);
+    let refs: Vec<_> = {
+        let t = mesh.tile_at(0, 0, 0).unwrap();
+        (0..8)
+            .flat_map(|z| [3, 4].map(|x| t.poly_ref(z * 8 + x).unwrap()))
+            .collect()
+    };
+    for r in refs {
+        mesh.set_poly_flags(r, 0x2).unwrap();
+    }
+    mesh
+}
+
+/// The agent's polygon carries flag 0x2 (it stands in the gate).
+fn in_gate(crowd: &Crowd, mesh: &TiledNavMesh, id: AgentId) -> bool {
+    let a = crowd.agent(id).unwrap();
+    a.state() == AgentState::Walking && mesh.poly_flags(a.corridor().first_poly()).unwrap() == 0x2
+}
+
+/// Runs the gated walk until the agent arrives (at most 20 s): the replans the updates
+/// counted, and the requests they served.
+fn walk_gate(crowd: &mut Crowd, mesh: &TiledNavMesh, id: AgentId) -> (u32, u32) {
+    let world = WorldContext::new(mesh);
+    let (mut replans, mut served) = (0, 0);
+    for _ in 0..60 * 20 {
+        let s = crowd.update(&world, DT).unwrap();
+        replans += s.replans;
+        served += s.requests_served;
+        let a = crowd.agent(id).unwrap();
+        // Always on a polygon the request's filter admits.
+        let flags = mesh.poly_flags(a.corridor().first_poly()).unwrap();
+        assert!(a.corridor_filter().passes_flags(flags), "flags {flags}");
+        if arrived(crowd, id) {
+            break;
+        }
+    }
+    (replans, served)
+}
+
+#[test]
+fn a_walkability_override_is_the_filter_the_corridor_is_walked_and_checked_with() {
+    let mesh = gated_mesh();
+    let world = WorldContext::new(&mesh);
+    let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+    let mut p = AgentParams::new(0.3);
+    p.filter.set_include_flags(0x1);
+    let id = crowd.add_agent(&mesh, [1.0, 0.0, 7.0], p).unwrap();
+    let request = onepath_crowd::PathRequest::navmesh([15.0, 0.0, 7.0])
+        .unwrap()
+        .with_walkability_override(0x3);
+    crowd.request_path(&world, id, request).unwrap();
+    assert_eq!(
+        crowd.agent(id).unwrap().corridor_filter().include_flags(),
+        0x3
+    );
+    // Walk into the gate; a snapshot and an agent record are taken there.
+    let mut steps = 0;
+    while !in_gate(&crowd, &mesh, id) {
+        let s = crowd.update(&world, DT).unwrap();
+        assert_eq!(s.replans, 0, "step {steps}: replanned before the gate");
+        steps += 1;
+        assert!(steps < 60 * 10, "never entered the gate");
+    }
+    let saved = crowd.save_snapshot();
+    let record = crowd.save_agent_record(id).unwrap();
+    let mut restored = Crowd::new(CrowdSettings::default()).unwrap();
+    restored.restore_snapshot(&world, &saved).unwrap();
+    // The live agent walks through the gate to the target, one request served (the
+    // first, or none when the quick search reached the target), never replanning.
+    let (replans, served) = walk_gate(&mut crowd, &mesh, id);
+    let a = crowd.agent(id).unwrap();
+    assert!(arrived(&crowd, id), "stopped at {:?}", a.position());
+    assert_eq!((replans, served), (0, 0));
+    assert_eq!(a.navigator().steering.repath_count, 0);
+    // The restored crowd does the same, bit for bit.
+    let world = WorldContext::new(&mesh);
+    let mut steps = 0;
+    while !arrived(&restored, id) {
+        restored.update(&world, DT).unwrap();
+        steps += 1;
+        assert!(steps < 60 * 20, "the restored agent never arrived");
+    }
+    let (mut live, mut back) = (Vec::new(), Vec::new());
+    crowd.write_state(&mut live);
+    restored.write_state(&mut back);
+    assert_eq!(live, back);
+    // A record loaded into a fresh shell keeps the agent in the gate (placed with the
+    // request's filter) and walks on from there without replanning.
+    let mut loaded = Crowd::new(CrowdSettings::default()).unwrap();
+    let shell = loaded.add_agent(&mesh, [1.0, 0.0, 7.0], p).unwrap();
+    assert_eq!(shell, id);
+    loaded.load_agent_record(&world, shell, &record).unwrap();
+    assert!(in_gate(&loaded, &mesh, shell));
+    let (replans, _) = walk_gate(&mut loaded, &mesh, shell);
+    assert!(arrived(&loaded, shell));
+    assert_eq!(replans, 0);
+    // The agent's own filter, with no override, never crosses the gate.
+    let mut own = Crowd::new(CrowdSettings::default()).unwrap();
+    let id = own.add_agent(&mesh, [1.0, 0.0, 7.0], p).unwrap();
+    let plain = onepath_crowd::PathRequest::navmesh([15.0, 0.0, 7.0]).unwrap();
+    own.request_path(&world, id, plain).unwrap();
+    for step in 0..60 * 10 {
+        own.update(&world, DT).unwrap();
+        assert!(!in_gate(&own, &mesh, id), "step {step}: in the gate");
+    }
+    assert!(!arrived(&own, id));
+}
+
+#[test]
+fn a_crowd_restored_after_its_override_ends_walks_on_as_the_live_one() {
+    let mesh = gated_mesh();
+    let world = WorldContext::new(&mesh);
+    let mut q = NavMeshQuery::new();
+    let mut p = AgentParams::new(0.3);
+    p.filter.set_include_flags(0x1);
+    let walls = |c: &Crowd| -> Vec<Vec<([f64; 3], [f64; 3])>> {
+        c.agents()
+            .iter()
+            .map(|a| a.boundary_segments().collect())
+            .collect()
+    };
+    let state = |c: &Crowd| {
+        let mut b = Vec::new();
+        c.write_state(&mut b);
+        b
+    };
+    // Each way the request (and its override) ends: a new target, a velocity, a reset.
+    for end in 0..3 {
+        let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+        let id = crowd.add_agent(&mesh, [1.0, 0.0, 7.0], p).unwrap();
+        let request = onepath_crowd::PathRequest::navmesh([15.0, 0.0, 7.0])
+            .unwrap()
+            .with_walkability_override(0x3);
+        crowd.request_path(&world, id, request).unwrap();
+        // Up to the gate on a polygon of flag 0x1, the gate's polygons open in its walls.
+        let mut steps = 0;
+        while crowd.agent(id).unwrap().position()[0] < 5.0 {
+            crowd.update(&world, DT).unwrap();
+            steps += 1;
+            assert!(steps < 60 * 10, "never reached the gate");
+        }
+        assert!(!in_gate(&crowd, &mesh, id));
+        let back = q
+            .find_nearest_poly(&mesh, [1.0, 0.0, 7.0], [1.0, 1.0, 1.0], &p.filter)
+            .unwrap()
+            .unwrap();
+        match end {
+            0 => crowd
+                .request_move_target(id, back.poly, back.point)
+                .unwrap(),
+            1 => crowd.request_move_velocity(id, [-1.0, 0.0, 0.0]).unwrap(),
+            _ => crowd.reset_move_target(id).unwrap(),
+        }
+        assert_eq!(crowd.agent(id).unwrap().corridor_filter(), p.filter);
+        let saved = crowd.save_snapshot();
+        let mut restored = Crowd::new(CrowdSettings::default()).unwrap();
+        restored.restore_snapshot(&world, &saved).unwrap();
+        assert_eq!(
+            walls(&crowd),
+            walls(&restored),
+            "end {end}: walls at the restore"
+        );
+        for k in 0..120 {
+            let sa = crowd.update(&world, DT).unwrap();
+            let sb = restored.update(&world, DT).unwrap();
+            assert_eq!(sa, sb, "end {end}, step {k}: stats");
+            assert_eq!(
+                state(&crowd),
+                state(&restored),
+                "end {end}, step {k}: state"
+            );
+            assert_eq!(
+                walls(&crowd),
+                walls(&restored),
+                "end {end}, step {k}: walls"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_hybrid_request_walks_its_far_phase_through_polygons_only_its_override_admits() {
+    use onepath_gridstate::{Grid, GridSpace};
+    let mesh = gated_mesh();
+    let rows: Vec<String> = (0..16).map(|_| ".".repeat(16)).collect();
+    let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut grid = Grid::from_ascii(&refs).unwrap();
+    grid.set_space(GridSpace::new(0.0, 0.0, 1.0).unwrap());
+    let grids = [(3u32, &grid)];
+    let world = WorldContext {
+        grids: &grids,
+        ..WorldContext::new(&mesh)
+    };
+    let mut p = AgentParams::new(0.3);
+    p.filter.set_include_flags(0x1);
+    // With the override the agent crosses the gate on its grid path (far phase) and walks
+    // its corridor (near phase, within 3 of the target) to the target; with its own filter
+    // alone the gate's polygons stop it.
+    for (flags, crosses) in [(Some(0x3), true), (None, false)] {
+        let mut crowd = Crowd::new(CrowdSettings::default()).unwrap();
+        let id = crowd.add_agent(&mesh, [1.5, 0.0, 7.5], p).unwrap();
+        let mut request = onepath_crowd::PathRequest::hybrid(3, [14.5, 0.0, 7.5], 3.0).unwrap();
+        request.walkability_override = flags;
+        crowd.request_path(&world, id, request).unwrap();
+        let (mut gate, mut replans) = (false, 0);
+        for _ in 0..60 * 20 {
+            replans += crowd.update(&world, DT).unwrap().replans;
+            gate |= in_gate(&crowd, &mesh, id);
+            if arrived(&crowd, id) {
+                break;
+            }
+        }
+        assert_eq!((gate, arrived(&crowd, id)), (crosses, crosses), "{flags:?}");
+        if crosses {
+            assert_eq!(replans, 0);
+        }
+    }
+}

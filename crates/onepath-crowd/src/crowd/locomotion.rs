@@ -69,7 +69,7 @@ impl Crowd {
             if a.state != AgentState::Falling {
                 continue;
             }
-            let filter = a.params.filter;
+            let filter = a.corridor_filter();
             let fall = &mut a.nav.motor.handler.fall;
             fall.vertical_speed =
                 (fall.vertical_speed + fall.gravity * dt).min(fall.max_fall_speed);

@@ -33,7 +33,8 @@ use locomotion::turn_towards;
 #[cfg(test)]
 use requests::remove_trackbacks;
 pub(crate) use requests::{
-    beyond_range, grid_search_for, poly_usable, request_filter, request_weight, set_valid,
+    beyond_range, grid_search_for, poly_usable, request_filter, request_weight, set_request,
+    set_valid,
 };
 
 /// Neighbours kept per agent.
@@ -382,18 +383,22 @@ impl Crowd {
         s.stuck_time = 0.0;
         s.requested_destination = target;
         s.travel_mode = TravelMode::Path;
-        s.request = Some(PathRequest {
-            kind: PathRequestKind::NavMesh,
-            origin: pos,
-            target,
-            unit_size: a.params.radius,
-            walkability_override: None,
-            max_search_range: 0.0,
-            settings: RequestSettings::NavMesh { max_iterations: 0 },
-            guide_active: false,
-            waypoint_index: 0,
-            context_id: 0,
-        });
+        let unit_size = a.params.radius;
+        set_request(
+            a,
+            Some(PathRequest {
+                kind: PathRequestKind::NavMesh,
+                origin: pos,
+                target,
+                unit_size,
+                walkability_override: None,
+                max_search_range: 0.0,
+                settings: RequestSettings::NavMesh { max_iterations: 0 },
+                guide_active: false,
+                waypoint_index: 0,
+                context_id: 0,
+            }),
+        );
         Ok(())
     }
 
@@ -404,7 +409,8 @@ impl Crowd {
     ///
     /// [`PathRequestKind::NavMesh`]: the target is placed with
     /// [`Crowd::placement_extents`]; the request's walkability override replaces the
-    /// filter's include flags for this request, its iteration limit caps the search, and its
+    /// filter's include flags for this request (placement, corridor, checks and moves:
+    /// [`Agent::corridor_filter`]), its iteration limit caps the search, and its
     /// search range refuses far targets ([`TargetState::NoPath`]).
     ///
     /// [`PathRequestKind::GridAStar`]: the path is planned by grid A* (`onepath-gridstate`,
@@ -448,7 +454,7 @@ impl Crowd {
         let a = &mut self.agents[i];
         let mut req = request;
         req.origin = a.corridor.pos();
-        a.nav.steering.request = Some(req);
+        set_request(a, Some(req));
         Ok(())
     }
 
@@ -484,7 +490,7 @@ impl Crowd {
         let a = &mut self.agents[i];
         let mut req = request;
         req.origin = a.corridor.pos();
-        a.nav.steering.request = Some(req);
+        set_request(a, Some(req));
         a.grid = Some(GridGuide {
             grid_id: request.context_id,
             goal,
@@ -511,7 +517,7 @@ impl Crowd {
         s.should_move = true;
         s.at_destination = false;
         s.travel_mode = TravelMode::Velocity;
-        s.request = None;
+        set_request(a, None);
         Ok(())
     }
 
@@ -754,9 +760,10 @@ impl Crowd {
                 continue;
             }
             let want = a.nav.motion.position;
+            let filter = a.corridor_filter();
             match a
                 .corridor
-                .move_position(&mut self.query, mesh, &a.params.filter, want)
+                .move_position(&mut self.query, mesh, &filter, want)
             {
                 Ok(_) => a.nav.motion.position = a.corridor.pos(),
                 Err(_) => a.nav.motion.position = a.corridor.pos(),
@@ -898,7 +905,7 @@ pub(crate) fn reset_target(a: &mut Agent) {
     let s = &mut a.nav.steering;
     s.should_move = false;
     s.travel_mode = TravelMode::Idle;
-    s.request = None;
+    set_request(a, None);
     a.nav.motion.guided = false;
 }
 

@@ -21,7 +21,8 @@ impl Crowd {
                 continue;
             }
             a.target_replan_time += dt;
-            let filter = &a.params.filter;
+            // The filter the corridor was planned with (a request's override included).
+            let filter = &a.corridor_filter();
             let mut replan = false;
             let first = a.corridor.first_poly();
             let pos = a.nav.motion.position;
@@ -117,7 +118,7 @@ impl Crowd {
                 continue;
             }
             let req = a.nav.steering.request;
-            let filter = req.map_or(a.params.filter, |r| request_filter(&a.params.filter, &r));
+            let filter = a.corridor_filter();
             let too_far = req.is_some_and(|r| {
                 r.max_search_range > 0.0 && dist_2d(r.origin, a.target_pos) > r.max_search_range
             });
@@ -372,7 +373,7 @@ impl Crowd {
         due.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
         for &(_, i) in due.iter().take(self.settings.topology_opt_per_update) {
             let a = &mut self.agents[i as usize];
-            let filter = a.params.filter;
+            let filter = a.corridor_filter();
             // A failed optimisation leaves the corridor as it was.
             let _ = a.corridor.optimize_path_topology(
                 &mut self.query,
@@ -439,6 +440,19 @@ pub(crate) fn grid_search_for(
         })?;
     }
     Ok(())
+}
+
+/// Makes `request` agent `a`'s standing request. When that changes its corridor filter
+/// ([`Agent::corridor_filter`]: another walkability override, or none), the local boundary,
+/// built with the old filter, is cleared and built anew with the new one at the next
+/// update, so that a boundary rebuilt after a restore (with the restored request's filter)
+/// holds the walls of the live one.
+pub(crate) fn set_request(a: &mut Agent, request: Option<PathRequest>) {
+    let before = a.corridor_filter();
+    a.nav.steering.request = request;
+    if a.corridor_filter() != before {
+        a.boundary.reset();
+    }
 }
 
 /// The filter of a request: the agent's, with the walkability override as include flags.

@@ -40,6 +40,7 @@ impl Crowd {
     /// one agree.
     pub(super) fn update_boundary(&mut self, mesh: &TiledNavMesh, i: usize) {
         let a = &mut self.agents[i];
+        let filter = a.corridor_filter();
         let range = a.params.collision_query_range;
         let pos = a.nav.motion.position;
         let thr = range * 0.25;
@@ -54,7 +55,7 @@ impl Crowd {
                     .update(
                         &mut self.query,
                         mesh,
-                        &a.params.filter,
+                        &filter,
                         start,
                         centre,
                         range,
@@ -74,7 +75,7 @@ impl Crowd {
                 .update(
                     &mut self.query,
                     mesh,
-                    &a.params.filter,
+                    &filter,
                     first,
                     pos,
                     range,
@@ -99,7 +100,7 @@ impl Crowd {
         ) {
             return;
         }
-        let filter = &a.params.filter;
+        let filter = &a.corridor_filter();
         if a.corridor
             .find_corners(&mut self.query, mesh, filter, &mut a.corners)
             .is_err()
@@ -145,7 +146,7 @@ impl Crowd {
         if dist_sqr_2d(pos, last.pos) >= trigger * trigger {
             return false;
         }
-        let filter = a.params.filter;
+        let filter = a.corridor_filter();
         let Ok(Some((start, end))) = a.corridor.move_over_off_mesh_connection(mesh, &filter) else {
             return false;
         };

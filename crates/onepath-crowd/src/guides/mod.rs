@@ -447,7 +447,7 @@ impl Crowd {
         let a = &mut self.agents[i];
         let mut req = request;
         req.origin = a.nav.motion.position;
-        a.nav.steering.request = Some(req);
+        crate::crowd::set_request(a, Some(req));
         a.guide = fresh_guide(a, &req, goal);
         Ok(())
     }

@@ -580,7 +580,8 @@ impl Crowd {
         let Some(p) = at else {
             return Ok(());
         };
-        let filter = a.params.filter;
+        // The filter of the recorded request (its override included), as the update uses.
+        let filter = a.corridor_filter();
         let near = self
             .query
             .find_nearest_poly(world.mesh, p, self.placement_extents, &filter)?

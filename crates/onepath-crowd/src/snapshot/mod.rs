@@ -113,7 +113,8 @@ impl Crowd {
         let mut stale = 0;
         for ra in read.agents {
             let mut a = ra.agent;
-            let filter = a.params.filter;
+            // The live update's filter (a standing request's override included).
+            let filter = a.corridor_filter();
             if let Some((centre, start)) = ra.boundary {
                 let range = a.params.collision_query_range;
                 if a.boundary
