@@ -944,7 +944,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 break;
             };
             let (x, y, z) = E::unpack(top.node(), q);
-            let Some(r) = self.records.get_mut(x, y, z) else {
+            let Some(r) = self.records.get_mut_near(x, y, z) else {
                 continue;
             };
             if r.flags & QUEUED == 0 {
@@ -1006,15 +1006,22 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             if let Some(list) = record.as_mut() {
                 list.push(x + sx * (y + sy * z));
             }
-            let mut wanted = 0u8;
-            let mut rest = next;
-            while rest != 0 {
-                let k = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                if let Some(m) = moves.get(k) {
-                    wanted |= PagedRecords::<Rec<G>>::corner_bit(x, y, z, m.d);
+            let cells = if moves.len() == 26 {
+                // The 26 moves are the cells but the centre, in cell order.
+                (next & ((1 << 13) - 1)) | (next >> 13) << 14
+            } else {
+                let mut cells = 0u32;
+                let mut rest = next;
+                while rest != 0 {
+                    let k = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if let Some(m) = moves.get(k) {
+                        cells |= 1 << m.cell;
+                    }
                 }
-            }
+                cells
+            };
+            let wanted = PagedRecords::<Rec<G>>::wanted_pages(x, y, z, cells);
             let group = self.records.group_of(x, y, z, wanted);
             while next != 0 {
                 let k = next.trailing_zeros() as usize;
@@ -1059,7 +1066,9 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
     /// The voxels from the start to the goal (the goal's record reached).
     fn path(&self, q: &Query, moves: &[Move]) -> Vec<u32> {
         let [sx, sy, _] = q.size;
-        let mut out = Vec::new();
+        // A path has at least as many voxels as the largest axis distance plus one.
+        let [_, _, far] = sorted_distances(q.start, q.goal);
+        let mut out = Vec::with_capacity(far as usize + 1);
         let mut p = q.goal;
         let limit = self.records.records_taken();
         loop {
@@ -1218,7 +1227,7 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
         let areas = grid.areas();
         let m = areas.multipliers()[0];
         let w = self.options.heuristic_weight;
-        let uniform = areas.multipliers().iter().all(|&v| v == m);
+        let uniform = areas.is_uniform();
         let fixed = FixedScale::of(grid.size()).filter(|_| !self.force_wide);
         let estimate = EstimateScale::of(grid.size()).filter(|_| !self.force_g_tie);
         self.mode = match (uniform && (w == 1.0 || w == 0.0), fixed) {
