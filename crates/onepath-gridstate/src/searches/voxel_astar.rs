@@ -35,8 +35,10 @@
 //! of the neighbourhood is three bits of one word, or of two on a chunk's x face); exact
 //! mode copies no areas (every move's cost is its step class). The rule is tested only for the moves the
 //! pruning keeps, and each page of records the kept moves enter is found with one walk of
-//! the page tables. None of this changes what a search does: the same successors, the
-//! same pop sequence, the same path.
+//! the page tables (none for the pages the last group of the same lowest page found; the
+//! popped voxel's record is read through the last group's pages when its page is one of
+//! them). None of this changes what a search does: the same successors, the same pop
+//! sequence, the same path.
 
 use std::cmp::Ordering;
 use std::f64::consts::SQRT_2;
