@@ -36,6 +36,12 @@ pub(crate) struct PagedRecords<R> {
     tables: Vec<u32>,
     /// The records of the taken pages, page after page (capacity kept between searches).
     pool: Vec<R>,
+    /// The last group [`PagedRecords::group_of`] returned: consecutive expansions are
+    /// mostly neighbours with the same lowest page, whose pages it already walked to.
+    last: PageGroup,
+    /// The pages of `last` whose `base` is known (taken, or outside the box); 0 after a
+    /// reset.
+    last_known: u8,
 }
 
 impl<R: Copy + Default> PagedRecords<R> {
@@ -58,6 +64,7 @@ impl<R: Copy + Default> PagedRecords<R> {
         self.touched.clear();
         self.tables.clear();
         self.pool.clear();
+        self.last_known = 0;
     }
 
     /// Number of pages the current search has taken.
@@ -141,9 +148,23 @@ impl<R: Copy + Default> PagedRecords<R> {
     }
 }
 
+/// Per axis and offset d + 1 (d in −1..=1), the cells `(dx + 1) + 3·(dy + 1) + 9·(dz + 1)`
+/// of a 3 × 3 × 3 neighbourhood whose offset on that axis is d.
+const PLANES: [[u32; 3]; 3] = {
+    let mut out = [[0u32; 3]; 3];
+    let mut c = 0;
+    while c < 27 {
+        out[0][c % 3] |= 1 << c;
+        out[1][(c / 3) % 3] |= 1 << c;
+        out[2][c / 9] |= 1 << c;
+        c += 1;
+    }
+    out
+};
+
 /// The pages around a node: the (up to) 2 × 2 × 2 pages holding its 3 × 3 × 3
 /// neighbourhood, taken, so each neighbour's record is one index away.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct PageGroup {
     /// Page coordinates of the neighbourhood's lowest corner.
     low: [u32; 3],
@@ -161,8 +182,9 @@ impl<R: Copy + Default> PagedRecords<R> {
     }
 
     /// Which of the pages of (x, y, z)'s group holds its neighbour (x, y, z) + d (a bit
-    /// for the `wanted` mask of [`PagedRecords::group_of`]).
-    #[inline(always)]
+    /// for the `wanted` mask of [`PagedRecords::group_of`]; the reference of
+    /// [`PagedRecords::wanted_pages`]).
+    #[cfg(test)]
     pub(crate) fn corner_bit(x: u32, y: u32, z: u32, d: [i8; 3]) -> u8 {
         let mut k = 0;
         for (a, v) in [x, y, z].into_iter().enumerate() {
@@ -172,9 +194,56 @@ impl<R: Copy + Default> PagedRecords<R> {
         1 << k
     }
 
+    /// The `wanted` mask of [`PagedRecords::group_of`] for the neighbours of (x, y, z)
+    /// whose bits are set in `cells` (bit `(dx + 1) + 3·(dy + 1) + 9·(dz + 1)` for the
+    /// neighbour (x + dx, y + dy, z + dz)): the union of their
+    /// [`PagedRecords::corner_bit`]s, without a loop over the neighbours. Per axis, the
+    /// offsets whose coordinate leaves the group's low page give a mask of the
+    /// neighbourhood's planes on the high side; a page is wanted when `cells` meets the
+    /// intersection of its three sides.
+    #[inline(always)]
+    pub(crate) fn wanted_pages(x: u32, y: u32, z: u32, cells: u32) -> u8 {
+        // Per axis, the high side depends on the coordinate modulo 4 (the lowest page is
+        // that of v − 1): v ≡ 0 — offsets 0 and +1 (v > 0), v ≡ 3 (the mask) — offset +1, else none;
+        // at v = 0 the lowest page is v's own and offset −1 wraps to the high side.
+        let high_side = |v: u32, a: usize| {
+            let planes = &PLANES[a];
+            match (v, v & PAGE_MASK) {
+                (0, _) => planes[0],
+                (_, 0) => planes[1] | planes[2],
+                (_, PAGE_MASK) => planes[2],
+                _ => 0,
+            }
+        };
+        let all = (1u32 << 27) - 1;
+        let (hx, hy, hz) = (high_side(x, 0), high_side(y, 1), high_side(z, 2));
+        let (x0, x1) = (cells & !hx, cells & hx);
+        let (y0, y1) = (all & !hy, hy);
+        let (z0, z1) = (all & !hz, hz);
+        let pages = [
+            x0 & y0 & z0,
+            x1 & y0 & z0,
+            x0 & y1 & z0,
+            x1 & y1 & z0,
+            x0 & y0 & z1,
+            x1 & y0 & z1,
+            x0 & y1 & z1,
+            x1 & y1 & z1,
+        ];
+        let mut wanted = 0u8;
+        for (k, page) in pages.into_iter().enumerate() {
+            wanted |= u8::from(page != 0) << k;
+        }
+        wanted
+    }
+
     /// [`PagedRecords::group`], taking only the pages whose bit is set in `wanted` (bit k
     /// for page k: bit 0 of k = x high, bit 1 = y, bit 2 = z); the others read as outside.
-    /// One table walk per wanted page.
+    /// One table walk per wanted page, none for the pages the last group of the same
+    /// lowest page already found (a page's place in the pool does not change until the
+    /// next reset, and with the same lowest page, page k of the group is the same page
+    /// whenever the neighbourhood spans it: the neighbourhood spans at most two pages
+    /// per axis).
     #[inline]
     pub(crate) fn group_of(&mut self, x: u32, y: u32, z: u32, wanted: u8) -> PageGroup {
         let low = [
@@ -182,6 +251,15 @@ impl<R: Copy + Default> PagedRecords<R> {
             y.saturating_sub(1) >> PAGE_SHIFT,
             z.saturating_sub(1) >> PAGE_SHIFT,
         ];
+        if low != self.last.low {
+            self.last = PageGroup {
+                low,
+                base: [usize::MAX; 8],
+            };
+            self.last_known = 0;
+        }
+        let mut base = self.last.base;
+        let mut known = self.last_known;
         let high = [
             (x + 1) >> PAGE_SHIFT,
             (y + 1) >> PAGE_SHIFT,
@@ -191,26 +269,54 @@ impl<R: Copy + Default> PagedRecords<R> {
         let crosses = u32::from(high[0] != low[0])
             | u32::from(high[1] != low[1]) << 1
             | u32::from(high[2] != low[2]) << 2;
-        let mut base = [usize::MAX; 8];
-        let mut rest = u32::from(wanted);
+        let mut rest = u32::from(wanted & !known);
         while rest != 0 {
             let k = rest.trailing_zeros();
             rest &= rest - 1;
             if k & !crosses != 0 {
                 continue;
             }
+            known |= 1 << k;
             let pick = |a: usize| (if k >> a & 1 == 1 { high[a] } else { low[a] }) << PAGE_SHIFT;
             let (cx, cy, cz) = (pick(0), pick(1), pick(2));
-            // A page of the box (its lowest node inside) is taken; others stay MAX.
-            if cx < self.size[0] && cy < self.size[1] && cz < self.size[2] {
-                if let (Some(b), Some(slot)) =
-                    (self.take_page(cx, cy, cz), base.get_mut(k as usize))
-                {
-                    *slot = b;
-                }
+            // A page of the box (its lowest node inside) is taken; others are MAX.
+            let inside = cx < self.size[0] && cy < self.size[1] && cz < self.size[2];
+            let taken = if inside {
+                self.take_page(cx, cy, cz)
+            } else {
+                None
+            };
+            if let Some(slot) = base.get_mut(k as usize) {
+                *slot = taken.unwrap_or(usize::MAX);
             }
         }
-        PageGroup { low, base }
+        self.last = PageGroup { low, base };
+        self.last_known = known;
+        self.last
+    }
+
+    /// [`PagedRecords::get_mut`] for a node inside the box, without the table walk when
+    /// its page is one the last group found (an expansion pops, mostly, a neighbour of
+    /// the voxel expanded before it).
+    #[inline(always)]
+    pub(crate) fn get_mut_near(&mut self, x: u32, y: u32, z: u32) -> Option<&mut R> {
+        let [lx, ly, lz] = self.last.low;
+        let (dx, dy, dz) = (
+            (x >> PAGE_SHIFT).wrapping_sub(lx),
+            (y >> PAGE_SHIFT).wrapping_sub(ly),
+            (z >> PAGE_SHIFT).wrapping_sub(lz),
+        );
+        if dx | dy | dz <= 1 {
+            let k = (dx | dy << 1 | dz << 2) as usize;
+            let base = self.last.base[k];
+            if self.last_known >> k & 1 == 1 && base != usize::MAX {
+                let within = ((x & PAGE_MASK)
+                    | ((y & PAGE_MASK) << PAGE_SHIFT)
+                    | ((z & PAGE_MASK) << (2 * PAGE_SHIFT))) as usize;
+                return self.pool.get_mut(base + within);
+            }
+        }
+        self.get_mut(x, y, z)
     }
 
     /// The record of (x, y, z), a node of `group`'s neighbourhood inside the box.
@@ -265,7 +371,12 @@ mod tests {
 
     #[test]
     fn a_page_group_reaches_every_neighbour_as_get_mut_does() {
-        let size = [9u32, 6, 13];
+        // Page faces, and block faces (every 32 nodes) on every axis.
+        group_matches_get_mut([9, 6, 13]);
+        group_matches_get_mut([37, 34, 35]);
+    }
+
+    fn group_matches_get_mut(size: [u32; 3]) {
         let mut r = PagedRecords::<u32>::default();
         r.reset(size);
         let mut n = 0;
@@ -297,11 +408,68 @@ mod tests {
                                 let (nx, ny, nz) = (nx as u32, ny as u32, nz as u32);
                                 let want = r.get(nx, ny, nz);
                                 assert_eq!(r.in_group(&group, nx, ny, nz).copied(), Some(want));
+                                assert_eq!(r.get_mut_near(nx, ny, nz).copied(), Some(want));
                             }
                         }
                     }
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_last_group_is_forgotten_by_reset() {
+        let mut r = PagedRecords::<u32>::default();
+        r.reset([20, 20, 20]);
+        *r.get_mut(5, 5, 5).unwrap() = 3;
+        let _ = r.group(5, 5, 5);
+        assert_eq!(r.get_mut_near(6, 6, 6).copied(), Some(0));
+        assert_eq!(r.get_mut_near(5, 5, 5).copied(), Some(3));
+        r.reset([20, 20, 20]);
+        // The same lowest page as before the reset: the pages are taken again, empty.
+        assert_eq!(r.get_mut_near(5, 5, 5).copied(), Some(0));
+        let group = r.group(5, 5, 5);
+        assert_eq!(r.in_group(&group, 4, 4, 4).copied(), Some(0));
+        *r.in_group(&group, 4, 4, 4).unwrap() = 8;
+        assert_eq!((r.get(4, 4, 4), r.get(5, 5, 5)), (8, 0));
+        // Far from the last group: the table walk.
+        assert_eq!(r.get_mut_near(19, 0, 19).copied(), Some(0));
+    }
+
+    #[test]
+    fn wanted_pages_is_the_union_of_the_corner_bits() {
+        // Coordinates around page faces (0, 3, 4, 5, 7, 8) and far from them, every cell
+        // alone and a few mixtures.
+        let coords = [0u32, 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 32, 33];
+        let mixtures = [
+            0u32,
+            (1 << 27) - 1,
+            0x0155_5555,
+            0x02aa_aaaa,
+            0x0000_1ff0,
+            0x07fc_0001,
+        ];
+        let mut checked = 0;
+        for &z in &coords {
+            for &y in &coords {
+                for &x in &coords {
+                    let cells = (0..27).map(|c| 1u32 << c).chain(mixtures);
+                    for cells in cells {
+                        let mut want = 0u8;
+                        for c in 0..27i8 {
+                            if cells >> c & 1 == 1 {
+                                let d = [c % 3 - 1, (c / 3) % 3 - 1, c / 9 - 1];
+                                want |= PagedRecords::<u32>::corner_bit(x, y, z, d);
+                            }
+                        }
+                        let got = PagedRecords::<u32>::wanted_pages(x, y, z, cells);
+                        assert_eq!(got, want, "({x}, {y}, {z}) cells {cells:#x}");
+                        checked += u32::from(want != 0);
+                    }
+                }
+            }
+        }
+        // Every coordinate triple has non-empty masks (each lone cell sets one bit).
+        assert!(checked > 13 * 13 * 13 * 27);
     }
 }

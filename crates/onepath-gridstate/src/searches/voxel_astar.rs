@@ -35,8 +35,10 @@
 //! of the neighbourhood is three bits of one word, or of two on a chunk's x face); exact
 //! mode copies no areas (every move's cost is its step class). The rule is tested only for the moves the
 //! pruning keeps, and each page of records the kept moves enter is found with one walk of
-//! the page tables. None of this changes what a search does: the same successors, the
-//! same pop sequence, the same path.
+//! the page tables (none for the pages the last group of the same lowest page found; the
+//! popped voxel's record is read through the last group's pages when its page is one of
+//! them). None of this changes what a search does: the same successors, the same pop
+//! sequence, the same path.
 
 use std::cmp::Ordering;
 use std::f64::consts::SQRT_2;
@@ -944,7 +946,7 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
                 break;
             };
             let (x, y, z) = E::unpack(top.node(), q);
-            let Some(r) = self.records.get_mut(x, y, z) else {
+            let Some(r) = self.records.get_mut_near(x, y, z) else {
                 continue;
             };
             if r.flags & QUEUED == 0 {
@@ -1006,15 +1008,22 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
             if let Some(list) = record.as_mut() {
                 list.push(x + sx * (y + sy * z));
             }
-            let mut wanted = 0u8;
-            let mut rest = next;
-            while rest != 0 {
-                let k = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                if let Some(m) = moves.get(k) {
-                    wanted |= PagedRecords::<Rec<G>>::corner_bit(x, y, z, m.d);
+            let cells = if moves.len() == 26 {
+                // The 26 moves are the cells but the centre, in cell order.
+                (next & ((1 << 13) - 1)) | (next >> 13) << 14
+            } else {
+                let mut cells = 0u32;
+                let mut rest = next;
+                while rest != 0 {
+                    let k = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if let Some(m) = moves.get(k) {
+                        cells |= 1 << m.cell;
+                    }
                 }
-            }
+                cells
+            };
+            let wanted = PagedRecords::<Rec<G>>::wanted_pages(x, y, z, cells);
             let group = self.records.group_of(x, y, z, wanted);
             while next != 0 {
                 let k = next.trailing_zeros() as usize;
@@ -1059,7 +1068,9 @@ impl<G: Cost, E: OpenEntry<G>> Engine<G, E> {
     /// The voxels from the start to the goal (the goal's record reached).
     fn path(&self, q: &Query, moves: &[Move]) -> Vec<u32> {
         let [sx, sy, _] = q.size;
-        let mut out = Vec::new();
+        // A path has at least as many voxels as the largest axis distance plus one.
+        let [_, _, far] = sorted_distances(q.start, q.goal);
+        let mut out = Vec::with_capacity(far as usize + 1);
         let mut p = q.goal;
         let limit = self.records.records_taken();
         loop {
@@ -1218,7 +1229,7 @@ impl SlicedSearch<VoxelGrid> for VoxelAStar {
         let areas = grid.areas();
         let m = areas.multipliers()[0];
         let w = self.options.heuristic_weight;
-        let uniform = areas.multipliers().iter().all(|&v| v == m);
+        let uniform = areas.is_uniform();
         let fixed = FixedScale::of(grid.size()).filter(|_| !self.force_wide);
         let estimate = EstimateScale::of(grid.size()).filter(|_| !self.force_g_tie);
         self.mode = match (uniform && (w == 1.0 || w == 0.0), fixed) {

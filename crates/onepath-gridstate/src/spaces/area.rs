@@ -13,6 +13,8 @@ pub struct AreaCosts {
     multipliers: Box<[f64; 255]>,
     min: f64,
     uniform_one: bool,
+    /// Every multiplier the same value (kept by `refresh`).
+    uniform: bool,
 }
 
 impl Default for AreaCosts {
@@ -22,6 +24,7 @@ impl Default for AreaCosts {
             multipliers: Box::new([1.0; 255]),
             min: 1.0,
             uniform_one: true,
+            uniform: true,
         }
     }
 }
@@ -82,6 +85,12 @@ impl AreaCosts {
         self.uniform_one
     }
 
+    /// True when every multiplier is the same value (kept when a multiplier changes, so a
+    /// search's set-up reads one flag instead of the 255 values).
+    pub(crate) fn is_uniform(&self) -> bool {
+        self.uniform
+    }
+
     /// Areas as saved (the caller has checked the version and every multiplier).
     pub(crate) fn from_saved(version: u32, multipliers: [f64; 255]) -> Self {
         let mut a = AreaCosts {
@@ -89,6 +98,7 @@ impl AreaCosts {
             multipliers: Box::new(multipliers),
             min: 1.0,
             uniform_one: true,
+            uniform: true,
         };
         a.refresh();
         a
@@ -97,14 +107,18 @@ impl AreaCosts {
     fn refresh(&mut self) {
         let mut min = f64::INFINITY;
         let mut one = true;
+        let first = self.multipliers[0];
+        let mut same = true;
         for &m in self.multipliers.iter() {
             if m < min {
                 min = m;
             }
             one &= m == 1.0;
+            same &= m == first;
         }
         self.min = min;
         self.uniform_one = one;
+        self.uniform = same;
     }
 }
 
@@ -114,5 +128,32 @@ pub(crate) fn next_version(v: u32) -> u32 {
         0
     } else {
         v + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uniform_follows_every_change_of_a_multiplier() {
+        let mut a = AreaCosts::new();
+        assert!(a.is_uniform() && a.is_uniform_one());
+        a.set(7, 2.0).unwrap();
+        assert_eq!((a.is_uniform(), a.is_uniform_one()), (false, false));
+        a.set(7, 1.0).unwrap();
+        assert_eq!((a.is_uniform(), a.is_uniform_one()), (true, true));
+        // Every area at 3: uniform, not one; the last change decides.
+        for area in 0..=253u8 {
+            a.set(area, 3.0).unwrap();
+            assert!(!a.is_uniform(), "area {area}");
+        }
+        a.set(254, 3.0).unwrap();
+        assert_eq!((a.is_uniform(), a.is_uniform_one()), (true, false));
+        let saved = AreaCosts::from_saved(a.version(), *a.multipliers());
+        assert_eq!(saved, a);
+        let mut mixed = *a.multipliers();
+        mixed[0] = 0.5;
+        assert!(!AreaCosts::from_saved(1, mixed).is_uniform());
     }
 }
