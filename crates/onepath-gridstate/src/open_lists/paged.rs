@@ -329,7 +329,9 @@ impl<R: Copy + Default> PagedRecords<R> {
         let within = ((x & PAGE_MASK)
             | ((y & PAGE_MASK) << PAGE_SHIFT)
             | ((z & PAGE_MASK) << (2 * PAGE_SHIFT))) as usize;
-        self.pool.get_mut(base.wrapping_add(within))
+        // A page outside the box has base `usize::MAX`: the checked add makes its voxels no
+        // record at all instead of wrapping to another page's.
+        base.checked_add(within).and_then(|i| self.pool.get_mut(i))
     }
 }
 
@@ -434,6 +436,27 @@ mod tests {
         assert_eq!((r.get(4, 4, 4), r.get(5, 5, 5)), (8, 0));
         // Far from the last group: the table walk.
         assert_eq!(r.get_mut_near(19, 0, 19).copied(), Some(0));
+    }
+
+    #[test]
+    fn a_page_of_the_group_outside_the_box_holds_no_record() {
+        // Pages of 4: the group of (7, 7, 7) spans pages 1 and 2 on each axis, and page 2
+        // (coordinates 8..11) lies outside the 8-voxel box. Its voxels must read as no
+        // record, never as another page's (a wrapped index would land in page 1's records).
+        let mut r = PagedRecords::<u32>::default();
+        r.reset([8, 8, 8]);
+        for z in 4..8 {
+            for y in 4..8 {
+                for x in 4..8 {
+                    *r.get_mut(x, y, z).unwrap() = 1 + x + 8 * y + 64 * z;
+                }
+            }
+        }
+        let group = r.group(7, 7, 7);
+        assert_eq!(r.in_group(&group, 7, 7, 7).copied(), Some(1 + 7 + 56 + 448));
+        assert_eq!(r.in_group(&group, 8, 7, 7).copied(), None);
+        assert_eq!(r.in_group(&group, 7, 8, 7).copied(), None);
+        assert_eq!(r.in_group(&group, 8, 8, 8).copied(), None);
     }
 
     #[test]
