@@ -39,8 +39,8 @@ pub enum ScratchReason {
     /// (b) A region would shrink below `MinRegionArea` or vanish, or a region smaller than
     /// that has a removed span in or next to it.
     SmallRegion,
-    /// (c) A region that lost spans may be in several pieces (its ring spans do not reach
-    /// each other within the search budget).
+    /// (c) A region that lost spans may be in several pieces (the ring of one group of its
+    /// removed spans does not join within the 3 x 3 columns around that group).
     Split,
     /// (d) A region lost its first span and its rank among the first spans changed.
     Renumbered,
