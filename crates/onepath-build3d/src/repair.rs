@@ -39,8 +39,8 @@ pub enum ScratchReason {
     /// (b) A region would shrink below `MinRegionArea` or vanish, or a region smaller than
     /// that has a removed span in or next to it.
     SmallRegion,
-    /// (c) A region that lost spans may be in several pieces (its ring spans do not reach
-    /// each other within the search budget).
+    /// (c) A region that lost spans may be in several pieces (the ring of one group of its
+    /// removed spans does not join within the 3 x 3 columns around that group).
     Split,
     /// (d) A region lost its first span and its rank among the first spans changed.
     Renumbered,
@@ -155,98 +155,122 @@ impl LayerMemo {
                 return Err(ScratchReason::SmallRegion);
             }
         }
-        // (c) Every region that lost spans is still one piece under the −x/−z links: its
-        // spans next to one of its removed spans all reach each other.
+        // (c) Every region that lost spans is still one piece under the −x/−z links. The
+        // removed spans of a region fall into groups (joined by −x/−z links among
+        // themselves); if the live spans of the region next to one group (its ring) all
+        // reach each other, every path of the first build through that group can go round
+        // it instead, so it suffices that each group's ring is joined. (One ring over all
+        // groups would have to join separate holes, which a search near them cannot.)
         let budget = (n / 4).max(256);
         let mut mark = vec![0u32; n];
         let mut stamp = 0u32;
         let mut stack: Vec<u32> = Vec::new();
+        let mut group: Vec<u32> = Vec::new();
+        let mut ring: Vec<u32> = Vec::new();
+        let (w, h) = (sub.width, sub.depth);
         for c in 1..nreg {
             if lost[c] == 0 {
                 continue;
             }
             let c16 = c as u16;
             let alive = |j: usize| self.comp[j] == c16 && sub.areas[j] != NULL_AREA;
-            // The ring: live spans of the region joined by a −x/−z edge to a removed span of it.
-            let mut ring: Vec<u32> = Vec::new();
-            for &x in &removed {
-                let x = x as usize;
-                if usize::from(self.comp[x]) != c {
+            let gone = |j: usize| self.comp[j] == c16 && sub.areas[j] == NULL_AREA;
+            // Removed spans of this region already put in a group carry `grouped`.
+            stamp += 1;
+            let grouped = stamp;
+            for &x0 in &removed {
+                let x0 = x0 as usize;
+                if self.comp[x0] != c16 || mark[x0] == grouped {
                     continue;
                 }
-                for_each_edge(sub, x, |j| {
-                    if alive(j) {
-                        ring.push(j as u32);
-                    }
-                });
-            }
-            ring.sort_unstable();
-            ring.dedup();
-            if ring.len() <= 1 {
-                continue;
-            }
-            // First through the live spans of the region in the 3 x 3 columns around its
-            // removed spans (where the ring lies: most cuts close around a hole there), then,
-            // if that does not join the ring, through the whole region within the budget.
-            stamp += 2;
-            let near = stamp - 1;
-            let (w, h) = (sub.width, sub.depth);
-            for &x in &removed {
-                let x = x as usize;
-                if usize::from(self.comp[x]) != c {
-                    continue;
-                }
-                let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
-                for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
-                    for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
-                        for j in sub.column(xx, zz) {
-                            if alive(j) {
-                                mark[j] = near;
-                            }
-                        }
-                    }
-                }
-            }
-            let is_ring = |j: u32| ring.binary_search(&j).is_ok();
-            let mut joined = false;
-            for (phase, visit) in [(0, near), (1, 0)].into_iter().take(PHASES) {
-                // Phase 0 visits spans marked `near`; phase 1 any live span of the region.
-                let mut in_ring = ring.len() - 1;
-                let mut visited = 0usize;
-                stack.clear();
-                stack.push(ring[0]);
-                let seen = stamp + phase;
-                if phase == 1 {
-                    stamp += 1;
-                }
-                mark[ring[0] as usize] = seen;
+                // The group of `x0`.
+                group.clear();
+                group.push(x0 as u32);
+                mark[x0] = grouped;
                 let mut head = 0;
-                while head < stack.len() && in_ring > 0 {
-                    let s = stack[head] as usize;
+                while head < group.len() {
+                    let s = group[head] as usize;
                     head += 1;
-                    visited += 1;
-                    if phase == 1 && visited > budget {
-                        break;
-                    }
                     for_each_edge(sub, s, |j| {
-                        let m = mark[j];
-                        let open = if phase == 0 { m == visit } else { m != seen };
-                        if open && alive(j) {
-                            mark[j] = seen;
-                            if is_ring(j as u32) {
-                                in_ring -= 1;
-                            }
-                            stack.push(j as u32);
+                        if mark[j] != grouped && gone(j) {
+                            mark[j] = grouped;
+                            group.push(j as u32);
                         }
                     });
                 }
-                if in_ring == 0 {
-                    joined = true;
-                    break;
+                // Its ring: live spans of the region joined by a −x/−z edge to it.
+                ring.clear();
+                for &x in &group {
+                    for_each_edge(sub, x as usize, |j| {
+                        if alive(j) {
+                            ring.push(j as u32);
+                        }
+                    });
                 }
-            }
-            if !joined {
-                return Err(ScratchReason::Split);
+                ring.sort_unstable();
+                ring.dedup();
+                if ring.len() <= 1 {
+                    continue;
+                }
+                // First through the live spans of the region in the 3 x 3 columns around the
+                // group (where the ring lies: a hole closes there), then, if that does not
+                // join the ring, through the whole region within the budget.
+                stamp += 2;
+                let near = stamp - 1;
+                for &x in &group {
+                    let x = x as usize;
+                    let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
+                    for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
+                        for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
+                            for j in sub.column(xx, zz) {
+                                if alive(j) {
+                                    mark[j] = near;
+                                }
+                            }
+                        }
+                    }
+                }
+                let is_ring = |j: u32| ring.binary_search(&j).is_ok();
+                let mut joined = false;
+                for (phase, visit) in [(0, near), (1, 0)].into_iter().take(PHASES) {
+                    // Phase 0 visits spans marked `near`; phase 1 any live span of the region.
+                    let mut in_ring = ring.len() - 1;
+                    let mut visited = 0usize;
+                    stack.clear();
+                    stack.push(ring[0]);
+                    let seen = stamp + phase;
+                    if phase == 1 {
+                        stamp += 1;
+                    }
+                    mark[ring[0] as usize] = seen;
+                    let mut head = 0;
+                    while head < stack.len() && in_ring > 0 {
+                        let s = stack[head] as usize;
+                        head += 1;
+                        visited += 1;
+                        if phase == 1 && visited > budget {
+                            break;
+                        }
+                        for_each_edge(sub, s, |j| {
+                            let m = mark[j];
+                            let open = if phase == 0 { m == visit } else { m != seen };
+                            if open && alive(j) {
+                                mark[j] = seen;
+                                if is_ring(j as u32) {
+                                    in_ring -= 1;
+                                }
+                                stack.push(j as u32);
+                            }
+                        });
+                    }
+                    if in_ring == 0 {
+                        joined = true;
+                        break;
+                    }
+                }
+                if !joined {
+                    return Err(ScratchReason::Split);
+                }
             }
         }
         // (d) Numbering: regions stay in order of their first spans.
@@ -284,7 +308,6 @@ impl LayerMemo {
         // The loops with an edge from a span within one cell of a removed span are traced
         // again; every other loop of an affected region is taken over as it was.
         let mut dirty = vec![false; self.loops.loops.len()];
-        let (w, h) = (sub.width, sub.depth);
         for &x in &removed {
             let x = x as usize;
             let old = self.regions[x];
@@ -503,6 +526,27 @@ mod tests {
         assert!(memo
             .repair(&now, 0, ERR, EDGE)
             .is_ok_and(|(reg, _)| { reg == layer_components(&now, 0).ids }));
+    }
+
+    #[test]
+    fn separate_holes_in_one_region_are_repaired_and_a_cut_among_them_is_not() {
+        // Two holes far apart in one region (as two obstacles in one tile): each hole's ring
+        // joins around it, though the two rings reach each other only far from both.
+        let chf = flat(40, 12, 0, |_, _| true);
+        let (memo, now) = removed(&chf, 0, |x, z| {
+            ((4..7).contains(&x) || (30..33).contains(&x)) && (4..7).contains(&z)
+        });
+        let (reg, contours) = memo
+            .repair(&now, 0, ERR, EDGE)
+            .expect("two holes, one piece");
+        let scratch = layer_components(&now, 0).ids;
+        assert_eq!(reg, scratch);
+        assert_eq!(contours, build_contours(&now, &scratch, ERR, EDGE));
+        // A hole plus a cut right through the layer elsewhere: two pieces.
+        let (memo, now) = removed(&chf, 0, |x, z| {
+            ((4..7).contains(&x) && (4..7).contains(&z)) || x == 30
+        });
+        assert_eq!(memo.repair(&now, 0, ERR, EDGE), Err(ScratchReason::Split));
     }
 
     #[test]
