@@ -634,3 +634,57 @@ fn a_partial_v2_search_ends_on_the_furthest_reached_polygon_of_an_existing_corri
     }
     assert!(checked > 3, "{checked}");
 }
+
+/// A sliced v2 search whose mesh state changes between steps without changing the graph
+/// (a polygon's area set to the value it has) re-attaches its states (the dense index is
+/// rebuilt from them) and ends exactly as the one-shot search, for several step sizes.
+#[test]
+fn a_sliced_v2_search_across_a_mesh_state_change_that_keeps_the_graph_equals_one_shot() {
+    let mut mesh = generated_grid_mesh(4, 4, 4, 0x14_23).mesh;
+    let s = PortalSampling::for_agent_radius(0.3);
+    let polys = walkable(&mesh);
+    let f = QueryFilter::new();
+    let mut checked = 0;
+    for k in 0..6 {
+        let (pa, pb) = (
+            &polys[(k * 41) % polys.len()],
+            &polys[(k * 97 + 3) % polys.len()],
+        );
+        let (a, b) = (in_cell(&pa.1, 0.3, 0.6), in_cell(&pb.1, 0.7, 0.2));
+        let mut one = Vec::new();
+        let r = v2(s)
+            .find_path(&mesh, pa.0, pb.0, a, b, &f, u64::MAX, &mut one)
+            .unwrap();
+        if r.iterations < 8 {
+            continue;
+        }
+        for step in [1, 3, r.iterations / 2] {
+            let mut q = v2(s);
+            q.begin_path(&mesh, pa.0, pb.0, a, b, &f).unwrap();
+            let mut total = 0;
+            let mut changes = 0;
+            loop {
+                let (st, done) = q.step_path(&mesh, step).unwrap();
+                total += done;
+                if st != PathStatus::InProgress {
+                    break;
+                }
+                let p = polys[(total as usize * 7) % polys.len()].0;
+                let area = mesh.poly_area(p).unwrap();
+                let before = mesh.state_id();
+                mesh.set_poly_area(p, area).unwrap();
+                assert_ne!(mesh.state_id(), before);
+                changes += 1;
+            }
+            let mut sliced = Vec::new();
+            let rs = q.finish_path(&mut sliced).unwrap();
+            assert_eq!(
+                (rs.status, rs.cost.to_bits(), rs.iterations, total),
+                (r.status, r.cost.to_bits(), r.iterations, r.iterations)
+            );
+            assert_eq!(sliced, one);
+            checked += usize::from(changes > 0);
+        }
+    }
+    assert!(checked >= 6, "{checked}");
+}

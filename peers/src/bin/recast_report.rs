@@ -1261,6 +1261,25 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
         for (model, row) in [("v1 centres", &row1), ("v2 portals", &row2)] {
             print_length_row(model, row);
         }
+        // Every v2 answer (status, cost bits, iterations, corridor by tile position and index,
+        // corners) folded into one FNV-1a digest: equal digests across commits = equal answers.
+        let mut digest = 0xCBF2_9CE4_8422_2325u64;
+        for p in &pairs {
+            let (o, r) = v2.path_between(p.start_ref, p.start_pos(), p.end_ref, p.end_pos())?;
+            let c: Vec<_> = v2.corridor().iter().map(|&r| identity(mesh, r)).collect();
+            let text = format!(
+                "{:?} {:016x} {} {:?} {:?}",
+                r.status,
+                r.cost.to_bits(),
+                r.iterations,
+                c,
+                o.corners
+            );
+            for byte in text.bytes() {
+                digest = (digest ^ u64::from(byte)).wrapping_mul(0x0100_0000_01B3);
+            }
+        }
+        println!("  v2 answers digest: {digest:016x}");
         if rounds == 0 {
             continue;
         }

@@ -111,6 +111,8 @@ struct PortalNode {
     /// The polygon it came from ([`NO_POLY`] for the start and the goal): the state has no
     /// edge back into it.
     came_from: PolyRef,
+    /// The sample number of the state (0 for the start, [`GOAL_SAMPLE`] for the goal).
+    i: u8,
     /// The state's point (a sample on the crossing into `poly`, `start_pos`, `end_pos`).
     pos: Vec3,
     g: f64,
@@ -132,7 +134,8 @@ impl Hash for StateKey {
     }
 }
 
-/// State key → node.
+/// State key → node: only used to re-attach the states of a search whose mesh changed
+/// while it was sliced (the dense index lives in [`Sample::state`]).
 type StateIndex = HashMap<StateKey, u32, BuildHasherDefault<RefHasher>>;
 
 /// One sample of a crossing of an expanded polygon, as the search reads it: the target
@@ -143,6 +146,12 @@ type StateIndex = HashMap<StateKey, u32, BuildHasherDefault<RefHasher>>;
 struct Sample {
     target: PolyRef,
     i: u8,
+    /// The offset (within its polygon's block) of the first sample of the block with the
+    /// same `(target, i)`: the slot that holds the state of this key.
+    canon: u32,
+    /// The dense state index: the node of the state `(target, expanded polygon, i)`, or
+    /// [`NO_PARENT`] (only read on the canonical sample of a key).
+    state: u32,
     depart: Vec3,
     arrive: Vec3,
     extra: f64,
@@ -171,7 +180,8 @@ pub(crate) struct PortalSearch {
     state: Option<PortalState>,
     scratch: Vec<PolyRef>,
     /// The samples of the crossings of every polygon expanded in this search (computed once
-    /// per polygon; dropped when the search begins or the mesh state changes).
+    /// per polygon; dropped when the search begins or the mesh state changes). Each holds
+    /// the node of its state, so a relaxation reads its state without hashing.
     samples: Vec<Sample>,
     polys: PolyCache,
 }
@@ -206,13 +216,13 @@ impl PortalSearch {
         self.nodes.push(PortalNode {
             poly: ends.start_ref,
             came_from: NO_POLY,
+            i: 0,
             pos: ends.start_pos,
             g: 0.0,
             d,
             parent: NO_PARENT,
             closed: false,
         });
-        self.index.insert(StateKey(ends.start_ref, NO_POLY, 0), 0);
         let h = d * filter.min_area_cost() * HEURISTIC_SCALE;
         self.open.push(h, 0.0, ends.start_ref, 0);
         self.state = Some(PortalState {
@@ -248,6 +258,14 @@ impl PortalSearch {
             st.checked_state = mesh.state_id();
             self.samples.clear();
             self.polys.clear();
+            // The blocks rebuilt from now on find their states here.
+            self.index.clear();
+            for (i, n) in self.nodes.iter().enumerate() {
+                if n.came_from != NO_POLY {
+                    self.index
+                        .insert(StateKey(n.poly, n.came_from, n.i), i as u32);
+                }
+            }
         }
         let res = self.run(mesh, filter, &mut st, max_iterations);
         match res {
@@ -302,6 +320,8 @@ impl PortalSearch {
                                 samples.push(Sample {
                                     target: nb.target,
                                     i,
+                                    canon: 0,
+                                    state: NO_PARENT,
                                     depart: s,
                                     arrive: s,
                                     extra: 0.0,
@@ -313,71 +333,94 @@ impl PortalSearch {
                         } => samples.push(Sample {
                             target: nb.target,
                             i: 0,
+                            canon: 0,
+                            state: NO_PARENT,
                             depart: start,
                             arrive: end,
                             extra: filter.area_cost(area) * dist_3d(start, end),
                         }),
                     });
+                    let block = &mut self.samples[first as usize..];
+                    for j in 0..block.len() {
+                        let (t, i) = (block[j].target, block[j].i);
+                        let canon = block[..j]
+                            .iter()
+                            .position(|o| o.target == t && o.i == i)
+                            .unwrap_or(j);
+                        block[j].canon = canon as u32;
+                        if canon == j && !self.index.is_empty() {
+                            if let Some(&n) = self.index.get(&StateKey(t, from, i)) {
+                                block[j].state = n;
+                            }
+                        }
+                    }
                     let c = (first, self.samples.len() as u32 - first, ca);
                     self.polys.insert(from, c);
                     c
                 }
             };
             let nodes = &mut self.nodes;
-            let index = &mut self.index;
             let open = &mut self.open;
-            let mut relax = |key: StateKey, pos: Vec3, cost: f64, st: &mut PortalState| {
-                let g = node.g + cost;
-                let (i, d) = match index.get(&key) {
-                    Some(&i) => {
-                        let n = &mut nodes[i as usize];
-                        if !(g < n.g) {
-                            return;
+            // `slot`: the node of the state (NO_PARENT: none yet), written when it is made.
+            let mut relax =
+                |key: StateKey, slot: &mut u32, pos: Vec3, cost: f64, st: &mut PortalState| {
+                    let g = node.g + cost;
+                    let (i, d) = match *slot {
+                        i if i != NO_PARENT => {
+                            let n = &mut nodes[i as usize];
+                            if !(g < n.g) {
+                                return;
+                            }
+                            n.g = g;
+                            n.parent = e.node;
+                            n.closed = false;
+                            (i, n.d)
                         }
-                        n.g = g;
-                        n.parent = e.node;
-                        n.closed = false;
-                        (i, n.d)
+                        _ => {
+                            let d = dist(pos, ends.end_pos);
+                            let i = nodes.len() as u32;
+                            nodes.push(PortalNode {
+                                poly: key.0,
+                                came_from: key.1,
+                                i: key.2,
+                                pos,
+                                g,
+                                d,
+                                parent: e.node,
+                                closed: false,
+                            });
+                            *slot = i;
+                            (i, d)
+                        }
+                    };
+                    open.push(g + d * h_scale, g, key.0, i);
+                    if key.2 == GOAL_SAMPLE && key.1 == NO_POLY {
+                        st.goal = Some(i);
                     }
-                    None => {
-                        let d = dist(pos, ends.end_pos);
-                        let i = nodes.len() as u32;
-                        nodes.push(PortalNode {
-                            poly: key.0,
-                            came_from: key.1,
-                            pos,
-                            g,
-                            d,
-                            parent: e.node,
-                            closed: false,
-                        });
-                        index.insert(key, i);
-                        (i, d)
+                    let b = &nodes[st.best as usize];
+                    let better = d
+                        .total_cmp(&b.d)
+                        .then(g.total_cmp(&b.g))
+                        .then(tie_key(key.0).cmp(&tie_key(b.poly)))
+                        == Ordering::Less;
+                    if better {
+                        st.best = i;
                     }
                 };
-                open.push(g + d * h_scale, g, key.0, i);
-                if key.2 == GOAL_SAMPLE && key.1 == NO_POLY {
-                    st.goal = Some(i);
-                }
-                let b = &nodes[st.best as usize];
-                let better = d
-                    .total_cmp(&b.d)
-                    .then(g.total_cmp(&b.g))
-                    .then(tie_key(key.0).cmp(&tie_key(b.poly)))
-                    == Ordering::Less;
-                if better {
-                    st.best = i;
-                }
-            };
             if from == ends.end_ref {
                 let cost = ca * dist(node.pos, ends.end_pos);
-                relax(StateKey(from, NO_POLY, GOAL_SAMPLE), ends.end_pos, cost, st);
+                let mut slot = st.goal.unwrap_or(NO_PARENT);
+                let key = StateKey(from, NO_POLY, GOAL_SAMPLE);
+                relax(key, &mut slot, ends.end_pos, cost, st);
             }
             let back = node.came_from;
-            for s in &self.samples[first as usize..(first + count) as usize] {
+            let block = &mut self.samples[first as usize..(first + count) as usize];
+            for j in 0..block.len() {
+                let s = block[j];
                 if s.target != back {
                     let cost = ca * dist(node.pos, s.depart) + s.extra;
-                    relax(StateKey(s.target, from, s.i), s.arrive, cost, st);
+                    let slot = &mut block[s.canon as usize].state;
+                    relax(StateKey(s.target, from, s.i), slot, s.arrive, cost, st);
                 }
             }
         }
