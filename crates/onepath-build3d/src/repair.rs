@@ -308,6 +308,9 @@ impl LayerMemo {
         // The loops with an edge from a span within one cell of a removed span are traced
         // again; every other loop of an affected region is taken over as it was.
         let mut dirty = vec![false; self.loops.loops.len()];
+        // The spans whose boundary sides may differ from the first build's: the removed ones
+        // and those linked to one, all within those columns.
+        let mut changed: Vec<u32> = Vec::with_capacity(removed.len() * 9);
         for &x in &removed {
             let x = x as usize;
             let old = self.regions[x];
@@ -318,6 +321,7 @@ impl LayerMemo {
             for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
                 for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
                     for j in sub.column(xx, zz) {
+                        changed.push(j as u32);
                         for d in 0..4 {
                             let o = self.loops.owner[j * 4 + d];
                             if let Some(v) = dirty.get_mut(o as usize) {
@@ -340,6 +344,7 @@ impl LayerMemo {
             &affected,
             &self.loops,
             &dirty,
+            &changed,
         );
         let mut contours = Vec::with_capacity(self.contours.len() + fresh.len());
         let mut kept = self
