@@ -10,6 +10,11 @@ use crate::contour::{build_contours_recorded, build_contours_reusing, Contour, L
 use crate::heightfield::NULL_AREA;
 use crate::region::{layer_components_unpainted, paint_ring, BORDER_REG};
 
+thread_local! {
+    /// The search marks of [`LayerMemo::repair`] and the last stamp taken.
+    static MARKS: std::cell::RefCell<(Vec<u32>, u32)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
+}
+
 /// How many connectivity searches precondition (c) runs (1: only the one through the spans
 /// around the removed ones).
 const PHASES: usize = 1;
@@ -162,117 +167,26 @@ impl LayerMemo {
         // it instead, so it suffices that each group's ring is joined. (One ring over all
         // groups would have to join separate holes, which a search near them cannot.)
         let budget = (n / 4).max(256);
-        let mut mark = vec![0u32; n];
-        let mut stamp = 0u32;
-        let mut stack: Vec<u32> = Vec::new();
-        let mut group: Vec<u32> = Vec::new();
-        let mut ring: Vec<u32> = Vec::new();
-        let (w, h) = (sub.width, sub.depth);
-        for c in 1..nreg {
-            if lost[c] == 0 {
-                continue;
+        // The marks of the searches: a buffer kept per thread, each repair taking the stamps
+        // after the last one's (it uses at most one per region and three per group), so
+        // marks left by earlier repairs never equal this one's.
+        let stamps = 1 + nreg as u64 + 3 * removed.len() as u64;
+        let (mut mark, mut stamp) = MARKS.with_borrow_mut(|(buf, base)| {
+            let mut buf = std::mem::take(buf);
+            if buf.len() < n {
+                buf.resize(n, 0);
             }
-            let c16 = c as u16;
-            let alive = |j: usize| self.comp[j] == c16 && sub.areas[j] != NULL_AREA;
-            let gone = |j: usize| self.comp[j] == c16 && sub.areas[j] == NULL_AREA;
-            // Removed spans of this region already put in a group carry `grouped`.
-            stamp += 1;
-            let grouped = stamp;
-            for &x0 in &removed {
-                let x0 = x0 as usize;
-                if self.comp[x0] != c16 || mark[x0] == grouped {
-                    continue;
-                }
-                // The group of `x0`.
-                group.clear();
-                group.push(x0 as u32);
-                mark[x0] = grouped;
-                let mut head = 0;
-                while head < group.len() {
-                    let s = group[head] as usize;
-                    head += 1;
-                    for_each_edge(sub, s, |j| {
-                        if mark[j] != grouped && gone(j) {
-                            mark[j] = grouped;
-                            group.push(j as u32);
-                        }
-                    });
-                }
-                // Its ring: live spans of the region joined by a −x/−z edge to it.
-                ring.clear();
-                for &x in &group {
-                    for_each_edge(sub, x as usize, |j| {
-                        if alive(j) {
-                            ring.push(j as u32);
-                        }
-                    });
-                }
-                ring.sort_unstable();
-                ring.dedup();
-                if ring.len() <= 1 {
-                    continue;
-                }
-                // First through the live spans of the region in the 3 x 3 columns around the
-                // group (where the ring lies: a hole closes there), then, if that does not
-                // join the ring, through the whole region within the budget.
-                stamp += 2;
-                let near = stamp - 1;
-                for &x in &group {
-                    let x = x as usize;
-                    let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
-                    for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
-                        for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
-                            for j in sub.column(xx, zz) {
-                                if alive(j) {
-                                    mark[j] = near;
-                                }
-                            }
-                        }
-                    }
-                }
-                let is_ring = |j: u32| ring.binary_search(&j).is_ok();
-                let mut joined = false;
-                for (phase, visit) in [(0, near), (1, 0)].into_iter().take(PHASES) {
-                    // Phase 0 visits spans marked `near`; phase 1 any live span of the region.
-                    let mut in_ring = ring.len() - 1;
-                    let mut visited = 0usize;
-                    stack.clear();
-                    stack.push(ring[0]);
-                    let seen = stamp + phase;
-                    if phase == 1 {
-                        stamp += 1;
-                    }
-                    mark[ring[0] as usize] = seen;
-                    let mut head = 0;
-                    while head < stack.len() && in_ring > 0 {
-                        let s = stack[head] as usize;
-                        head += 1;
-                        visited += 1;
-                        if phase == 1 && visited > budget {
-                            break;
-                        }
-                        for_each_edge(sub, s, |j| {
-                            let m = mark[j];
-                            let open = if phase == 0 { m == visit } else { m != seen };
-                            if open && alive(j) {
-                                mark[j] = seen;
-                                if is_ring(j as u32) {
-                                    in_ring -= 1;
-                                }
-                                stack.push(j as u32);
-                            }
-                        });
-                    }
-                    if in_ring == 0 {
-                        joined = true;
-                        break;
-                    }
-                }
-                if !joined {
-                    return Err(ScratchReason::Split);
-                }
+            if u64::from(*base) + stamps >= u64::from(u32::MAX) {
+                buf.fill(0);
+                *base = 0;
             }
-        }
+            let first = *base;
+            *base += stamps as u32;
+            (buf, first)
+        });
+        let result = self.check_split(sub, &removed, &lost, budget, &mut mark, &mut stamp);
+        MARKS.with_borrow_mut(|(buf, _)| *buf = mark);
+        result?;
         // (d) Numbering: regions stay in order of their first spans.
         let mut first = self.first.clone();
         for c in 1..nreg {
@@ -295,6 +209,7 @@ impl LayerMemo {
             }
             prev = Some(f);
         }
+        let (w, h) = (sub.width, sub.depth);
         // Regions: the first build's, removed spans 0.
         let mut reg = self.regions.clone();
         for &x in &removed {
@@ -371,6 +286,130 @@ impl LayerMemo {
             }
         }
         Ok((reg, contours))
+    }
+
+    /// Precondition (c) for the regions that lost spans, with `mark` (at least a span long,
+    /// no entry above `*stamp`) for its searches.
+    fn check_split(
+        &self,
+        sub: &CompactHeightfield,
+        removed: &[u32],
+        lost: &[u32],
+        budget: usize,
+        mark: &mut [u32],
+        stamp: &mut u32,
+    ) -> Result<(), ScratchReason> {
+        let nreg = self.size.len();
+        let (w, h) = (sub.width, sub.depth);
+        let mut stack: Vec<u32> = Vec::new();
+        let mut group: Vec<u32> = Vec::new();
+        let mut ring: Vec<u32> = Vec::new();
+        for c in 1..nreg {
+            if lost[c] == 0 {
+                continue;
+            }
+            let c16 = c as u16;
+            let alive = |j: usize| self.comp[j] == c16 && sub.areas[j] != NULL_AREA;
+            let gone = |j: usize| self.comp[j] == c16 && sub.areas[j] == NULL_AREA;
+            // Removed spans of this region already put in a group carry `grouped`.
+            *stamp += 1;
+            let grouped = *stamp;
+            for &x0 in removed {
+                let x0 = x0 as usize;
+                if self.comp[x0] != c16 || mark[x0] == grouped {
+                    continue;
+                }
+                // The group of `x0`.
+                group.clear();
+                group.push(x0 as u32);
+                mark[x0] = grouped;
+                let mut head = 0;
+                while head < group.len() {
+                    let s = group[head] as usize;
+                    head += 1;
+                    for_each_edge(sub, s, |j| {
+                        if mark[j] != grouped && gone(j) {
+                            mark[j] = grouped;
+                            group.push(j as u32);
+                        }
+                    });
+                }
+                // Its ring: live spans of the region joined by a −x/−z edge to it.
+                ring.clear();
+                for &x in &group {
+                    for_each_edge(sub, x as usize, |j| {
+                        if alive(j) {
+                            ring.push(j as u32);
+                        }
+                    });
+                }
+                ring.sort_unstable();
+                ring.dedup();
+                if ring.len() <= 1 {
+                    continue;
+                }
+                // First through the live spans of the region in the 3 x 3 columns around the
+                // group (where the ring lies: a hole closes there), then, if that does not
+                // join the ring, through the whole region within the budget.
+                *stamp += 2;
+                let near = *stamp - 1;
+                for &x in &group {
+                    let x = x as usize;
+                    let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
+                    for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
+                        for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
+                            for j in sub.column(xx, zz) {
+                                if alive(j) {
+                                    mark[j] = near;
+                                }
+                            }
+                        }
+                    }
+                }
+                let is_ring = |j: u32| ring.binary_search(&j).is_ok();
+                let mut joined = false;
+                for (phase, visit) in [(0, near), (1, 0)].into_iter().take(PHASES) {
+                    // Phase 0 visits spans marked `near`; phase 1 any live span of the region.
+                    let mut in_ring = ring.len() - 1;
+                    let mut visited = 0usize;
+                    stack.clear();
+                    stack.push(ring[0]);
+                    let seen = *stamp + phase;
+                    if phase == 1 {
+                        *stamp += 1;
+                    }
+                    mark[ring[0] as usize] = seen;
+                    let mut head = 0;
+                    while head < stack.len() && in_ring > 0 {
+                        let s = stack[head] as usize;
+                        head += 1;
+                        visited += 1;
+                        if phase == 1 && visited > budget {
+                            break;
+                        }
+                        for_each_edge(sub, s, |j| {
+                            let m = mark[j];
+                            let open = if phase == 0 { m == visit } else { m != seen };
+                            if open && alive(j) {
+                                mark[j] = seen;
+                                if is_ring(j as u32) {
+                                    in_ring -= 1;
+                                }
+                                stack.push(j as u32);
+                            }
+                        });
+                    }
+                    if in_ring == 0 {
+                        joined = true;
+                        break;
+                    }
+                }
+                if !joined {
+                    return Err(ScratchReason::Split);
+                }
+            }
+        }
+        Ok(())
     }
 }
 
