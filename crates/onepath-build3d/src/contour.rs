@@ -329,14 +329,18 @@ pub struct TracedLoop {
     pub contour: Option<Contour>,
 }
 
-/// The loops of a first build and the owner of every boundary edge (`span << 2 | direction`
-/// to the loop's index in `loops`, `u32::MAX` for no loop).
+/// The loops of a first build, the owner of every boundary edge (`span << 2 | direction`
+/// to the loop's index in `loops`, `u32::MAX` for no loop) and the boundary sides of every
+/// span before tracing.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LoopTable {
     /// Every loop in the order traced.
     pub loops: Vec<TracedLoop>,
     /// The loop of every edge.
     pub owner: Vec<u32>,
+    /// The sides of every span facing another region (bit `d` for direction `d`; 0 for spans
+    /// of region 0 or of the border ring), as the first build computed them before tracing.
+    pub flags: Vec<u8>,
 }
 
 /// [`build_contours_keyed`] of every region, and the loops it traced with their edges.
@@ -354,7 +358,7 @@ pub fn build_contours_recorded(
         max_edge_len,
         None,
         None,
-        Some(&mut table.loops),
+        Some(&mut table),
     );
     table.owner = vec![u32::MAX; chf.span_count() * 4];
     for (k, l) in table.loops.iter().enumerate() {
@@ -370,6 +374,10 @@ pub fn build_contours_recorded(
 /// loop is not walked again but its edges are taken and its simplified form kept. This is
 /// exact when every span the loop's edges start from has, within one cell, the regions and
 /// areas it had when `old` was traced (a walk reads nothing farther), which the caller marks.
+/// The boundary sides of the spans are `old`'s, computed again only for the spans `changed`
+/// lists: every span whose region changed since `old` and every span with a link to one
+/// (listing a span twice is allowed).
+#[allow(clippy::too_many_arguments)]
 pub fn build_contours_reusing(
     chf: &CompactHeightfield,
     reg: &[u16],
@@ -378,6 +386,7 @@ pub fn build_contours_reusing(
     only: &[bool],
     old: &LoopTable,
     dirty: &[bool],
+    changed: &[u32],
 ) -> Vec<(u32, Contour)> {
     build_contours_with(
         chf,
@@ -385,7 +394,7 @@ pub fn build_contours_reusing(
         max_error,
         max_edge_len,
         Some(only),
-        Some((old, dirty)),
+        Some((old, dirty, changed)),
         None,
     )
 }
@@ -396,8 +405,8 @@ fn build_contours_with(
     max_error: f32,
     max_edge_len: i32,
     only: Option<&[bool]>,
-    reuse: Option<(&LoopTable, &[bool])>,
-    record: Option<&mut Vec<TracedLoop>>,
+    reuse: Option<(&LoopTable, &[bool], &[u32])>,
+    record: Option<&mut LoopTable>,
 ) -> Vec<(u32, Contour)> {
     SCRATCH.with_borrow_mut(|scratch| {
         let (mut contours, mut keys) = trace_contours(
@@ -440,14 +449,24 @@ fn trace_contours(
     max_error: f32,
     max_edge_len: i32,
     only: Option<&[bool]>,
-    reuse: Option<(&LoopTable, &[bool])>,
-    mut record: Option<&mut Vec<TracedLoop>>,
+    reuse: Option<(&LoopTable, &[bool], &[u32])>,
+    mut record: Option<&mut LoopTable>,
     scratch: &mut ContourScratch,
 ) -> (Vec<Contour>, Vec<u32>) {
     let n = chf.span_count();
     let ContourScratch { flags, regx, raw } = scratch;
     flags.clear();
-    flags.resize(n, 0);
+    // Reused sides: `old`'s, those of the changed spans computed again below.
+    let reused = match reuse {
+        Some((old, _, changed)) if old.flags.len() == n => {
+            flags.extend_from_slice(&old.flags);
+            Some(changed)
+        }
+        _ => {
+            flags.resize(n, 0);
+            None
+        }
+    };
     // The regions with a 0 after the last span, which a missing link (NOT_CONNECTED, past
     // every span) reads: a span's region is never 0 here, so that side is open.
     regx.clear();
@@ -457,17 +476,35 @@ fn trace_contours(
     let flags: &mut [u8] = flags;
     let regx: &[u16] = regx;
     let at = |c: u32| regx[(c as usize).min(n)];
-    for ((f, &r), s) in flags.iter_mut().zip(reg).zip(&chf.spans) {
+    let wanted = |r: u16| match only {
+        Some(only) => only.get(usize::from(r)).copied().unwrap_or(false),
+        None => true,
+    };
+    let sides = |r: u16, s: &crate::compact::CompactSpan| {
         if r == 0 || r & BORDER_REG != 0 {
-            continue;
-        }
-        if let Some(only) = only {
-            if !only.get(usize::from(r)).copied().unwrap_or(false) {
-                continue;
-            }
+            return 0;
         }
         let same = |d: usize| u8::from(at(s.con[d]) == r) << d;
-        *f = (same(0) | same(1) | same(2) | same(3)) ^ 0xF;
+        (same(0) | same(1) | same(2) | same(3)) ^ 0xF
+    };
+    if let Some(changed) = reused {
+        // Spans of regions `only` leaves out keep `old`'s sides; the scan skips them.
+        for &j in changed {
+            let j = j as usize;
+            if let (Some(f), Some(&r), Some(s)) = (flags.get_mut(j), reg.get(j), chf.spans.get(j)) {
+                *f = sides(r, s);
+            }
+        }
+    } else {
+        for ((f, &r), s) in flags.iter_mut().zip(reg).zip(&chf.spans) {
+            if wanted(r) {
+                *f = sides(r, s);
+            }
+        }
+    }
+    if let Some(rec) = record.as_deref_mut() {
+        rec.flags.clear();
+        rec.flags.extend_from_slice(flags);
     }
     let border = chf.border;
     let mut contours: Vec<Contour> = Vec::new();
@@ -478,10 +515,10 @@ fn trace_contours(
             continue;
         }
         let r = reg[i];
-        if r == 0 || r & BORDER_REG != 0 {
+        if r == 0 || r & BORDER_REG != 0 || !wanted(r) {
             continue;
         }
-        if let Some((old, dirty)) = reuse {
+        if let Some((old, dirty, _)) = reuse {
             let start = (i as u32) << 2 | flags[i].trailing_zeros();
             let o = old.owner.get(start as usize).copied().unwrap_or(u32::MAX);
             if let Some(l) = old.loops.get(o as usize) {
@@ -518,7 +555,7 @@ fn trace_contours(
         });
         if let (Some(rec), Some(edges)) = (record.as_deref_mut(), edges) {
             let start = edges.first().copied().unwrap_or((i as u32) << 2);
-            rec.push(TracedLoop {
+            rec.loops.push(TracedLoop {
                 start,
                 edges,
                 contour: contour.clone(),

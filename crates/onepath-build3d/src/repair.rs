@@ -10,6 +10,11 @@ use crate::contour::{build_contours_recorded, build_contours_reusing, Contour, L
 use crate::heightfield::NULL_AREA;
 use crate::region::{layer_components_unpainted, paint_ring, BORDER_REG};
 
+thread_local! {
+    /// The search marks of [`LayerMemo::repair`] and the last stamp taken.
+    static MARKS: std::cell::RefCell<(Vec<u32>, u32)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
+}
+
 /// How many connectivity searches precondition (c) runs (1: only the one through the spans
 /// around the removed ones).
 const PHASES: usize = 1;
@@ -162,12 +167,143 @@ impl LayerMemo {
         // it instead, so it suffices that each group's ring is joined. (One ring over all
         // groups would have to join separate holes, which a search near them cannot.)
         let budget = (n / 4).max(256);
-        let mut mark = vec![0u32; n];
-        let mut stamp = 0u32;
+        // The marks of the searches: a buffer kept per thread, each repair taking the stamps
+        // after the last one's (it uses at most one per region and three per group), so
+        // marks left by earlier repairs never equal this one's.
+        let stamps = 1 + nreg as u64 + 3 * removed.len() as u64;
+        let (mut mark, mut stamp) = MARKS.with_borrow_mut(|(buf, base)| {
+            let mut buf = std::mem::take(buf);
+            if buf.len() < n {
+                buf.resize(n, 0);
+            }
+            if u64::from(*base) + stamps >= u64::from(u32::MAX) {
+                buf.fill(0);
+                *base = 0;
+            }
+            let first = *base;
+            *base += stamps as u32;
+            (buf, first)
+        });
+        let result = self.check_split(sub, &removed, &lost, budget, &mut mark, &mut stamp);
+        MARKS.with_borrow_mut(|(buf, _)| *buf = mark);
+        result?;
+        // (d) Numbering: regions stay in order of their first spans.
+        let mut first = self.first.clone();
+        for c in 1..nreg {
+            if lost[c] == 0 || sub.areas[first[c] as usize] != NULL_AREA {
+                continue;
+            }
+            let c16 = c as u16;
+            let from = first[c] as usize;
+            first[c] = (from..n)
+                .find(|&j| self.comp[j] == c16 && sub.areas[j] != NULL_AREA)
+                .map_or(u32::MAX, |j| j as u32);
+        }
+        let mut prev = None;
+        for &f in first.iter().skip(1) {
+            if f == u32::MAX {
+                continue;
+            }
+            if prev.is_some_and(|p| p >= f) {
+                return Err(ScratchReason::Renumbered);
+            }
+            prev = Some(f);
+        }
+        let (w, h) = (sub.width, sub.depth);
+        // Regions: the first build's, removed spans 0.
+        let mut reg = self.regions.clone();
+        for &x in &removed {
+            reg[x as usize] = 0;
+        }
+        // Contours: a region's loops read its spans and the spans within one cell of them,
+        // so only regions with a span in the 3 x 3 columns around a removed span change
+        // (each column of a layer holds at most one span, but every span of those columns is
+        // taken).
+        let mut affected = vec![false; nreg];
+        // The loops with an edge from a span within one cell of a removed span are traced
+        // again; every other loop of an affected region is taken over as it was.
+        let mut dirty = vec![false; self.loops.loops.len()];
+        // The spans whose boundary sides may differ from the first build's: the removed ones
+        // and those linked to one, all within those columns.
+        let mut changed: Vec<u32> = Vec::with_capacity(removed.len() * 9);
+        for &x in &removed {
+            let x = x as usize;
+            let old = self.regions[x];
+            if old != 0 && old & BORDER_REG == 0 {
+                affected[usize::from(old)] = true;
+            }
+            let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
+            for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
+                for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
+                    for j in sub.column(xx, zz) {
+                        changed.push(j as u32);
+                        for d in 0..4 {
+                            let o = self.loops.owner[j * 4 + d];
+                            if let Some(v) = dirty.get_mut(o as usize) {
+                                *v = true;
+                            }
+                        }
+                        let r = reg[j];
+                        if r != 0 && r & BORDER_REG == 0 {
+                            affected[usize::from(r)] = true;
+                        }
+                    }
+                }
+            }
+        }
+        let fresh = build_contours_reusing(
+            sub,
+            &reg,
+            max_error,
+            max_edge_len,
+            &affected,
+            &self.loops,
+            &dirty,
+            &changed,
+        );
+        let mut contours = Vec::with_capacity(self.contours.len() + fresh.len());
+        let mut kept = self
+            .contours
+            .iter()
+            .filter(|(_, c)| !affected[usize::from(c.reg)])
+            .peekable();
+        let mut fresh = fresh.into_iter().peekable();
+        loop {
+            let take_kept = match (kept.peek(), fresh.peek()) {
+                (Some(a), Some(b)) => a.0 < b.0,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            if take_kept {
+                contours.push(
+                    kept.next()
+                        .map(|(_, c)| c.clone())
+                        .unwrap_or_else(|| unreachable!()),
+                );
+            } else if let Some((_, c)) = fresh.next() {
+                contours.push(c);
+            }
+        }
+        Ok((reg, contours))
+    }
+
+    /// Precondition (c) for the regions that lost spans, with `mark` (at least a span long,
+    /// no entry above `*stamp`) for its searches.
+    fn check_split(
+        &self,
+        sub: &CompactHeightfield,
+        removed: &[u32],
+        lost: &[u32],
+        budget: usize,
+        mark: &mut [u32],
+        stamp: &mut u32,
+    ) -> Result<(), ScratchReason> {
+        let nreg = self.size.len();
+        let (w, h) = (sub.width, sub.depth);
         let mut stack: Vec<u32> = Vec::new();
         let mut group: Vec<u32> = Vec::new();
         let mut ring: Vec<u32> = Vec::new();
-        let (w, h) = (sub.width, sub.depth);
         for c in 1..nreg {
             if lost[c] == 0 {
                 continue;
@@ -176,9 +312,9 @@ impl LayerMemo {
             let alive = |j: usize| self.comp[j] == c16 && sub.areas[j] != NULL_AREA;
             let gone = |j: usize| self.comp[j] == c16 && sub.areas[j] == NULL_AREA;
             // Removed spans of this region already put in a group carry `grouped`.
-            stamp += 1;
-            let grouped = stamp;
-            for &x0 in &removed {
+            *stamp += 1;
+            let grouped = *stamp;
+            for &x0 in removed {
                 let x0 = x0 as usize;
                 if self.comp[x0] != c16 || mark[x0] == grouped {
                     continue;
@@ -215,8 +351,8 @@ impl LayerMemo {
                 // First through the live spans of the region in the 3 x 3 columns around the
                 // group (where the ring lies: a hole closes there), then, if that does not
                 // join the ring, through the whole region within the budget.
-                stamp += 2;
-                let near = stamp - 1;
+                *stamp += 2;
+                let near = *stamp - 1;
                 for &x in &group {
                     let x = x as usize;
                     let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
@@ -238,9 +374,9 @@ impl LayerMemo {
                     let mut visited = 0usize;
                     stack.clear();
                     stack.push(ring[0]);
-                    let seen = stamp + phase;
+                    let seen = *stamp + phase;
                     if phase == 1 {
-                        stamp += 1;
+                        *stamp += 1;
                     }
                     mark[ring[0] as usize] = seen;
                     let mut head = 0;
@@ -273,99 +409,7 @@ impl LayerMemo {
                 }
             }
         }
-        // (d) Numbering: regions stay in order of their first spans.
-        let mut first = self.first.clone();
-        for c in 1..nreg {
-            if lost[c] == 0 || sub.areas[first[c] as usize] != NULL_AREA {
-                continue;
-            }
-            let c16 = c as u16;
-            let from = first[c] as usize;
-            first[c] = (from..n)
-                .find(|&j| self.comp[j] == c16 && sub.areas[j] != NULL_AREA)
-                .map_or(u32::MAX, |j| j as u32);
-        }
-        let mut prev = None;
-        for &f in first.iter().skip(1) {
-            if f == u32::MAX {
-                continue;
-            }
-            if prev.is_some_and(|p| p >= f) {
-                return Err(ScratchReason::Renumbered);
-            }
-            prev = Some(f);
-        }
-        // Regions: the first build's, removed spans 0.
-        let mut reg = self.regions.clone();
-        for &x in &removed {
-            reg[x as usize] = 0;
-        }
-        // Contours: a region's loops read its spans and the spans within one cell of them,
-        // so only regions with a span in the 3 x 3 columns around a removed span change
-        // (each column of a layer holds at most one span, but every span of those columns is
-        // taken).
-        let mut affected = vec![false; nreg];
-        // The loops with an edge from a span within one cell of a removed span are traced
-        // again; every other loop of an affected region is taken over as it was.
-        let mut dirty = vec![false; self.loops.loops.len()];
-        for &x in &removed {
-            let x = x as usize;
-            let old = self.regions[x];
-            if old != 0 && old & BORDER_REG == 0 {
-                affected[usize::from(old)] = true;
-            }
-            let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
-            for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
-                for xx in (cx - 1).max(0)..=(cx + 1).min(w - 1) {
-                    for j in sub.column(xx, zz) {
-                        for d in 0..4 {
-                            let o = self.loops.owner[j * 4 + d];
-                            if let Some(v) = dirty.get_mut(o as usize) {
-                                *v = true;
-                            }
-                        }
-                        let r = reg[j];
-                        if r != 0 && r & BORDER_REG == 0 {
-                            affected[usize::from(r)] = true;
-                        }
-                    }
-                }
-            }
-        }
-        let fresh = build_contours_reusing(
-            sub,
-            &reg,
-            max_error,
-            max_edge_len,
-            &affected,
-            &self.loops,
-            &dirty,
-        );
-        let mut contours = Vec::with_capacity(self.contours.len() + fresh.len());
-        let mut kept = self
-            .contours
-            .iter()
-            .filter(|(_, c)| !affected[usize::from(c.reg)])
-            .peekable();
-        let mut fresh = fresh.into_iter().peekable();
-        loop {
-            let take_kept = match (kept.peek(), fresh.peek()) {
-                (Some(a), Some(b)) => a.0 < b.0,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => break,
-            };
-            if take_kept {
-                contours.push(
-                    kept.next()
-                        .map(|(_, c)| c.clone())
-                        .unwrap_or_else(|| unreachable!()),
-                );
-            } else if let Some((_, c)) = fresh.next() {
-                contours.push(c);
-            }
-        }
-        Ok((reg, contours))
+        Ok(())
     }
 }
 
