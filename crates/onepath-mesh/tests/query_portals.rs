@@ -688,3 +688,52 @@ fn a_sliced_v2_search_across_a_mesh_state_change_that_keeps_the_graph_equals_one
     }
     assert!(checked >= 6, "{checked}");
 }
+
+/// One long-lived query object answering a sequence of searches, with the filter and the
+/// sampling changing every few searches (its crossing samples are kept across searches of
+/// one mesh state, filter and sampling, and dropped when one of them changes), answers each
+/// exactly as a fresh query object.
+#[test]
+fn a_v2_query_reused_across_searches_filters_and_samplings_answers_as_a_fresh_one() {
+    let mesh = generated_grid_mesh(4, 4, 4, 0x14_23).mesh;
+    let polys = walkable(&mesh);
+    let mut cheap = QueryFilter::new();
+    cheap.set_area_cost(0, 2.5).unwrap();
+    let filters = [QueryFilter::new(), cheap];
+    let samplings = [PortalSampling::for_agent_radius(0.3), sampling(0.2, 3)];
+    let mut old = NavMeshQuery::new();
+    let mut compared = 0;
+    let mut costs = std::collections::BTreeSet::new();
+    for k in 0..40usize {
+        let f = filters[(k / 3) % 2];
+        let s = samplings[(k / 7) % 2];
+        old.set_path_model(PathModel::Portals(s));
+        let (pa, pb) = (
+            &polys[(k * 53) % polys.len()],
+            &polys[(k * 29 + 11) % polys.len()],
+        );
+        let (a, b) = (in_cell(&pa.1, 0.25, 0.7), in_cell(&pb.1, 0.6, 0.35));
+        let (mut p1, mut p2) = (Vec::new(), Vec::new());
+        let r1 = old
+            .find_path(&mesh, pa.0, pb.0, a, b, &f, u64::MAX, &mut p1)
+            .unwrap();
+        let r2 = v2(s)
+            .find_path(&mesh, pa.0, pb.0, a, b, &f, u64::MAX, &mut p2)
+            .unwrap();
+        assert_eq!(
+            (r1.status, r1.cost.to_bits(), r1.iterations),
+            (r2.status, r2.cost.to_bits(), r2.iterations),
+            "search {k}"
+        );
+        assert_eq!(p1, p2, "search {k}");
+        if r1.status == PathStatus::Complete && p1.len() > 3 {
+            compared += 1;
+            costs.insert(r1.cost.to_bits());
+        }
+    }
+    assert!(
+        compared >= 12 && costs.len() >= 8,
+        "{compared} {}",
+        costs.len()
+    );
+}

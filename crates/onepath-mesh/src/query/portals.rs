@@ -149,16 +149,29 @@ struct Sample {
     /// The offset (within its polygon's block) of the first sample of the block with the
     /// same `(target, i)`: the slot that holds the state of this key.
     canon: u32,
-    /// The dense state index: the node of the state `(target, expanded polygon, i)`, or
-    /// [`NO_PARENT`] (only read on the canonical sample of a key).
+    /// The dense state index: the node of the state `(target, expanded polygon, i)` in
+    /// the search numbered `stamp` (any other stamp: no node yet in the current search;
+    /// only read on the canonical sample of a key).
     state: u32,
+    /// The [`PortalSearch::search`] number `state` belongs to.
+    stamp: u32,
     depart: Vec3,
     arrive: Vec3,
     extra: f64,
 }
 
-/// Polygon → (first sample, sample count, area cost) of the current search and mesh state.
+/// Polygon → (first sample, sample count, area cost) for the mesh state, filter and sampling
+/// of [`SampleKey`].
 type PolyCache = HashMap<PolyRef, (u32, u32, f64), BuildHasherDefault<RefHasher>>;
+
+/// What the sample blocks of [`PortalSearch`] are a function of: the mesh state
+/// ([`TiledNavMesh::state_id`], process-unique), the filter and the sampling.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct SampleKey {
+    state: u64,
+    filter: QueryFilter,
+    sampling: PortalSampling,
+}
 
 #[derive(Debug, Clone, Copy)]
 struct PortalState {
@@ -179,11 +192,18 @@ pub(crate) struct PortalSearch {
     open: OpenList,
     state: Option<PortalState>,
     scratch: Vec<PolyRef>,
-    /// The samples of the crossings of every polygon expanded in this search (computed once
-    /// per polygon; dropped when the search begins or the mesh state changes). Each holds
-    /// the node of its state, so a relaxation reads its state without hashing.
+    /// The samples of the crossings of every polygon expanded so far (computed once per
+    /// polygon and kept across searches while [`PortalSearch::key`] stays the same; dropped
+    /// when a search begins or steps with another mesh state, filter or sampling). Each
+    /// holds the node of its state in the current search, so a relaxation reads its state
+    /// without hashing.
     samples: Vec<Sample>,
     polys: PolyCache,
+    /// What `samples` and `polys` were computed for (`None`: nothing cached).
+    key: Option<SampleKey>,
+    /// The number of the current search (stamps [`Sample::state`]; advanced on every
+    /// begin, so that no per-search clear of the blocks is needed).
+    search: u32,
 }
 
 impl PortalSearch {
@@ -209,8 +229,19 @@ impl PortalSearch {
         PathGraph::new(mesh, filter, ends)?;
         self.nodes.clear();
         self.index.clear();
-        self.samples.clear();
-        self.polys.clear();
+        let key = SampleKey {
+            state: mesh.state_id(),
+            filter: *filter,
+            sampling,
+        };
+        self.search = self.search.wrapping_add(1);
+        if self.key != Some(key) || self.search == 0 {
+            // Another graph (or the stamps wrapped): no block can be reused.
+            self.samples.clear();
+            self.polys.clear();
+            self.key = Some(key);
+            self.search = 1;
+        }
         self.open.reset(false);
         let d = dist(ends.start_pos, ends.end_pos);
         self.nodes.push(PortalNode {
@@ -258,6 +289,11 @@ impl PortalSearch {
             st.checked_state = mesh.state_id();
             self.samples.clear();
             self.polys.clear();
+            self.key = Some(SampleKey {
+                state: st.checked_state,
+                filter: *filter,
+                sampling: st.sampling,
+            });
             // The blocks rebuilt from now on find their states here.
             self.index.clear();
             for (i, n) in self.nodes.iter().enumerate() {
@@ -285,6 +321,31 @@ impl PortalSearch {
         let h_scale = filter.min_area_cost() * HEURISTIC_SCALE;
         let ends = st.ends;
         let sampling = st.sampling;
+        let gen = self.search;
+        if self.key
+            != Some(SampleKey {
+                state: mesh.state_id(),
+                filter: *filter,
+                sampling,
+            })
+        {
+            // Stepped with another filter than the search began with: its blocks are not
+            // the cached ones (the states of this search re-attach through the index).
+            self.samples.clear();
+            self.polys.clear();
+            self.index.clear();
+            for (i, n) in self.nodes.iter().enumerate() {
+                if n.came_from != NO_POLY {
+                    self.index
+                        .insert(StateKey(n.poly, n.came_from, n.i), i as u32);
+                }
+            }
+            self.key = Some(SampleKey {
+                state: mesh.state_id(),
+                filter: *filter,
+                sampling,
+            });
+        }
         let mut done = 0;
         while done < max_iterations {
             let Some(e) = self.open.pop() else {
@@ -322,6 +383,7 @@ impl PortalSearch {
                                     i,
                                     canon: 0,
                                     state: NO_PARENT,
+                                    stamp: gen,
                                     depart: s,
                                     arrive: s,
                                     extra: 0.0,
@@ -335,6 +397,7 @@ impl PortalSearch {
                             i: 0,
                             canon: 0,
                             state: NO_PARENT,
+                            stamp: gen,
                             depart: start,
                             arrive: end,
                             extra: filter.area_cost(area) * dist_3d(start, end),
@@ -351,6 +414,7 @@ impl PortalSearch {
                         if canon == j && !self.index.is_empty() {
                             if let Some(&n) = self.index.get(&StateKey(t, from, i)) {
                                 block[j].state = n;
+                                block[j].stamp = gen;
                             }
                         }
                     }
@@ -419,8 +483,14 @@ impl PortalSearch {
                 let s = block[j];
                 if s.target != back {
                     let cost = ca * dist(node.pos, s.depart) + s.extra;
-                    let slot = &mut block[s.canon as usize].state;
-                    relax(StateKey(s.target, from, s.i), slot, s.arrive, cost, st);
+                    let c = &mut block[s.canon as usize];
+                    let mut slot = if c.stamp == gen { c.state } else { NO_PARENT };
+                    let was = slot;
+                    relax(StateKey(s.target, from, s.i), &mut slot, s.arrive, cost, st);
+                    if slot != was {
+                        c.state = slot;
+                        c.stamp = gen;
+                    }
                 }
             }
         }
