@@ -10,13 +10,13 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use onepath_format::PolyRef;
 use onepath_mesh::query::{
-    generated_grid_mesh, Crossing, NavMeshQuery, PathEnds, PathGraph, PathModel, PathStatus,
-    PortalSampling, QueryFilter, Vec3,
+    generated_grid_mesh, Crossing, NavMeshQuery, PathGraph, PathModel, PathStatus, PortalSampling,
+    QueryFilter, Vec3,
 };
 use proptest::prelude::*;
 
 mod common;
-use common::{case, cases, close, in_cell, triangle_case, walkable, Case};
+use common::{bridge_case, case, cases, close, in_cell, triangle_case, walkable, Case};
 
 /// X/Z distance (model v2 inside polygons).
 fn d2(a: Vec3, b: Vec3) -> f64 {
@@ -284,28 +284,9 @@ proptest! {
         a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
         costs in prop::array::uniform4(0.2f64..8.0), ladder in any::<bool>(), jump in any::<bool>(),
     ) {
-        let mut mesh = onepath_mesh::fixtures::bridge_and_building();
-        if !ladder {
-            let t = mesh.tile_at(1, 0, 1).unwrap().tile_ref();
-            mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
-        }
-        if !jump {
-            let t = mesh.tile_at(0, 1, 1).unwrap().tile_ref();
-            mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
-        }
-        let mut filter = QueryFilter::new();
-        for (area, c) in [0u8, 2, 3, 1].into_iter().zip(costs) {
-            filter.set_area_cost(area, c).unwrap();
-        }
-        let heights = [0.0, 3.0, 3.5];
-        let mut q = NavMeshQuery::new();
-        let find = |q: &mut NavMeshQuery, p: (f64, f64, usize)| {
-            q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter).unwrap()
-        };
-        let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
+        let Some(c) = bridge_case(a, b, costs, ladder, jump) else {
             return Ok(());
         };
-        let c = Case { mesh: mesh.clone(), filter, ends: PathEnds { start_ref: s.poly, start_pos: s.point, end_ref: e.poly, end_pos: e.point } };
         cost_is_dijkstras(&c, PortalSampling::for_agent_radius(0.5))?;
     }
 }

@@ -1,10 +1,13 @@
 //! Meshes, cases and helpers shared by the path-search tests (`query_path.rs`, model v1,
 //! and `query_portals.rs`, model v2): generated grids with a costly swamp and jittered
-//! triangle meshes with random areas, the walkable polygons with their corners, and the
-//! tolerance for comparing costs summed in another order.
+//! triangle meshes with random areas, the walkable polygons with their corners, cases on the
+//! bridge fixture with its layers and off-mesh links, and the tolerance for comparing costs
+//! summed in another order.
 
 use onepath_format::PolyRef;
-use onepath_mesh::query::{generated_grid_mesh, PathEnds, QueryFilter, Vec3, GENERATED_SWAMP_AREA};
+use onepath_mesh::query::{
+    generated_grid_mesh, NavMeshQuery, PathEnds, QueryFilter, Vec3, GENERATED_SWAMP_AREA,
+};
 use onepath_mesh::TiledNavMesh;
 
 /// Polygons a default filter admits, in slot / polygon order, with their corners.
@@ -182,4 +185,49 @@ pub fn triangle_case(
         end_pos: inside(&b.1, [w[2], w[0], w[1]]),
     };
     Case { mesh, filter, ends }
+}
+
+/// A search case on the bridge-and-building fixture (two floors, a bridge, a ladder and a
+/// jump as off-mesh links, each link switched on or off): area costs `costs` for areas 0, 2,
+/// 3 and 1, the ends the polygons nearest to `a` and `b` (x, z, floor: heights 0, 3 and 3.5);
+/// `None` when either lies off the mesh.
+pub fn bridge_case(
+    a: (f64, f64, usize),
+    b: (f64, f64, usize),
+    costs: [f64; 4],
+    ladder: bool,
+    jump: bool,
+) -> Option<Case> {
+    let mut mesh = onepath_mesh::fixtures::bridge_and_building();
+    if !ladder {
+        let t = mesh.tile_at(1, 0, 1).unwrap().tile_ref();
+        mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
+    }
+    if !jump {
+        let t = mesh.tile_at(0, 1, 1).unwrap().tile_ref();
+        mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
+    }
+    let mut filter = QueryFilter::new();
+    for (area, c) in [0u8, 2, 3, 1].into_iter().zip(costs) {
+        filter.set_area_cost(area, c).unwrap();
+    }
+    let heights = [0.0, 3.0, 3.5];
+    let mut q = NavMeshQuery::new();
+    let find = |q: &mut NavMeshQuery, p: (f64, f64, usize)| {
+        q.find_nearest_poly(&mesh, [p.0, heights[p.2], p.1], [2.0, 0.5, 2.0], &filter)
+            .unwrap()
+    };
+    let (Some(s), Some(e)) = (find(&mut q, a), find(&mut q, b)) else {
+        return None;
+    };
+    Some(Case {
+        mesh: mesh.clone(),
+        filter,
+        ends: PathEnds {
+            start_ref: s.poly,
+            start_pos: s.point,
+            end_ref: e.poly,
+            end_pos: e.point,
+        },
+    })
 }
