@@ -12,7 +12,9 @@ use onepath_build3d::generators::{
 use onepath_build3d::{load_obj, BuildConfig, BuiltMesh, Mesh3DPipeline, TriangleSoup};
 use onepath_format::Partition;
 use onepath_mesh::MeshTile;
-use onepath_stitch::portals::{neighbour_column, opposite_side, portal_edges, PortalEdge};
+use onepath_stitch::portals::{
+    neighbour_column, opposite_side, portal_edges, portal_edges_by_side, PortalEdge,
+};
 use onepath_stitch::LinkKind;
 
 /// Detour's slab test on two facing portal edges (boundary coordinate u, world height):
@@ -64,6 +66,11 @@ fn audit(built: &BuiltMesh) -> (usize, Vec<String>) {
     let mut unlinked = Vec::new();
     for t in built.mesh.tiles() {
         let (x, z, layer) = t.tile().position();
+        // The one-pass form the stitcher reads finds each side's edges in the same order.
+        let by_side = portal_edges_by_side(t.tile());
+        for (side, edges) in by_side.iter().enumerate() {
+            assert_eq!(edges, &portal_edges(t.tile(), side as u8), "side {side}");
+        }
         // Sides +X and +Z only: each boundary once.
         for side in [0u8, 1] {
             let Some((nx, nz)) = neighbour_column(x, z, side) else {

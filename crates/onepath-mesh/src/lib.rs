@@ -87,7 +87,7 @@ pub mod streamer;
 
 pub use debug::{DebugLink, DebugPolygon, NavMeshDebug};
 pub use error::MeshError;
-pub use mesh::{MeshTile, SlotView, TiledNavMesh};
+pub use mesh::{same_geometry, MeshTile, SlotView, TiledNavMesh};
 pub use onepath_stitch::{
     Link, LinkKind, OffMeshConnection, StitchError, TileLinks, PORTAL_LINKS_PER_EDGE,
 };

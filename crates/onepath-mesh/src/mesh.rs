@@ -1137,8 +1137,11 @@ type LayerTile<'a> = (u16, u32, &'a NavTile);
 
 /// True when two tiles have the same geometry bit for bit (the same shared geometry, or
 /// equal data with every float compared by its bits) and fingerprint: then their links in
-/// the same slot and neighbourhood are the same, and so are their content ids.
-fn same_geometry(a: &NavTile, b: &NavTile) -> bool {
+/// the same slot and neighbourhood are the same, and so are their content ids. Every field
+/// of the data is written to the tile's bytes at a fixed width after its count, so for
+/// two tiles this is exactly `a.to_bytes() == b.to_bytes()` (which also writes the
+/// data's own areas and flags, not the current ones), without writing them.
+pub fn same_geometry(a: &NavTile, b: &NavTile) -> bool {
     a.fingerprint() == b.fingerprint()
         && (Arc::ptr_eq(a.geometry(), b.geometry()) || same_data_bits(a.data(), b.data()))
 }
@@ -1231,6 +1234,11 @@ mod tests {
         let negative = NavTile::create(&p, d).unwrap();
         assert_eq!(negative.data(), a.data());
         assert!(!same_geometry(&a, &negative));
+        // Exactly equal bytes, the data's own areas and flags (not the current ones).
+        for (x, y) in [(&a, &b), (&a, &c), (&a, &negative), (&c, &negative)] {
+            assert_eq!(same_geometry(x, y), x.to_bytes() == y.to_bytes());
+        }
+        assert_ne!(a.to_bytes(), negative.to_bytes());
     }
 
     #[test]

@@ -74,8 +74,8 @@ pub use off_mesh::{
     attach_links, attach_score, best_poly, best_poly_in_data, link_end_column, polygon_score,
 };
 pub use portals::{
-    boundary_axis, edge_at, neighbour_column, portal_edges, portal_overlap, PortalEdge,
-    PortalOverlap,
+    boundary_axis, edge_at, neighbour_column, portal_edges, portal_edges_by_side, portal_overlap,
+    PortalEdge, PortalOverlap,
 };
 pub use stitch::{
     restitch_scope, stitch_all, stitch_tiles, stitch_tiles_with_cost, try_stitch_tiles_with_cost,

@@ -91,6 +91,30 @@ pub fn portal_edges(tile: &NavTile, side: u8) -> Vec<PortalEdge> {
     out
 }
 
+/// The portal edges of `tile` on each of its four sides in one pass over its corners:
+/// element `s` is exactly [`portal_edges`]`(tile, s)`.
+pub fn portal_edges_by_side(tile: &NavTile) -> [Vec<PortalEdge>; 4] {
+    let d = tile.data();
+    let mut out: [Vec<PortalEdge>; 4] = Default::default();
+    for p in 0..tile.poly_count() {
+        let corners = tile.poly_corners(p);
+        for k in 0..corners.len() {
+            let side = d
+                .edge_portal_sides
+                .get(corners.start + k)
+                .copied()
+                .unwrap_or(NO_PORTAL);
+            if side >= 4 {
+                continue;
+            }
+            if let Some(e) = edge_at(tile, p, k, boundary_axis(side)) {
+                out[usize::from(side)].push(e);
+            }
+        }
+    }
+    out
+}
+
 /// Edge `k` of polygon `p` as a portal edge along `axis` (0 = X, 2 = Z; see
 /// [`boundary_axis`]); `None` if an index is out of range
 /// (a validated tile never has one).

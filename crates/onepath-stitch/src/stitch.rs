@@ -1,14 +1,16 @@
 //! Assembling the links of tiles in the prescribed order, and the restitch scope.
 
-use std::cell::{Cell, OnceCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use onepath_format::{NavTile, PolyRef};
 
 use crate::links::{Link, LinkKind, OffMeshConnection, TileLinks};
 use crate::off_mesh::{attach_one, PolyIndexes};
 use crate::portals::{
-    neighbour_column, opposite_side, overlapping_pairs, portal_edges, portal_overlap, PortalEdge,
+    neighbour_column, opposite_side, overlapping_pairs, portal_edges_by_side, portal_overlap,
+    PortalEdge,
 };
 use crate::tiles::TileSet;
 
@@ -105,9 +107,10 @@ pub fn stitch_tiles_with_cost(
 ) -> (Vec<(u32, TileLinks)>, StitchCost) {
     let mut cost = StitchCost::default();
     let pass = Attachments::new(set);
+    let memo = PortalMemo::default();
     let links = slots
         .iter()
-        .filter_map(|&slot| stitch_one(set, &pass, slot, &mut cost).map(|l| (slot, l)))
+        .filter_map(|&slot| stitch_one(set, &pass, &memo, slot, &mut cost).map(|l| (slot, l)))
         .collect();
     cost.polygons_scored = pass.polygons_scored.get();
     cost.links_attached = pass.links_attached.get();
@@ -165,6 +168,33 @@ pub fn restitch_scope(
     slots.into_iter().collect()
 }
 
+/// A tile's portal edges on each of its four sides ([`portal_edges_by_side`]).
+type SideEdges = Rc<[Vec<PortalEdge>; 4]>;
+
+/// The portal edges of the tiles a pass reads, each tile's found the first time they are
+/// asked for and at most once a pass: a tile's side is read when it is stitched and again
+/// when a stitched neighbour faces it, and one pass over its corners finds all four sides.
+#[derive(Default)]
+struct PortalMemo {
+    /// Ascending by slot.
+    tiles: RefCell<Vec<(u32, SideEdges)>>,
+}
+
+impl PortalMemo {
+    /// The portal edges of `tile` (in `slot`) on each side.
+    fn get(&self, slot: u32, tile: &NavTile) -> SideEdges {
+        let mut tiles = self.tiles.borrow_mut();
+        match tiles.binary_search_by_key(&slot, |t| t.0) {
+            Ok(i) => Rc::clone(&tiles[i].1),
+            Err(i) => {
+                let e: SideEdges = Rc::new(portal_edges_by_side(tile));
+                tiles.insert(i, (slot, Rc::clone(&e)));
+                e
+            }
+        }
+    }
+}
+
 /// Below this many pairs (own edges × facing edges of every layer) a side tests every pair:
 /// an ordinary tile side has a handful of portal edges, and sorting them would cost more
 /// than the tests it saves.
@@ -173,11 +203,14 @@ const DIRECT_PAIRS: usize = 1024;
 /// The portal edges of one side of a tile and of the facing side of every layer of the
 /// neighbouring column, with, for a side of many edges, the pairs worth testing.
 struct SidePortals {
-    /// The tile's own portal edges on the side, in portal order (polygon, then edge).
-    own: Vec<PortalEdge>,
+    /// The side.
+    side: u8,
+    /// The tile's own portal edges; those on `side`, in portal order (polygon, then edge),
+    /// are [`SidePortals::own`].
+    own: SideEdges,
     /// Per layer of the neighbouring column, ascending: its slot and facing portal edges in
     /// portal order. Facing index `g` counts through them in this order.
-    layers: Vec<(u32, Vec<PortalEdge>)>,
+    layers: Vec<(u32, SideEdges)>,
     /// `None`: test every pair (few edges, or most pairs overlap). Otherwise the pairs whose
     /// intervals overlap, placed by [`overlapping_by_own`].
     pairs: Option<Placed>,
@@ -193,27 +226,53 @@ struct Placed {
 }
 
 impl SidePortals {
-    fn new(set: &TileSet<'_>, tile: &NavTile, side: u8) -> SidePortals {
-        let own = portal_edges(tile, side);
+    fn new(
+        set: &TileSet<'_>,
+        own: &SideEdges,
+        memo: &PortalMemo,
+        tile: &NavTile,
+        side: u8,
+    ) -> SidePortals {
+        let mine = &own[usize::from(side)];
         let d = tile.data();
-        let layers: Vec<(u32, Vec<PortalEdge>)> = match neighbour_column(d.tile_x, d.tile_z, side) {
-            Some((nx, nz)) if !own.is_empty() => set
+        let facing_side = usize::from(opposite_side(side));
+        let layers: Vec<(u32, SideEdges)> = match neighbour_column(d.tile_x, d.tile_z, side) {
+            Some((nx, nz)) if !mine.is_empty() => set
                 .column(nx, nz)
                 .iter()
                 .filter_map(|&(_, ns)| {
                     let nt = set.get(ns)?;
-                    Some((ns, portal_edges(nt.tile, opposite_side(side))))
+                    Some((ns, memo.get(ns, nt.tile)))
                 })
                 .collect(),
             _ => Vec::new(),
         };
-        let facing: usize = layers.iter().map(|(_, e)| e.len()).sum();
-        let pairs = if own.len().saturating_mul(facing) > DIRECT_PAIRS {
-            overlapping_by_own(&own, &layers, facing)
+        let facing: usize = layers.iter().map(|(_, e)| e[facing_side].len()).sum();
+        let pairs = if mine.len().saturating_mul(facing) > DIRECT_PAIRS {
+            let views: Vec<(u32, &[PortalEdge])> = layers
+                .iter()
+                .map(|(ns, e)| (*ns, e[facing_side].as_slice()))
+                .collect();
+            overlapping_by_own(mine, &views, facing)
         } else {
             None
         };
-        SidePortals { own, layers, pairs }
+        SidePortals {
+            side,
+            own: Rc::clone(own),
+            layers,
+            pairs,
+        }
+    }
+
+    /// The tile's own portal edges on the side, in portal order.
+    fn own(&self) -> &[PortalEdge] {
+        &self.own[usize::from(self.side)]
+    }
+
+    /// The facing portal edges of neighbour layer `l`, in portal order.
+    fn facing(&self, l: usize) -> &[PortalEdge] {
+        &self.layers[l].1[usize::from(opposite_side(self.side))]
     }
 
     /// Appends the portal links of own edge `i`, by (neighbour layer, neighbour portal
@@ -227,7 +286,7 @@ impl SidePortals {
         tests: &mut u64,
         out: &mut Vec<Link>,
     ) {
-        let a = &self.own[i];
+        let a = &self.own()[i];
         let mut test = |ns: u32, b: &PortalEdge| {
             *tests += 1;
             if let Some(o) = portal_overlap(a, b, climb) {
@@ -247,8 +306,8 @@ impl SidePortals {
         };
         match &self.pairs {
             None => {
-                for (ns, edges) in &self.layers {
-                    for b in edges {
+                for (l, (ns, _)) in self.layers.iter().enumerate() {
+                    for b in self.facing(l) {
                         test(*ns, b);
                     }
                 }
@@ -260,8 +319,11 @@ impl SidePortals {
                     while placed.layer_start.get(layer + 1).is_some_and(|&s| s <= g) {
                         layer += 1;
                     }
-                    let (ns, edges) = &self.layers[layer];
-                    test(*ns, &edges[(g - placed.layer_start[layer]) as usize]);
+                    let ns = self.layers[layer].0;
+                    test(
+                        ns,
+                        &self.facing(layer)[(g - placed.layer_start[layer]) as usize],
+                    );
                 }
             }
         }
@@ -280,7 +342,7 @@ impl SidePortals {
 /// twice the overlapping pairs, with no memory, and is faster than placing them.
 fn overlapping_by_own(
     own: &[PortalEdge],
-    layers: &[(u32, Vec<PortalEdge>)],
+    layers: &[(u32, &[PortalEdge])],
     facing: usize,
 ) -> Option<Placed> {
     // Indexes and counts are u32: a side too large for them (beyond anything a mesh can
@@ -338,6 +400,7 @@ fn overlapping_by_own(
 fn stitch_one(
     set: &TileSet<'_>,
     pass: &Attachments<'_, '_>,
+    memo: &PortalMemo,
     slot: u32,
     cost: &mut StitchCost,
 ) -> Option<TileLinks> {
@@ -346,7 +409,9 @@ fn stitch_one(
     let d = tile.data();
     let climb = f64::from(set.params().walkable_climb);
 
-    let sides: [SidePortals; 4] = std::array::from_fn(|s| SidePortals::new(set, tile, s as u8));
+    let own = memo.get(slot, tile);
+    let sides: [SidePortals; 4] =
+        std::array::from_fn(|s| SidePortals::new(set, &own, memo, tile, s as u8));
 
     let attached: Vec<OffMeshConnection> = (0..d.off_mesh_links.len() as u32)
         .filter_map(|i| pass.get(slot, i).copied())
@@ -383,8 +448,8 @@ fn stitch_one(
         |p, out| {
             // Portal links: (side, portal order, neighbour layer, neighbour portal order).
             for (side, sp) in sides.iter().enumerate() {
-                let lo = sp.own.partition_point(|e| (e.poly as usize) < p);
-                let hi = sp.own.partition_point(|e| (e.poly as usize) <= p);
+                let lo = sp.own().partition_point(|e| (e.poly as usize) < p);
+                let hi = sp.own().partition_point(|e| (e.poly as usize) <= p);
                 for i in lo..hi {
                     sp.links_of(set, side as u8, i, climb, &mut cost.portal_tests, out);
                 }

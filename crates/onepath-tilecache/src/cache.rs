@@ -841,7 +841,8 @@ fn column_data(
 
 /// Equal as-built content: the same content id, without hashing (the same ONPT bytes).
 fn same_as_built(a: &NavTile, b: &NavTile) -> bool {
-    Arc::ptr_eq(a.geometry(), b.geometry()) || a.to_bytes() == b.to_bytes()
+    // Equal bytes, compared field by field rather than written out twice.
+    Arc::ptr_eq(a.geometry(), b.geometry()) || onepath_mesh::same_geometry(a, b)
 }
 
 fn create(params: &NavMeshParams, d: NavTileData) -> Result<NavTile, BuildError> {
