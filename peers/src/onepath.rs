@@ -402,6 +402,11 @@ impl<'m> OnePathEngine<'m> {
         self.query.set_path_model(model);
     }
 
+    /// Turns model v2's landmark estimates on or off (`NavMeshQuery::set_portal_landmarks`).
+    pub fn set_portal_landmarks(&mut self, on: bool) {
+        self.query.set_portal_landmarks(on);
+    }
+
     /// Corridor and straight path from `start_pos` on `start_ref` to `end_pos` on `end_ref`
     /// (for instance the polygons and points Detour snapped to, mapped through
     /// [`DetourRefMap`]), as [`OnePathEngine::path`] makes them, with the search's answer.

@@ -115,8 +115,15 @@ fn dijkstra(c: &Case, sampling: PortalSampling) -> Option<f64> {
 }
 
 fn v2(sampling: PortalSampling) -> NavMeshQuery {
+    v2_with(sampling, false)
+}
+
+/// A model v2 query object, with landmark estimates when `landmarks`.
+fn v2_with(sampling: PortalSampling, landmarks: bool) -> NavMeshQuery {
     let mut q = NavMeshQuery::new();
     q.set_path_model(PathModel::Portals(sampling));
+    q.set_portal_landmarks(landmarks);
+    assert_eq!(q.portal_landmarks(), landmarks);
     q
 }
 
@@ -155,8 +162,12 @@ fn is_corridor(c: &Case, path: &[PolyRef]) -> bool {
 /// The v2 search of `c` equals the reference Dijkstra: complete with its cost, a corridor
 /// from the start polygon to the goal polygon without a repeated polygon; partial when
 /// the reference finds no path.
-fn cost_is_dijkstras(c: &Case, sampling: PortalSampling) -> Result<(), TestCaseError> {
-    let mut q = v2(sampling);
+fn cost_is_dijkstras(
+    c: &Case,
+    sampling: PortalSampling,
+    landmarks: bool,
+) -> Result<(), TestCaseError> {
+    let mut q = v2_with(sampling, landmarks);
     let mut path = Vec::new();
     let r = run(&mut q, c, u64::MAX, &mut path);
     prop_assert_eq!(path[0], c.ends.start_ref);
@@ -185,8 +196,13 @@ fn sampling(spacing: f64, max: u8) -> PortalSampling {
 
 /// A search sliced `step` at a time equals the one-shot search, and a one-shot search capped
 /// at N equals begin + step(N) + finish, for every N.
-fn sliced_equals_one_shot(c: &Case, s: PortalSampling, step: u64) -> Result<(), TestCaseError> {
-    let (mut q, mut sl) = (v2(s), v2(s));
+fn sliced_equals_one_shot(
+    c: &Case,
+    s: PortalSampling,
+    step: u64,
+    landmarks: bool,
+) -> Result<(), TestCaseError> {
+    let (mut q, mut sl) = (v2_with(s, landmarks), v2_with(s, landmarks));
     let mut one = Vec::new();
     let r = run(&mut q, c, u64::MAX, &mut one);
     let e = &c.ends;
@@ -250,9 +266,10 @@ proptest! {
         pick in (any::<usize>(), any::<usize>()),
         uv in prop::array::uniform4(0.05f64..0.95),
         spacing in prop::sample::select(vec![0.3f64, 0.7, 1.2, 100.0]), max in 1u8..=6,
+        landmarks in any::<bool>(),
     ) {
         let c = case((tx, tz), cells, seed, swamp, pick, uv);
-        cost_is_dijkstras(&c, sampling(spacing, max))?;
+        cost_is_dijkstras(&c, sampling(spacing, max), landmarks)?;
     }
 
     #[test]
@@ -261,18 +278,20 @@ proptest! {
         pick in (any::<usize>(), any::<usize>()), w in prop::array::uniform3(0.05f64..0.9),
         costs in prop::array::uniform3(0.3f64..4.0),
         spacing in prop::sample::select(vec![0.4f64, 1.0, 100.0]), max in 1u8..=4,
+        landmarks in any::<bool>(),
     ) {
         let c = triangle_case(tiles, n, &bits, pick, w, costs);
-        cost_is_dijkstras(&c, sampling(spacing, max))?;
+        cost_is_dijkstras(&c, sampling(spacing, max), landmarks)?;
     }
 
     #[test]
     fn a_sliced_v2_search_equals_the_one_shot_search_for_every_budget(
         seed in any::<u64>(), pick in (any::<usize>(), any::<usize>()),
         uv in prop::array::uniform4(0.05f64..0.95), step in 1u64..7,
+        landmarks in any::<bool>(),
     ) {
         let c = case((2, 2), 4, seed, 3.0, pick, uv);
-        sliced_equals_one_shot(&c, sampling(0.7, 3), step)?;
+        sliced_equals_one_shot(&c, sampling(0.7, 3), step, landmarks)?;
     }
 }
 
@@ -283,11 +302,12 @@ proptest! {
     fn v2_cost_equals_dijkstra_across_layers_and_off_mesh_links(
         a in (0.0f64..48.0, 0.0f64..32.0, 0usize..3), b in (0.0f64..48.0, 0.0f64..32.0, 0usize..3),
         costs in prop::array::uniform4(0.2f64..8.0), ladder in any::<bool>(), jump in any::<bool>(),
+        landmarks in any::<bool>(),
     ) {
         let Some(c) = bridge_case(a, b, costs, ladder, jump) else {
             return Ok(());
         };
-        cost_is_dijkstras(&c, PortalSampling::for_agent_radius(0.5))?;
+        cost_is_dijkstras(&c, PortalSampling::for_agent_radius(0.5), landmarks)?;
     }
 }
 
@@ -295,9 +315,15 @@ proptest! {
 /// (their own data, or removed and added back), answers exactly as a fresh query object.
 #[test]
 fn after_tile_replacements_a_long_lived_v2_query_answers_as_a_fresh_one() {
+    for landmarks in [false, true] {
+        long_lived_answers_as_fresh(landmarks);
+    }
+}
+
+fn long_lived_answers_as_fresh(landmarks: bool) {
     let mut mesh = generated_grid_mesh(4, 4, 4, 0x14_22).mesh;
     let s = PortalSampling::for_agent_radius(0.3);
-    let mut old = v2(s);
+    let mut old = v2_with(s, landmarks);
     let polys = walkable(&mesh);
     let pairs: Vec<(usize, usize)> = (0..12)
         .map(|k| ((k * 37) % polys.len(), (k * 91 + 5) % polys.len()))
@@ -337,7 +363,7 @@ fn after_tile_replacements_a_long_lived_v2_query_answers_as_a_fresh_one() {
             in_cell(&pa.1, 0.3, 0.6),
             in_cell(&pb.1, 0.7, 0.2),
         );
-        let mut fresh = v2(s);
+        let mut fresh = v2_with(s, landmarks);
         let (mut p1, mut p2) = (Vec::new(), Vec::new());
         let f = QueryFilter::new();
         let r1 = old
@@ -354,6 +380,46 @@ fn after_tile_replacements_a_long_lived_v2_query_answers_as_a_fresh_one() {
         compared += usize::from(r1.status == PathStatus::Complete && p1.len() > 3);
     }
     assert!(compared >= 6, "{compared}");
+}
+
+/// With landmark estimates a v2 search finds the same optimal cost (to rounding) and, over
+/// a set of far pairs on a grid with a costly swamp, expands fewer states in all.
+#[test]
+fn v2_landmarks_keep_the_cost_and_expand_fewer_states() {
+    let mesh = generated_grid_mesh(6, 6, 4, 0x14_77).mesh;
+    let s = PortalSampling::for_agent_radius(0.3);
+    let (mut plain, mut alt) = (v2(s), v2_with(s, true));
+    let polys = walkable(&mesh);
+    let f = QueryFilter::new();
+    let (mut n_plain, mut n_alt, mut found) = (0u64, 0u64, 0);
+    let mut path = Vec::new();
+    for k in 0..24usize {
+        let (pa, pb) = (
+            &polys[(k * 131) % polys.len()],
+            &polys[(k * 57 + polys.len() / 2) % polys.len()],
+        );
+        let (a, b) = (in_cell(&pa.1, 0.4, 0.6), in_cell(&pb.1, 0.6, 0.3));
+        let r1 = plain
+            .find_path(&mesh, pa.0, pb.0, a, b, &f, u64::MAX, &mut path)
+            .unwrap();
+        let r2 = alt
+            .find_path(&mesh, pa.0, pb.0, a, b, &f, u64::MAX, &mut path)
+            .unwrap();
+        assert_eq!(r1.status, r2.status, "pair {k}");
+        if r1.status == PathStatus::Complete {
+            assert!(
+                close(r1.cost, r2.cost),
+                "pair {k}: {} vs {}",
+                r1.cost,
+                r2.cost
+            );
+            found += 1;
+        }
+        n_plain += r1.iterations;
+        n_alt += r2.iterations;
+    }
+    assert!(found >= 12, "{found}");
+    assert!(n_alt < n_plain, "landmarks {n_alt} vs plain {n_plain}");
 }
 
 /// Model v2 is opt-in: a fresh query object searches with model v1, and the sampling rule

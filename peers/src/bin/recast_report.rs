@@ -1244,6 +1244,10 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
         let mut v1 = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
         let mut v2 = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
         v2.set_path_model(PathModel::Portals(sampling));
+        // Model v2 with landmark estimates (opt-in; its table is built by its first search).
+        let mut v2l = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
+        v2l.set_path_model(PathModel::Portals(sampling));
+        v2l.set_portal_landmarks(true);
         let mut detour_iterations = 0usize;
         for p in &pairs {
             detour_iterations += detour.corridor_counted(p.start, p.end)?.2;
@@ -1258,7 +1262,12 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
         );
         let row1 = length_row(&detour, &mut v1, &pairs)?;
         let row2 = length_row(&detour, &mut v2, &pairs)?;
-        for (model, row) in [("v1 centres", &row1), ("v2 portals", &row2)] {
+        let row3 = length_row(&detour, &mut v2l, &pairs)?;
+        for (model, row) in [
+            ("v1 centres", &row1),
+            ("v2 portals", &row2),
+            ("v2 + landmarks", &row3),
+        ] {
             print_length_row(model, row);
         }
         // Every v2 answer (status, cost bits, iterations, corridor by tile position and index,
@@ -1284,7 +1293,11 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
             continue;
         }
         if let Ok(which) = std::env::var("PATHS_PROFILE") {
-            let e = if which == "v1" { &mut v1 } else { &mut v2 };
+            let e = match which.as_str() {
+                "v1" => &mut v1,
+                "v2l" => &mut v2l,
+                _ => &mut v2,
+            };
             let mut n = 0usize;
             for _ in 0..rounds {
                 for p in &pairs {
@@ -1350,6 +1363,7 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
             let a = std::cell::RefCell::new(&mut v1);
             let b = std::cell::RefCell::new(&mut v2);
             let bc = std::cell::RefCell::new(&mut v2c);
+            let bl = std::cell::RefCell::new(&mut v2l);
             let note = std::cell::RefCell::new(&mut failure);
             let keep = |r: Result<(), PeerError>| {
                 if let Err(e) = r {
@@ -1397,6 +1411,20 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                             keep(bc.borrow_mut().path_between(c.0, c.1, c.2, c.3).map(sink));
                         }
                     },
+                    &mut || {
+                        for p in &pairs {
+                            keep(
+                                bl.borrow_mut()
+                                    .path_between(
+                                        p.start_ref,
+                                        p.start_pos(),
+                                        p.end_ref,
+                                        p.end_pos(),
+                                    )
+                                    .map(sink),
+                            );
+                        }
+                    },
                 ],
             )
         };
@@ -1408,7 +1436,8 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
         println!(
             "  path + straight path x{} ({rounds} interleaved rounds): Detour {:.2} us; v1 {:.2} us \
              (ratio median {:.3}, min {:.3}); v2 {:.2} us (ratio median {:.3}, min {:.3}); v2 after \
-             {CHURN_STEPS} tile replacements {:.2} us (ratio median {:.3}, min {:.3})",
+             {CHURN_STEPS} tile replacements {:.2} us (ratio median {:.3}, min {:.3}); v2 + \
+             landmarks {:.2} us (ratio median {:.3}, min {:.3})",
             pairs.len(),
             us(median(&t[0])),
             us(median(&t[1])),
@@ -1420,6 +1449,9 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
             us(median(&t[3])),
             ratio(median(&t[3]), median(&t[0])),
             ratio(t[3][0], t[0][0]),
+            us(median(&t[4])),
+            ratio(median(&t[4]), median(&t[0])),
+            ratio(t[4][0], t[0][0]),
         );
     }
     Ok(())

@@ -32,6 +32,7 @@ use crate::query::nodepool::{RefHasher, NO_PARENT};
 use crate::query::openlist::OpenList;
 use crate::query::path::{PathResult, PathStatus};
 use crate::query::poly::{decode, tie_key};
+use crate::query::portal_landmarks::{Active, PortalLandmarks, NO_NODE};
 
 /// Which cost model the path searches of a [`crate::query::NavMeshQuery`] optimise
 /// ([`crate::query::NavMeshQuery::set_path_model`]).
@@ -118,6 +119,9 @@ struct PortalNode {
     g: f64,
     /// `|pos − end_pos|`.
     d: f64,
+    /// The estimate the state's open entries carry (`max` of the straight-line and the
+    /// landmark estimates).
+    h: f64,
     parent: u32,
     closed: bool,
 }
@@ -155,6 +159,8 @@ struct Sample {
     state: u32,
     /// The [`PortalSearch::search`] number `state` belongs to.
     stamp: u32,
+    /// The crossing-graph node of the crossing ([`NO_NODE`] for none).
+    node: u32,
     depart: Vec3,
     arrive: Vec3,
     extra: f64,
@@ -204,12 +210,37 @@ pub(crate) struct PortalSearch {
     /// The number of the current search (stamps [`Sample::state`]; advanced on every
     /// begin, so that no per-search clear of the blocks is needed).
     search: u32,
+    /// The landmark table of the mesh state and filter of `key` (built with the blocks'
+    /// key; see `portal_landmarks`).
+    landmarks: Option<Box<PortalLandmarks>>,
+    /// The current search's active landmarks.
+    active: Active,
+    /// Landmark estimates are on ([`PortalSearch::set_landmarks`]).
+    use_landmarks: bool,
 }
 
 impl PortalSearch {
     /// True while a v2 search is begun and not finished.
     pub(crate) fn active(&self) -> bool {
         self.state.is_some()
+    }
+
+    /// Turns landmark estimates on or off for searches begun from now on (off drops the
+    /// table; the kept sample blocks are dropped either way, since they carry the table's
+    /// node numbers).
+    pub(crate) fn set_landmarks(&mut self, on: bool) {
+        if on != self.use_landmarks {
+            self.use_landmarks = on;
+            self.landmarks = None;
+            self.samples.clear();
+            self.polys.clear();
+            self.key = None;
+        }
+    }
+
+    /// Whether landmark estimates are on.
+    pub(crate) fn landmarks_on(&self) -> bool {
+        self.use_landmarks
     }
 
     /// Drops the current search, if any.
@@ -242,6 +273,18 @@ impl PortalSearch {
             self.key = Some(key);
             self.search = 1;
         }
+        self.fit_landmarks(mesh, filter, sampling);
+        self.active = Active::default();
+        if let Some(t) = &self.landmarks {
+            let (st, sp) = decode(mesh, ends.start_ref)?;
+            let (gt, gp) = decode(mesh, ends.end_ref)?;
+            self.active = t.activate(
+                t.row(st.slot(), sp),
+                ends.start_pos,
+                t.row(gt.slot(), gp),
+                ends.end_pos,
+            );
+        }
         self.open.reset(false);
         let d = dist(ends.start_pos, ends.end_pos);
         self.nodes.push(PortalNode {
@@ -251,6 +294,7 @@ impl PortalSearch {
             pos: ends.start_pos,
             g: 0.0,
             d,
+            h: d * filter.min_area_cost() * HEURISTIC_SCALE,
             parent: NO_PARENT,
             closed: false,
         });
@@ -289,6 +333,7 @@ impl PortalSearch {
             st.checked_state = mesh.state_id();
             self.samples.clear();
             self.polys.clear();
+            self.refit_mid_search(mesh, filter, st.ends, st.sampling);
             self.key = Some(SampleKey {
                 state: st.checked_state,
                 filter: *filter,
@@ -333,6 +378,7 @@ impl PortalSearch {
             // the cached ones (the states of this search re-attach through the index).
             self.samples.clear();
             self.polys.clear();
+            self.refit_mid_search(mesh, filter, ends, sampling);
             self.index.clear();
             for (i, n) in self.nodes.iter().enumerate() {
                 if n.came_from != NO_POLY {
@@ -371,37 +417,46 @@ impl PortalSearch {
                     let ca = filter.area_cost(tile.tile().areas()[p]);
                     let first = self.samples.len() as u32;
                     let samples = &mut self.samples;
-                    for_each_neighbour_at(mesh, tile, p, filter, |nb, _, _| match nb.crossing {
-                        Crossing::Edge { left, right, .. } => {
-                            let k = sampling.samples(dist_3d(left, right));
-                            let kf = f64::from(k);
-                            for i in 0..k {
-                                let t = (2.0 * f64::from(i) + 1.0) / (2.0 * kf);
-                                let s = lerp(left, right, t);
-                                samples.push(Sample {
-                                    target: nb.target,
-                                    i,
-                                    canon: 0,
-                                    state: NO_PARENT,
-                                    stamp: gen,
-                                    depart: s,
-                                    arrive: s,
-                                    extra: 0.0,
-                                });
+                    let table = self.landmarks.as_deref();
+                    let row = table.map_or(NO_NODE, |t| t.row(tile.slot(), p));
+                    for_each_neighbour_at(mesh, tile, p, filter, |nb, tt, tp| {
+                        let trow = table.map_or(NO_NODE, |t| t.row(tt.slot(), tp));
+                        let node_of =
+                            |k: u8, i: u8| table.map_or(NO_NODE, |t| t.node(row, trow, k, i));
+                        match nb.crossing {
+                            Crossing::Edge { left, right, .. } => {
+                                let k = sampling.samples(dist_3d(left, right));
+                                let kf = f64::from(k);
+                                for i in 0..k {
+                                    let t = (2.0 * f64::from(i) + 1.0) / (2.0 * kf);
+                                    let s = lerp(left, right, t);
+                                    samples.push(Sample {
+                                        target: nb.target,
+                                        i,
+                                        canon: 0,
+                                        state: NO_PARENT,
+                                        stamp: gen,
+                                        node: node_of(k, i),
+                                        depart: s,
+                                        arrive: s,
+                                        extra: 0.0,
+                                    });
+                                }
                             }
+                            Crossing::OffMesh {
+                                start, end, area, ..
+                            } => samples.push(Sample {
+                                target: nb.target,
+                                i: 0,
+                                canon: 0,
+                                state: NO_PARENT,
+                                stamp: gen,
+                                node: node_of(0, 0),
+                                depart: start,
+                                arrive: end,
+                                extra: filter.area_cost(area) * dist_3d(start, end),
+                            }),
                         }
-                        Crossing::OffMesh {
-                            start, end, area, ..
-                        } => samples.push(Sample {
-                            target: nb.target,
-                            i: 0,
-                            canon: 0,
-                            state: NO_PARENT,
-                            stamp: gen,
-                            depart: start,
-                            arrive: end,
-                            extra: filter.area_cost(area) * dist_3d(start, end),
-                        }),
                     });
                     let block = &mut self.samples[first as usize..];
                     for j in 0..block.len() {
@@ -425,57 +480,69 @@ impl PortalSearch {
             };
             let nodes = &mut self.nodes;
             let open = &mut self.open;
-            // `slot`: the node of the state (NO_PARENT: none yet), written when it is made.
-            let mut relax =
-                |key: StateKey, slot: &mut u32, pos: Vec3, cost: f64, st: &mut PortalState| {
-                    let g = node.g + cost;
-                    let (i, d) = match *slot {
-                        i if i != NO_PARENT => {
-                            let n = &mut nodes[i as usize];
-                            if !(g < n.g) {
-                                return;
-                            }
-                            n.g = g;
-                            n.parent = e.node;
-                            n.closed = false;
-                            (i, n.d)
+            let table = self.landmarks.as_deref();
+            let active = &self.active;
+            // `slot`: the node of the state (NO_PARENT: none yet), written when it is made;
+            // `xing`: its crossing-graph node.
+            let mut relax = |key: StateKey,
+                             slot: &mut u32,
+                             pos: Vec3,
+                             xing: u32,
+                             cost: f64,
+                             st: &mut PortalState| {
+                let g = node.g + cost;
+                let (i, d, h) = match *slot {
+                    i if i != NO_PARENT => {
+                        let n = &mut nodes[i as usize];
+                        if !(g < n.g) {
+                            return;
                         }
-                        _ => {
-                            let d = dist(pos, ends.end_pos);
-                            let i = nodes.len() as u32;
-                            nodes.push(PortalNode {
-                                poly: key.0,
-                                came_from: key.1,
-                                i: key.2,
-                                pos,
-                                g,
-                                d,
-                                parent: e.node,
-                                closed: false,
-                            });
-                            *slot = i;
-                            (i, d)
-                        }
-                    };
-                    open.push(g + d * h_scale, g, key.0, i);
-                    if key.2 == GOAL_SAMPLE && key.1 == NO_POLY {
-                        st.goal = Some(i);
+                        n.g = g;
+                        n.parent = e.node;
+                        n.closed = false;
+                        (i, n.d, n.h)
                     }
-                    let b = &nodes[st.best as usize];
-                    let better = d
-                        .total_cmp(&b.d)
-                        .then(g.total_cmp(&b.g))
-                        .then(tie_key(key.0).cmp(&tie_key(b.poly)))
-                        == Ordering::Less;
-                    if better {
-                        st.best = i;
+                    _ => {
+                        let d = dist(pos, ends.end_pos);
+                        let mut h = d * h_scale;
+                        if let Some(t) = table {
+                            h = h.max(t.estimate(active, xing));
+                        }
+                        let i = nodes.len() as u32;
+                        nodes.push(PortalNode {
+                            poly: key.0,
+                            came_from: key.1,
+                            i: key.2,
+                            pos,
+                            g,
+                            d,
+                            h,
+                            parent: e.node,
+                            closed: false,
+                        });
+                        *slot = i;
+                        (i, d, h)
                     }
                 };
+                open.push(g + h, g, key.0, i);
+                if key.2 == GOAL_SAMPLE && key.1 == NO_POLY {
+                    st.goal = Some(i);
+                }
+                let b = &nodes[st.best as usize];
+                let better = d
+                    .total_cmp(&b.d)
+                    .then(g.total_cmp(&b.g))
+                    .then(tie_key(key.0).cmp(&tie_key(b.poly)))
+                    == Ordering::Less;
+                if better {
+                    st.best = i;
+                }
+            };
             if from == ends.end_ref {
                 let cost = ca * dist(node.pos, ends.end_pos);
                 let mut slot = st.goal.unwrap_or(NO_PARENT);
                 let key = StateKey(from, NO_POLY, GOAL_SAMPLE);
-                relax(key, &mut slot, ends.end_pos, cost, st);
+                relax(key, &mut slot, ends.end_pos, NO_NODE, cost, st);
             }
             let back = node.came_from;
             let block = &mut self.samples[first as usize..(first + count) as usize];
@@ -486,7 +553,14 @@ impl PortalSearch {
                     let c = &mut block[s.canon as usize];
                     let mut slot = if c.stamp == gen { c.state } else { NO_PARENT };
                     let was = slot;
-                    relax(StateKey(s.target, from, s.i), &mut slot, s.arrive, cost, st);
+                    relax(
+                        StateKey(s.target, from, s.i),
+                        &mut slot,
+                        s.arrive,
+                        s.node,
+                        cost,
+                        st,
+                    );
                     if slot != was {
                         c.state = slot;
                         c.stamp = gen;
@@ -508,6 +582,51 @@ impl PortalSearch {
             }
         }
         Ok((st.status, done))
+    }
+
+    /// Makes the landmark table fit `mesh`'s state and `filter` (building it when the kept
+    /// one was built for another).
+    fn fit_landmarks(
+        &mut self,
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+        sampling: PortalSampling,
+    ) {
+        if !self.use_landmarks {
+            self.landmarks = None;
+        } else if !self
+            .landmarks
+            .as_ref()
+            .is_some_and(|t| t.fits(mesh, filter, sampling))
+        {
+            self.landmarks = Some(Box::new(PortalLandmarks::build(mesh, filter, sampling)));
+        }
+    }
+
+    /// After the mesh or the filter changed during a sliced search: the table of the new
+    /// state (the blocks built from now on carry its nodes) and the landmarks activated
+    /// again (states reached before keep their estimates).
+    fn refit_mid_search(
+        &mut self,
+        mesh: &TiledNavMesh,
+        filter: &QueryFilter,
+        ends: PathEnds,
+        sampling: PortalSampling,
+    ) {
+        self.fit_landmarks(mesh, filter, sampling);
+        self.active = Active::default();
+        if let (Some(t), Ok((st, sp)), Ok((gt, gp))) = (
+            &self.landmarks,
+            decode(mesh, ends.start_ref),
+            decode(mesh, ends.end_ref),
+        ) {
+            self.active = t.activate(
+                t.row(st.slot(), sp),
+                ends.start_pos,
+                t.row(gt.slot(), gp),
+                ends.end_pos,
+            );
+        }
     }
 
     /// Ends the search and writes its polygon path (see `NavMeshQuery::finish_path`).
