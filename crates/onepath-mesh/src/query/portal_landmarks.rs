@@ -303,32 +303,36 @@ impl PortalLandmarks {
             .unwrap_or(NO_NODE)
     }
 
-    /// `D(landmark k, point)` for a point inside row `r`: through the nearest reachable
-    /// piece of the row (`INFINITY` when the row has none or the filter refuses it).
-    fn point_dist(&self, r: u32, pos: Vec3, k: usize) -> f64 {
+    /// `D(landmark k, point)` for every landmark `k`, for a point inside row `r`: through
+    /// the nearest reachable point of the row (`INFINITY` when the row has none or the
+    /// filter refuses it). One distance per point of the row, whatever the landmark count.
+    fn point_dists(&self, r: u32, pos: Vec3) -> [f64; LANDMARKS] {
+        let mut out = [f64::INFINITY; LANDMARKS];
         let r = r as usize;
         if r + 1 >= self.piece_start.len() {
-            return f64::INFINITY;
+            return out;
         }
         let c = self.row_cost[r];
-        self.pieces[self.piece_start[r] as usize..self.piece_start[r + 1] as usize]
-            .iter()
-            .map(|pc| {
-                self.dist[pc.node as usize * self.count + k] + c * dist_sqr_2d(pos, pc.a).sqrt()
-            })
-            .fold(f64::INFINITY, f64::min)
+        for pc in &self.pieces[self.piece_start[r] as usize..self.piece_start[r + 1] as usize] {
+            let leg = c * dist_sqr_2d(pos, pc.a).sqrt();
+            let row = &self.dist[pc.node as usize * self.count..][..self.count];
+            for (o, &d) in out.iter_mut().zip(row) {
+                *o = o.min(d + leg);
+            }
+        }
+        out
     }
 
     /// The active landmarks of a search from `start` (in row `sr`) to `goal` (in row `gr`):
     /// up to [`ACTIVE`] of them, the ones whose bound at the start is largest (ties: lower
     /// landmark number), each with `D(landmark, goal)`.
     pub(crate) fn activate(&self, sr: u32, start: Vec3, gr: u32, goal: Vec3) -> Active {
+        let dg = self.point_dists(gr, goal);
+        let ds = self.point_dists(sr, start);
         let mut cand: Vec<(f64, usize, f64)> = Vec::with_capacity(self.count);
         for k in 0..self.count {
-            let dg = self.point_dist(gr, goal, k);
-            let ds = self.point_dist(sr, start, k);
-            if dg.is_finite() && ds.is_finite() {
-                cand.push(((dg - ds).abs(), k, dg));
+            if dg[k].is_finite() && ds[k].is_finite() {
+                cand.push(((dg[k] - ds[k]).abs(), k, dg[k]));
             }
         }
         cand.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -119,9 +119,12 @@ struct PortalNode {
     g: f64,
     /// `|pos − end_pos|`.
     d: f64,
-    /// The estimate the state's open entries carry (`max` of the straight-line and the
-    /// landmark estimates).
+    /// The estimate the state's open entries carry: the straight-line estimate until the
+    /// state is first popped, then the larger of it and the landmark estimate.
     h: f64,
+    /// The crossing-graph node whose landmark estimate is still to be taken when the state
+    /// is first popped ([`NO_NODE`]: none, or taken).
+    xing: u32,
     parent: u32,
     closed: bool,
 }
@@ -295,6 +298,7 @@ impl PortalSearch {
             g: 0.0,
             d,
             h: d * filter.min_area_cost() * HEURISTIC_SCALE,
+            xing: NO_NODE,
             parent: NO_PARENT,
             closed: false,
         });
@@ -402,6 +406,20 @@ impl PortalSearch {
             if node.closed || e.g != node.g {
                 continue;
             }
+            if node.xing != NO_NODE {
+                // The landmark estimate, taken the first time the state comes up (most
+                // states never do): when it is larger, the state goes back with it.
+                let n = &mut self.nodes[e.node as usize];
+                n.xing = NO_NODE;
+                if let Some(t) = self.landmarks.as_deref() {
+                    let h = t.estimate(&self.active, node.xing);
+                    if h > node.h {
+                        n.h = h;
+                        self.open.push(node.g + h, node.g, node.poly, e.node);
+                        continue;
+                    }
+                }
+            }
             done += 1;
             st.iterations += 1;
             self.nodes[e.node as usize].closed = true;
@@ -480,8 +498,7 @@ impl PortalSearch {
             };
             let nodes = &mut self.nodes;
             let open = &mut self.open;
-            let table = self.landmarks.as_deref();
-            let active = &self.active;
+            let has_table = self.landmarks.is_some();
             // `slot`: the node of the state (NO_PARENT: none yet), written when it is made;
             // `xing`: its crossing-graph node.
             let mut relax = |key: StateKey,
@@ -504,10 +521,7 @@ impl PortalSearch {
                     }
                     _ => {
                         let d = dist(pos, ends.end_pos);
-                        let mut h = d * h_scale;
-                        if let Some(t) = table {
-                            h = h.max(t.estimate(active, xing));
-                        }
+                        let h = d * h_scale;
                         let i = nodes.len() as u32;
                         nodes.push(PortalNode {
                             poly: key.0,
@@ -517,6 +531,7 @@ impl PortalSearch {
                             g,
                             d,
                             h,
+                            xing: if has_table { xing } else { NO_NODE },
                             parent: e.node,
                             closed: false,
                         });
