@@ -6,8 +6,74 @@ mod common;
 
 use common::{cases, close, dijkstra, grid_moves, random_cell, random_grid, xorshift};
 use onepath_gridstate::{
-    Grid, GridOptions, GridPathStatus, SearchStatus, SlicedSearch, ThetaStar, WALL,
+    line_of_sight, Grid, GridOptions, GridPathStatus, SearchStatus, SlicedSearch, ThetaStar, WALL,
 };
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Theta* written out plainly (every line of sight checked afresh, a lazy binary heap with
+/// the engine's order: smaller `f`, then larger `g`, then lower cell): (found, cost, cells,
+/// expanded).
+fn reference_theta(grid: &Grid, s: (u32, u32), t: (u32, u32)) -> (bool, f64, Vec<u32>, u32) {
+    let opts = GridOptions::default();
+    let w = grid.width();
+    let n = grid.cell_count();
+    let (si, ti) = (grid.index(s.0, s.1).unwrap(), grid.index(t.0, t.1).unwrap());
+    let walk = |x: i64, y: i64| grid.is_walkable(x, y);
+    if !walk(i64::from(s.0), i64::from(s.1)) || !walk(i64::from(t.0), i64::from(t.1)) {
+        return (false, 0.0, Vec::new(), 0);
+    }
+    let xy = |c: u32| (i64::from(c % w), i64::from(c / w));
+    let dist = |a: u32, b: u32| {
+        let ((ax, ay), (bx, by)) = (xy(a), xy(b));
+        let (dx, dy) = ((ax - bx) as f64, (ay - by) as f64);
+        (dx * dx + dy * dy).sqrt()
+    };
+    let mut g = vec![f64::INFINITY; n];
+    let mut parent = vec![u32::MAX; n];
+    let mut closed = vec![false; n];
+    // Keys: (f bits, !g bits, cell); non-negative finite values order as their bits.
+    let mut heap = BinaryHeap::new();
+    g[si as usize] = 0.0;
+    heap.push(Reverse((dist(si, ti).to_bits(), !0f64.to_bits(), si)));
+    let mut expanded = 0;
+    while let Some(Reverse((fb, gb, u))) = heap.pop() {
+        let gu = f64::from_bits(!gb);
+        if closed[u as usize] || gu != g[u as usize] || fb != (gu + dist(u, ti)).to_bits() {
+            continue;
+        }
+        closed[u as usize] = true;
+        if u == ti {
+            let mut cells = vec![u];
+            let mut c = u;
+            while parent[c as usize] != u32::MAX {
+                c = parent[c as usize];
+                cells.push(c);
+            }
+            cells.reverse();
+            return (true, gu, cells, expanded);
+        }
+        expanded += 1;
+        let pu = parent[u as usize];
+        for (v, _) in grid_moves(grid, &opts, u as usize) {
+            let v = v as u32;
+            if closed[v as usize] {
+                continue;
+            }
+            let (via, gv) = if pu != u32::MAX && line_of_sight(xy(pu), xy(v), walk) {
+                (pu, g[pu as usize] + dist(pu, v))
+            } else {
+                (u, gu + dist(u, v))
+            };
+            if gv < g[v as usize] {
+                g[v as usize] = gv;
+                parent[v as usize] = via;
+                heap.push(Reverse(((gv + dist(v, ti)).to_bits(), !gv.to_bits(), v)));
+            }
+        }
+    }
+    (false, 0.0, Vec::new(), expanded)
+}
 use proptest::prelude::*;
 
 /// Whether the closed segment between two cell centres meets the closed square of cell c
@@ -80,6 +146,26 @@ proptest! {
             sum += (ex * ex + ey * ey).sqrt();
         }
         prop_assert!(close(sum, r.cost));
+    }
+
+    /// The engine (with its line-of-sight cache, reused across queries) answers exactly as
+    /// the plain reference: status, cost bits, cells and expansions.
+    #[test]
+    fn theta_star_equals_a_plain_theta_star((grid, s, t) in arb_grid(), (s2, t2) in (any::<u64>(), any::<u64>())) {
+        let mut th = ThetaStar::new(GridOptions::default()).unwrap();
+        let mut next = xorshift(s2 | 1);
+        let mut next2 = xorshift(t2 | 1);
+        let more = [(s, t), (random_cell(&mut next, grid.width(), grid.height()), random_cell(&mut next2, grid.width(), grid.height()))];
+        for (a, b) in more {
+            let r = th.find_path(&grid, a, b).unwrap();
+            let (found, cost, cells, expanded) = reference_theta(&grid, a, b);
+            prop_assert_eq!(r.status == GridPathStatus::Found, found);
+            if found {
+                prop_assert_eq!(r.cost.to_bits(), cost.to_bits());
+                prop_assert_eq!(&r.nodes, &cells);
+                prop_assert_eq!(r.expanded, expanded);
+            }
+        }
     }
 
     #[test]

@@ -17,6 +17,9 @@
 use crate::error::GridError;
 use crate::open_lists::buffers::{SearchBuffers, NO_NODE};
 use crate::open_lists::heap::OpenSet;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use crate::searches::astar::SearchGraph;
 use crate::searches::options::GridOptions;
 use crate::searches::result::{GridPath, GridPathStatus, SearchStatus};
@@ -87,6 +90,42 @@ pub struct ThetaStar {
     began: Began,
     width: u32,
     scratch: Vec<(u32, f64)>,
+    /// Line-of-sight answers of the current search, by (from, to) cell: a cell whose
+    /// parent is `p` checks the line from `p` to each of its neighbours, and the children
+    /// of one parent share most neighbours, so the same line comes up several times. Only
+    /// lines of [`LOS_CACHE_FROM`] cells or more are kept, at most [`LOS_CACHE_MAX`] of
+    /// them; cleared when a search begins or is restored (speed only: the answers are the
+    /// ones the check gives).
+    los: HashMap<u64, bool, BuildHasherDefault<CellPairHasher>>,
+}
+
+/// Lines shorter than this (in cells along the longer axis) are checked, not looked up.
+const LOS_CACHE_FROM: i64 = 6;
+/// The most line-of-sight answers one search keeps.
+const LOS_CACHE_MAX: usize = 1 << 20;
+
+/// The hasher of [`ThetaStar`]'s line-of-sight cache (SplitMix64's finaliser over the
+/// packed cell pair; the cache is only looked up, never iterated).
+#[derive(Debug, Clone, Copy, Default)]
+struct CellPairHasher(u64);
+
+impl Hasher for CellPairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        let mut z = self.0 ^ v;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        self.0 = z ^ (z >> 31);
+    }
 }
 
 fn dist(w: u32, a: u32, b: u32) -> f64 {
@@ -115,6 +154,7 @@ impl ThetaStar {
             began: Began::not_begun(),
             width: 1,
             scratch: Vec::new(),
+            los: HashMap::default(),
         })
     }
 }
@@ -141,6 +181,7 @@ impl SlicedSearch<Grid> for ThetaStar {
         self.iterations = 0;
         self.path_cost = 0.0;
         self.expansions.clear();
+        self.los.clear();
         self.status = SearchStatus::InProgress;
         self.began = Began::on(grid.space_key());
         let view = GridView::new(grid, &self.options, &mut self.cache);
@@ -199,10 +240,23 @@ impl SlicedSearch<Grid> for ThetaStar {
                 if self.buffers.is_closed(s) {
                     continue;
                 }
-                let (via, g) = match pu {
-                    Some(p) if line_of_sight(xy(p), xy(s), passable) => {
-                        (p, self.buffers.g(p) + dist(w, p, s))
+                let sees = |p: u32, los: &mut HashMap<u64, bool, _>| {
+                    let (a, b) = (xy(p), xy(s));
+                    if (a.0 - b.0).abs().max((a.1 - b.1).abs()) < LOS_CACHE_FROM {
+                        return line_of_sight(a, b, passable);
                     }
+                    let key = u64::from(p) << 32 | u64::from(s);
+                    if let Some(&v) = los.get(&key) {
+                        return v;
+                    }
+                    let v = line_of_sight(a, b, passable);
+                    if los.len() < LOS_CACHE_MAX {
+                        los.insert(key, v);
+                    }
+                    v
+                };
+                let (via, g) = match pu {
+                    Some(p) if sees(p, &mut self.los) => (p, self.buffers.g(p) + dist(w, p, s)),
                     _ => (u, top.g + dist(w, u, s)),
                 };
                 if g < self.buffers.g(s) {
@@ -283,6 +337,7 @@ impl ThetaStar {
         expect_end(&r)?;
         st.install(n, &mut self.buffers, &mut self.open);
         self.began = Began::restored(st.status != SearchStatus::NotStarted, grid.space_key());
+        self.los.clear();
         self.status = st.status;
         self.start = st.start;
         self.goal = st.goal;
