@@ -897,12 +897,36 @@ impl TiledNavMesh {
     /// against every tile facing it ([`MeshError::PortalLinkCap`]); a refused tile changes
     /// nothing. Returns the removed tile.
     pub fn replace_tile(&mut self, tile: NavTile) -> Result<(TileRef, NavTile), MeshError> {
+        self.replace_tile_inner(tile, true)
+    }
+
+    /// [`TiledNavMesh::replace_tile`] without the portal link cap check, for a host that has
+    /// just made that very check with [`TiledNavMesh::check_portal_link_cap`] on this tile and
+    /// changed nothing in the four side columns since (the tile cache's all-or-nothing swap of
+    /// a column: the check reads only the side columns, and the slot at the position is the
+    /// one both name). The fingerprint and the position are still checked. Not a public
+    /// interface: a tile over the cap would be stitched.
+    #[doc(hidden)]
+    pub fn replace_tile_cap_checked(
+        &mut self,
+        tile: NavTile,
+    ) -> Result<(TileRef, NavTile), MeshError> {
+        self.replace_tile_inner(tile, false)
+    }
+
+    fn replace_tile_inner(
+        &mut self,
+        tile: NavTile,
+        check_cap: bool,
+    ) -> Result<(TileRef, NavTile), MeshError> {
         self.check_fingerprint(&tile, "replacing tile")?;
         let (x, z, layer) = tile.position();
         let Some(&slot) = self.positions.get(&(x, z, layer)) else {
             return Err(MeshError::NoTileAtPosition { x, z, layer });
         };
-        self.check_cap(slot, &tile)?;
+        if check_cap {
+            self.check_cap(slot, &tile)?;
+        }
         if let Some(old) = &self.slots[slot as usize].tile {
             self.ends.remove_tile(&self.params, slot, &old.tile);
         }

@@ -781,7 +781,9 @@ impl TileCache {
                     if same_as_built(&f, e) {
                         s.layers_kept += 1;
                     } else {
-                        self.mesh.replace_tile(f)?;
+                        // Checked against the cap above (the side columns have not changed
+                        // since; the slot is the position's in both).
+                        self.mesh.replace_tile_cap_checked(f)?;
                         s.layers_replaced += 1;
                     }
                 }
