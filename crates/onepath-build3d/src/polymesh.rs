@@ -363,11 +363,20 @@ pub(crate) fn merge_polygons(
             }
             None => NO_MERGE,
         };
-    for j in 0..p - 1 {
-        for k in j + 1..p {
-            value[j * p + k] = pair_value(polys, &mut merged, j, k);
+    // A pair sharing no edge (as an unordered pair of vertex indexes) cannot merge
+    // (`merge_value` is `None`), so only the pairs of `adj` are computed: per polygon, the
+    // polygons sharing an edge with it, a symmetric superset kept through the merges (a
+    // merged polygon's edges are some of its two polygons' edges).
+    let mut adj = edge_neighbours(polys);
+    for (j, near) in adj.iter().enumerate() {
+        for &k in near {
+            let k = k as usize;
+            if k > j {
+                value[j * p + k] = pair_value(polys, &mut merged, j, k);
+            }
         }
     }
+    let mut near_merged = vec![false; p];
     loop {
         let n = polys.len();
         let mut best: Option<(i64, usize, usize)> = None;
@@ -389,6 +398,7 @@ pub(crate) fn merge_polygons(
         std::mem::swap(&mut polys[pa], &mut merged);
         polys.swap_remove(pb);
         let n = polys.len();
+        merge_neighbours(&mut adj, pa, pb);
         // The last polygon now sits at `pb`: its pairs move with it.
         if pb < n {
             let last = n;
@@ -402,13 +412,98 @@ pub(crate) fn merge_polygons(
                 value[c * p + d] = v;
             }
         }
-        // The merged polygon's pairs are new.
+        // The merged polygon's pairs are new (no merge with a polygon sharing no edge).
+        for &q in &adj[pa] {
+            near_merged[q as usize] = true;
+        }
         for q in 0..n {
             if q == pa {
                 continue;
             }
             let (a, b) = if q < pa { (q, pa) } else { (pa, q) };
-            value[a * p + b] = pair_value(polys, &mut merged, a, b);
+            value[a * p + b] = if near_merged[q] {
+                pair_value(polys, &mut merged, a, b)
+            } else {
+                NO_MERGE
+            };
+        }
+        for &q in &adj[pa] {
+            near_merged[q as usize] = false;
+        }
+    }
+}
+
+/// Per polygon, the other polygons sharing an edge with it (as an unordered pair of vertex
+/// indexes), ascending.
+fn edge_neighbours(polys: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    let mut edges: Vec<(u32, u32, u32)> = Vec::new();
+    for (i, poly) in polys.iter().enumerate() {
+        let n = poly.len();
+        for k in 0..n {
+            let (a, b) = (poly[k], poly[next(k, n)]);
+            edges.push((a.min(b), a.max(b), i as u32));
+        }
+    }
+    edges.sort_unstable();
+    let mut adj = vec![Vec::new(); polys.len()];
+    let mut start = 0;
+    while start < edges.len() {
+        let key = (edges[start].0, edges[start].1);
+        let mut end = start + 1;
+        while end < edges.len() && (edges[end].0, edges[end].1) == key {
+            end += 1;
+        }
+        for x in start..end {
+            for y in start..end {
+                let (i, j) = (edges[x].2, edges[y].2);
+                if i != j {
+                    adj[i as usize].push(j);
+                }
+            }
+        }
+        start = end;
+    }
+    for a in &mut adj {
+        a.sort_unstable();
+        a.dedup();
+    }
+    adj
+}
+
+/// [`edge_neighbours`] after polygon `pb` was merged into `pa` (`pa < pb`) and the last
+/// polygon moved into `pb`'s place: `pa` gets both polygons' neighbours, every list names
+/// `pa` for `pb` and `pb` for the moved polygon. A symmetric superset of the polygons
+/// sharing an edge stays one.
+fn merge_neighbours(adj: &mut Vec<Vec<u32>>, pa: usize, pb: usize) {
+    let (a, b) = (pa as u32, pb as u32);
+    let from_b = std::mem::take(&mut adj[pb]);
+    for &q in &from_b {
+        if q != a {
+            rename(&mut adj[q as usize], b, a);
+        }
+    }
+    let mut union = std::mem::take(&mut adj[pa]);
+    union.extend(from_b);
+    union.retain(|&q| q != a && q != b);
+    union.sort_unstable();
+    union.dedup();
+    adj[pa] = union;
+    let last = (adj.len() - 1) as u32;
+    adj.swap_remove(pb);
+    if pb < adj.len() {
+        for i in 0..adj[pb].len() {
+            let q = adj[pb][i];
+            rename(&mut adj[q as usize], last, b);
+        }
+    }
+}
+
+/// Renames `from` to `to` in an ascending list without repeats (kept so).
+fn rename(list: &mut Vec<u32>, from: u32, to: u32) {
+    if let Ok(i) = list.binary_search(&from) {
+        list.remove(i);
+        if let Err(j) = list.binary_search(&to) {
+            list.insert(j, to);
         }
     }
 }
@@ -534,7 +629,7 @@ mod tests {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
             (seed >> 33) as i32
         };
-        for n in [5usize, 12, 40, 90] {
+        for n in [5usize, 12, 40, 90, 250] {
             let verts4: Vec<[i32; 4]> = (0..n)
                 .map(|k| {
                     let a = std::f64::consts::TAU * k as f64 / n as f64;
