@@ -111,6 +111,15 @@ impl Ring<'_> {
             if vequal(d0, p0) || vequal(d1, p0) || vequal(d0, p1) || vequal(d1, p1) {
                 continue;
             }
+            // Disjoint boxes (X/Z): no common point, so neither test can hit (a proper
+            // crossing and a vertex between the other's ends both lie in both boxes).
+            if d0[0].max(d1[0]) < p0[0].min(p1[0])
+                || d0[0].min(d1[0]) > p0[0].max(p1[0])
+                || d0[2].max(d1[2]) < p0[2].min(p1[2])
+                || d0[2].min(d1[2]) > p0[2].max(p1[2])
+            {
+                continue;
+            }
             let hit = if loose {
                 intersect_prop(d0, d1, p0, p1)
             } else {
@@ -380,8 +389,15 @@ pub(crate) fn merge_polygons(
     loop {
         let n = polys.len();
         let mut best: Option<(i64, usize, usize)> = None;
-        for j in 0..n.saturating_sub(1) {
-            for (k, &val) in value[j * p..j * p + n].iter().enumerate().skip(j + 1) {
+        // Only pairs of `adj` can have a value; its lists are ascending, so the pairs are
+        // visited in (j, k) order as the full scan of the table would.
+        for (j, near) in adj.iter().enumerate().take(n.saturating_sub(1)) {
+            for &k in near {
+                let k = k as usize;
+                if k <= j {
+                    continue;
+                }
+                let val = value[j * p + k];
                 if val != NO_MERGE && best.map_or(true, |b| val > b.0) {
                     best = Some((val, j, k));
                 }
