@@ -101,23 +101,27 @@ impl Ring<'_> {
     fn diagonalie(&self, i: usize, j: usize, loose: bool) -> bool {
         let d0 = self.v(i);
         let d1 = self.v(j);
-        for k in 0..self.n() {
-            let k1 = self.next(k);
+        let (xlo, xhi) = (d0[0].min(d1[0]), d0[0].max(d1[0]));
+        let (zlo, zhi) = (d0[2].min(d1[2]), d0[2].max(d1[2]));
+        let n = self.n();
+        let mut p1 = self.v(0);
+        for k in 0..n {
+            let k1 = if k + 1 == n { 0 } else { k + 1 };
+            let p0 = p1;
+            p1 = self.v(k1);
+            // Disjoint boxes (X/Z): no common point, so neither test can hit (a proper
+            // crossing and a vertex between the other's ends both lie in both boxes).
+            if p0[0].min(p1[0]) > xhi
+                || p0[0].max(p1[0]) < xlo
+                || p0[2].min(p1[2]) > zhi
+                || p0[2].max(p1[2]) < zlo
+            {
+                continue;
+            }
             if k == i || k1 == i || k == j || k1 == j {
                 continue;
             }
-            let p0 = self.v(k);
-            let p1 = self.v(k1);
             if vequal(d0, p0) || vequal(d1, p0) || vequal(d0, p1) || vequal(d1, p1) {
-                continue;
-            }
-            // Disjoint boxes (X/Z): no common point, so neither test can hit (a proper
-            // crossing and a vertex between the other's ends both lie in both boxes).
-            if d0[0].max(d1[0]) < p0[0].min(p1[0])
-                || d0[0].min(d1[0]) > p0[0].max(p1[0])
-                || d0[2].max(d1[2]) < p0[2].min(p1[2])
-                || d0[2].min(d1[2]) > p0[2].max(p1[2])
-            {
                 continue;
             }
             let hit = if loose {
@@ -385,7 +389,6 @@ pub(crate) fn merge_polygons(
             }
         }
     }
-    let mut near_merged = vec![false; p];
     loop {
         let n = polys.len();
         let mut best: Option<(i64, usize, usize)> = None;
@@ -415,36 +418,23 @@ pub(crate) fn merge_polygons(
         polys.swap_remove(pb);
         let n = polys.len();
         merge_neighbours(&mut adj, pa, pb);
-        // The last polygon now sits at `pb`: its pairs move with it.
+        // Only the values of the pairs of `adj` are read, and each is written when the pair
+        // enters it. The last polygon now sits at `pb`: its pairs move with it.
         if pb < n {
             let last = n;
-            for q in 0..n {
-                if q == pb {
-                    continue;
-                }
+            for &q in &adj[pb] {
+                let q = q as usize;
                 let (a, b) = if q < last { (q, last) } else { (last, q) };
                 let v = value[a * p + b];
                 let (c, d) = if q < pb { (q, pb) } else { (pb, q) };
                 value[c * p + d] = v;
             }
         }
-        // The merged polygon's pairs are new (no merge with a polygon sharing no edge).
+        // The merged polygon's pairs are new.
         for &q in &adj[pa] {
-            near_merged[q as usize] = true;
-        }
-        for q in 0..n {
-            if q == pa {
-                continue;
-            }
+            let q = q as usize;
             let (a, b) = if q < pa { (q, pa) } else { (pa, q) };
-            value[a * p + b] = if near_merged[q] {
-                pair_value(polys, &mut merged, a, b)
-            } else {
-                NO_MERGE
-            };
-        }
-        for &q in &adj[pa] {
-            near_merged[q as usize] = false;
+            value[a * p + b] = pair_value(polys, &mut merged, a, b);
         }
     }
 }
