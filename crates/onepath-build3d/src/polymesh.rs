@@ -442,32 +442,44 @@ pub(crate) fn merge_polygons(
 /// Per polygon, the other polygons sharing an edge with it (as an unordered pair of vertex
 /// indexes), ascending.
 fn edge_neighbours(polys: &[Vec<u32>]) -> Vec<Vec<u32>> {
-    let mut edges: Vec<(u32, u32, u32)> = Vec::new();
-    for (i, poly) in polys.iter().enumerate() {
-        let n = poly.len();
-        for k in 0..n {
-            let (a, b) = (poly[k], poly[next(k, n)]);
-            edges.push((a.min(b), a.max(b), i as u32));
+    // Edges as (larger vertex, polygon) grouped by their smaller vertex (a counting sort
+    // over the contour's vertex range), then matched within each group.
+    let mut adj: Vec<Vec<u32>> = (0..polys.len()).map(|_| Vec::with_capacity(4)).collect();
+    let (Some(&lo), Some(&hi)) = (polys.iter().flatten().min(), polys.iter().flatten().max())
+    else {
+        return adj;
+    };
+    let range = (hi - lo) as usize + 1;
+    let mut first = vec![0u32; range + 1];
+    let edges = |f: &mut dyn FnMut(u32, u32, u32)| {
+        for (i, poly) in polys.iter().enumerate() {
+            let n = poly.len();
+            for k in 0..n {
+                let (a, b) = (poly[k], poly[next(k, n)]);
+                f(a.min(b) - lo, a.max(b), i as u32);
+            }
         }
+    };
+    edges(&mut |a, _, _| first[a as usize + 1] += 1);
+    for v in 0..range {
+        first[v + 1] += first[v];
     }
-    edges.sort_unstable();
-    let mut adj = vec![Vec::new(); polys.len()];
-    let mut start = 0;
-    while start < edges.len() {
-        let key = (edges[start].0, edges[start].1);
-        let mut end = start + 1;
-        while end < edges.len() && (edges[end].0, edges[end].1) == key {
-            end += 1;
-        }
-        for x in start..end {
-            for y in start..end {
-                let (i, j) = (edges[x].2, edges[y].2);
-                if i != j {
-                    adj[i as usize].push(j);
+    let mut fill = first.clone();
+    let mut by_low = vec![(0u32, 0u32); first[range] as usize];
+    edges(&mut |a, b, i| {
+        by_low[fill[a as usize] as usize] = (b, i);
+        fill[a as usize] += 1;
+    });
+    for v in 0..range {
+        let group = &by_low[first[v] as usize..first[v + 1] as usize];
+        for (x, &(bx, ix)) in group.iter().enumerate() {
+            for &(by, iy) in &group[x + 1..] {
+                if bx == by && ix != iy {
+                    adj[ix as usize].push(iy);
+                    adj[iy as usize].push(ix);
                 }
             }
         }
-        start = end;
     }
     for a in &mut adj {
         a.sort_unstable();
