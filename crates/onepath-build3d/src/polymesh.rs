@@ -101,13 +101,26 @@ impl Ring<'_> {
     fn diagonalie(&self, i: usize, j: usize, loose: bool) -> bool {
         let d0 = self.v(i);
         let d1 = self.v(j);
-        for k in 0..self.n() {
-            let k1 = self.next(k);
+        let (xlo, xhi) = (d0[0].min(d1[0]), d0[0].max(d1[0]));
+        let (zlo, zhi) = (d0[2].min(d1[2]), d0[2].max(d1[2]));
+        let n = self.n();
+        let mut p1 = self.v(0);
+        for k in 0..n {
+            let k1 = if k + 1 == n { 0 } else { k + 1 };
+            let p0 = p1;
+            p1 = self.v(k1);
+            // Disjoint boxes (X/Z): no common point, so neither test can hit (a proper
+            // crossing and a vertex between the other's ends both lie in both boxes).
+            if p0[0].min(p1[0]) > xhi
+                || p0[0].max(p1[0]) < xlo
+                || p0[2].min(p1[2]) > zhi
+                || p0[2].max(p1[2]) < zlo
+            {
+                continue;
+            }
             if k == i || k1 == i || k == j || k1 == j {
                 continue;
             }
-            let p0 = self.v(k);
-            let p1 = self.v(k1);
             if vequal(d0, p0) || vequal(d1, p0) || vequal(d0, p1) || vequal(d1, p1) {
                 continue;
             }
@@ -363,16 +376,31 @@ pub(crate) fn merge_polygons(
             }
             None => NO_MERGE,
         };
-    for j in 0..p - 1 {
-        for k in j + 1..p {
-            value[j * p + k] = pair_value(polys, &mut merged, j, k);
+    // A pair sharing no edge (as an unordered pair of vertex indexes) cannot merge
+    // (`merge_value` is `None`), so only the pairs of `adj` are computed: per polygon, the
+    // polygons sharing an edge with it, a symmetric superset kept through the merges (a
+    // merged polygon's edges are some of its two polygons' edges).
+    let mut adj = edge_neighbours(polys);
+    for (j, near) in adj.iter().enumerate() {
+        for &k in near {
+            let k = k as usize;
+            if k > j {
+                value[j * p + k] = pair_value(polys, &mut merged, j, k);
+            }
         }
     }
     loop {
         let n = polys.len();
         let mut best: Option<(i64, usize, usize)> = None;
-        for j in 0..n.saturating_sub(1) {
-            for (k, &val) in value[j * p..j * p + n].iter().enumerate().skip(j + 1) {
+        // Only pairs of `adj` can have a value; its lists are ascending, so the pairs are
+        // visited in (j, k) order as the full scan of the table would.
+        for (j, near) in adj.iter().enumerate().take(n.saturating_sub(1)) {
+            for &k in near {
+                let k = k as usize;
+                if k <= j {
+                    continue;
+                }
+                let val = value[j * p + k];
                 if val != NO_MERGE && best.map_or(true, |b| val > b.0) {
                     best = Some((val, j, k));
                 }
@@ -389,13 +417,13 @@ pub(crate) fn merge_polygons(
         std::mem::swap(&mut polys[pa], &mut merged);
         polys.swap_remove(pb);
         let n = polys.len();
-        // The last polygon now sits at `pb`: its pairs move with it.
+        merge_neighbours(&mut adj, pa, pb);
+        // Only the values of the pairs of `adj` are read, and each is written when the pair
+        // enters it. The last polygon now sits at `pb`: its pairs move with it.
         if pb < n {
             let last = n;
-            for q in 0..n {
-                if q == pb {
-                    continue;
-                }
+            for &q in &adj[pb] {
+                let q = q as usize;
                 let (a, b) = if q < last { (q, last) } else { (last, q) };
                 let v = value[a * p + b];
                 let (c, d) = if q < pb { (q, pb) } else { (pb, q) };
@@ -403,12 +431,97 @@ pub(crate) fn merge_polygons(
             }
         }
         // The merged polygon's pairs are new.
-        for q in 0..n {
-            if q == pa {
-                continue;
-            }
+        for &q in &adj[pa] {
+            let q = q as usize;
             let (a, b) = if q < pa { (q, pa) } else { (pa, q) };
             value[a * p + b] = pair_value(polys, &mut merged, a, b);
+        }
+    }
+}
+
+/// Per polygon, the other polygons sharing an edge with it (as an unordered pair of vertex
+/// indexes), ascending.
+fn edge_neighbours(polys: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    // Edges as (larger vertex, polygon) grouped by their smaller vertex (a counting sort
+    // over the contour's vertex range), then matched within each group.
+    let mut adj: Vec<Vec<u32>> = (0..polys.len()).map(|_| Vec::with_capacity(4)).collect();
+    let (Some(&lo), Some(&hi)) = (polys.iter().flatten().min(), polys.iter().flatten().max())
+    else {
+        return adj;
+    };
+    let range = (hi - lo) as usize + 1;
+    let mut first = vec![0u32; range + 1];
+    let edges = |f: &mut dyn FnMut(u32, u32, u32)| {
+        for (i, poly) in polys.iter().enumerate() {
+            let n = poly.len();
+            for k in 0..n {
+                let (a, b) = (poly[k], poly[next(k, n)]);
+                f(a.min(b) - lo, a.max(b), i as u32);
+            }
+        }
+    };
+    edges(&mut |a, _, _| first[a as usize + 1] += 1);
+    for v in 0..range {
+        first[v + 1] += first[v];
+    }
+    let mut fill = first.clone();
+    let mut by_low = vec![(0u32, 0u32); first[range] as usize];
+    edges(&mut |a, b, i| {
+        by_low[fill[a as usize] as usize] = (b, i);
+        fill[a as usize] += 1;
+    });
+    for v in 0..range {
+        let group = &by_low[first[v] as usize..first[v + 1] as usize];
+        for (x, &(bx, ix)) in group.iter().enumerate() {
+            for &(by, iy) in &group[x + 1..] {
+                if bx == by && ix != iy {
+                    adj[ix as usize].push(iy);
+                    adj[iy as usize].push(ix);
+                }
+            }
+        }
+    }
+    for a in &mut adj {
+        a.sort_unstable();
+        a.dedup();
+    }
+    adj
+}
+
+/// [`edge_neighbours`] after polygon `pb` was merged into `pa` (`pa < pb`) and the last
+/// polygon moved into `pb`'s place: `pa` gets both polygons' neighbours, every list names
+/// `pa` for `pb` and `pb` for the moved polygon. A symmetric superset of the polygons
+/// sharing an edge stays one.
+fn merge_neighbours(adj: &mut Vec<Vec<u32>>, pa: usize, pb: usize) {
+    let (a, b) = (pa as u32, pb as u32);
+    let from_b = std::mem::take(&mut adj[pb]);
+    for &q in &from_b {
+        if q != a {
+            rename(&mut adj[q as usize], b, a);
+        }
+    }
+    let mut union = std::mem::take(&mut adj[pa]);
+    union.extend(from_b);
+    union.retain(|&q| q != a && q != b);
+    union.sort_unstable();
+    union.dedup();
+    adj[pa] = union;
+    let last = (adj.len() - 1) as u32;
+    adj.swap_remove(pb);
+    if pb < adj.len() {
+        for i in 0..adj[pb].len() {
+            let q = adj[pb][i];
+            rename(&mut adj[q as usize], last, b);
+        }
+    }
+}
+
+/// Renames `from` to `to` in an ascending list without repeats (kept so).
+fn rename(list: &mut Vec<u32>, from: u32, to: u32) {
+    if let Ok(i) = list.binary_search(&from) {
+        list.remove(i);
+        if let Err(j) = list.binary_search(&to) {
+            list.insert(j, to);
         }
     }
 }
@@ -534,7 +647,7 @@ mod tests {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
             (seed >> 33) as i32
         };
-        for n in [5usize, 12, 40, 90] {
+        for n in [5usize, 12, 40, 90, 250] {
             let verts4: Vec<[i32; 4]> = (0..n)
                 .map(|k| {
                     let a = std::f64::consts::TAU * k as f64 / n as f64;

@@ -125,6 +125,22 @@ impl NavTile {
         Ok(Self::from_valid(params.fingerprint(), data))
     }
 
+    /// [`NavTile::create`] with `params.fingerprint()` given (every check made, the same
+    /// tile), for a host that creates many tiles against one parameter block and hashed it
+    /// once. Not a public interface: a `fingerprint` other than `params.fingerprint()` would
+    /// make a tile that claims other parameters (checked in debug builds).
+    #[doc(hidden)]
+    pub fn create_with_fingerprint(
+        params: &NavMeshParams,
+        fingerprint: Fingerprint,
+        data: NavTileData,
+    ) -> Result<NavTile, FormatError> {
+        params.validate().map_err(|e| e.within("parameters"))?;
+        debug_assert_eq!(fingerprint, params.fingerprint());
+        crate::validate::validate_tile(params, &data)?;
+        Ok(Self::from_valid(fingerprint, data))
+    }
+
     /// Builds the tile from data already validated.
     pub(crate) fn from_valid(fingerprint: Fingerprint, data: NavTileData) -> NavTile {
         let mut poly_first_corner = Vec::with_capacity(data.poly_sizes.len() + 1);

@@ -11,7 +11,8 @@ use onepath_format::{
 };
 use onepath_stitch::{
     admit_tile_with, end_columns, neighbour_column, restitch_scope, stitch_all, stitch_tiles,
-    ColumnIndex, Link, LinkEndIndex, OffMeshConnection, StitchError, TileLinks, TileSet,
+    stitch_tiles_and_sides, ColumnIndex, Link, LinkEndIndex, OffMeshConnection, StitchError,
+    TileLinks, TileSet,
 };
 
 use crate::error::MeshError;
@@ -867,7 +868,7 @@ impl TiledNavMesh {
         self.slots[slot as usize].tile = Some(mt);
         self.slots[slot as usize].stamp = StateId::fresh();
         self.place(x, z, layer, slot);
-        self.restitch(&[(x, z)], &[]);
+        self.restitch_column((x, z), &[], Some(slot));
         Ok(tile_ref)
     }
 
@@ -897,12 +898,36 @@ impl TiledNavMesh {
     /// against every tile facing it ([`MeshError::PortalLinkCap`]); a refused tile changes
     /// nothing. Returns the removed tile.
     pub fn replace_tile(&mut self, tile: NavTile) -> Result<(TileRef, NavTile), MeshError> {
+        self.replace_tile_inner(tile, true)
+    }
+
+    /// [`TiledNavMesh::replace_tile`] without the portal link cap check, for a host that has
+    /// just made that very check with [`TiledNavMesh::check_portal_link_cap`] on this tile and
+    /// changed nothing in the four side columns since (the tile cache's all-or-nothing swap of
+    /// a column: the check reads only the side columns, and the slot at the position is the
+    /// one both name). The fingerprint and the position are still checked. Not a public
+    /// interface: a tile over the cap would be stitched.
+    #[doc(hidden)]
+    pub fn replace_tile_cap_checked(
+        &mut self,
+        tile: NavTile,
+    ) -> Result<(TileRef, NavTile), MeshError> {
+        self.replace_tile_inner(tile, false)
+    }
+
+    fn replace_tile_inner(
+        &mut self,
+        tile: NavTile,
+        check_cap: bool,
+    ) -> Result<(TileRef, NavTile), MeshError> {
         self.check_fingerprint(&tile, "replacing tile")?;
         let (x, z, layer) = tile.position();
         let Some(&slot) = self.positions.get(&(x, z, layer)) else {
             return Err(MeshError::NoTileAtPosition { x, z, layer });
         };
-        self.check_cap(slot, &tile)?;
+        if check_cap {
+            self.check_cap(slot, &tile)?;
+        }
         if let Some(old) = &self.slots[slot as usize].tile {
             self.ends.remove_tile(&self.params, slot, &old.tile);
         }
@@ -920,7 +945,7 @@ impl TiledNavMesh {
             .replace(mt)
             .expect("positions index names an occupied slot");
         let departed: Vec<(i32, i32)> = end_columns(&self.params, &old.tile).collect();
-        self.restitch(&[(x, z)], &departed);
+        self.restitch_column((x, z), &departed, Some(slot));
         Ok((tile_ref, old.tile))
     }
 
@@ -933,7 +958,7 @@ impl TiledNavMesh {
         let tile = self.take_slot(r.slot);
         let (x, z, _) = tile.position();
         let departed: Vec<(i32, i32)> = end_columns(&self.params, &tile).collect();
-        self.restitch(&[(x, z)], &departed);
+        self.restitch_column((x, z), &departed, None);
         Ok(tile)
     }
 
@@ -960,7 +985,7 @@ impl TiledNavMesh {
             .iter()
             .flat_map(|t| end_columns(&self.params, t))
             .collect();
-        self.restitch(&[(x, z)], &departed);
+        self.restitch_column((x, z), &departed, None);
         removed
     }
 
@@ -1119,6 +1144,61 @@ impl TiledNavMesh {
         let scope = restitch_scope(&set, columns, departed);
         let fresh = stitch_tiles(&set, &scope);
         drop(set);
+        self.take_links(fresh, &[]);
+    }
+
+    /// [`TiledNavMesh::restitch`] after a change of the one column (x, z) where at most one
+    /// tile came in (`placed`, its slot; the others there stayed or left), with the same
+    /// links. With no off-mesh link in the mesh and none departed it restitches less: the
+    /// placed tile whole, each tile of the four side columns only on its side facing the
+    /// column ([`stitch_tiles_and_sides`]), and no other tile of the column (a tile's portal
+    /// links face only the side columns). Every slot of the scope gets a new stamp either
+    /// way.
+    fn restitch_column(
+        &mut self,
+        (x, z): (i32, i32),
+        departed: &[(i32, i32)],
+        placed: Option<u32>,
+    ) {
+        let set = self.tile_set();
+        if !departed.is_empty() || set.has_off_mesh_links() {
+            drop(set);
+            return self.restitch(&[(x, z)], departed);
+        }
+        let full: Vec<u32> = placed.into_iter().collect();
+        let kept: Vec<u32> = set
+            .column(x, z)
+            .iter()
+            .map(|&(_, s)| s)
+            .filter(|&s| Some(s) != placed)
+            .collect();
+        let mut sides = Vec::new();
+        for side in 0..4u8 {
+            let Some((nx, nz)) = neighbour_column(x, z, side) else {
+                continue;
+            };
+            for &(_, s) in set.column(nx, nz) {
+                if let Some(t) = self.slots[s as usize].tile.as_ref() {
+                    sides.push((s, side ^ 2, &t.links));
+                }
+            }
+        }
+        let fresh = stitch_tiles_and_sides(&set, &full, &sides);
+        drop(sides);
+        drop(set);
+        self.state = StateId::fresh();
+        self.take_links(fresh, &kept);
+    }
+
+    /// Sets the links of the restitched slots and their portal indexes, and a new stamp for
+    /// them and for the `kept` slots.
+    fn take_links(&mut self, fresh: Vec<(u32, TileLinks)>, kept: &[u32]) {
+        for &slot in kept {
+            let s = &mut self.slots[slot as usize];
+            if s.tile.is_some() {
+                s.stamp = StateId::fresh();
+            }
+        }
         let mut touched = Vec::with_capacity(fresh.len());
         for (slot, links) in fresh {
             let s = &mut self.slots[slot as usize];

@@ -78,7 +78,7 @@ pub use portals::{
     PortalEdge, PortalOverlap,
 };
 pub use stitch::{
-    restitch_scope, stitch_all, stitch_tiles, stitch_tiles_with_cost, try_stitch_tiles_with_cost,
-    StitchCost,
+    restitch_scope, stitch_all, stitch_tiles, stitch_tiles_and_sides, stitch_tiles_with_cost,
+    try_stitch_tiles_with_cost, StitchCost,
 };
 pub use tiles::{end_columns, ColumnIndex, LinkEndIndex, SlotTile, TileSet};

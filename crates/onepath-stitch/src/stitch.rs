@@ -117,6 +117,81 @@ pub fn stitch_tiles_with_cost(
     (links, cost)
 }
 
+/// [`stitch_tiles`] for a pass after a change in one column whose other tiles cannot
+/// change: the tiles of `full` are stitched whole, and each `(slot, side, old)` of `sides`
+/// keeps its links `old` except the portal links of side `side`, which are stitched again
+/// (in their place: a row lists its portal links by side, then its off-mesh links). Returns
+/// `(slot, links)`, `full` first, then `sides`, in the order given (free slots skipped).
+///
+/// The result equals [`stitch_tiles`]'s for those slots when every `old` was the tile's
+/// links (in its slot) before the change, the change was to the tiles of the one column
+/// each such side faces, and no off-mesh link can have moved (the set has none, and the
+/// tiles that left had none): a tile's portal links on a side are a function of the tile
+/// and of the column that side faces, and nothing else of a row can change then.
+pub fn stitch_tiles_and_sides(
+    set: &TileSet<'_>,
+    full: &[u32],
+    sides: &[(u32, u8, &TileLinks)],
+) -> Vec<(u32, TileLinks)> {
+    let mut cost = StitchCost::default();
+    let pass = Attachments::new(set);
+    let memo = PortalMemo::default();
+    let mut out: Vec<(u32, TileLinks)> = full
+        .iter()
+        .filter_map(|&slot| stitch_one(set, &pass, &memo, slot, &mut cost).map(|l| (slot, l)))
+        .collect();
+    out.extend(sides.iter().filter_map(|&(slot, side, old)| {
+        stitch_side(set, &memo, slot, side, old).map(|l| (slot, l))
+    }));
+    out
+}
+
+/// The links `old` of the tile in `slot` with the portal links of `side` stitched again
+/// ([`stitch_tiles_and_sides`]).
+fn stitch_side(
+    set: &TileSet<'_>,
+    memo: &PortalMemo,
+    slot: u32,
+    side: u8,
+    old: &TileLinks,
+) -> Option<TileLinks> {
+    let tile = set.get(slot)?.tile;
+    let climb = f64::from(set.params().walkable_climb);
+    let own = memo.get(slot, tile);
+    let sp = SidePortals::new(set, &own, memo, tile, side);
+    let mut tests = 0;
+    let is_side = |l: &Link, below: bool| match l.kind {
+        LinkKind::Portal { side: s, .. } => {
+            if below {
+                s < side
+            } else {
+                s == side
+            }
+        }
+        _ => false,
+    };
+    Some(TileLinks::from_rows(
+        tile.poly_count(),
+        |p, out| {
+            let row = old.poly_links(p);
+            let start = row.iter().take_while(|l| is_side(l, true)).count();
+            let end = start
+                + row[start..]
+                    .iter()
+                    .take_while(|l| is_side(l, false))
+                    .count();
+            out.extend_from_slice(&row[..start]);
+            let lo = sp.own().partition_point(|e| (e.poly as usize) < p);
+            let hi = sp.own().partition_point(|e| (e.poly as usize) <= p);
+            for i in lo..hi {
+                sp.links_of(set, side, i, climb, &mut tests, out);
+            }
+            out.extend_from_slice(&row[end..]);
+        },
+        old.off_mesh().to_vec(),
+    ))
+}
+
 /// [`stitch_tiles_with_cost`] behind the per-tile cap ([`crate::cap`]): every tile of
 /// `slots` is checked first (O(n log n) per tile, no link made), and the first one over the
 /// cap is refused with nothing stitched. Below the cap the result is exactly

@@ -12,7 +12,7 @@ use onepath_build3d::{
     BuildError, ChunkyTriMesh, CompactHeightfield, ConvexVolume, ErodedTile, HeightGrid,
     Mesh3DPipeline, Obstacle, Progress, TriangleSoup, VerticalGrid, VoxelConfig,
 };
-use onepath_format::{NavMeshParams, NavTile, NavTileData, Partition};
+use onepath_format::{Fingerprint, NavMeshParams, NavTile, NavTileData, Partition};
 use onepath_mesh::TiledNavMesh;
 use rayon::prelude::*;
 
@@ -261,8 +261,11 @@ impl TileCache {
         }
         let links = !pipeline.config.off_mesh_links.is_empty();
         bake_off_mesh_links(&params, &pipeline.config.off_mesh_links, &mut datas)?;
-        let created: Vec<Result<NavTile, BuildError>> =
-            datas.into_par_iter().map(|d| create(&params, d)).collect();
+        let fingerprint = params.fingerprint();
+        let created: Vec<Result<NavTile, BuildError>> = datas
+            .into_par_iter()
+            .map(|d| create(&params, fingerprint, d))
+            .collect();
         let mut mesh = TiledNavMesh::new(params).map_err(BuildError::from)?;
         let mut created = created.into_iter();
         let mut tiles = BTreeMap::new();
@@ -685,7 +688,7 @@ impl TileCache {
             )?;
             let mut out = Vec::with_capacity(datas.len());
             for d in datas {
-                out.push(create(&self.params, d)?);
+                out.push(create(&self.params, self.mesh.fingerprint(), d)?);
             }
             return Ok((out, vec![None; layers.len()]));
         }
@@ -708,7 +711,7 @@ impl TileCache {
                 None => {
                     let mut d = d.clone();
                     d.layer = number;
-                    create(&self.params, d)?
+                    create(&self.params, self.mesh.fingerprint(), d)?
                 }
             };
             out.push(tile.clone());
@@ -740,7 +743,7 @@ impl TileCache {
         )?;
         let mut out = Vec::with_capacity(datas.len());
         for d in datas {
-            out.push(create(&self.params, d)?);
+            out.push(create(&self.params, self.mesh.fingerprint(), d)?);
         }
         Ok((out, memo, reused))
     }
@@ -781,7 +784,9 @@ impl TileCache {
                     if same_as_built(&f, e) {
                         s.layers_kept += 1;
                     } else {
-                        self.mesh.replace_tile(f)?;
+                        // Checked against the cap above (the side columns have not changed
+                        // since; the slot is the position's in both).
+                        self.mesh.replace_tile_cap_checked(f)?;
                         s.layers_replaced += 1;
                     }
                 }
@@ -845,9 +850,15 @@ fn same_as_built(a: &NavTile, b: &NavTile) -> bool {
     Arc::ptr_eq(a.geometry(), b.geometry()) || onepath_mesh::same_geometry(a, b)
 }
 
-fn create(params: &NavMeshParams, d: NavTileData) -> Result<NavTile, BuildError> {
+/// [`NavTile::create`] against the cache's parameters, whose `fingerprint` (the mesh's)
+/// was hashed once.
+fn create(
+    params: &NavMeshParams,
+    fingerprint: Fingerprint,
+    d: NavTileData,
+) -> Result<NavTile, BuildError> {
     let (tile_x, tile_z, layer) = (d.tile_x, d.tile_z, d.layer);
-    NavTile::create(params, d).map_err(|source| BuildError::Tile {
+    NavTile::create_with_fingerprint(params, fingerprint, d).map_err(|source| BuildError::Tile {
         tile_x,
         tile_z,
         layer,

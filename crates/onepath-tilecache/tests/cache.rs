@@ -3,8 +3,11 @@
 mod common;
 
 use common::*;
-use onepath_build3d::{BuildError, ConvexVolume, Obstacle};
+use onepath_build3d::{
+    BuildConfig, BuildError, ConvexVolume, Mesh3DPipeline, Obstacle, TriangleSoup,
+};
 use onepath_format::Partition;
+use onepath_mesh::{MeshError, NavMeshSerializer, StitchError};
 use onepath_tilecache::{ObstacleId, TileCache, TileCacheError, VolumeId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -503,4 +506,105 @@ fn a_cached_build_reports_progress_once_per_tile_and_the_same_mesh() {
     let n = cache.cached_tiles().len();
     assert_eq!(calls, (1..=n).map(|k| (k, n)).collect::<Vec<_>>());
     assert_eq!(cache.mesh(), &p.build_soup(&soup).unwrap().mesh);
+}
+
+#[path = "../../onepath-stitch/tests/crafted/mod.rs"]
+mod crafted;
+
+/// A flat floor of two tiles of 160 cells along x, agent radius 0, layer-first tiles.
+fn comb_cache() -> TileCache {
+    let size = 160.0 * 0.3;
+    let soup = TriangleSoup {
+        vertices: vec![
+            [0.0, 0.0, 0.0],
+            [2.0 * size, 0.0, 0.0],
+            [2.0 * size, 0.0, size],
+            [0.0, 0.0, size],
+        ],
+        triangles: vec![[0, 2, 1], [0, 3, 2]],
+        areas: None,
+    };
+    let config = BuildConfig {
+        tile_size: size,
+        agent_radius: 0.0,
+        ..layer_first_config()
+    };
+    TileCache::build_soup(&Mesh3DPipeline::new(config), &soup).unwrap()
+}
+
+#[test]
+fn a_swap_the_portal_link_cap_refuses_leaves_the_mesh_and_the_cache_as_they_were() {
+    let mut cache = comb_cache();
+    let p = *cache.params();
+    let ts = p.tile_size_f32();
+    // Facing tile (0, 0)'s +x side: 2 000 thin triangles whose portal edges all cover the
+    // whole boundary, as layer 1 of column (1, 0) at the floor's height. Tile (0, 0)'s floor
+    // meets that side in a few edges, far inside the cap.
+    let at = cache
+        .mesh()
+        .tile_at(0, 0, 0)
+        .unwrap()
+        .tile()
+        .data()
+        .origin_y;
+    let thin: Vec<crafted::Thin> = (0..2000)
+        .map(|i| crafted::Thin {
+            z0: 0.0001 * i as f32,
+            z1: ts - 0.0001 * i as f32,
+            y: 0.0,
+            depth: 8.0,
+        })
+        .collect();
+    let facing = crafted::thin_triangles(&p, 1, 1, at, &[], &thin, Vec::new());
+    cache.mesh_mut().add_tile(facing).unwrap();
+    // One-cell walls every other cell along tile (0, 0)'s +x border cut its floor into a
+    // comb of 80 teeth: 80 portal edges, each overlapping all 2 000 (pairs 160 000 over the
+    // cap of 64 × 2 080).
+    for j in (1..160).step_by(2) {
+        let z = f64::from(j) * 0.3;
+        cache
+            .add_obstacle(Obstacle::Box {
+                min: [47.0, -1.0, z + 0.05],
+                max: [48.2, 1.0, z + 0.25],
+            })
+            .unwrap();
+    }
+    let before_mesh = (
+        cache.mesh().clone(),
+        NavMeshSerializer::write_mesh(cache.mesh()),
+        cache.mesh().state_id(),
+    );
+    let before_queue: Vec<_> = cache.queue().collect();
+    let mut twin = cache.clone();
+    let e = cache.update_all().unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TileCacheError::Mesh(MeshError::PortalLinkCap(StitchError::PortalLinkCap {
+                position: (0, 0, 0),
+                side: 0,
+                facing_layer: 1,
+                ..
+            }))
+        ),
+        "{e:?}"
+    );
+    // The mesh exactly as it was (value, bytes, state), the column still queued first.
+    let after = (
+        cache.mesh().clone(),
+        NavMeshSerializer::write_mesh(cache.mesh()),
+        cache.mesh().state_id(),
+    );
+    assert_eq!(after, before_mesh);
+    assert_eq!(cache.queue().collect::<Vec<_>>(), before_queue);
+    assert_eq!(before_queue.first(), Some(&(0, 0)));
+    // And the cache's own state too: with the facing tile gone, it rebuilds exactly as a
+    // copy taken before the refused update.
+    for c in [&mut cache, &mut twin] {
+        c.mesh_mut().remove_tile_at(1, 0, 1).unwrap();
+        let s = c.update_all().unwrap();
+        assert!(s.layers_replaced > 0);
+    }
+    assert_eq!(tiles_of(cache.mesh()), tiles_of(twin.mesh()));
+    assert_eq!(cache.mesh(), twin.mesh());
 }
