@@ -79,7 +79,7 @@ fn compare_here(
         };
         // Whichever OnePath run follows DetourTileCache pays for the caches it left, so
         // repair on and off take turns at that place, round by round.
-        let mut t = vec![Vec::with_capacity(rounds.max(1)); 3];
+        let mut t: Vec<Vec<_>> = (0..3).map(|_| Vec::with_capacity(rounds.max(1))).collect();
         for round in 0..rounds.max(1) {
             let r = if round % 2 == 0 {
                 interleaved_rounds(
