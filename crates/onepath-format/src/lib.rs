@@ -72,6 +72,7 @@ pub mod assembler;
 pub mod bytes;
 pub mod content_id;
 pub mod error;
+pub mod hash;
 pub mod normative;
 pub mod onpt;
 pub mod orient;

@@ -18,7 +18,9 @@ use crate::error::GridError;
 use crate::open_lists::buffers::{SearchBuffers, NO_NODE};
 use crate::open_lists::heap::OpenSet;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
+
+use onepath_format::hash::SplitMix64Hasher;
 
 use crate::searches::astar::SearchGraph;
 use crate::searches::options::GridOptions;
@@ -96,37 +98,13 @@ pub struct ThetaStar {
     /// lines of [`LOS_CACHE_FROM`] cells or more are kept, at most [`LOS_CACHE_MAX`] of
     /// them; cleared when a search begins or is restored (speed only: the answers are the
     /// ones the check gives).
-    los: HashMap<u64, bool, BuildHasherDefault<CellPairHasher>>,
+    los: HashMap<u64, bool, BuildHasherDefault<SplitMix64Hasher>>,
 }
 
 /// Lines shorter than this (in cells along the longer axis) are checked, not looked up.
 const LOS_CACHE_FROM: i64 = 6;
 /// The most line-of-sight answers one search keeps.
 const LOS_CACHE_MAX: usize = 1 << 20;
-
-/// The hasher of [`ThetaStar`]'s line-of-sight cache (SplitMix64's finaliser over the
-/// packed cell pair; the cache is only looked up, never iterated).
-#[derive(Debug, Clone, Copy, Default)]
-struct CellPairHasher(u64);
-
-impl Hasher for CellPairHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        let mut z = self.0 ^ v;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        self.0 = z ^ (z >> 31);
-    }
-}
 
 fn dist(w: u32, a: u32, b: u32) -> f64 {
     let (ax, ay) = (f64::from(a % w), f64::from(a / w));

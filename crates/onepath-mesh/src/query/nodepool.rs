@@ -5,7 +5,7 @@
 //! layout nor its hash can reach an answer.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use onepath_format::PolyRef;
 
@@ -75,31 +75,8 @@ impl NodePool {
     }
 }
 
-/// A small mixing hasher for the node index (`PolyRef` keys). The index is only
-/// looked up, never iterated, so the hash cannot reach an answer; it just has to be fast.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct RefHasher(u64);
-
-impl Hasher for RefHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        // SplitMix64's finaliser: every input bit reaches the low bits the table indexes
-        // with (a bare multiply would leave slot bits 20..40 out of them).
-        let mut z = self.0 ^ v;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        self.0 = z ^ (z >> 31);
-    }
-}
+/// The hasher of the query layer's lookup tables (see [`onepath_format::hash::SplitMix64Hasher`]).
+pub(crate) type RefHasher = onepath_format::hash::SplitMix64Hasher;
 
 /// PolyRef → node index.
 pub(crate) type NodeIndex = HashMap<PolyRef, u32, BuildHasherDefault<RefHasher>>;

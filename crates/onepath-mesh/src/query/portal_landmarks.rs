@@ -38,7 +38,7 @@ use std::hash::BuildHasherDefault;
 
 use crate::mesh::TiledNavMesh;
 use crate::query::filter::QueryFilter;
-use crate::query::geom::{dist as dist_3d, dist_sqr_2d, lerp, Vec3};
+use crate::query::geom::{dist_sqr_2d, Vec3};
 use crate::query::graph::{for_each_neighbour_at, Crossing, HEURISTIC_SCALE};
 use crate::query::nodepool::RefHasher;
 use crate::query::poly::poly_passes;
@@ -144,16 +144,12 @@ impl PortalLandmarks {
                     };
                     match nb.crossing {
                         Crossing::Edge { left, right, .. } => {
-                            // The very samples of the v2 search (same expressions).
-                            let k = sampling.samples(dist_3d(left, right));
-                            let kf = f64::from(k);
-                            for i in 0..k {
-                                let t = (2.0 * f64::from(i) + 1.0) / (2.0 * kf);
-                                let a = lerp(left, right, t);
+                            // The very samples of the v2 search (the same function).
+                            sampling.for_each_sample(left, right, |k, i, a| {
                                 let node = node_of(k, i);
                                 raw.push((x, Piece { node, a }));
                                 raw.push((y, Piece { node, a }));
-                            }
+                            });
                         }
                         Crossing::OffMesh { start, end, .. } => {
                             let node = node_of(0, 0);

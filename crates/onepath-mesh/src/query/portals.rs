@@ -83,6 +83,17 @@ impl PortalSampling {
     /// The default cap of samples per crossing.
     pub const MAX_SAMPLES: u8 = 8;
 
+    /// Calls `f(k, i, sample)` for each of the `k` samples `i` of the edge crossing from
+    /// `left` to `right` (the search's and the landmark table's one expression).
+    pub(crate) fn for_each_sample(&self, left: Vec3, right: Vec3, mut f: impl FnMut(u8, u8, Vec3)) {
+        let k = self.samples(dist_3d(left, right));
+        let kf = f64::from(k);
+        for i in 0..k {
+            let t = (2.0 * f64::from(i) + 1.0) / (2.0 * kf);
+            f(k, i, lerp(left, right, t));
+        }
+    }
+
     /// The number of samples on a crossing of length `len`.
     pub fn samples(&self, len: f64) -> u8 {
         let max = self.max_samples.max(1);
@@ -443,11 +454,7 @@ impl PortalSearch {
                             |k: u8, i: u8| table.map_or(NO_NODE, |t| t.node(row, trow, k, i));
                         match nb.crossing {
                             Crossing::Edge { left, right, .. } => {
-                                let k = sampling.samples(dist_3d(left, right));
-                                let kf = f64::from(k);
-                                for i in 0..k {
-                                    let t = (2.0 * f64::from(i) + 1.0) / (2.0 * kf);
-                                    let s = lerp(left, right, t);
+                                sampling.for_each_sample(left, right, |k, i, s| {
                                     samples.push(Sample {
                                         target: nb.target,
                                         i,
@@ -459,7 +466,7 @@ impl PortalSearch {
                                         arrive: s,
                                         extra: 0.0,
                                     });
-                                }
+                                });
                             }
                             Crossing::OffMesh {
                                 start, end, area, ..
