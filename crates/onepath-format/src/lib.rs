@@ -8,8 +8,8 @@
 //! [`NavTile::from_bytes`], or [`TileReader`] for many tiles against one set of parameters),
 //! the tile content id ([`ContentId`]), the 2D builder hand-over
 //! ([`NavTileAssembler`]), and the byte cursor ([`bytes::ByteReader`]) and error family
-//! ([`FormatError`]) that every OnePath reader shares. `docs/navmesh-format.md` has every
-//! table and rule.
+//! ([`FormatError`]) that every OnePath reader shares, and the hasher of the crates' lookup
+//! tables ([`hash::SplitMix64Hasher`]). `docs/navmesh-format.md` has every table and rule.
 //!
 //! ## Invariants
 //! - Readers never panic and never index out of range on any input: every count is checked
