@@ -561,6 +561,62 @@ fn a_sliced_v2_search_across_a_mesh_state_change_that_keeps_the_graph_equals_one
     assert!(checked >= 6, "{checked}");
 }
 
+/// With landmark estimates, a sliced v2 search across mesh state changes that keep the
+/// graph (a polygon's area set to the value it has: each change makes the query build the
+/// new state's table mid-search) completes with the one-shot search's cost, through a
+/// corridor, for several step sizes; the states reached before a change keep their
+/// estimates (their nodes are the old table's).
+#[test]
+fn a_sliced_v2_search_with_landmarks_across_mesh_state_changes_keeps_the_cost() {
+    let mut mesh = generated_grid_mesh(4, 4, 4, 0x14_24).mesh;
+    let s = PortalSampling::for_agent_radius(0.3);
+    let polys = walkable(&mesh);
+    let f = QueryFilter::new();
+    let mut checked = 0;
+    for k in 0..6 {
+        let (pa, pb) = (
+            &polys[(k * 43) % polys.len()],
+            &polys[(k * 89 + 5) % polys.len()],
+        );
+        let (a, b) = (in_cell(&pa.1, 0.3, 0.6), in_cell(&pb.1, 0.7, 0.2));
+        let mut one = Vec::new();
+        let r = v2_with(s, true)
+            .find_path(&mesh, pa.0, pb.0, a, b, &f, u64::MAX, &mut one)
+            .unwrap();
+        if r.iterations < 8 || r.status != PathStatus::Complete {
+            continue;
+        }
+        for step in [1, 3, r.iterations / 2] {
+            let mut q = v2_with(s, true);
+            q.begin_path(&mesh, pa.0, pb.0, a, b, &f).unwrap();
+            let mut changes = 0;
+            loop {
+                let (st, _) = q.step_path(&mesh, step).unwrap();
+                if st != PathStatus::InProgress {
+                    break;
+                }
+                let p = polys[(changes * 7 + k) % polys.len()].0;
+                let area = mesh.poly_area(p).unwrap();
+                mesh.set_poly_area(p, area).unwrap();
+                changes += 1;
+            }
+            let mut sliced = Vec::new();
+            let rs = q.finish_path(&mut sliced).unwrap();
+            assert_eq!(rs.status, PathStatus::Complete, "pair {k}, step {step}");
+            assert!(
+                close(rs.cost, r.cost),
+                "pair {k}: {} vs {}",
+                rs.cost,
+                r.cost
+            );
+            assert_eq!(sliced.first(), Some(&pa.0));
+            assert_eq!(sliced.last(), Some(&pb.0));
+            checked += usize::from(changes > 0);
+        }
+    }
+    assert!(checked >= 6, "{checked}");
+}
+
 /// One long-lived query object answering a sequence of searches, with the filter and the
 /// sampling changing every few searches (its crossing samples are kept across searches of
 /// one mesh state, filter and sampling, and dropped when one of them changes), answers each

@@ -349,10 +349,12 @@ impl PortalLandmarks {
         if node == NO_NODE || act.len == 0 {
             return 0.0;
         }
-        let row = &self.dist[node as usize * self.count..];
+        let Some(row) = self.dist.get(node as usize * self.count..) else {
+            return 0.0;
+        };
         let mut best: f64 = 0.0;
         for i in 0..act.len {
-            let dn = row[act.k[i] as usize];
+            let dn = row.get(act.k[i] as usize).copied().unwrap_or(f64::INFINITY);
             if dn.is_finite() {
                 best = best.max((act.dg[i] - dn).abs());
             }

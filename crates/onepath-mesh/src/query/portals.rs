@@ -627,7 +627,8 @@ impl PortalSearch {
 
     /// After the mesh or the filter changed during a sliced search: the table of the new
     /// state (the blocks built from now on carry its nodes) and the landmarks activated
-    /// again (states reached before keep their estimates).
+    /// again (states reached before keep the estimates they carry, and take no landmark
+    /// estimate later: their nodes were the old table's).
     fn refit_mid_search(
         &mut self,
         mesh: &TiledNavMesh,
@@ -636,6 +637,11 @@ impl PortalSearch {
         sampling: PortalSampling,
     ) {
         self.fit_landmarks(mesh, filter, sampling);
+        // The states reached so far name nodes of the table they were made with: they keep
+        // the straight-line estimate they carry.
+        for n in &mut self.nodes {
+            n.xing = NO_NODE;
+        }
         self.active = Active::default();
         if let (Some(t), Ok((st, sp)), Ok((gt, gp))) = (
             &self.landmarks,
