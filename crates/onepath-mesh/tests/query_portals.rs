@@ -617,6 +617,61 @@ fn a_sliced_v2_search_with_landmarks_across_mesh_state_changes_keeps_the_cost() 
     assert!(checked >= 6, "{checked}");
 }
 
+/// With landmark estimates, a sliced v2 search whose mesh loses polygons mid-search (flags
+/// 0: the filter refuses them, so the new state's table numbers its nodes differently) ends
+/// without error, complete or partial, on a path from the start polygon through polygons
+/// the filter still admits.
+#[test]
+fn a_sliced_v2_search_with_landmarks_survives_polygons_refused_mid_search() {
+    let base = generated_grid_mesh(4, 4, 4, 0x14_25).mesh;
+    let s = PortalSampling::for_agent_radius(0.3);
+    let polys = walkable(&base);
+    let f = QueryFilter::new();
+    let mut changed = 0;
+    for k in 0..8 {
+        let (pa, pb) = (
+            &polys[(k * 37 + 11) % polys.len()],
+            &polys[(k * 53 + 29) % polys.len()],
+        );
+        let (a, b) = (in_cell(&pa.1, 0.3, 0.6), in_cell(&pb.1, 0.7, 0.2));
+        for step in [1, 2, 5] {
+            let mut mesh = base.clone();
+            let mut q = v2_with(s, true);
+            q.begin_path(&mesh, pa.0, pb.0, a, b, &f).unwrap();
+            let mut n = 0;
+            loop {
+                let (st, _) = q.step_path(&mesh, step).unwrap();
+                if st != PathStatus::InProgress {
+                    break;
+                }
+                // Refuse a low-numbered polygon (not an end): every later node shifts.
+                let p = polys[n % 5].0;
+                if p != pa.0 && p != pb.0 && mesh.poly_flags(p).unwrap() != 0 {
+                    mesh.set_poly_flags(p, 0).unwrap();
+                    changed += 1;
+                }
+                n += 1;
+            }
+            let mut path = Vec::new();
+            let r = q.finish_path(&mut path).unwrap();
+            assert!(
+                matches!(r.status, PathStatus::Complete | PathStatus::Partial),
+                "{:?}",
+                r.status
+            );
+            assert_eq!(path.first(), Some(&pa.0));
+            for w in &path {
+                assert_ne!(
+                    mesh.poly_flags(*w).unwrap(),
+                    0,
+                    "pair {k}: a refused polygon"
+                );
+            }
+        }
+    }
+    assert!(changed >= 8, "{changed}");
+}
+
 /// One long-lived query object answering a sequence of searches, with the filter and the
 /// sampling changing every few searches (its crossing samples are kept across searches of
 /// one mesh state, filter and sampling, and dropped when one of them changes), answers each
