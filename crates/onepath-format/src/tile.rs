@@ -120,9 +120,7 @@ impl NavTile {
     /// creates the tile, which records `params.fingerprint()`. Invalid `params` are an error
     /// too (prefixed `parameters:`).
     pub fn create(params: &NavMeshParams, data: NavTileData) -> Result<NavTile, FormatError> {
-        params.validate().map_err(|e| e.within("parameters"))?;
-        crate::validate::validate_tile(params, &data)?;
-        Ok(Self::from_valid(params.fingerprint(), data))
+        Self::create_with_fingerprint(params, params.fingerprint(), data)
     }
 
     /// [`NavTile::create`] with `params.fingerprint()` given (every check made, the same

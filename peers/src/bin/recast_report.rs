@@ -1370,6 +1370,16 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                     note.borrow_mut().get_or_insert(e);
                 }
             };
+            // One OnePath engine over the level's pairs.
+            let onepath = |e: &std::cell::RefCell<&mut OnePathEngine<'_>>| {
+                for p in &pairs {
+                    keep(
+                        e.borrow_mut()
+                            .path_between(p.start_ref, p.start_pos(), p.end_ref, p.end_pos())
+                            .map(sink),
+                    );
+                }
+            };
             interleaved_rounds(
                 rounds,
                 &mut [
@@ -1378,53 +1388,14 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                             keep(detour.path(p.start, p.end).map(sink));
                         }
                     },
-                    &mut || {
-                        for p in &pairs {
-                            keep(
-                                a.borrow_mut()
-                                    .path_between(
-                                        p.start_ref,
-                                        p.start_pos(),
-                                        p.end_ref,
-                                        p.end_pos(),
-                                    )
-                                    .map(sink),
-                            );
-                        }
-                    },
-                    &mut || {
-                        for p in &pairs {
-                            keep(
-                                b.borrow_mut()
-                                    .path_between(
-                                        p.start_ref,
-                                        p.start_pos(),
-                                        p.end_ref,
-                                        p.end_pos(),
-                                    )
-                                    .map(sink),
-                            );
-                        }
-                    },
+                    &mut || onepath(&a),
+                    &mut || onepath(&b),
                     &mut || {
                         for c in &churned_pairs {
                             keep(bc.borrow_mut().path_between(c.0, c.1, c.2, c.3).map(sink));
                         }
                     },
-                    &mut || {
-                        for p in &pairs {
-                            keep(
-                                bl.borrow_mut()
-                                    .path_between(
-                                        p.start_ref,
-                                        p.start_pos(),
-                                        p.end_ref,
-                                        p.end_pos(),
-                                    )
-                                    .map(sink),
-                            );
-                        }
-                    },
+                    &mut || onepath(&bl),
                 ],
             )
         };

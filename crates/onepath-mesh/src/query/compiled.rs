@@ -46,7 +46,7 @@ use crate::query::error::QueryError;
 use crate::query::filter::{QueryFilter, AREA_COUNT};
 use crate::query::geom::{dist, Vec3};
 use crate::query::graph::{crossing_cost, for_each_crossing_at, Crossing, PathEnds, PolygonGraph};
-use crate::query::poly::{decode, poly_centre, poly_passes, poly_verts, PolyVerts};
+use crate::query::poly::{decode, poly_centre, poly_passes, poly_verts, slot_rows, PolyVerts};
 
 /// Landmarks a search reads (of those the graph has): the ones that bound the start best.
 const ACTIVE_LANDMARKS: usize = 4;
@@ -297,26 +297,16 @@ impl CompiledGraph {
         exact: bool,
     ) -> Result<CompiledGraph, QueryError> {
         // Rows: the polygons in slot order, then polygon order.
-        let slots = mesh.slot_count() as usize;
-        let mut slot_base = vec![u32::MAX; slots];
-        let mut rows = 0usize;
-        let mut centres: Vec<Vec3> = Vec::new();
+        let (slot_base, rows) = slot_rows(mesh).ok_or(QueryError::CompiledGraphTooLarge)?;
+        let mut centres: Vec<Vec3> = Vec::with_capacity(rows);
         let mut verts = PolyVerts::new();
-        for (s, base) in slot_base.iter_mut().enumerate() {
-            let Some(t) = mesh.tile_at_slot(s as u32) else {
-                continue;
-            };
-            *base = u32::try_from(rows).map_err(|_| QueryError::CompiledGraphTooLarge)?;
-            let tile = t.tile();
-            for p in 0..tile.poly_count() {
+        for t in mesh.tiles() {
+            for p in 0..t.tile().poly_count() {
                 poly_verts(t, p, &mut verts);
                 centres.push(poly_centre(&verts));
             }
-            rows = rows
-                .checked_add(tile.poly_count())
-                .ok_or(QueryError::CompiledGraphTooLarge)?;
         }
-        if u32::try_from(rows).is_err() || (exact && rows > MAX_EXACT_POLYGONS) {
+        if exact && rows > MAX_EXACT_POLYGONS {
             return Err(QueryError::CompiledGraphTooLarge);
         }
         // The forward graph: every crossing the base filter allows, priced between centres.

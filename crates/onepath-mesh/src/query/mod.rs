@@ -219,9 +219,10 @@ impl NavMeshQuery {
     /// Model v2 only: whether its searches use landmark estimates (off by default). When
     /// on, the query object keeps a landmark table of the v2 crossing graph for the mesh
     /// state, filter and sampling of its latest v2 search, built by the first v2 search on
-    /// a new state (or with another filter or sampling): measured about 5 ms on nav_test
-    /// (66 tiles) and 0.5 s on a 16 384-polygon grid. The searches then expand fewer states
-    /// (nav_test −37 %, a dungeon level −46 %, the grid −32 %; `docs/perf/queries.md`).
+    /// a new state (or with another filter or sampling): 11.7 M instructions on nav_test
+    /// (66 tiles) and 1.5 G on a 16 384-polygon grid (callgrind; some milliseconds and
+    /// about half a second). The searches then expand fewer states (nav_test −37 %, a
+    /// dungeon level −49 %, the grid −32 %; `docs/perf/queries.md`).
     /// The path cost is still the optimum of model v2; among paths of equal cost another
     /// one may be returned. The table is rebuilt after every change of the mesh, so turn
     /// it on for meshes that stay the same across many searches.

@@ -99,6 +99,23 @@ fn edge_point(a: Vec3, b: Vec3, t: f64) -> Vec3 {
     }
 }
 
+/// Rows: every polygon of the mesh numbered in slot order, then polygon order. Returns the
+/// row of polygon 0 of each slot (`u32::MAX` for an empty slot) and the row count, or
+/// `None` when the rows would not fit in `u32` (the compiled graph and the v2 landmark
+/// table number their polygons this way).
+pub(crate) fn slot_rows(mesh: &TiledNavMesh) -> Option<(Vec<u32>, usize)> {
+    let mut slot_base = vec![u32::MAX; mesh.slot_count() as usize];
+    let mut rows = 0usize;
+    for (s, base) in slot_base.iter_mut().enumerate() {
+        if let Some(t) = mesh.tile_at_slot(s as u32) {
+            *base = u32::try_from(rows).ok()?;
+            rows = rows.checked_add(t.tile().poly_count())?;
+        }
+    }
+    u32::try_from(rows).ok()?;
+    Some((slot_base, rows))
+}
+
 /// The part of edge `edge` of polygon `p` shared with edge `nedge` of polygon `q` of the
 /// neighbouring tile, as (left, right) on `p`'s edge: the intersection of the two edges'
 /// intervals along the boundary axis (Z for sides 0 and 2, X for 1 and 3).

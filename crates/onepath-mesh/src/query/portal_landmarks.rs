@@ -1,48 +1,45 @@
 //! Landmark lower bounds for path model v2 ([`crate::query::PathModel::Portals`]): the
-//! "ALT" estimate (A*, landmarks, triangle inequality) over a **crossing graph** whose
-//! distances never exceed the costs of the v2 state graph.
+//! "ALT" estimate (A*, landmarks, triangle inequality) over a **crossing-sample graph**
+//! whose distances never exceed the costs of the v2 state graph.
 //!
-//! **The crossing graph.** One node per pair of neighbouring polygons `{X, Y}` (a crossing,
-//! whatever its direction). In polygon `X` a node has one or two *pieces*: the segment (or
-//! point) where v2 states that leave `X` towards `Y` lie (`X`'s first crossing to `Y`: the
-//! edge or portal part as `X` sees it, or an off-mesh link's departure point) and where
-//! states that enter `X` from `Y` lie (`Y`'s first crossing to `X` as `Y` sees it, or a
-//! link's arrival point). Two nodes with pieces in the same polygon `X` are joined by an
-//! undirected arc of weight `cost(area of X) · (smallest X/Z distance between their
-//! pieces in X)`. Every v2 edge inside `X` (from a state at a sample on one crossing to a
-//! sample on another, `cost(X) · |a − b|` in X/Z, plus an off-mesh link's own cost, which
-//! is never negative) therefore costs at least the arc between their nodes, so the
-//! shortest crossing-graph distance `D` between the nodes of two states never exceeds the
-//! v2 cost between them. The graph is undirected (a one-way link counts both ways, which
-//! only lowers `D`), so `D` is a metric and, for a landmark node `L`, the estimate
+//! **The graph.** One node per sample of a crossing between two polygons, shared by both
+//! directions (sample `i` of `k` from row `x` into row `y` and sample `k − 1 − i` from `y`
+//! into `x`, the same point up to rounding, are one node), and one node for the off-mesh
+//! links between two polygons. In polygon `X` a node has *points*: where the v2 states of
+//! that sample lie, as either side computes them (a link: its departure point in the
+//! polygon it leaves, its arrival point in the one it enters). Two nodes with points in `X`
+//! are joined by an undirected arc of weight `min cost(area of X) · |a − b|` in X/Z over
+//! their points there, the very expression the search prices an edge with. Every v2 edge
+//! inside `X` (plus an off-mesh link's own cost, which is never negative) therefore costs
+//! at least the arc between its states' nodes, so the graph distance `D` never exceeds the
+//! v2 cost between two states. The graph is undirected (a one-way link counts both ways,
+//! which only lowers `D`), so `D` is a metric and, for a landmark node `L`, the estimate
 //! `|D(L, goal) − D(L, n)|` never exceeds `D(n, goal)`, hence never the v2 cost from state
 //! `n` to the goal: admissible and consistent. The goal (and the start) join the graph as
-//! points connected to the pieces of their polygon.
+//! points connected to the points of their polygon.
 //!
-//! **Rounding.** The stored distances are sums of rounded terms and the state positions are
-//! rounded samples of the pieces; the estimate takes off a slack of `2^-30` times the
-//! largest finite distance of the table before the query's [`HEURISTIC_SCALE`] (a relative
-//! `10^-6`), far more than the rounding of either, so an estimate never exceeds the cost
-//! the search itself sums.
+//! **Rounding.** The stored distances are sums of rounded terms; the estimate takes off a
+//! slack of `2^-30` times the largest finite distance of the table before the query's
+//! [`HEURISTIC_SCALE`] (a relative `10^-6`), far more than that rounding, so an estimate
+//! never exceeds the cost the search itself sums.
 //!
-//! **Lifetime.** A table is a function of the mesh state ([`TiledNavMesh::state_id`]) and
-//! the filter only (not of the sampling, nor of any earlier search): it is built when a v2
-//! search begins on a mesh state or with a filter the kept table was not built for, and
-//! used by every v2 search on that state with that filter. Landmarks are chosen by
-//! farthest-point selection from the first node (ties: the lowest node number), so the
-//! table, the estimates and the searches' answers depend on nothing else.
+//! **Lifetime.** A table is a function of the mesh state ([`TiledNavMesh::state_id`]), the
+//! filter and the sampling only (not of any earlier search): the query object builds it
+//! when a v2 search begins (or a sliced one steps) with a key the kept table was not built
+//! for. Landmarks lie in the largest connected part, chosen by farthest-point selection
+//! from its lowest node (ties: the lowest node number), so the table, the estimates and
+//! the searches' answers depend on nothing else.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::BuildHasherDefault;
 
 use crate::mesh::TiledNavMesh;
-use crate::query::filter::QueryFilter;
 use crate::query::geom::{dist_sqr_2d, Vec3};
 use crate::query::graph::{for_each_neighbour_at, Crossing, HEURISTIC_SCALE};
 use crate::query::nodepool::RefHasher;
-use crate::query::poly::poly_passes;
-use crate::query::portals::PortalSampling;
+use crate::query::poly::{poly_passes, slot_rows};
+use crate::query::portals::SampleKey;
 
 /// Landmarks a table holds.
 pub(crate) const LANDMARKS: usize = 8;
@@ -77,12 +74,11 @@ fn node_key(x: u32, y: u32, k: u8, i: u8) -> NodeKey {
 /// The landmark table of one mesh state under one filter (see the module docs).
 #[derive(Debug, Clone)]
 pub(crate) struct PortalLandmarks {
-    state: u64,
-    filter: QueryFilter,
-    sampling: PortalSampling,
+    /// What the table was built for.
+    key: SampleKey,
     /// Row of polygon 0 of each slot (`u32::MAX`: no tile).
     slot_base: Vec<u32>,
-    /// (row, row) of the two polygons, smaller first → node.
+    /// Sample key ([`node_key`]) → node.
     nodes: HashMap<NodeKey, u32, BuildHasherDefault<RefHasher>>,
     /// Per row, its pieces: `pieces[piece_start[r]..piece_start[r + 1]]`.
     piece_start: Vec<u32>,
@@ -97,38 +93,23 @@ pub(crate) struct PortalLandmarks {
 }
 
 impl PortalLandmarks {
-    /// True when this table was built for `mesh`'s current state and `filter`.
-    pub(crate) fn fits(
-        &self,
-        mesh: &TiledNavMesh,
-        filter: &QueryFilter,
-        sampling: PortalSampling,
-    ) -> bool {
-        self.state == mesh.state_id() && self.filter == *filter && self.sampling == sampling
+    /// True when this table was built for `key`.
+    pub(crate) fn fits(&self, key: &SampleKey) -> bool {
+        self.key == *key
     }
 
-    /// Builds the table of `mesh`'s current state under `filter`.
-    pub(crate) fn build(
-        mesh: &TiledNavMesh,
-        filter: &QueryFilter,
-        sampling: PortalSampling,
-    ) -> PortalLandmarks {
-        let slots = mesh.slot_count() as usize;
-        let mut slot_base = vec![u32::MAX; slots];
-        let mut rows = 0u32;
-        for (s, base) in slot_base.iter_mut().enumerate() {
-            if let Some(t) = mesh.tile_at_slot(s as u32) {
-                *base = rows;
-                rows = rows.saturating_add(t.tile().poly_count() as u32);
-            }
-        }
-        let rows = rows as usize;
+    /// Builds the table of `mesh` under `key`'s filter and sampling (`key.state` is
+    /// `mesh.state_id()`). A mesh whose polygons do not fit in `u32` rows gets an empty
+    /// table (no landmark: the straight-line estimate only).
+    pub(crate) fn build(mesh: &TiledNavMesh, key: SampleKey) -> PortalLandmarks {
+        let (filter, sampling) = (&key.filter, key.sampling);
+        let (slot_base, rows) = slot_rows(mesh).unwrap_or_default();
         let mut nodes: HashMap<NodeKey, u32, BuildHasherDefault<RefHasher>> = HashMap::default();
         // (row, piece) in scan order: departure pieces under the scanned polygon's row,
         // arrival pieces under the target's.
         let mut raw: Vec<(u32, Piece)> = Vec::new();
         let mut row_cost = vec![0.0; rows];
-        for t in mesh.tiles() {
+        for t in mesh.tiles().filter(|_| rows > 0) {
             let base = slot_base[t.slot() as usize];
             for p in 0..t.tile().poly_count() {
                 if !poly_passes(t, p, filter) {
@@ -183,41 +164,51 @@ impl PortalLandmarks {
         drop(raw);
         // Arcs: per polygon, between each two of its nodes, the smallest price the v2
         // search gives an edge between a point of one and a point of the other
-        // (`cost · |a − b|` in X/Z, the same expression), both ways.
+        // (`cost · |a − b|` in X/Z, the same expression), both ways. (The distances do
+        // not depend on the order of the arcs.)
         let n = nodes.len();
         let mut arcs: Vec<(u32, u32, f64)> = Vec::new();
-        let mut local: Vec<(u32, f64)> = Vec::new();
         let mut degree = vec![0u32; n + 1];
+        // Per polygon: its distinct nodes, each point's index among them, and the smallest
+        // price between each two of them.
+        let mut local: Vec<u32> = Vec::new();
+        let mut at: Vec<usize> = Vec::new();
+        let mut w: Vec<f64> = Vec::new();
         for r in 0..rows {
             let ps = &pieces[piece_start[r] as usize..piece_start[r + 1] as usize];
             let c = row_cost[r];
-            for i in 0..ps.len() {
-                let u = ps[i].node;
-                // Only from the first point of `u` in this row (its later points are
-                // folded in here).
-                if ps[..i].iter().any(|q| q.node == u) {
-                    continue;
+            local.clear();
+            at.clear();
+            for pc in ps {
+                let li = match local.iter().position(|&v| v == pc.node) {
+                    Some(li) => li,
+                    None => {
+                        local.push(pc.node);
+                        local.len() - 1
+                    }
+                };
+                at.push(li);
+            }
+            let m = local.len();
+            w.clear();
+            w.resize(m * m, f64::INFINITY);
+            for (i, u) in ps.iter().enumerate() {
+                for (j, v) in ps.iter().enumerate().skip(i + 1) {
+                    let (a, b) = (at[i].min(at[j]), at[i].max(at[j]));
+                    if a != b {
+                        let x = c * dist_sqr_2d(u.a, v.a).sqrt();
+                        w[a * m + b] = w[a * m + b].min(x);
+                    }
                 }
-                local.clear();
-                for pj in ps.iter().skip(i + 1) {
-                    let v = pj.node;
-                    if v == u || ps[..i].iter().any(|q| q.node == v) {
-                        // `v` before `u` in the row: that pair was done from `v`.
-                        continue;
+            }
+            for a in 0..m {
+                for b in a + 1..m {
+                    let x = w[a * m + b];
+                    if x.is_finite() {
+                        arcs.push((local[a], local[b], x));
+                        degree[local[a] as usize + 1] += 1;
+                        degree[local[b] as usize + 1] += 1;
                     }
-                    let mut w = f64::INFINITY;
-                    for pu in ps[i..].iter().filter(|q| q.node == u) {
-                        w = w.min(c * dist_sqr_2d(pu.a, pj.a).sqrt());
-                    }
-                    match local.iter_mut().find(|e| e.0 == v) {
-                        Some(e) => e.1 = e.1.min(w),
-                        None => local.push((v, w)),
-                    }
-                }
-                for &(v, w) in &local {
-                    arcs.push((u, v, w));
-                    degree[u as usize + 1] += 1;
-                    degree[v as usize + 1] += 1;
                 }
             }
         }
@@ -267,9 +258,7 @@ impl PortalLandmarks {
             }
         }
         PortalLandmarks {
-            state: mesh.state_id(),
-            filter: *filter,
-            sampling,
+            key,
             slot_base,
             nodes,
             piece_start,
@@ -338,7 +327,6 @@ impl PortalLandmarks {
             act.dg[act.len] = dg;
             act.len += 1;
         }
-        act.slack = self.slack;
         act
     }
 
@@ -359,7 +347,7 @@ impl PortalLandmarks {
                 best = best.max((act.dg[i] - dn).abs());
             }
         }
-        ((best - act.slack) * HEURISTIC_SCALE).max(0.0)
+        ((best - self.slack) * HEURISTIC_SCALE).max(0.0)
     }
 }
 
@@ -369,7 +357,6 @@ pub(crate) struct Active {
     k: [u32; ACTIVE],
     dg: [f64; ACTIVE],
     len: usize,
-    slack: f64,
 }
 
 /// The nodes of the largest connected part of the undirected graph, ascending (ties: the

@@ -186,11 +186,12 @@ type PolyCache = HashMap<PolyRef, (u32, u32, f64), BuildHasherDefault<RefHasher>
 
 /// What the sample blocks of [`PortalSearch`] are a function of: the mesh state
 /// ([`TiledNavMesh::state_id`], process-unique), the filter and the sampling.
+/// The landmark table of `portal_landmarks` is keyed the same way.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct SampleKey {
-    state: u64,
-    filter: QueryFilter,
-    sampling: PortalSampling,
+pub(crate) struct SampleKey {
+    pub(crate) state: u64,
+    pub(crate) filter: QueryFilter,
+    pub(crate) sampling: PortalSampling,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -287,18 +288,7 @@ impl PortalSearch {
             self.key = Some(key);
             self.search = 1;
         }
-        self.fit_landmarks(mesh, filter, sampling);
-        self.active = Active::default();
-        if let Some(t) = &self.landmarks {
-            let (st, sp) = decode(mesh, ends.start_ref)?;
-            let (gt, gp) = decode(mesh, ends.end_ref)?;
-            self.active = t.activate(
-                t.row(st.slot(), sp),
-                ends.start_pos,
-                t.row(gt.slot(), gp),
-                ends.end_pos,
-            );
-        }
+        self.fit_landmarks(mesh, key, ends);
         self.open.reset(false);
         let d = dist(ends.start_pos, ends.end_pos);
         self.nodes.push(PortalNode {
@@ -348,7 +338,15 @@ impl PortalSearch {
             st.checked_state = mesh.state_id();
             self.samples.clear();
             self.polys.clear();
-            self.refit_mid_search(mesh, filter, st.ends, st.sampling);
+            self.refit_mid_search(
+                mesh,
+                SampleKey {
+                    state: mesh.state_id(),
+                    filter: *filter,
+                    sampling: st.sampling,
+                },
+                st.ends,
+            );
             self.key = Some(SampleKey {
                 state: st.checked_state,
                 filter: *filter,
@@ -393,7 +391,15 @@ impl PortalSearch {
             // the cached ones (the states of this search re-attach through the index).
             self.samples.clear();
             self.polys.clear();
-            self.refit_mid_search(mesh, filter, ends, sampling);
+            self.refit_mid_search(
+                mesh,
+                SampleKey {
+                    state: mesh.state_id(),
+                    filter: *filter,
+                    sampling,
+                },
+                ends,
+            );
             self.index.clear();
             for (i, n) in self.nodes.iter().enumerate() {
                 if n.came_from != NO_POLY {
@@ -606,43 +612,17 @@ impl PortalSearch {
         Ok((st.status, done))
     }
 
-    /// Makes the landmark table fit `mesh`'s state and `filter` (building it when the kept
-    /// one was built for another).
-    fn fit_landmarks(
-        &mut self,
-        mesh: &TiledNavMesh,
-        filter: &QueryFilter,
-        sampling: PortalSampling,
-    ) {
+    /// Makes the landmark table fit `key` (building it when the kept one was built for
+    /// another; none while landmarks are off) and activates the landmarks for `ends`.
+    fn fit_landmarks(&mut self, mesh: &TiledNavMesh, key: SampleKey, ends: PathEnds) {
         if !self.use_landmarks {
             self.landmarks = None;
-        } else if !self
-            .landmarks
-            .as_ref()
-            .is_some_and(|t| t.fits(mesh, filter, sampling))
-        {
-            self.landmarks = Some(Box::new(PortalLandmarks::build(mesh, filter, sampling)));
-        }
-    }
-
-    /// After the mesh or the filter changed during a sliced search: the table of the new
-    /// state (the blocks built from now on carry its nodes) and the landmarks activated
-    /// again (states reached before keep the estimates they carry, and take no landmark
-    /// estimate later: their nodes were the old table's).
-    fn refit_mid_search(
-        &mut self,
-        mesh: &TiledNavMesh,
-        filter: &QueryFilter,
-        ends: PathEnds,
-        sampling: PortalSampling,
-    ) {
-        self.fit_landmarks(mesh, filter, sampling);
-        // The states reached so far name nodes of the table they were made with: they keep
-        // the straight-line estimate they carry.
-        for n in &mut self.nodes {
-            n.xing = NO_NODE;
+        } else if !self.landmarks.as_ref().is_some_and(|t| t.fits(&key)) {
+            self.landmarks = Some(Box::new(PortalLandmarks::build(mesh, key)));
         }
         self.active = Active::default();
+        // The ends were checked by `PathGraph::new`; an end that no longer decodes (a
+        // sliced search on a changed mesh) activates nothing.
         if let (Some(t), Ok((st, sp)), Ok((gt, gp))) = (
             &self.landmarks,
             decode(mesh, ends.start_ref),
@@ -655,6 +635,17 @@ impl PortalSearch {
                 ends.end_pos,
             );
         }
+    }
+
+    /// After the mesh or the filter changed during a sliced search: the table of the new
+    /// key (the blocks built from now on carry its nodes) and the landmarks activated
+    /// again. The states reached before keep the estimates they carry and take no landmark
+    /// estimate later: their nodes were the old table's.
+    fn refit_mid_search(&mut self, mesh: &TiledNavMesh, key: SampleKey, ends: PathEnds) {
+        for n in &mut self.nodes {
+            n.xing = NO_NODE;
+        }
+        self.fit_landmarks(mesh, key, ends);
     }
 
     /// Ends the search and writes its polygon path (see `NavMeshQuery::finish_path`).
