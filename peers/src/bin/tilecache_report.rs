@@ -44,6 +44,9 @@ fn compare_here(
 ) -> Result<(), PeerError> {
     let settings = cycle_settings(tile_cells);
     let cylinders = cycle_cylinders(level)?;
+    if let Ok(which) = std::env::var("TILECACHE_PROFILE") {
+        return profile_one(name, level, &settings, &cylinders, &which, rounds);
+    }
     let mut detour = DetourTileCacheRun::build(level, &settings)?;
     let mut onepath = OnePathTileCacheRun::build(level, &settings)?;
     // The same cache with repair turned off (every changed layer built from scratch; the
@@ -174,6 +177,45 @@ fn compare_here(
         ms_per_cycle(times[1][0]),
         ratio(o, d),
         ratio(times[1][0], times[0][0]),
+    );
+    Ok(())
+}
+
+/// `TILECACHE_PROFILE=onepath|detour`: builds only that side's cache and runs its cycles
+/// `rounds` times, nothing else (for instruction and allocation counts under callgrind or
+/// heaptrack, where the other side and the interleaving would only blur the picture).
+fn profile_one(
+    name: &str,
+    level: &Level,
+    settings: &onepath_peers::RecastSettings,
+    cylinders: &[([f32; 3], f32, f32)],
+    which: &str,
+    rounds: usize,
+) -> Result<(), PeerError> {
+    let start = std::time::Instant::now();
+    match which {
+        "onepath" => {
+            let mut run = OnePathTileCacheRun::build(level, settings)?;
+            for _ in 0..rounds {
+                run.cycles(cylinders)?;
+            }
+        }
+        "detour" => {
+            let mut run = DetourTileCacheRun::build(level, settings)?;
+            for _ in 0..rounds {
+                run.cycles(cylinders)?;
+            }
+        }
+        other => {
+            return Err(PeerError::input(
+                "TILECACHE_PROFILE",
+                format!("{other:?}: expected onepath or detour"),
+            ))
+        }
+    }
+    println!(
+        "{name}: {which}, {rounds} rounds of {CYCLES} cycles after the build, {:.1} ms in all",
+        start.elapsed().as_secs_f64() * 1000.0
     );
     Ok(())
 }
