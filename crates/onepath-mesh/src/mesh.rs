@@ -1112,11 +1112,20 @@ impl TiledNavMesh {
     /// Recomputes the portal index of the tiles in `slots` (after their links changed; the
     /// tiles their portals reach are in place).
     fn reindex_portals(&mut self, slots: &[u32]) {
+        let mut found = Vec::new();
         for &slot in slots {
-            let Some(t) = self.slots.get(slot as usize).and_then(|s| s.tile.as_ref()) else {
+            // The old index's buffers are reused for the new one.
+            let Some(mut index) = self
+                .slots
+                .get_mut(slot as usize)
+                .and_then(|s| s.tile.as_mut())
+                .map(|t| std::mem::take(&mut t.portals))
+            else {
                 continue;
             };
-            let index = crate::query::portal_index(self, t);
+            if let Some(t) = self.slots[slot as usize].tile.as_ref() {
+                crate::query::portal_index(self, t, &mut index, &mut found);
+            }
             if let Some(t) = self.slots[slot as usize].tile.as_mut() {
                 t.portals = index;
             }

@@ -78,14 +78,16 @@ pub struct TileLinks {
 }
 
 impl TileLinks {
-    /// Builds the rows from per-polygon lists (already ordered).
+    /// Builds the rows from per-polygon lists (already ordered); `capacity` is the expected
+    /// number of links (only an allocation hint).
     pub(crate) fn from_rows(
         poly_count: usize,
+        capacity: usize,
         mut rows: impl FnMut(usize, &mut Vec<Link>),
         off_mesh: Vec<OffMeshConnection>,
     ) -> TileLinks {
         let mut first = Vec::with_capacity(poly_count + 1);
-        let mut links = Vec::new();
+        let mut links = Vec::with_capacity(capacity);
         for p in 0..poly_count {
             first.push(links.len() as u32);
             rows(p, &mut links);

@@ -74,7 +74,7 @@ impl PortalEdge {
 pub fn portal_edges(tile: &NavTile, side: u8) -> Vec<PortalEdge> {
     let d = tile.data();
     let axis = boundary_axis(side);
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(d.edge_portal_sides.iter().filter(|&&s| s == side).count());
     for p in 0..tile.poly_count() {
         let corners = tile.poly_corners(p);
         let n = corners.len();
@@ -95,7 +95,14 @@ pub fn portal_edges(tile: &NavTile, side: u8) -> Vec<PortalEdge> {
 /// element `s` is exactly [`portal_edges`]`(tile, s)`.
 pub fn portal_edges_by_side(tile: &NavTile) -> [Vec<PortalEdge>; 4] {
     let d = tile.data();
-    let mut out: [Vec<PortalEdge>; 4] = Default::default();
+    // One count pass over the side bytes, so that each side is allocated once.
+    let mut count = [0usize; 4];
+    for &s in &d.edge_portal_sides {
+        if s < 4 {
+            count[usize::from(s)] += 1;
+        }
+    }
+    let mut out: [Vec<PortalEdge>; 4] = count.map(Vec::with_capacity);
     for p in 0..tile.poly_count() {
         let corners = tile.poly_corners(p);
         for k in 0..corners.len() {

@@ -4,6 +4,8 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
+use smallvec::SmallVec;
+
 use onepath_format::{NavTile, PolyRef};
 
 use crate::links::{Link, LinkKind, OffMeshConnection, TileLinks};
@@ -172,6 +174,7 @@ fn stitch_side(
     };
     Some(TileLinks::from_rows(
         tile.poly_count(),
+        old.all_links().len(),
         |p, out| {
             let row = old.poly_links(p);
             let start = row.iter().take_while(|l| is_side(l, true)).count();
@@ -284,8 +287,9 @@ struct SidePortals {
     /// are [`SidePortals::own`].
     own: SideEdges,
     /// Per layer of the neighbouring column, ascending: its slot and facing portal edges in
-    /// portal order. Facing index `g` counts through them in this order.
-    layers: Vec<(u32, SideEdges)>,
+    /// portal order. Facing index `g` counts through them in this order. (A column has one
+    /// or two layers almost always: kept inline up to two.)
+    layers: SmallVec<[(u32, SideEdges); 2]>,
     /// `None`: test every pair (few edges, or most pairs overlap). Otherwise the pairs whose
     /// intervals overlap, placed by [`overlapping_by_own`].
     pairs: Option<Placed>,
@@ -311,17 +315,18 @@ impl SidePortals {
         let mine = &own[usize::from(side)];
         let d = tile.data();
         let facing_side = usize::from(opposite_side(side));
-        let layers: Vec<(u32, SideEdges)> = match neighbour_column(d.tile_x, d.tile_z, side) {
-            Some((nx, nz)) if !mine.is_empty() => set
-                .column(nx, nz)
-                .iter()
-                .filter_map(|&(_, ns)| {
-                    let nt = set.get(ns)?;
-                    Some((ns, memo.get(ns, nt.tile)))
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        let layers: SmallVec<[(u32, SideEdges); 2]> =
+            match neighbour_column(d.tile_x, d.tile_z, side) {
+                Some((nx, nz)) if !mine.is_empty() => set
+                    .column(nx, nz)
+                    .iter()
+                    .filter_map(|&(_, ns)| {
+                        let nt = set.get(ns)?;
+                        Some((ns, memo.get(ns, nt.tile)))
+                    })
+                    .collect(),
+                _ => SmallVec::new(),
+            };
         let facing: usize = layers.iter().map(|(_, e)| e[facing_side].len()).sum();
         let pairs = if mine.len().saturating_mul(facing) > DIRECT_PAIRS {
             let views: Vec<(u32, &[PortalEdge])> = layers
@@ -518,8 +523,12 @@ fn stitch_one(
         .collect();
     forward.sort_unstable_by_key(|f| (f.0, f.1));
 
+    // Most portal edges have one link: a capacity that is usually exact.
+    let capacity =
+        sides.iter().map(|sp| sp.own().len()).sum::<usize>() + forward.len() + reverse.len();
     let links = TileLinks::from_rows(
         tile.poly_count(),
+        capacity,
         |p, out| {
             // Portal links: (side, portal order, neighbour layer, neighbour portal order).
             for (side, sp) in sides.iter().enumerate() {

@@ -676,11 +676,11 @@ impl TileCache {
         &self,
         layers: &[CachedLayer],
         changes: &[(Option<Vec<u8>>, LayerChange)],
-        results: &[Option<NavTileData>],
+        results: &[Option<Arc<NavTileData>>],
         links: bool,
     ) -> Result<(Vec<NavTile>, Vec<Option<NavTile>>), TileCacheError> {
         if links {
-            let mut datas = number_layers(results.to_vec());
+            let mut datas = number_layers(results.iter().map(|r| r.as_deref().cloned()).collect());
             bake_off_mesh_links(
                 &self.params,
                 &self.pipeline.config.off_mesh_links,
@@ -709,7 +709,7 @@ impl TileCache {
             let tile = match kept {
                 Some(t) => t.clone(),
                 None => {
-                    let mut d = d.clone();
+                    let mut d = NavTileData::clone(d);
                     d.layer = number;
                     create(&self.params, self.mesh.fingerprint(), d)?
                 }

@@ -8,6 +8,8 @@ use onepath_build3d::{
     BuildError, CompactHeightfield, ConvexVolume, Mesh3DPipeline, Obstacle, VerticalGrid,
     VoxelConfig,
 };
+use std::sync::Arc;
+
 use onepath_format::{NavMeshParams, NavTile, NavTileData};
 
 use crate::cache::TileColumn;
@@ -28,10 +30,11 @@ pub(crate) struct CachedLayer {
     /// The x/z box of the layer's walkable cells in the first build; `None` when it has
     /// none (nothing can change such a layer).
     pub(crate) walkable: Option<XzBox>,
-    /// The first build's result of the layer (`None`: no polygon).
-    pub(crate) first_data: Option<NavTileData>,
+    /// The first build's result of the layer (`None`: no polygon). Shared, not copied, by
+    /// the rebuilds that take it.
+    pub(crate) first_data: Option<Arc<NavTileData>>,
     /// The result `sub.areas` were last built into, when known (forgotten after a restore).
-    pub(crate) last_data: Option<Option<NavTileData>>,
+    pub(crate) last_data: Option<Option<Arc<NavTileData>>>,
     /// The tile made of `last_data` with the layer number it had, when the column carries
     /// no authored link (a link may change a tile of an unchanged layer).
     pub(crate) last_tile: Option<NavTile>,
@@ -52,6 +55,7 @@ impl CachedLayer {
     ) -> CachedLayer {
         let walkable = walkable_box(&sub);
         let memo = walkable.is_some().then(|| p.layer_memo(vc, &sub));
+        let first_data = first_data.map(Arc::new);
         CachedLayer {
             memo,
             first_areas: sub.areas.clone(),
@@ -182,7 +186,8 @@ pub(crate) struct RepairCounts {
 /// (repaired from its first build when `repair` is on and the preconditions hold
 /// ([`Mesh3DPipeline::layer_tile_data_repaired`]), else from scratch by
 /// [`Mesh3DPipeline::layer_tile_data`], the plain build's own driver; both give the same
-/// bytes). Returns the results, how many layers were built and how.
+/// bytes). Returns the results (a kept one shared with the layer, not copied), how many
+/// layers were built and how.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn layer_results(
     p: &Mesh3DPipeline,
@@ -193,7 +198,7 @@ pub(crate) fn layer_results(
     layers: &[CachedLayer],
     changes: &[(Option<Vec<u8>>, LayerChange)],
     repair: bool,
-) -> Result<(Vec<Option<NavTileData>>, usize, RepairCounts), BuildError> {
+) -> Result<(Vec<Option<Arc<NavTileData>>>, usize, RepairCounts), BuildError> {
     let mut out = Vec::with_capacity(layers.len());
     let mut built = 0;
     let mut counts = RepairCounts::default();
@@ -222,11 +227,12 @@ pub(crate) fn layer_results(
                                 counts.renumbered += 1
                             }
                         }
-                        d
+                        d.map(Arc::new)
                     }
                     _ => {
                         counts.off += 1;
                         p.layer_tile_data(params, vc, vgrid, x, z, l, &layer.sub)?
+                            .map(Arc::new)
                     }
                 }
             }

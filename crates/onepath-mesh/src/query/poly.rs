@@ -166,18 +166,24 @@ pub(crate) fn portal_segment(
 /// that edge whose target decodes and whose covered part ([`portal_segment`]) is not empty,
 /// in link order, with that part. The filter is not applied here (flags change at run time;
 /// the reader tests the target's flags).
-pub(crate) fn portal_index(mesh: &TiledNavMesh, tile: &MeshTile) -> PortalIndex {
+///
+/// Written into `index` (its old content is dropped, its buffers reused); `found` is scratch
+/// (one polygon's entries as (edge, entry) in link order: the entries of corner slot `e` are
+/// those with edge `e`, in the same order).
+pub(crate) fn portal_index(
+    mesh: &TiledNavMesh,
+    tile: &MeshTile,
+    index: &mut PortalIndex,
+    found: &mut Vec<(u8, PortalEntry)>,
+) {
     let t = tile.tile();
-    let mut per_corner: Vec<Vec<PortalEntry>> = Vec::new();
     let corner_count = t.data().corners.len();
-    let mut index = PortalIndex {
-        first: Vec::with_capacity(corner_count + 1),
-        entries: Vec::new(),
-    };
+    index.first.clear();
+    index.first.reserve(corner_count + 1);
+    index.entries.clear();
     for p in 0..t.poly_count() {
         let corners = t.poly_corners(p);
-        per_corner.clear();
-        per_corner.resize(corners.len(), Vec::new());
+        found.clear();
         let links = tile.poly_links(p);
         for (i, link) in links.iter().enumerate() {
             let LinkKind::Portal {
@@ -197,19 +203,26 @@ pub(crate) fn portal_index(mesh: &TiledNavMesh, tile: &MeshTile) -> PortalIndex 
                 continue;
             };
             // `portal_segment` refuses an edge past the polygon's corners.
-            per_corner[usize::from(edge)].push(PortalEntry {
-                link: i as u32,
-                target: link.target,
-                shadowed: links[..i].iter().any(|l| l.target == link.target),
-                left,
-                right,
-            });
+            found.push((
+                edge,
+                PortalEntry {
+                    link: i as u32,
+                    target: link.target,
+                    shadowed: links[..i].iter().any(|l| l.target == link.target),
+                    left,
+                    right,
+                },
+            ));
         }
-        for entries in &per_corner {
+        for e in 0..corners.len() {
             index.first.push(index.entries.len() as u32);
-            index.entries.extend_from_slice(entries);
+            index.entries.extend(
+                found
+                    .iter()
+                    .filter(|(edge, _)| usize::from(*edge) == e)
+                    .map(|&(_, entry)| entry),
+            );
         }
     }
     index.first.push(index.entries.len() as u32);
-    index
 }
