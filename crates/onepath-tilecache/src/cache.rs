@@ -676,7 +676,7 @@ impl TileCache {
         &self,
         layers: &[CachedLayer],
         changes: &[(Option<Vec<u8>>, LayerChange)],
-        results: &[Option<Arc<NavTileData>>],
+        results: &[crate::layered::LayerResult],
         links: bool,
     ) -> Result<(Vec<NavTile>, Vec<Option<NavTile>>), TileCacheError> {
         if links {

@@ -96,6 +96,9 @@ fn touches(a: XzBox, b: XzBox, pad: f64) -> bool {
         && a.1[1] + pad >= b.0[1]
 }
 
+/// A layer's result (`None`: no polygon), shared with the cache's copy.
+pub(crate) type LayerResult = Option<Arc<NavTileData>>;
+
 /// What marking one layer found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LayerChange {
@@ -198,7 +201,7 @@ pub(crate) fn layer_results(
     layers: &[CachedLayer],
     changes: &[(Option<Vec<u8>>, LayerChange)],
     repair: bool,
-) -> Result<(Vec<Option<Arc<NavTileData>>>, usize, RepairCounts), BuildError> {
+) -> Result<(Vec<LayerResult>, usize, RepairCounts), BuildError> {
     let mut out = Vec::with_capacity(layers.len());
     let mut built = 0;
     let mut counts = RepairCounts::default();
