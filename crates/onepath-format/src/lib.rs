@@ -95,7 +95,7 @@ pub use settings::{
     decode_settings, encode_settings, NavSettings, OffMeshLinkDefinition, Partition,
 };
 pub use tile::{
-    DetailMesh, DetailTriangle, NavTile, NavTileData, OffMeshLinkSlot, TileGeometry, MAX_AREA,
-    MAX_LAYER, NO_PORTAL,
+    DetailMesh, DetailTriangle, NavTile, NavTileData, OffMeshLinkSlot, PortalEdge, TileGeometry,
+    MAX_AREA, MAX_LAYER, NO_PORTAL,
 };
 pub use validate::{MAX_TILE_POLYS, MAX_TILE_VERTICES};

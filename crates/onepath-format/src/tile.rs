@@ -100,6 +100,110 @@ pub struct TileGeometry {
     /// Derived: index of each polygon's first corner (prefix sums of `poly_sizes`), plus
     /// one final entry equal to the corner count.
     pub poly_first_corner: Vec<u32>,
+    /// Derived: the portal edges on each side 0..=3 in portal order (polygon, then edge),
+    /// found once when the tile is made, for stitching (which reads them whenever the tile
+    /// or a neighbour is stitched).
+    pub portal_edges: [Vec<PortalEdge>; 4],
+}
+
+/// One portal edge of a tile (an edge whose `edge_portal_sides` entry names a side 0..=3),
+/// ready for stitching's overlap test: its coordinates along that side's boundary and its
+/// world heights.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PortalEdge {
+    /// Polygon index.
+    pub poly: u32,
+    /// Edge index within the polygon.
+    pub edge: u8,
+    /// Coordinate along the boundary of the edge's first vertex (tile-local, exact f32).
+    pub u0: f64,
+    /// Coordinate along the boundary of the edge's second vertex.
+    pub u1: f64,
+    /// World height of the first vertex: `OriginY + y`.
+    pub h0: f64,
+    /// World height of the second vertex.
+    pub h1: f64,
+}
+
+impl PortalEdge {
+    /// World height at boundary coordinate `u`, linearly interpolated from the first vertex:
+    /// `h0 + (h1 − h0)·((u − u0)/(u1 − u0))`, exact at both vertices.
+    pub fn height_at(&self, u: f64) -> f64 {
+        if u == self.u0 {
+            self.h0
+        } else if u == self.u1 {
+            self.h1
+        } else {
+            self.h0 + (self.h1 - self.h0) * ((u - self.u0) / (self.u1 - self.u0))
+        }
+    }
+
+    /// Edge parameter of `u` measured from the first vertex: `(u − u0)/(u1 − u0)`.
+    pub fn param_at(&self, u: f64) -> f64 {
+        (u - self.u0) / (self.u1 - self.u0)
+    }
+
+    /// The lower end of the edge's interval along the boundary.
+    pub fn lo(&self) -> f64 {
+        self.u0.min(self.u1)
+    }
+
+    /// The upper end of the edge's interval along the boundary.
+    pub fn hi(&self) -> f64 {
+        self.u0.max(self.u1)
+    }
+}
+
+/// The coordinate index (0 = X, 2 = Z) that runs along the boundary of `side`.
+fn boundary_axis(side: u8) -> usize {
+    if side & 1 == 0 {
+        2
+    } else {
+        0
+    }
+}
+
+/// The portal edges of each side (see [`TileGeometry::portal_edges`]): one count pass over
+/// the side bytes (each side allocated once), then one over the polygons.
+fn portal_edges_of(data: &NavTileData, first_corner: &[u32]) -> [Vec<PortalEdge>; 4] {
+    let mut count = [0usize; 4];
+    for &s in &data.edge_portal_sides {
+        if s < 4 {
+            count[usize::from(s)] += 1;
+        }
+    }
+    let mut out: [Vec<PortalEdge>; 4] = count.map(Vec::with_capacity);
+    for (p, w) in first_corner.windows(2).enumerate() {
+        let (start, end) = (w[0] as usize, w[1] as usize);
+        let n = end - start;
+        for k in 0..n {
+            let c = start + k;
+            let side = data.edge_portal_sides.get(c).copied().unwrap_or(NO_PORTAL);
+            if side >= 4 {
+                continue;
+            }
+            let vertex = |c: usize| {
+                data.corners
+                    .get(c)
+                    .and_then(|&v| data.vertices.get(usize::from(v)))
+                    .copied()
+            };
+            // A validated tile has every corner and vertex.
+            let (Some(a), Some(b)) = (vertex(c), vertex(start + (k + 1) % n)) else {
+                continue;
+            };
+            let axis = boundary_axis(side);
+            out[usize::from(side)].push(PortalEdge {
+                poly: p as u32,
+                edge: k as u8,
+                u0: f64::from(a[axis]),
+                u1: f64::from(b[axis]),
+                h0: data.origin_y + f64::from(a[1]),
+                h1: data.origin_y + f64::from(b[1]),
+            });
+        }
+    }
+    out
 }
 
 /// A validated tile. Immutable geometry is shared; the tile also carries *current* areas,
@@ -154,6 +258,7 @@ impl NavTile {
         NavTile {
             fingerprint,
             geometry: Arc::new(TileGeometry {
+                portal_edges: portal_edges_of(&data, &poly_first_corner),
                 data,
                 poly_first_corner,
             }),
@@ -215,6 +320,15 @@ impl NavTile {
     /// The shared immutable geometry.
     pub fn geometry(&self) -> &Arc<TileGeometry> {
         &self.geometry
+    }
+
+    /// The tile's portal edges on `side` (0..=3; any other side has none), in portal order
+    /// (polygon, then edge).
+    pub fn portal_edges(&self, side: u8) -> &[PortalEdge] {
+        self.geometry
+            .portal_edges
+            .get(usize::from(side))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The tile's data (areas and flags in it are the as-built values).

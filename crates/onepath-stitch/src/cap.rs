@@ -28,7 +28,7 @@
 
 use onepath_format::NavTile;
 
-use crate::portals::{neighbour_column, opposite_side, portal_edges, PortalEdge};
+use crate::portals::{neighbour_column, opposite_side, PortalEdge};
 use crate::tiles::TileSet;
 
 /// The cap's factor: per pair of facing tiles, overlapping pairs ≤ this × (own + facing
@@ -171,7 +171,7 @@ where
     let mut out = TileCheck::default();
     let d = tile.data();
     for side in 0..4u8 {
-        let own = portal_edges(tile, side);
+        let own = tile.portal_edges(side);
         if own.is_empty() {
             continue;
         }
@@ -180,8 +180,8 @@ where
         };
         let (mut pairs, mut bound) = (0u64, 0u64);
         for (facing_slot, nt) in facing(nx, nz) {
-            let edges = portal_edges(nt, opposite_side(side));
-            let (n, pair_bound) = check_pair((slot, tile, side, &own), (facing_slot, nt, &edges))?;
+            let edges = nt.portal_edges(opposite_side(side));
+            let (n, pair_bound) = check_pair((slot, tile, side, own), (facing_slot, nt, edges))?;
             pairs = pairs.saturating_add(n);
             bound = bound.saturating_add(pair_bound);
         }
@@ -191,20 +191,10 @@ where
     Ok(out)
 }
 
-/// The portal edges of `tile` per side (0..=3): what [`portal_edges`] lists, counted in one
-/// pass over the corners without listing them (a validated tile's corners are all in
-/// range, so every marked corner is an edge).
+/// The number of portal edges of `tile` per side (0..=3): the lengths of its own table
+/// ([`NavTile::portal_edges`]).
 fn side_counts(tile: &NavTile) -> [u64; 4] {
-    let sides = &tile.data().edge_portal_sides;
-    let mut n = [0u64; 4];
-    for p in 0..tile.poly_count() {
-        for &side in sides.get(tile.poly_corners(p)).unwrap_or(&[]) {
-            if let Some(c) = n.get_mut(usize::from(side)) {
-                *c += 1;
-            }
-        }
-    }
-    n
+    std::array::from_fn(|s| tile.portal_edges(s as u8).len() as u64)
 }
 
 /// Accepts or refuses `tile` in `slot` exactly as [`check_tile_with`] does (the same
@@ -247,7 +237,6 @@ where
         let Some((nx, nz)) = neighbour_column(d.tile_x, d.tile_z, side) else {
             continue;
         };
-        let mut own: Option<Vec<PortalEdge>> = None;
         for (facing_slot, nt, facing_counts) in facing(nx, nz) {
             let facing_edges = facing_counts[usize::from(opposite_side(side))];
             let bound =
@@ -255,9 +244,9 @@ where
             if own_edges.saturating_mul(facing_edges) <= bound {
                 continue;
             }
-            let own = own.get_or_insert_with(|| portal_edges(tile, side));
-            let edges = portal_edges(nt, opposite_side(side));
-            check_pair((slot, tile, side, own), (facing_slot, nt, &edges))?;
+            let own = tile.portal_edges(side);
+            let edges = nt.portal_edges(opposite_side(side));
+            check_pair((slot, tile, side, own), (facing_slot, nt, edges))?;
         }
     }
     Ok(())

@@ -1,7 +1,8 @@
 //! Portal links: polygons of neighbouring tile columns joined along the shared tile
 //! boundary ("Stitching (links)", "Portals").
 
-use onepath_format::{NavTile, NO_PORTAL};
+pub use onepath_format::tile::PortalEdge;
+use onepath_format::NavTile;
 
 /// (dx, dz) of the neighbouring column across side 0..=3.
 pub const SIDE_OFFSETS: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
@@ -26,100 +27,16 @@ pub fn neighbour_column(x: i32, z: i32, side: u8) -> Option<(i32, i32)> {
     Some((x.checked_add(dx)?, z.checked_add(dz)?))
 }
 
-/// One portal edge of a tile, ready for the overlap test.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PortalEdge {
-    /// Polygon index.
-    pub poly: u32,
-    /// Edge index within the polygon.
-    pub edge: u8,
-    /// Coordinate along the boundary of the edge's first vertex (tile-local, exact f32).
-    pub u0: f64,
-    /// Coordinate along the boundary of the edge's second vertex.
-    pub u1: f64,
-    /// World height of the first vertex: `OriginY + y`.
-    pub h0: f64,
-    /// World height of the second vertex.
-    pub h1: f64,
-}
-
-impl PortalEdge {
-    /// World height at boundary coordinate `u`, linearly interpolated from the first vertex:
-    /// `h0 + (h1 − h0)·((u − u0)/(u1 − u0))`, exact at both vertices.
-    pub fn height_at(&self, u: f64) -> f64 {
-        if u == self.u0 {
-            self.h0
-        } else if u == self.u1 {
-            self.h1
-        } else {
-            self.h0 + (self.h1 - self.h0) * ((u - self.u0) / (self.u1 - self.u0))
-        }
-    }
-
-    /// Edge parameter of `u` measured from the first vertex: `(u − u0)/(u1 − u0)`.
-    pub fn param_at(&self, u: f64) -> f64 {
-        (u - self.u0) / (self.u1 - self.u0)
-    }
-
-    fn lo(&self) -> f64 {
-        self.u0.min(self.u1)
-    }
-
-    fn hi(&self) -> f64 {
-        self.u0.max(self.u1)
-    }
-}
-
-/// The portal edges of `tile` on `side`, in portal order (corner order: polygon, then edge).
+/// The portal edges of `tile` on `side`, in portal order (corner order: polygon, then edge):
+/// a copy of the tile's own table ([`NavTile::portal_edges`]).
 pub fn portal_edges(tile: &NavTile, side: u8) -> Vec<PortalEdge> {
-    let d = tile.data();
-    let axis = boundary_axis(side);
-    let mut out = Vec::with_capacity(d.edge_portal_sides.iter().filter(|&&s| s == side).count());
-    for p in 0..tile.poly_count() {
-        let corners = tile.poly_corners(p);
-        let n = corners.len();
-        for k in 0..n {
-            let c = corners.start + k;
-            if d.edge_portal_sides.get(c).copied().unwrap_or(NO_PORTAL) != side {
-                continue;
-            }
-            if let Some(e) = edge_at(tile, p, k, axis) {
-                out.push(e);
-            }
-        }
-    }
-    out
+    tile.portal_edges(side).to_vec()
 }
 
-/// The portal edges of `tile` on each of its four sides in one pass over its corners:
-/// element `s` is exactly [`portal_edges`]`(tile, s)`.
+/// The portal edges of `tile` on each of its four sides: element `s` is exactly
+/// [`portal_edges`]`(tile, s)`.
 pub fn portal_edges_by_side(tile: &NavTile) -> [Vec<PortalEdge>; 4] {
-    let d = tile.data();
-    // One count pass over the side bytes, so that each side is allocated once.
-    let mut count = [0usize; 4];
-    for &s in &d.edge_portal_sides {
-        if s < 4 {
-            count[usize::from(s)] += 1;
-        }
-    }
-    let mut out: [Vec<PortalEdge>; 4] = count.map(Vec::with_capacity);
-    for p in 0..tile.poly_count() {
-        let corners = tile.poly_corners(p);
-        for k in 0..corners.len() {
-            let side = d
-                .edge_portal_sides
-                .get(corners.start + k)
-                .copied()
-                .unwrap_or(NO_PORTAL);
-            if side >= 4 {
-                continue;
-            }
-            if let Some(e) = edge_at(tile, p, k, boundary_axis(side)) {
-                out[usize::from(side)].push(e);
-            }
-        }
-    }
-    out
+    std::array::from_fn(|s| portal_edges(tile, s as u8))
 }
 
 /// Edge `k` of polygon `p` as a portal edge along `axis` (0 = X, 2 = Z; see

@@ -1,8 +1,7 @@
 //! Assembling the links of tiles in the prescribed order, and the restitch scope.
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
-use std::rc::Rc;
 
 use smallvec::SmallVec;
 
@@ -11,8 +10,7 @@ use onepath_format::{NavTile, PolyRef};
 use crate::links::{Link, LinkKind, OffMeshConnection, TileLinks};
 use crate::off_mesh::{attach_one, PolyIndexes};
 use crate::portals::{
-    neighbour_column, opposite_side, overlapping_pairs, portal_edges_by_side, portal_overlap,
-    PortalEdge,
+    neighbour_column, opposite_side, overlapping_pairs, portal_overlap, PortalEdge,
 };
 use crate::tiles::TileSet;
 
@@ -109,10 +107,9 @@ pub fn stitch_tiles_with_cost(
 ) -> (Vec<(u32, TileLinks)>, StitchCost) {
     let mut cost = StitchCost::default();
     let pass = Attachments::new(set);
-    let memo = PortalMemo::default();
     let links = slots
         .iter()
-        .filter_map(|&slot| stitch_one(set, &pass, &memo, slot, &mut cost).map(|l| (slot, l)))
+        .filter_map(|&slot| stitch_one(set, &pass, slot, &mut cost).map(|l| (slot, l)))
         .collect();
     cost.polygons_scored = pass.polygons_scored.get();
     cost.links_attached = pass.links_attached.get();
@@ -137,30 +134,24 @@ pub fn stitch_tiles_and_sides(
 ) -> Vec<(u32, TileLinks)> {
     let mut cost = StitchCost::default();
     let pass = Attachments::new(set);
-    let memo = PortalMemo::default();
     let mut out: Vec<(u32, TileLinks)> = full
         .iter()
-        .filter_map(|&slot| stitch_one(set, &pass, &memo, slot, &mut cost).map(|l| (slot, l)))
+        .filter_map(|&slot| stitch_one(set, &pass, slot, &mut cost).map(|l| (slot, l)))
         .collect();
-    out.extend(sides.iter().filter_map(|&(slot, side, old)| {
-        stitch_side(set, &memo, slot, side, old).map(|l| (slot, l))
-    }));
+    out.extend(
+        sides
+            .iter()
+            .filter_map(|&(slot, side, old)| stitch_side(set, slot, side, old).map(|l| (slot, l))),
+    );
     out
 }
 
 /// The links `old` of the tile in `slot` with the portal links of `side` stitched again
 /// ([`stitch_tiles_and_sides`]).
-fn stitch_side(
-    set: &TileSet<'_>,
-    memo: &PortalMemo,
-    slot: u32,
-    side: u8,
-    old: &TileLinks,
-) -> Option<TileLinks> {
+fn stitch_side(set: &TileSet<'_>, slot: u32, side: u8, old: &TileLinks) -> Option<TileLinks> {
     let tile = set.get(slot)?.tile;
     let climb = f64::from(set.params().walkable_climb);
-    let own = memo.get(slot, tile);
-    let sp = SidePortals::new(set, &own, memo, tile, side);
+    let sp = SidePortals::new(set, tile, side);
     let mut tests = 0;
     let is_side = |l: &Link, below: bool| match l.kind {
         LinkKind::Portal { side: s, .. } => {
@@ -246,32 +237,9 @@ pub fn restitch_scope(
     slots.into_iter().collect()
 }
 
-/// A tile's portal edges on each of its four sides ([`portal_edges_by_side`]).
-type SideEdges = Rc<[Vec<PortalEdge>; 4]>;
-
-/// The portal edges of the tiles a pass reads, each tile's found the first time they are
-/// asked for and at most once a pass: a tile's side is read when it is stitched and again
-/// when a stitched neighbour faces it, and one pass over its corners finds all four sides.
-#[derive(Default)]
-struct PortalMemo {
-    /// Ascending by slot.
-    tiles: RefCell<Vec<(u32, SideEdges)>>,
-}
-
-impl PortalMemo {
-    /// The portal edges of `tile` (in `slot`) on each side.
-    fn get(&self, slot: u32, tile: &NavTile) -> SideEdges {
-        let mut tiles = self.tiles.borrow_mut();
-        match tiles.binary_search_by_key(&slot, |t| t.0) {
-            Ok(i) => Rc::clone(&tiles[i].1),
-            Err(i) => {
-                let e: SideEdges = Rc::new(portal_edges_by_side(tile));
-                tiles.insert(i, (slot, Rc::clone(&e)));
-                e
-            }
-        }
-    }
-}
+/// A tile's portal edges on each of its four sides (its own table,
+/// [`NavTile::portal_edges`]).
+type SideEdges<'a> = &'a [Vec<PortalEdge>; 4];
 
 /// Below this many pairs (own edges × facing edges of every layer) a side tests every pair:
 /// an ordinary tile side has a handful of portal edges, and sorting them would cost more
@@ -280,16 +248,16 @@ const DIRECT_PAIRS: usize = 1024;
 
 /// The portal edges of one side of a tile and of the facing side of every layer of the
 /// neighbouring column, with, for a side of many edges, the pairs worth testing.
-struct SidePortals {
+struct SidePortals<'a> {
     /// The side.
     side: u8,
     /// The tile's own portal edges; those on `side`, in portal order (polygon, then edge),
     /// are [`SidePortals::own`].
-    own: SideEdges,
+    own: SideEdges<'a>,
     /// Per layer of the neighbouring column, ascending: its slot and facing portal edges in
     /// portal order. Facing index `g` counts through them in this order. (A column has one
     /// or two layers almost always: kept inline up to two.)
-    layers: SmallVec<[(u32, SideEdges); 2]>,
+    layers: SmallVec<[(u32, SideEdges<'a>); 2]>,
     /// `None`: test every pair (few edges, or most pairs overlap). Otherwise the pairs whose
     /// intervals overlap, placed by [`overlapping_by_own`].
     pairs: Option<Placed>,
@@ -304,25 +272,20 @@ struct Placed {
     layer_start: Vec<u32>,
 }
 
-impl SidePortals {
-    fn new(
-        set: &TileSet<'_>,
-        own: &SideEdges,
-        memo: &PortalMemo,
-        tile: &NavTile,
-        side: u8,
-    ) -> SidePortals {
+impl<'a> SidePortals<'a> {
+    fn new(set: &TileSet<'a>, tile: &'a NavTile, side: u8) -> SidePortals<'a> {
+        let own: SideEdges<'a> = &tile.geometry().portal_edges;
         let mine = &own[usize::from(side)];
         let d = tile.data();
         let facing_side = usize::from(opposite_side(side));
-        let layers: SmallVec<[(u32, SideEdges); 2]> =
+        let layers: SmallVec<[(u32, SideEdges<'a>); 2]> =
             match neighbour_column(d.tile_x, d.tile_z, side) {
                 Some((nx, nz)) if !mine.is_empty() => set
                     .column(nx, nz)
                     .iter()
                     .filter_map(|&(_, ns)| {
                         let nt = set.get(ns)?;
-                        Some((ns, memo.get(ns, nt.tile)))
+                        Some((ns, &nt.tile.geometry().portal_edges))
                     })
                     .collect(),
                 _ => SmallVec::new(),
@@ -339,7 +302,7 @@ impl SidePortals {
         };
         SidePortals {
             side,
-            own: Rc::clone(own),
+            own,
             layers,
             pairs,
         }
@@ -480,7 +443,6 @@ fn overlapping_by_own(
 fn stitch_one(
     set: &TileSet<'_>,
     pass: &Attachments<'_, '_>,
-    memo: &PortalMemo,
     slot: u32,
     cost: &mut StitchCost,
 ) -> Option<TileLinks> {
@@ -489,9 +451,7 @@ fn stitch_one(
     let d = tile.data();
     let climb = f64::from(set.params().walkable_climb);
 
-    let own = memo.get(slot, tile);
-    let sides: [SidePortals; 4] =
-        std::array::from_fn(|s| SidePortals::new(set, &own, memo, tile, s as u8));
+    let sides: [SidePortals<'_>; 4] = std::array::from_fn(|s| SidePortals::new(set, tile, s as u8));
 
     let attached: Vec<OffMeshConnection> = (0..d.off_mesh_links.len() as u32)
         .filter_map(|i| pass.get(slot, i).copied())
