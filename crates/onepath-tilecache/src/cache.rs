@@ -17,7 +17,7 @@ use onepath_mesh::TiledNavMesh;
 use rayon::prelude::*;
 
 use crate::error::TileCacheError;
-use crate::layered::{layer_results, mark_layers, CachedLayer, LayerChange};
+use crate::layered::{layer_results, mark_layers, undo_marks, CachedLayer, LayerChange, LayerMark};
 use crate::shapes::{
     check_obstacle, check_volume, obstacle_box, volume_box, ObstacleId, VolumeId, MAX_ID,
 };
@@ -657,11 +657,7 @@ impl TileCache {
                 Ok(s)
             }
             Err(e) => {
-                for (l, (prev, _)) in layers.iter_mut().zip(changes) {
-                    if let Some(prev) = prev {
-                        l.sub.areas = prev;
-                    }
-                }
+                undo_marks(layers, &changes);
                 Err(e)
             }
         }
@@ -675,7 +671,7 @@ impl TileCache {
     fn layer_tiles(
         &self,
         layers: &[CachedLayer],
-        changes: &[(Option<Vec<u8>>, LayerChange)],
+        changes: &[LayerMark],
         results: &[crate::layered::LayerResult],
         links: bool,
     ) -> Result<(Vec<NavTile>, Vec<Option<NavTile>>), TileCacheError> {

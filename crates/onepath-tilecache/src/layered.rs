@@ -43,6 +43,9 @@ pub(crate) struct CachedLayer {
     /// What the first build keeps for repairs (regions, components, contours); `None` for
     /// a layer with no walkable span.
     pub(crate) memo: Option<LayerMemo>,
+    /// Scratch, not state: the areas before the last marking when [`mark_layers`] replaced
+    /// them (to undo a rebuild that fails), kept so that its buffer is reused.
+    pub(crate) undo: Vec<u8>,
 }
 
 impl CachedLayer {
@@ -64,6 +67,7 @@ impl CachedLayer {
             first_data,
             last_tile: None,
             first_tile: None,
+            undo: Vec::new(),
             sub,
         }
     }
@@ -110,17 +114,22 @@ pub(crate) enum LayerChange {
     Changed,
 }
 
+/// What marking one layer did: whether its areas were replaced (the previous ones are then
+/// in the layer's `undo`), and what changed.
+pub(crate) type LayerMark = (bool, LayerChange);
+
 /// Marks every layer of a tile with the obstacles (ascending id) and then the volumes (in
 /// the order added) whose box reaches the layer's walkable cells (obstacles grown by the
 /// agent radius and a cell, volumes by a cell of slack for rounding; a shape that misses the
 /// box has no cell centre over a walkable span of the layer, so skipping it changes
-/// nothing). Returns each layer's previous areas (to undo) and what changed.
+/// nothing). Returns, per layer, whether its previous areas went to its `undo` (see
+/// [`undo_marks`]) and what changed.
 pub(crate) fn mark_layers<'a>(
     layers: &mut [CachedLayer],
     obstacles: impl Iterator<Item = &'a Obstacle> + Clone,
     volumes: impl Iterator<Item = &'a ConvexVolume> + Clone,
     vc: &VoxelConfig,
-) -> Vec<(Option<Vec<u8>>, LayerChange)> {
+) -> Vec<LayerMark> {
     let cs = vc.cs;
     let grown = f64::from(vc.walkable_radius + 1) * cs;
     layers
@@ -134,42 +143,49 @@ pub(crate) fn mark_layers<'a>(
                 } else {
                     LayerChange::FirstBuild
                 };
-                return (None, change);
+                return (false, change);
             };
-            let os: Vec<&Obstacle> = obstacles
+            let os = obstacles
                 .clone()
-                .filter(|o| touches(obstacle_box(o), b, grown))
-                .collect();
-            let vs: Vec<&ConvexVolume> = volumes
-                .clone()
-                .filter(|v| touches(volume_box(v), b, cs))
-                .collect();
-            if os.is_empty() && vs.is_empty() {
-                // The layer's areas are its first build's.
-                return if known && l.sub.areas == l.first_areas {
-                    (None, LayerChange::Unchanged)
-                } else {
-                    let prev = std::mem::replace(&mut l.sub.areas, l.first_areas.clone());
-                    (Some(prev), LayerChange::FirstBuild)
-                };
+                .filter(|o| touches(obstacle_box(o), b, grown));
+            let vs = volumes.clone().filter(|v| touches(volume_box(v), b, cs));
+            let none = os.clone().next().is_none() && vs.clone().next().is_none();
+            if none && known && l.sub.areas == l.first_areas {
+                // The layer's areas are its first build's already.
+                return (false, LayerChange::Unchanged);
             }
-            let prev = std::mem::replace(&mut l.sub.areas, l.first_areas.clone());
+            // The previous areas to `undo` (its buffer reused), the first build's in place.
+            l.undo.clear();
+            l.undo.extend_from_slice(&l.sub.areas);
+            l.sub.areas.copy_from_slice(&l.first_areas);
+            if none {
+                return (true, LayerChange::FirstBuild);
+            }
             for o in os {
                 o.mark(&mut l.sub, vc);
             }
             for v in vs {
                 l.sub.mark_convex_volume(v);
             }
-            let change = if known && l.sub.areas == prev {
+            let change = if known && l.sub.areas == l.undo {
                 LayerChange::Unchanged
             } else if l.sub.areas == l.first_areas {
                 LayerChange::FirstBuild
             } else {
                 LayerChange::Changed
             };
-            (Some(prev), change)
+            (true, change)
         })
         .collect()
+}
+
+/// Puts back the areas [`mark_layers`] replaced (a rebuild that failed).
+pub(crate) fn undo_marks(layers: &mut [CachedLayer], marks: &[LayerMark]) {
+    for (l, &(replaced, _)) in layers.iter_mut().zip(marks) {
+        if replaced {
+            std::mem::swap(&mut l.sub.areas, &mut l.undo);
+        }
+    }
 }
 
 /// How the layers built by one rebuild were obtained: repaired, or from scratch with the
@@ -199,7 +215,7 @@ pub(crate) fn layer_results(
     vgrid: VerticalGrid,
     column: TileColumn,
     layers: &[CachedLayer],
-    changes: &[(Option<Vec<u8>>, LayerChange)],
+    changes: &[LayerMark],
     repair: bool,
 ) -> Result<(Vec<LayerResult>, usize, RepairCounts), BuildError> {
     let mut out = Vec::with_capacity(layers.len());
