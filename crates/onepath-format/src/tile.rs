@@ -252,8 +252,8 @@ impl NavTile {
             acc += u32::from(s);
         }
         poly_first_corner.push(acc);
-        let areas: Arc<[u8]> = data.poly_areas.clone().into();
-        let flags: Arc<[u16]> = data.poly_flags.clone().into();
+        let areas: Arc<[u8]> = Arc::from(data.poly_areas.as_slice());
+        let flags: Arc<[u16]> = Arc::from(data.poly_flags.as_slice());
         let link_enabled: Arc<[bool]> = vec![true; data.off_mesh_links.len()].into();
         NavTile {
             fingerprint,

@@ -9,6 +9,8 @@ use onepath_format::{
     next_salt, Fingerprint, FormatError, NavMeshParams, NavTile, NavTileData, OffMeshLinkSlot,
     PolyRef, TileRef, MAX_AREA, MAX_SLOTS,
 };
+use smallvec::SmallVec;
+
 use onepath_stitch::{
     admit_tile_with, end_columns, neighbour_column, restitch_scope, stitch_all, stitch_tiles,
     stitch_tiles_and_sides, ColumnIndex, Link, LinkEndIndex, OffMeshConnection, StitchError,
@@ -1174,14 +1176,15 @@ impl TiledNavMesh {
             drop(set);
             return self.restitch(&[(x, z)], departed);
         }
-        let full: Vec<u32> = placed.into_iter().collect();
-        let kept: Vec<u32> = set
+        let full = placed.as_slice();
+        let kept: SmallVec<[u32; 4]> = set
             .column(x, z)
             .iter()
             .map(|&(_, s)| s)
             .filter(|&s| Some(s) != placed)
             .collect();
-        let mut sides = Vec::new();
+        // A side column holds one or two layers almost always.
+        let mut sides: SmallVec<[(u32, u8, &TileLinks); 8]> = SmallVec::new();
         for side in 0..4u8 {
             let Some((nx, nz)) = neighbour_column(x, z, side) else {
                 continue;
@@ -1192,7 +1195,7 @@ impl TiledNavMesh {
                 }
             }
         }
-        let fresh = stitch_tiles_and_sides(&set, &full, &sides);
+        let fresh = stitch_tiles_and_sides(&set, full, &sides);
         drop(sides);
         drop(set);
         self.state = StateId::fresh();

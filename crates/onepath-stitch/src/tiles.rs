@@ -160,7 +160,10 @@ impl<'a> TileSet<'a> {
     fn slot_table(
         tiles: impl IntoIterator<Item = (u32, u32, &'a NavTile)>,
     ) -> (Vec<Option<SlotTile<'a>>>, usize) {
-        let mut slots: Vec<Option<SlotTile<'a>>> = Vec::new();
+        let tiles = tiles.into_iter();
+        // A mesh lists its slots in order, so the upper bound is usually the table's length.
+        let mut slots: Vec<Option<SlotTile<'a>>> =
+            Vec::with_capacity(tiles.size_hint().1.unwrap_or(0));
         for (slot, salt, tile) in tiles {
             let i = slot as usize;
             if slots.len() <= i {

@@ -753,11 +753,13 @@ impl TileCache {
         tiles: Vec<NavTile>,
         s: &mut UpdateStats,
     ) -> Result<(), TileCacheError> {
-        let old: BTreeSet<u16> = self
+        // One past the column's highest layer now in the mesh.
+        let old_top = self
             .mesh
             .tiles_at(x, z)
-            .map(|t| t.tile().position().2)
-            .collect();
+            .map(|t| usize::from(t.tile().position().2) + 1)
+            .max()
+            .unwrap_or(0);
         let new_top = tiles.len();
         // All or nothing: every new layer that will be added or replaced passes the mesh's
         // portal link cap first (a tile faces only tiles of the four side columns, which this
@@ -770,7 +772,7 @@ impl TileCache {
             }
         }
         let mut tiles = tiles.into_iter();
-        let top = old.last().map_or(0, |&l| usize::from(l) + 1).max(new_top);
+        let top = old_top.max(new_top);
         for layer in 0..top {
             let l = layer as u16;
             let fresh = if layer < new_top { tiles.next() } else { None };
