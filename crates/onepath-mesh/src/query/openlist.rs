@@ -256,6 +256,181 @@ impl OpenList {
     }
 }
 
+/// A run head of [`RunOpenList`]: the run's first remaining entry and where the rest of
+/// the run waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Head {
+    key: Keyed,
+    /// The run's remaining entries after `key`: `RunOpenList::store[start..end & !HEAP]`,
+    /// sorted into pop order, or, when `end` has the [`HEAP`] bit, a binary heap in that
+    /// order (its first element pops first).
+    start: u32,
+    end: u32,
+}
+
+/// The bit of [`Head::end`] that marks a run kept as a heap.
+const HEAP: u32 = 1 << 31;
+/// Runs up to this length are sorted (insertion sort), longer ones made a heap.
+const SORTED_RUN: usize = 12;
+
+/// True when `a` pops before `b` (the order of [`Keyed`], spelled out as integers).
+#[inline(always)]
+fn first(a: &Keyed, b: &Keyed) -> bool {
+    (a.f, a.g_inv, a.tie, a.node) < (b.f, b.g_inv, b.tie, b.node)
+}
+
+/// Restores the heap order of `v` (first-to-pop at the root) below index `i`.
+#[inline]
+fn sift_down(v: &mut [Keyed], mut i: usize) {
+    let n = v.len();
+    loop {
+        let l = 2 * i + 1;
+        if l >= n {
+            return;
+        }
+        let c = if l + 1 < n && first(&v[l + 1], &v[l]) {
+            l + 1
+        } else {
+            l
+        };
+        if first(&v[c], &v[i]) {
+            v.swap(c, i);
+            i = c;
+        } else {
+            return;
+        }
+    }
+}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Head {
+    /// The order of the heads' entries (no two entries of one search are equal).
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+/// The open list of model v2 (`portals.rs`): the entries of one expansion are pushed as
+/// one **run** ([`RunOpenList::push_run`]), kept as a small binary heap of its own, and only
+/// each run's first remaining entry waits in the main binary heap; popping a head puts the
+/// next entry of its run in its place. The heap then holds the first remaining entry of every run, so its top is the
+/// first of all remaining entries in the search's order (the order of [`OpenList`]: `f`,
+/// then larger `g`, then tie key, then node; no two entries of a search are equal under
+/// it): the pop sequence is exactly that of one heap of all entries. The gain is that an
+/// entry enters the heap only when the one before it in its run has been popped, so the
+/// many entries a search never reaches cost a sort of a few elements instead of a heap
+/// insertion, and the heap stays small.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RunOpenList {
+    heap: BinaryHeap<Head>,
+    /// Every run pushed since the last reset, one after another (popped entries stay).
+    store: Vec<Keyed>,
+    /// The run being collected ([`RunOpenList::add`]).
+    run: Vec<Keyed>,
+}
+
+impl RunOpenList {
+    /// Empties the list, keeping its capacity.
+    pub(crate) fn reset(&mut self) {
+        self.heap.clear();
+        self.store.clear();
+        self.run.clear();
+    }
+
+    /// True when no entry is left (the run being collected does not count).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// Adds the entry of `node` (polygon `poly`) with its `f` and `g` to the run being
+    /// collected; it counts once [`RunOpenList::push_run`] is called.
+    #[inline]
+    pub(crate) fn add(&mut self, f: f64, g: f64, poly: PolyRef, node: u32) {
+        self.run.push(Keyed {
+            f: order_key(f),
+            g_inv: !order_key(g),
+            tie: tie_key(poly),
+            node,
+        });
+    }
+
+    /// Pushes the entries added since the last call as one run.
+    pub(crate) fn push_run(&mut self) {
+        let run = &mut self.run;
+        if run.is_empty() {
+            return;
+        }
+        let start = self.store.len();
+        let (key, end) = if run.len() <= SORTED_RUN {
+            // Sorted into pop order; the first entry becomes the head.
+            for j in 1..run.len() {
+                let x = run[j];
+                let mut k = j;
+                while k > 0 && first(&x, &run[k - 1]) {
+                    run[k] = run[k - 1];
+                    k -= 1;
+                }
+                run[k] = x;
+            }
+            self.store.extend_from_slice(&run[1..]);
+            (run[0], self.store.len() as u32)
+        } else {
+            // The run's first entry becomes the head, the others a heap in the store.
+            let mut m = 0;
+            for j in 1..run.len() {
+                if first(&run[j], &run[m]) {
+                    m = j;
+                }
+            }
+            let key = run.swap_remove(m);
+            self.store.extend_from_slice(run);
+            let rest = &mut self.store[start..];
+            for i in (0..rest.len() / 2).rev() {
+                sift_down(rest, i);
+            }
+            (key, self.store.len() as u32 | HEAP)
+        };
+        self.heap.push(Head {
+            key,
+            start: start as u32,
+            end,
+        });
+        run.clear();
+    }
+
+    /// The entry [`RunOpenList::pop`] would return.
+    pub(crate) fn peek(&self) -> Option<Open> {
+        self.heap.peek().map(|h| h.key.open())
+    }
+
+    /// Removes and returns the first entry in the search's order.
+    pub(crate) fn pop(&mut self) -> Option<Open> {
+        let mut top = self.heap.peek_mut()?;
+        let out = top.key.open();
+        let (start, end) = (top.start as usize, (top.end & !HEAP) as usize);
+        if start < end && top.end & HEAP == 0 {
+            top.key = self.store[start];
+            top.start += 1;
+        } else if start < end {
+            let rest = &mut self.store[start..end];
+            let last = rest.len() - 1;
+            top.key = rest[0];
+            rest[0] = rest[last];
+            top.end -= 1;
+            sift_down(&mut rest[..last], 0);
+            // `top` dropped here: the head sifts down to its place.
+        } else {
+            std::collections::binary_heap::PeekMut::pop(top);
+        }
+        Some(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,6 +477,58 @@ mod tests {
                     "{a:e} {b:e}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_run_open_list_pops_in_the_order_of_the_open_entries() {
+        for seed in 0..40u64 {
+            let mut s = seed;
+            let mut ours = RunOpenList::default();
+            let mut reference = BinaryHeap::new();
+            let mut popped = 0;
+            let mut node = 0u32;
+            for _ in 0..400 {
+                if next(&mut s) % 3 != 0 {
+                    // A run of 0..6 entries; few distinct values, so every tie rule counts.
+                    for _ in 0..next(&mut s) % 6 {
+                        let f = (next(&mut s) % 7) as f64 * 0.5;
+                        let g = (next(&mut s) % 4) as f64 * 0.25;
+                        let salt = 1 + (next(&mut s) % 2) as u32;
+                        let poly = PolyRef::new(
+                            salt,
+                            (next(&mut s) % 3) as u32,
+                            (next(&mut s) % 5) as u32,
+                        )
+                        .unwrap();
+                        ours.add(f, g, poly, node);
+                        reference.push(OpenEntry { f, g, poly, node });
+                        node += 1;
+                    }
+                    ours.push_run();
+                } else {
+                    let (a, b) = (ours.pop(), reference.pop());
+                    assert_eq!(
+                        a,
+                        b.map(|e| Open {
+                            g: e.g,
+                            node: e.node,
+                            tie: tie_key(e.poly)
+                        })
+                    );
+                    popped += usize::from(a.is_some());
+                }
+                assert_eq!(
+                    ours.peek().map(|e| e.node),
+                    reference.peek().map(|e| e.node)
+                );
+                assert_eq!(ours.is_empty(), reference.is_empty());
+            }
+            while let Some(e) = reference.pop() {
+                assert_eq!(ours.pop().map(|e| e.node), Some(e.node));
+            }
+            assert_eq!(ours.pop(), None);
+            assert!(popped > 50);
         }
     }
 
