@@ -29,7 +29,7 @@ fn dist(a: Vec3, b: Vec3) -> f64 {
 }
 use crate::query::graph::{for_each_neighbour_at, Crossing, PathEnds, PathGraph, HEURISTIC_SCALE};
 use crate::query::nodepool::{RefHasher, NO_PARENT};
-use crate::query::openlist::OpenList;
+use crate::query::openlist::RunOpenList;
 use crate::query::path::{PathResult, PathStatus};
 use crate::query::poly::{decode, tie_key};
 use crate::query::portal_landmarks::{Active, PortalLandmarks, NO_NODE};
@@ -201,6 +201,8 @@ struct PortalState {
     status: PathStatus,
     best: u32,
     goal: Option<u32>,
+    /// The `f` of the goal state's newest open entry (meaningful once `goal` is set).
+    goal_f: f64,
     iterations: u64,
     checked_state: u64,
 }
@@ -210,7 +212,7 @@ struct PortalState {
 pub(crate) struct PortalSearch {
     nodes: Vec<PortalNode>,
     index: StateIndex,
-    open: OpenList,
+    open: RunOpenList,
     state: Option<PortalState>,
     scratch: Vec<PolyRef>,
     /// The samples of the crossings of every polygon expanded so far (computed once per
@@ -232,6 +234,91 @@ pub(crate) struct PortalSearch {
     active: Active,
     /// Landmark estimates are on ([`PortalSearch::set_landmarks`]).
     use_landmarks: bool,
+}
+
+/// The relaxation of the successors of one expanded state (a function rather than a
+/// closure so that it is inlined into the sample loop).
+struct Relax<'a> {
+    nodes: &'a mut Vec<PortalNode>,
+    open: &'a mut RunOpenList,
+    /// The expanded state and its `g`.
+    parent: u32,
+    parent_g: f64,
+    end_pos: Vec3,
+    h_scale: f64,
+    has_table: bool,
+}
+
+impl Relax<'_> {
+    /// Relaxes the state `key` (`slot`: its node, [`NO_PARENT`] for none yet, written when it
+    /// is made; `pos`: its point; `xing`: its crossing-graph node) over an edge of `cost`.
+    #[inline(always)]
+    fn relax(
+        &mut self,
+        key: StateKey,
+        slot: &mut u32,
+        pos: Vec3,
+        xing: u32,
+        cost: f64,
+        st: &mut PortalState,
+    ) {
+        let nodes = &mut *self.nodes;
+        let g = self.parent_g + cost;
+        let (i, d, h) = match *slot {
+            i if i != NO_PARENT => {
+                let n = &mut nodes[i as usize];
+                if !(g < n.g) {
+                    return;
+                }
+                n.g = g;
+                n.parent = self.parent;
+                n.closed = false;
+                (i, n.d, n.h)
+            }
+            _ => {
+                let d = dist(pos, self.end_pos);
+                let h = d * self.h_scale;
+                let i = nodes.len() as u32;
+                nodes.push(PortalNode {
+                    poly: key.0,
+                    came_from: key.1,
+                    i: key.2,
+                    pos,
+                    g,
+                    d,
+                    h,
+                    xing: if self.has_table { xing } else { NO_NODE },
+                    parent: self.parent,
+                    closed: false,
+                });
+                *slot = i;
+                (i, d, h)
+            }
+        };
+        let f = g + h;
+        if key.2 == GOAL_SAMPLE && key.1 == NO_POLY {
+            st.goal = Some(i);
+            st.goal_f = f;
+            self.open.add(f, g, key.0, i);
+        } else if st.goal.is_none() || f.total_cmp(&st.goal_f) != Ordering::Greater {
+            self.open.add(f, g, key.0, i);
+        }
+        // Otherwise the entry is not pushed: the open list pops in `f` order first
+        // (`order_key`, i.e. `total_cmp`), so the goal's entry (whose `f` only decreases: a
+        // goal improved is pushed again with a smaller one) pops before this one would and
+        // the search ends there. The state itself is recorded as before (its `g` and parent
+        // count for later relaxations, the closest state and a budget-ended search's path),
+        // so no pop, iteration or answer changes.
+        let b = &nodes[st.best as usize];
+        let better = d
+            .total_cmp(&b.d)
+            .then(g.total_cmp(&b.g))
+            .then(tie_key(key.0).cmp(&tie_key(b.poly)))
+            == Ordering::Less;
+        if better {
+            st.best = i;
+        }
+    }
 }
 
 impl PortalSearch {
@@ -289,7 +376,7 @@ impl PortalSearch {
             self.search = 1;
         }
         self.fit_landmarks(mesh, key, ends);
-        self.open.reset(false);
+        self.open.reset();
         let d = dist(ends.start_pos, ends.end_pos);
         self.nodes.push(PortalNode {
             poly: ends.start_ref,
@@ -304,13 +391,15 @@ impl PortalSearch {
             closed: false,
         });
         let h = d * filter.min_area_cost() * HEURISTIC_SCALE;
-        self.open.push(h, 0.0, ends.start_ref, 0);
+        self.open.add(h, 0.0, ends.start_ref, 0);
+        self.open.push_run();
         self.state = Some(PortalState {
             ends,
             sampling,
             status: PathStatus::InProgress,
             best: 0,
             goal: None,
+            goal_f: f64::INFINITY,
             iterations: 0,
             checked_state: mesh.state_id(),
         });
@@ -432,7 +521,8 @@ impl PortalSearch {
                     let h = t.estimate(&self.active, node.xing);
                     if h > node.h {
                         n.h = h;
-                        self.open.push(node.g + h, node.g, node.poly, e.node);
+                        self.open.add(node.g + h, node.g, node.poly, e.node);
+                        self.open.push_run();
                         continue;
                     }
                 }
@@ -509,68 +599,20 @@ impl PortalSearch {
                     c
                 }
             };
-            let nodes = &mut self.nodes;
-            let open = &mut self.open;
-            let has_table = self.landmarks.is_some();
-            // `slot`: the node of the state (NO_PARENT: none yet), written when it is made;
-            // `xing`: its crossing-graph node.
-            let mut relax = |key: StateKey,
-                             slot: &mut u32,
-                             pos: Vec3,
-                             xing: u32,
-                             cost: f64,
-                             st: &mut PortalState| {
-                let g = node.g + cost;
-                let (i, d, h) = match *slot {
-                    i if i != NO_PARENT => {
-                        let n = &mut nodes[i as usize];
-                        if !(g < n.g) {
-                            return;
-                        }
-                        n.g = g;
-                        n.parent = e.node;
-                        n.closed = false;
-                        (i, n.d, n.h)
-                    }
-                    _ => {
-                        let d = dist(pos, ends.end_pos);
-                        let h = d * h_scale;
-                        let i = nodes.len() as u32;
-                        nodes.push(PortalNode {
-                            poly: key.0,
-                            came_from: key.1,
-                            i: key.2,
-                            pos,
-                            g,
-                            d,
-                            h,
-                            xing: if has_table { xing } else { NO_NODE },
-                            parent: e.node,
-                            closed: false,
-                        });
-                        *slot = i;
-                        (i, d, h)
-                    }
-                };
-                open.push(g + h, g, key.0, i);
-                if key.2 == GOAL_SAMPLE && key.1 == NO_POLY {
-                    st.goal = Some(i);
-                }
-                let b = &nodes[st.best as usize];
-                let better = d
-                    .total_cmp(&b.d)
-                    .then(g.total_cmp(&b.g))
-                    .then(tie_key(key.0).cmp(&tie_key(b.poly)))
-                    == Ordering::Less;
-                if better {
-                    st.best = i;
-                }
+            let mut relax = Relax {
+                nodes: &mut self.nodes,
+                open: &mut self.open,
+                parent: e.node,
+                parent_g: node.g,
+                end_pos: ends.end_pos,
+                h_scale,
+                has_table: self.landmarks.is_some(),
             };
             if from == ends.end_ref {
                 let cost = ca * dist(node.pos, ends.end_pos);
                 let mut slot = st.goal.unwrap_or(NO_PARENT);
                 let key = StateKey(from, NO_POLY, GOAL_SAMPLE);
-                relax(key, &mut slot, ends.end_pos, NO_NODE, cost, st);
+                relax.relax(key, &mut slot, ends.end_pos, NO_NODE, cost, st);
             }
             let back = node.came_from;
             let block = &mut self.samples[first as usize..(first + count) as usize];
@@ -581,7 +623,7 @@ impl PortalSearch {
                     let c = &mut block[s.canon as usize];
                     let mut slot = if c.stamp == gen { c.state } else { NO_PARENT };
                     let was = slot;
-                    relax(
+                    relax.relax(
                         StateKey(s.target, from, s.i),
                         &mut slot,
                         s.arrive,
@@ -595,6 +637,8 @@ impl PortalSearch {
                     }
                 }
             }
+            // The expansion's entries enter the open list as one run (same pop order).
+            self.open.push_run();
         }
         if st.status == PathStatus::InProgress {
             while let Some(e) = self.open.peek() {
