@@ -149,10 +149,10 @@ fn distance_pt_seg_sq(x: i32, z: i32, px: i32, pz: i32, qx: i32, qz: i32) -> f64
     ex * ex + ez * ez
 }
 
-/// Simplified vertex: (x, y, z, index of the raw vertex).
-fn simplify(points: &[[i32; 4]], max_error: f32, max_edge_len: i32) -> Vec<[i32; 4]> {
+/// Simplified vertex: (x, y, z, index of the raw vertex), written into `out` (cleared first).
+fn simplify(points: &[[i32; 4]], max_error: f32, max_edge_len: i32, out: &mut Vec<[i32; 4]>) {
     let pn = points.len();
-    let mut out: Vec<[i32; 4]> = Vec::new();
+    out.clear();
     let has_connections = points.iter().any(|p| (p[3] as u32) & REG_MASK != 0);
     if has_connections {
         for i in 0..pn {
@@ -261,7 +261,6 @@ fn simplify(points: &[[i32; 4]], max_error: f32, max_edge_len: i32) -> Vec<[i32;
         let fb = points[bi][3] as u32;
         v[3] = ((fa & (REG_MASK | AREA_BORDER)) | (fb & BORDER_VERTEX)) as i32;
     }
-    out
 }
 
 fn remove_degenerate(verts: &mut Vec<[i32; 4]>) {
@@ -434,6 +433,8 @@ struct ContourScratch {
     regx: Vec<u16>,
     /// The raw vertices of the loop being traced.
     raw: Vec<[i32; 4]>,
+    /// Its simplified vertices.
+    simp: Vec<[i32; 4]>,
 }
 
 thread_local! {
@@ -454,7 +455,12 @@ fn trace_contours(
     scratch: &mut ContourScratch,
 ) -> (Vec<Contour>, Vec<u32>) {
     let n = chf.span_count();
-    let ContourScratch { flags, regx, raw } = scratch;
+    let ContourScratch {
+        flags,
+        regx,
+        raw,
+        simp,
+    } = scratch;
     flags.clear();
     // Reused sides: `old`'s, those of the changed spans computed again below.
     let reused = match reuse {
@@ -540,18 +546,15 @@ fn trace_contours(
         if raw.is_empty() {
             continue;
         }
-        let mut simp = simplify(raw, max_error, max_edge_len);
-        remove_degenerate(&mut simp);
-        let contour = (simp.len() >= 3).then(|| {
-            for p in simp.iter_mut() {
-                p[0] -= border;
-                p[2] -= border;
-            }
-            Contour {
-                verts: simp,
-                reg: r,
-                area: chf.areas[i],
-            }
+        simplify(raw, max_error, max_edge_len, simp);
+        remove_degenerate(simp);
+        let contour = (simp.len() >= 3).then(|| Contour {
+            verts: simp
+                .iter()
+                .map(|p| [p[0] - border, p[1], p[2] - border, p[3]])
+                .collect(),
+            reg: r,
+            area: chf.areas[i],
         });
         if let (Some(rec), Some(edges)) = (record.as_deref_mut(), edges) {
             let start = edges.first().copied().unwrap_or((i as u32) << 2);
@@ -585,6 +588,8 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
     regs.sort_unstable();
     regs.dedup();
     let mut remove = vec![false; contours.len()];
+    // The candidate diagonals from one hole vertex (shortest first).
+    let mut diags: Vec<(i64, usize)> = Vec::new();
     for r in regs {
         let mut outline = None;
         let mut holes = Vec::new();
@@ -627,15 +632,15 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
         hole_info.sort();
         for hi in 0..hole_info.len() {
             let (_, _, h, leftmost) = hole_info[hi];
-            let hole = contours[h].verts.clone();
-            let outline_v = contours[oi].verts.clone();
+            let hole = &contours[h].verts;
+            let outline_v = &contours[oi].verts;
             let mut found: Option<(usize, usize)> = None;
             let mut best_vertex = leftmost;
             for _ in 0..hole.len() {
                 let corner = hole[best_vertex];
-                let mut diags: Vec<(i64, usize)> = Vec::new();
+                diags.clear();
                 for j in 0..outline_v.len() {
-                    if in_cone(j, &outline_v, corner) {
+                    if in_cone(j, outline_v, corner) {
                         let dx = i64::from(outline_v[j][0] - corner[0]);
                         let dz = i64::from(outline_v[j][2] - corner[2]);
                         diags.push((dx * dx + dz * dz, j));
@@ -644,7 +649,7 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
                 diags.sort();
                 for &(_, j) in &diags {
                     let pt = outline_v[j];
-                    let mut hit = intersect_seg_contour(pt, corner, Some(j), &outline_v);
+                    let mut hit = intersect_seg_contour(pt, corner, Some(j), outline_v);
                     for &(_, _, other, _) in &hole_info[hi..] {
                         if hit {
                             break;
