@@ -418,7 +418,7 @@ fn build_contours_with(
             record,
             scratch,
         );
-        merge_holes(&mut contours, &mut keys);
+        merge_holes(&mut contours, &mut keys, &mut scratch.holes);
         keys.into_iter().zip(contours).collect()
     })
 }
@@ -435,6 +435,24 @@ struct ContourScratch {
     raw: Vec<[i32; 4]>,
     /// Its simplified vertices.
     simp: Vec<[i32; 4]>,
+    /// The lists of [`merge_holes`].
+    holes: HoleScratch,
+}
+
+/// The working lists of [`merge_holes`].
+#[derive(Default)]
+struct HoleScratch {
+    /// Twice the signed area of every contour.
+    winding: Vec<i64>,
+    /// The regions with a contour, ascending.
+    regs: Vec<u16>,
+    /// The contours joined into another or dropped.
+    remove: Vec<bool>,
+    /// The holes of one region, and each with its leftmost vertex.
+    holes: Vec<usize>,
+    hole_info: Vec<(i32, i32, usize, usize)>,
+    /// The candidate diagonals from one hole vertex (shortest first).
+    diags: Vec<(i64, usize)>,
 }
 
 thread_local! {
@@ -460,6 +478,7 @@ fn trace_contours(
         regx,
         raw,
         simp,
+        holes: _,
     } = scratch;
     flags.clear();
     // Reused sides: `old`'s, those of the changed spans computed again below.
@@ -573,26 +592,29 @@ fn trace_contours(
 }
 
 /// Joins every hole (a contour of negative area) into the outline of its region.
-fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
-    let mut any_hole = false;
-    let winding: Vec<i64> = contours.iter().map(|c| signed_area2(&c.verts)).collect();
-    for w in &winding {
-        if *w < 0 {
-            any_hole = true;
-        }
-    }
-    if !any_hole {
+fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>, sc: &mut HoleScratch) {
+    let HoleScratch {
+        winding,
+        regs,
+        remove,
+        holes,
+        hole_info,
+        diags,
+    } = sc;
+    winding.clear();
+    winding.extend(contours.iter().map(|c| signed_area2(&c.verts)));
+    if !winding.iter().any(|&w| w < 0) {
         return;
     }
-    let mut regs: Vec<u16> = contours.iter().map(|c| c.reg).collect();
+    regs.clear();
+    regs.extend(contours.iter().map(|c| c.reg));
     regs.sort_unstable();
     regs.dedup();
-    let mut remove = vec![false; contours.len()];
-    // The candidate diagonals from one hole vertex (shortest first).
-    let mut diags: Vec<(i64, usize)> = Vec::new();
-    for r in regs {
+    remove.clear();
+    remove.resize(contours.len(), false);
+    for &r in regs.iter() {
         let mut outline = None;
-        let mut holes = Vec::new();
+        holes.clear();
         for (ci, c) in contours.iter().enumerate() {
             if c.reg != r {
                 continue;
@@ -607,7 +629,7 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
         }
         let Some(oi) = outline else {
             // A region made only of holes cannot be polygonized; drop them.
-            for h in holes {
+            for &h in holes.iter() {
                 remove[h] = true;
             }
             continue;
@@ -616,19 +638,17 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
             continue;
         }
         // Leftmost vertex of each hole (min x, then min z); holes in that order.
-        let mut hole_info: Vec<(i32, i32, usize, usize)> = holes
-            .iter()
-            .map(|&h| {
-                let v = &contours[h].verts;
-                let mut best = 0;
-                for (k, p) in v.iter().enumerate() {
-                    if p[0] < v[best][0] || (p[0] == v[best][0] && p[2] < v[best][2]) {
-                        best = k;
-                    }
+        hole_info.clear();
+        hole_info.extend(holes.iter().map(|&h| {
+            let v = &contours[h].verts;
+            let mut best = 0;
+            for (k, p) in v.iter().enumerate() {
+                if p[0] < v[best][0] || (p[0] == v[best][0] && p[2] < v[best][2]) {
+                    best = k;
                 }
-                (v[best][0], v[best][2], h, best)
-            })
-            .collect();
+            }
+            (v[best][0], v[best][2], h, best)
+        }));
         hole_info.sort();
         for hi in 0..hole_info.len() {
             let (_, _, h, leftmost) = hole_info[hi];
@@ -647,7 +667,7 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
                     }
                 }
                 diags.sort();
-                for &(_, j) in &diags {
+                for &(_, j) in diags.iter() {
                     let pt = outline_v[j];
                     let mut hit = intersect_seg_contour(pt, corner, Some(j), outline_v);
                     for &(_, _, other, _) in &hole_info[hi..] {

@@ -552,7 +552,7 @@ impl Mesh3DPipeline {
 
     /// [`Mesh3DPipeline::polygons_to_data`] from the regions' contours.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn contours_to_data<'c>(
+    pub(crate) fn contours_to_data<'c, I>(
         &self,
         params: &NavMeshParams,
         vc: &VoxelConfig,
@@ -562,8 +562,12 @@ impl Mesh3DPipeline {
         layer: u16,
         chf: &CompactHeightfield,
         regions: &[u16],
-        contours: impl IntoIterator<Item = &'c crate::contour::Contour>,
-    ) -> Result<Option<NavTileData>, BuildError> {
+        contours: I,
+    ) -> Result<Option<NavTileData>, BuildError>
+    where
+        I: IntoIterator<Item = &'c crate::contour::Contour>,
+        I::IntoIter: Clone,
+    {
         let convex_ok = |verts: &[[i32; 3]], poly: &[u32]| convex_in_f32(frame, verts, poly);
         POLYGON_STAGES.with_borrow_mut(|sc| {
             let mesh = build_poly_mesh_in(&mut sc.poly, contours, vc.nvp, &convex_ok);

@@ -341,13 +341,30 @@ pub(crate) struct PolyScratch {
 }
 
 /// [`build_poly_mesh`] with the buffers of `sc`.
-pub(crate) fn build_poly_mesh_in<'c>(
+pub(crate) fn build_poly_mesh_in<'c, I>(
     sc: &mut PolyScratch,
-    contours: impl IntoIterator<Item = &'c Contour>,
+    contours: I,
     nvp: usize,
     convex_ok: &ConvexCheck<'_>,
-) -> PolyMesh {
-    let mut mesh = PolyMesh::default();
+) -> PolyMesh
+where
+    I: IntoIterator<Item = &'c Contour>,
+    I::IntoIter: Clone,
+{
+    let contours = contours.into_iter();
+    // At most every contour vertex, and a triangle per contour vertex beyond two: the
+    // mesh's lists are reserved once.
+    let (mut nverts, mut ntris) = (0, 0);
+    for c in contours.clone().filter(|c| c.verts.len() >= 3) {
+        nverts += c.verts.len();
+        ntris += c.verts.len() - 2;
+    }
+    let mut mesh = PolyMesh {
+        verts: Vec::with_capacity(nverts),
+        polys: Vec::with_capacity(ntris),
+        regs: Vec::with_capacity(ntris),
+        areas: Vec::with_capacity(ntris),
+    };
     let PolyScratch {
         weld,
         on_border,

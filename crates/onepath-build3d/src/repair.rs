@@ -44,6 +44,7 @@ thread_local! {
 
 /// The contours of a repaired layer, in order of their keys: the first build's contours of
 /// the regions not traced again and the ones traced again.
+#[derive(Clone)]
 pub(crate) struct RepairedContours<'a> {
     kept: std::iter::Peekable<std::slice::Iter<'a, (u32, Contour)>>,
     affected: &'a [bool],
