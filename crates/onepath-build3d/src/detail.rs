@@ -56,8 +56,9 @@ fn dist2_xz(a: [f64; 3], b: [f64; 3]) -> f64 {
 pub fn triangulate_hull(verts: &[[f64; 3]], hull: &[usize], nin: usize) -> Vec<[u8; 4]> {
     let mut tris = Vec::with_capacity(hull.len().saturating_sub(2));
     hull_triangles(verts, hull, nin, &mut tris);
-    let mut pos = Vec::new();
-    with_hull_flags(&tris, hull, verts.len(), &mut pos)
+    let (mut pos, mut out) = (Vec::new(), Vec::with_capacity(tris.len()));
+    with_hull_flags(&tris, hull, verts.len(), &mut pos, &mut out);
+    out
 }
 
 /// The triangles of [`triangulate_hull`] (vertex indices, no flags), written into `tris`
@@ -105,14 +106,16 @@ fn hull_triangles(verts: &[[f64; 3]], hull: &[usize], nin: usize, tris: &mut Vec
     }
 }
 
-/// The triangles (indices into `nverts` vertices) with their hull edge flags: bit k when
-/// edge k joins two vertices consecutive on `hull`. `pos` is scratch.
+/// The triangles (indices into `nverts` vertices) with their hull edge flags, into `out`
+/// (cleared first): bit k when edge k joins two vertices consecutive on `hull`. `pos` is
+/// scratch.
 fn with_hull_flags(
     tris: &[[usize; 3]],
     hull: &[usize],
     nverts: usize,
     pos: &mut Vec<usize>,
-) -> Vec<[u8; 4]> {
+    out: &mut Vec<[u8; 4]>,
+) {
     let nh = hull.len();
     pos.clear();
     pos.resize(nverts, usize::MAX);
@@ -125,17 +128,16 @@ fn with_hull_flags(
             && pos[b] != usize::MAX
             && ((pos[a] + 1) % nh == pos[b] || (pos[b] + 1) % nh == pos[a])
     };
-    tris.iter()
-        .map(|t| {
-            let mut f = 0u8;
-            for k in 0..3 {
-                if on_hull(t[k], t[(k + 1) % 3]) {
-                    f |= 1 << k;
-                }
+    out.clear();
+    out.extend(tris.iter().map(|t| {
+        let mut f = 0u8;
+        for k in 0..3 {
+            if on_hull(t[k], t[(k + 1) % 3]) {
+                f |= 1 << k;
             }
-            [t[0] as u8, t[1] as u8, t[2] as u8, f]
-        })
-        .collect()
+        }
+        [t[0] as u8, t[1] as u8, t[2] as u8, f]
+    }));
 }
 
 /// Most vertices (polygon and extra) of one polygon's detail.
@@ -362,14 +364,16 @@ pub(crate) struct DetailScratch {
 }
 
 /// The detail of one polygon (vertices tile-local X/Z, world Y, in the polygon's order),
-/// with `sc`'s buffers (the polygon itself is `sc.poly`).
+/// with `sc`'s buffers (the polygon itself is `sc.poly`), written into `out` (whatever it
+/// held is replaced, its memory reused).
 fn poly_detail(
     sc: &mut DetailScratch,
     regs: &[u16],
     hs: &HeightSource<'_>,
     sample_dist: f64,
     max_error: f64,
-) -> PolyDetail {
+    out: &mut PolyDetail,
+) {
     let DetailScratch {
         poly,
         verts,
@@ -535,12 +539,10 @@ fn poly_detail(
             }
         }
     }
-    let tris_out = with_hull_flags(&tri.tris, hull, verts.len(), pos);
+    with_hull_flags(&tri.tris, hull, verts.len(), pos, &mut out.tris);
     *tris = tri.tris;
-    PolyDetail {
-        verts: verts[nin..].to_vec(),
-        tris: tris_out,
-    }
+    out.verts.clear();
+    out.verts.extend_from_slice(&verts[nin..]);
 }
 
 impl Triangulation {
@@ -580,24 +582,39 @@ pub fn build_detail(
     frame: &TileFrame,
     vc: &VoxelConfig,
 ) -> Vec<PolyDetail> {
-    build_detail_in(&mut DetailScratch::default(), mesh, chf, regions, frame, vc)
+    let mut out = Vec::with_capacity(mesh.polys.len());
+    build_detail_into(
+        &mut DetailScratch::default(),
+        &mut out,
+        mesh,
+        chf,
+        regions,
+        frame,
+        vc,
+    );
+    out
 }
 
-/// [`build_detail`] with the buffers of `sc`.
-pub(crate) fn build_detail_in(
+/// [`build_detail`] with the buffers of `sc`, into `out[..mesh.polys.len()]` (`out` is
+/// lengthened as needed; the entries it had are overwritten, their memory reused, and any
+/// beyond the polygons are left as they were).
+pub(crate) fn build_detail_into(
     sc: &mut DetailScratch,
+    out: &mut Vec<PolyDetail>,
     mesh: &PolyMesh,
     chf: &CompactHeightfield,
     regions: &[u16],
     frame: &TileFrame,
     vc: &VoxelConfig,
-) -> Vec<PolyDetail> {
+) {
     let hs = HeightSource {
         chf,
         regions,
         frame,
     };
-    let mut out = Vec::with_capacity(mesh.polys.len());
+    if out.len() < mesh.polys.len() {
+        out.resize_with(mesh.polys.len(), PolyDetail::default);
+    }
     for (p, poly) in mesh.polys.iter().enumerate() {
         sc.poly.clear();
         sc.poly.extend(poly.iter().map(|&v| {
@@ -608,15 +625,15 @@ pub(crate) fn build_detail_in(
                 f64::from(frame.local_xz(c[2])),
             ]
         }));
-        out.push(poly_detail(
+        poly_detail(
             sc,
             &mesh.regs[p],
             &hs,
             vc.detail_sample_distance,
             vc.detail_max_error,
-        ));
+            &mut out[p],
+        );
     }
-    out
 }
 #[cfg(test)]
 mod tests {

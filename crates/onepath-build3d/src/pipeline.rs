@@ -11,7 +11,7 @@ use crate::chunky::ChunkyTriMesh;
 use crate::compact::{CompactHeightfield, ConvexVolume};
 use crate::config::{BuildConfig, VoxelConfig, MAX_HEIGHT_CELLS};
 use crate::contour::build_contours;
-use crate::detail::{build_detail_in, DetailScratch};
+use crate::detail::{build_detail_into, DetailScratch, PolyDetail};
 use crate::error::BuildError;
 use crate::handover::{convex_in_f32, to_tile_data_in, TileFrame, TileScratch};
 use crate::heightfield::{Heightfield, ScratchPool};
@@ -19,7 +19,7 @@ use crate::input::{is_walkable_triangle, HeightGrid, TriangleSoup};
 use crate::layers::{is_layer_first, LayerSplit};
 use crate::obstacle::Obstacle;
 use crate::offmesh::bake_off_mesh_links;
-use crate::polymesh::{build_poly_mesh_in, PolyScratch};
+use crate::polymesh::{build_poly_mesh_into, PolyMesh, PolyScratch};
 use crate::region;
 
 /// The result of a build: the parameters, every tile in tile order (row `TileZ`, then
@@ -570,17 +570,24 @@ impl Mesh3DPipeline {
     {
         let convex_ok = |verts: &[[i32; 3]], poly: &[u32]| convex_in_f32(frame, verts, poly);
         POLYGON_STAGES.with_borrow_mut(|sc| {
-            let mesh = build_poly_mesh_in(&mut sc.poly, contours, vc.nvp, &convex_ok);
-            let detail = build_detail_in(&mut sc.detail, &mesh, chf, regions, frame, vc);
+            let PolygonStageScratch {
+                poly,
+                mesh,
+                detail,
+                details,
+                tile,
+            } = sc;
+            build_poly_mesh_into(poly, mesh, contours, vc.nvp, &convex_ok);
+            build_detail_into(detail, details, mesh, chf, regions, frame, vc);
             to_tile_data_in(
-                &mut sc.tile,
+                tile,
                 params,
                 frame,
                 tile_x,
                 tile_z,
                 layer,
-                &mesh,
-                Some(&detail),
+                mesh,
+                Some(&details[..mesh.polys.len()]),
                 self.config.flags,
             )
         })
@@ -595,7 +602,12 @@ impl Mesh3DPipeline {
 #[derive(Default)]
 struct PolygonStageScratch {
     poly: PolyScratch,
+    /// The polygon mesh of the last layer (its lists reused by the next).
+    mesh: PolyMesh,
     detail: DetailScratch,
+    /// The detail of the last layer's polygons (and possibly more entries from an earlier
+    /// layer; only the first `mesh.polys.len()` are the last layer's).
+    details: Vec<PolyDetail>,
     tile: TileScratch,
 }
 

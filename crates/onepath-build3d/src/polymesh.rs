@@ -322,7 +322,15 @@ pub type ConvexCheck<'a> = dyn Fn(&[[i32; 3]], &[u32]) -> bool + 'a;
 /// border ring are then removed where the rule of `docs/build3d-polys.md` §2 ("Border
 /// vertices") allows.
 pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck<'_>) -> PolyMesh {
-    build_poly_mesh_in(&mut PolyScratch::default(), contours, nvp, convex_ok)
+    let mut mesh = PolyMesh::default();
+    build_poly_mesh_into(
+        &mut PolyScratch::default(),
+        &mut mesh,
+        contours,
+        nvp,
+        convex_ok,
+    );
+    mesh
 }
 
 /// The buffers of [`build_poly_mesh`], kept from one contour (and one build) to the next so
@@ -338,16 +346,19 @@ pub(crate) struct PolyScratch {
     /// The polygons of one contour.
     polys: Vec<Vec<u32>>,
     merge: MergeScratch,
+    /// Region lists of an earlier mesh, for the next polygons.
+    spare_regs: Vec<Vec<u16>>,
 }
 
-/// [`build_poly_mesh`] with the buffers of `sc`.
-pub(crate) fn build_poly_mesh_in<'c, I>(
+/// [`build_poly_mesh`] with the buffers of `sc`, into `mesh` (whatever it held is replaced;
+/// its polygon and region lists are reused for the new polygons).
+pub(crate) fn build_poly_mesh_into<'c, I>(
     sc: &mut PolyScratch,
+    mesh: &mut PolyMesh,
     contours: I,
     nvp: usize,
     convex_ok: &ConvexCheck<'_>,
-) -> PolyMesh
-where
+) where
     I: IntoIterator<Item = &'c Contour>,
     I::IntoIter: Clone,
 {
@@ -359,12 +370,6 @@ where
         nverts += c.verts.len();
         ntris += c.verts.len() - 2;
     }
-    let mut mesh = PolyMesh {
-        verts: Vec::with_capacity(nverts),
-        polys: Vec::with_capacity(ntris),
-        regs: Vec::with_capacity(ntris),
-        areas: Vec::with_capacity(ntris),
-    };
     let PolyScratch {
         weld,
         on_border,
@@ -373,7 +378,16 @@ where
         tris,
         polys,
         merge,
+        spare_regs,
     } = sc;
+    merge.spare.append(&mut mesh.polys);
+    spare_regs.append(&mut mesh.regs);
+    mesh.verts.clear();
+    mesh.areas.clear();
+    mesh.verts.reserve(nverts);
+    mesh.polys.reserve(ntris);
+    mesh.regs.reserve(ntris);
+    mesh.areas.reserve(ntris);
     weld.clear();
     on_border.clear();
     polys.clear();
@@ -408,12 +422,14 @@ where
         merge_polygons_in(merge, polys, &mesh.verts, nvp, convex_ok);
         for p in polys.drain(..) {
             mesh.polys.push(p);
-            mesh.regs.push(vec![c.reg]);
+            let mut regs = spare_regs.pop().unwrap_or_default();
+            regs.clear();
+            regs.push(c.reg);
+            mesh.regs.push(regs);
             mesh.areas.push(c.area);
         }
     }
-    crate::border_vertices::remove_border_vertices(&mut mesh, on_border, nvp, convex_ok);
-    mesh
+    crate::border_vertices::remove_border_vertices(mesh, on_border, nvp, convex_ok);
 }
 
 /// The buffers of [`merge_polygons`], kept across calls.
