@@ -408,7 +408,7 @@ fn build_contours_with(
     record: Option<&mut LoopTable>,
 ) -> Vec<(u32, Contour)> {
     SCRATCH.with_borrow_mut(|scratch| {
-        let (mut contours, mut keys) = trace_contours(
+        let mut contours = trace_contours(
             chf,
             reg,
             max_error,
@@ -418,8 +418,8 @@ fn build_contours_with(
             record,
             scratch,
         );
-        merge_holes(&mut contours, &mut keys, &mut scratch.holes);
-        keys.into_iter().zip(contours).collect()
+        merge_holes(&mut contours, &mut scratch.holes);
+        contours
     })
 }
 
@@ -459,8 +459,9 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<ContourScratch> = std::cell::RefCell::default();
 }
 
-/// Every region's loops, traced and simplified (holes not yet joined); the loops of `reuse`
-/// it may take over, and where it records the loops it traces.
+/// Every region's loops, traced and simplified (holes not yet joined), each with the span it was
+/// traced from; the loops of `reuse` it may take over, and where it records the loops it
+/// traces.
 #[allow(clippy::too_many_arguments)]
 fn trace_contours(
     chf: &CompactHeightfield,
@@ -471,7 +472,7 @@ fn trace_contours(
     reuse: Option<(&LoopTable, &[bool], &[u32])>,
     mut record: Option<&mut LoopTable>,
     scratch: &mut ContourScratch,
-) -> (Vec<Contour>, Vec<u32>) {
+) -> Vec<(u32, Contour)> {
     let n = chf.span_count();
     let ContourScratch {
         flags,
@@ -532,8 +533,7 @@ fn trace_contours(
         rec.flags.extend_from_slice(flags);
     }
     let border = chf.border;
-    let mut contours: Vec<Contour> = Vec::new();
-    let mut keys: Vec<u32> = Vec::new();
+    let mut contours: Vec<(u32, Contour)> = Vec::new();
     for i in 0..n {
         if flags[i] == 0 || flags[i] == 0xF {
             flags[i] = 0;
@@ -552,8 +552,7 @@ fn trace_contours(
                         flags[(e >> 2) as usize] &= !(1u8 << (e & 3));
                     }
                     if let Some(c) = &l.contour {
-                        contours.push(c.clone());
-                        keys.push(i as u32);
+                        contours.push((i as u32, c.clone()));
                     }
                     continue;
                 }
@@ -584,15 +583,14 @@ fn trace_contours(
             });
         }
         if let Some(contour) = contour {
-            contours.push(contour);
-            keys.push(i as u32);
+            contours.push((i as u32, contour));
         }
     }
-    (contours, keys)
+    contours
 }
 
 /// Joins every hole (a contour of negative area) into the outline of its region.
-fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>, sc: &mut HoleScratch) {
+fn merge_holes(contours: &mut Vec<(u32, Contour)>, sc: &mut HoleScratch) {
     let HoleScratch {
         winding,
         regs,
@@ -602,12 +600,12 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>, sc: &mut HoleSc
         diags,
     } = sc;
     winding.clear();
-    winding.extend(contours.iter().map(|c| signed_area2(&c.verts)));
+    winding.extend(contours.iter().map(|(_, c)| signed_area2(&c.verts)));
     if !winding.iter().any(|&w| w < 0) {
         return;
     }
     regs.clear();
-    regs.extend(contours.iter().map(|c| c.reg));
+    regs.extend(contours.iter().map(|(_, c)| c.reg));
     regs.sort_unstable();
     regs.dedup();
     remove.clear();
@@ -615,7 +613,7 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>, sc: &mut HoleSc
     for &r in regs.iter() {
         let mut outline = None;
         holes.clear();
-        for (ci, c) in contours.iter().enumerate() {
+        for (ci, (_, c)) in contours.iter().enumerate() {
             if c.reg != r {
                 continue;
             }
@@ -640,7 +638,7 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>, sc: &mut HoleSc
         // Leftmost vertex of each hole (min x, then min z); holes in that order.
         hole_info.clear();
         hole_info.extend(holes.iter().map(|&h| {
-            let v = &contours[h].verts;
+            let v = &contours[h].1.verts;
             let mut best = 0;
             for (k, p) in v.iter().enumerate() {
                 if p[0] < v[best][0] || (p[0] == v[best][0] && p[2] < v[best][2]) {
@@ -652,8 +650,8 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>, sc: &mut HoleSc
         hole_info.sort();
         for hi in 0..hole_info.len() {
             let (_, _, h, leftmost) = hole_info[hi];
-            let hole = &contours[h].verts;
-            let outline_v = &contours[oi].verts;
+            let hole = &contours[h].1.verts;
+            let outline_v = &contours[oi].1.verts;
             let mut found: Option<(usize, usize)> = None;
             let mut best_vertex = leftmost;
             for _ in 0..hole.len() {
@@ -674,7 +672,7 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>, sc: &mut HoleSc
                         if hit {
                             break;
                         }
-                        hit |= intersect_seg_contour(pt, corner, None, &contours[other].verts);
+                        hit |= intersect_seg_contour(pt, corner, None, &contours[other].1.verts);
                     }
                     if !hit {
                         found = Some((j, best_vertex));
@@ -694,7 +692,7 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>, sc: &mut HoleSc
                 for k in 0..=hole.len() {
                     merged.push(hole[(ib + k) % hole.len()]);
                 }
-                contours[oi].verts = merged;
+                contours[oi].1.verts = merged;
                 remove[h] = true;
             } else {
                 remove[h] = true;
@@ -703,12 +701,6 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>, sc: &mut HoleSc
     }
     let mut k = 0;
     contours.retain(|_| {
-        let keep = !remove[k];
-        k += 1;
-        keep
-    });
-    let mut k = 0;
-    keys.retain(|_| {
         let keep = !remove[k];
         k += 1;
         keep
