@@ -16,14 +16,15 @@
 use crate::polymesh::{merge_polygons, triangulate, ConvexCheck, PolyMesh};
 
 /// Removes, in vertex order, every vertex flagged in `on_border` (indexed like
-/// `mesh.verts`; missing entries are unflagged) that the rule allows.
+/// `mesh.verts`; missing entries are unflagged) that the rule allows. `on_border` is used
+/// up: it ends with the flags of the vertices left.
 pub(crate) fn remove_border_vertices(
     mesh: &mut PolyMesh,
-    on_border: &[bool],
+    on_border: &mut Vec<bool>,
     nvp: usize,
     convex_ok: &ConvexCheck<'_>,
 ) {
-    let mut flags = on_border.to_vec();
+    let flags = on_border;
     flags.resize(mesh.verts.len(), false);
     let mut v = 0;
     while v < mesh.verts.len() {
@@ -269,7 +270,7 @@ mod tests {
     #[test]
     fn a_border_vertex_between_two_regions_is_removed_and_the_boundary_is_one_edge() {
         let mut m = two_quads();
-        remove_border_vertices(&mut m, &[false, true], 6, &any);
+        remove_border_vertices(&mut m, &mut vec![false, true], 6, &any);
         assert_eq!(m.verts.len(), 5);
         assert!(!m.verts.contains(&[4, 1, 0]));
         // One boundary edge from (0,0) to (8,0) in some polygon.
@@ -294,7 +295,7 @@ mod tests {
         let mut m = two_quads();
         m.verts[1] = [4, 1, 1];
         let before = m.clone();
-        remove_border_vertices(&mut m, &[false, true], 6, &any);
+        remove_border_vertices(&mut m, &mut vec![false, true], 6, &any);
         assert_eq!(m, before);
     }
 
@@ -303,7 +304,7 @@ mod tests {
         let mut m = two_quads();
         m.areas[1] = 5;
         let before = m.clone();
-        remove_border_vertices(&mut m, &[false, true], 6, &any);
+        remove_border_vertices(&mut m, &mut vec![false, true], 6, &any);
         assert_eq!(m, before);
     }
 
@@ -312,7 +313,7 @@ mod tests {
         let mut m = two_quads();
         let before = m.clone();
         let veto_all = |_: &[[i32; 3]], _: &[u32]| false;
-        remove_border_vertices(&mut m, &[false, true], 6, &veto_all);
+        remove_border_vertices(&mut m, &mut vec![false, true], 6, &veto_all);
         assert_eq!(m, before);
     }
 }

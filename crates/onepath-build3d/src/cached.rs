@@ -68,19 +68,19 @@ impl Mesh3DPipeline {
         sub: &CompactHeightfield,
         memo: &LayerMemo,
     ) -> Result<(Option<NavTileData>, RepairOutcome), BuildError> {
-        match memo.repair(
+        let frame = crate::pipeline::tile_frame(params, vc, vgrid);
+        match memo.with_repaired(
             sub,
             vc.min_region_area,
             vc.contour_max_error,
             vc.max_edge_length,
+            |regions, contours| {
+                self.contours_to_data(
+                    params, vc, &frame, tile_x, tile_z, layer, sub, regions, contours,
+                )
+            },
         ) {
-            Ok((regions, contours)) => {
-                let frame = crate::pipeline::tile_frame(params, vc, vgrid);
-                let data = self.contours_to_data(
-                    params, vc, &frame, tile_x, tile_z, layer, sub, &regions, &contours,
-                )?;
-                Ok((data, RepairOutcome::Repaired))
-            }
+            Ok(data) => Ok((data?, RepairOutcome::Repaired)),
             Err(reason) => Ok((
                 self.layer_tile_data(params, vc, vgrid, tile_x, tile_z, layer, sub)?,
                 RepairOutcome::Scratch(reason),

@@ -149,10 +149,10 @@ fn distance_pt_seg_sq(x: i32, z: i32, px: i32, pz: i32, qx: i32, qz: i32) -> f64
     ex * ex + ez * ez
 }
 
-/// Simplified vertex: (x, y, z, index of the raw vertex).
-fn simplify(points: &[[i32; 4]], max_error: f32, max_edge_len: i32) -> Vec<[i32; 4]> {
+/// Simplified vertex: (x, y, z, index of the raw vertex), written into `out` (cleared first).
+fn simplify(points: &[[i32; 4]], max_error: f32, max_edge_len: i32, out: &mut Vec<[i32; 4]>) {
     let pn = points.len();
-    let mut out: Vec<[i32; 4]> = Vec::new();
+    out.clear();
     let has_connections = points.iter().any(|p| (p[3] as u32) & REG_MASK != 0);
     if has_connections {
         for i in 0..pn {
@@ -261,7 +261,6 @@ fn simplify(points: &[[i32; 4]], max_error: f32, max_edge_len: i32) -> Vec<[i32;
         let fb = points[bi][3] as u32;
         v[3] = ((fa & (REG_MASK | AREA_BORDER)) | (fb & BORDER_VERTEX)) as i32;
     }
-    out
 }
 
 fn remove_degenerate(verts: &mut Vec<[i32; 4]>) {
@@ -409,7 +408,7 @@ fn build_contours_with(
     record: Option<&mut LoopTable>,
 ) -> Vec<(u32, Contour)> {
     SCRATCH.with_borrow_mut(|scratch| {
-        let (mut contours, mut keys) = trace_contours(
+        let mut contours = trace_contours(
             chf,
             reg,
             max_error,
@@ -419,8 +418,8 @@ fn build_contours_with(
             record,
             scratch,
         );
-        merge_holes(&mut contours, &mut keys);
-        keys.into_iter().zip(contours).collect()
+        merge_holes(&mut contours, &mut scratch.holes);
+        contours
     })
 }
 
@@ -434,14 +433,35 @@ struct ContourScratch {
     regx: Vec<u16>,
     /// The raw vertices of the loop being traced.
     raw: Vec<[i32; 4]>,
+    /// Its simplified vertices.
+    simp: Vec<[i32; 4]>,
+    /// The lists of [`merge_holes`].
+    holes: HoleScratch,
+}
+
+/// The working lists of [`merge_holes`].
+#[derive(Default)]
+struct HoleScratch {
+    /// Twice the signed area of every contour.
+    winding: Vec<i64>,
+    /// The regions with a contour, ascending.
+    regs: Vec<u16>,
+    /// The contours joined into another or dropped.
+    remove: Vec<bool>,
+    /// The holes of one region, and each with its leftmost vertex.
+    holes: Vec<usize>,
+    hole_info: Vec<(i32, i32, usize, usize)>,
+    /// The candidate diagonals from one hole vertex (shortest first).
+    diags: Vec<(i64, usize)>,
 }
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<ContourScratch> = std::cell::RefCell::default();
 }
 
-/// Every region's loops, traced and simplified (holes not yet joined); the loops of `reuse`
-/// it may take over, and where it records the loops it traces.
+/// Every region's loops, traced and simplified (holes not yet joined), each with the span it was
+/// traced from; the loops of `reuse` it may take over, and where it records the loops it
+/// traces.
 #[allow(clippy::too_many_arguments)]
 fn trace_contours(
     chf: &CompactHeightfield,
@@ -452,9 +472,15 @@ fn trace_contours(
     reuse: Option<(&LoopTable, &[bool], &[u32])>,
     mut record: Option<&mut LoopTable>,
     scratch: &mut ContourScratch,
-) -> (Vec<Contour>, Vec<u32>) {
+) -> Vec<(u32, Contour)> {
     let n = chf.span_count();
-    let ContourScratch { flags, regx, raw } = scratch;
+    let ContourScratch {
+        flags,
+        regx,
+        raw,
+        simp,
+        holes: _,
+    } = scratch;
     flags.clear();
     // Reused sides: `old`'s, those of the changed spans computed again below.
     let reused = match reuse {
@@ -507,8 +533,7 @@ fn trace_contours(
         rec.flags.extend_from_slice(flags);
     }
     let border = chf.border;
-    let mut contours: Vec<Contour> = Vec::new();
-    let mut keys: Vec<u32> = Vec::new();
+    let mut contours: Vec<(u32, Contour)> = Vec::new();
     for i in 0..n {
         if flags[i] == 0 || flags[i] == 0xF {
             flags[i] = 0;
@@ -527,8 +552,7 @@ fn trace_contours(
                         flags[(e >> 2) as usize] &= !(1u8 << (e & 3));
                     }
                     if let Some(c) = &l.contour {
-                        contours.push(c.clone());
-                        keys.push(i as u32);
+                        contours.push((i as u32, c.clone()));
                     }
                     continue;
                 }
@@ -540,18 +564,15 @@ fn trace_contours(
         if raw.is_empty() {
             continue;
         }
-        let mut simp = simplify(raw, max_error, max_edge_len);
-        remove_degenerate(&mut simp);
-        let contour = (simp.len() >= 3).then(|| {
-            for p in simp.iter_mut() {
-                p[0] -= border;
-                p[2] -= border;
-            }
-            Contour {
-                verts: simp,
-                reg: r,
-                area: chf.areas[i],
-            }
+        simplify(raw, max_error, max_edge_len, simp);
+        remove_degenerate(simp);
+        let contour = (simp.len() >= 3).then(|| Contour {
+            verts: simp
+                .iter()
+                .map(|p| [p[0] - border, p[1], p[2] - border, p[3]])
+                .collect(),
+            reg: r,
+            area: chf.areas[i],
         });
         if let (Some(rec), Some(edges)) = (record.as_deref_mut(), edges) {
             let start = edges.first().copied().unwrap_or((i as u32) << 2);
@@ -562,33 +583,37 @@ fn trace_contours(
             });
         }
         if let Some(contour) = contour {
-            contours.push(contour);
-            keys.push(i as u32);
+            contours.push((i as u32, contour));
         }
     }
-    (contours, keys)
+    contours
 }
 
 /// Joins every hole (a contour of negative area) into the outline of its region.
-fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
-    let mut any_hole = false;
-    let winding: Vec<i64> = contours.iter().map(|c| signed_area2(&c.verts)).collect();
-    for w in &winding {
-        if *w < 0 {
-            any_hole = true;
-        }
-    }
-    if !any_hole {
+fn merge_holes(contours: &mut Vec<(u32, Contour)>, sc: &mut HoleScratch) {
+    let HoleScratch {
+        winding,
+        regs,
+        remove,
+        holes,
+        hole_info,
+        diags,
+    } = sc;
+    winding.clear();
+    winding.extend(contours.iter().map(|(_, c)| signed_area2(&c.verts)));
+    if !winding.iter().any(|&w| w < 0) {
         return;
     }
-    let mut regs: Vec<u16> = contours.iter().map(|c| c.reg).collect();
+    regs.clear();
+    regs.extend(contours.iter().map(|(_, c)| c.reg));
     regs.sort_unstable();
     regs.dedup();
-    let mut remove = vec![false; contours.len()];
-    for r in regs {
+    remove.clear();
+    remove.resize(contours.len(), false);
+    for &r in regs.iter() {
         let mut outline = None;
-        let mut holes = Vec::new();
-        for (ci, c) in contours.iter().enumerate() {
+        holes.clear();
+        for (ci, (_, c)) in contours.iter().enumerate() {
             if c.reg != r {
                 continue;
             }
@@ -602,7 +627,7 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
         }
         let Some(oi) = outline else {
             // A region made only of holes cannot be polygonized; drop them.
-            for h in holes {
+            for &h in holes.iter() {
                 remove[h] = true;
             }
             continue;
@@ -611,45 +636,43 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
             continue;
         }
         // Leftmost vertex of each hole (min x, then min z); holes in that order.
-        let mut hole_info: Vec<(i32, i32, usize, usize)> = holes
-            .iter()
-            .map(|&h| {
-                let v = &contours[h].verts;
-                let mut best = 0;
-                for (k, p) in v.iter().enumerate() {
-                    if p[0] < v[best][0] || (p[0] == v[best][0] && p[2] < v[best][2]) {
-                        best = k;
-                    }
+        hole_info.clear();
+        hole_info.extend(holes.iter().map(|&h| {
+            let v = &contours[h].1.verts;
+            let mut best = 0;
+            for (k, p) in v.iter().enumerate() {
+                if p[0] < v[best][0] || (p[0] == v[best][0] && p[2] < v[best][2]) {
+                    best = k;
                 }
-                (v[best][0], v[best][2], h, best)
-            })
-            .collect();
+            }
+            (v[best][0], v[best][2], h, best)
+        }));
         hole_info.sort();
         for hi in 0..hole_info.len() {
             let (_, _, h, leftmost) = hole_info[hi];
-            let hole = contours[h].verts.clone();
-            let outline_v = contours[oi].verts.clone();
+            let hole = &contours[h].1.verts;
+            let outline_v = &contours[oi].1.verts;
             let mut found: Option<(usize, usize)> = None;
             let mut best_vertex = leftmost;
             for _ in 0..hole.len() {
                 let corner = hole[best_vertex];
-                let mut diags: Vec<(i64, usize)> = Vec::new();
+                diags.clear();
                 for j in 0..outline_v.len() {
-                    if in_cone(j, &outline_v, corner) {
+                    if in_cone(j, outline_v, corner) {
                         let dx = i64::from(outline_v[j][0] - corner[0]);
                         let dz = i64::from(outline_v[j][2] - corner[2]);
                         diags.push((dx * dx + dz * dz, j));
                     }
                 }
                 diags.sort();
-                for &(_, j) in &diags {
+                for &(_, j) in diags.iter() {
                     let pt = outline_v[j];
-                    let mut hit = intersect_seg_contour(pt, corner, Some(j), &outline_v);
+                    let mut hit = intersect_seg_contour(pt, corner, Some(j), outline_v);
                     for &(_, _, other, _) in &hole_info[hi..] {
                         if hit {
                             break;
                         }
-                        hit |= intersect_seg_contour(pt, corner, None, &contours[other].verts);
+                        hit |= intersect_seg_contour(pt, corner, None, &contours[other].1.verts);
                     }
                     if !hit {
                         found = Some((j, best_vertex));
@@ -669,7 +692,7 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
                 for k in 0..=hole.len() {
                     merged.push(hole[(ib + k) % hole.len()]);
                 }
-                contours[oi].verts = merged;
+                contours[oi].1.verts = merged;
                 remove[h] = true;
             } else {
                 remove[h] = true;
@@ -678,12 +701,6 @@ fn merge_holes(contours: &mut Vec<Contour>, keys: &mut Vec<u32>) {
     }
     let mut k = 0;
     contours.retain(|_| {
-        let keep = !remove[k];
-        k += 1;
-        keep
-    });
-    let mut k = 0;
-    keys.retain(|_| {
         let keep = !remove[k];
         k += 1;
         keep

@@ -54,6 +54,16 @@ fn dist2_xz(a: [f64; 3], b: [f64; 3]) -> f64 {
 /// perimeter (ties: the first), then walk left or right, whichever closing triangle has the
 /// shorter new edges (ties: right). Edge flags mark hull edges.
 pub fn triangulate_hull(verts: &[[f64; 3]], hull: &[usize], nin: usize) -> Vec<[u8; 4]> {
+    let mut tris = Vec::with_capacity(hull.len().saturating_sub(2));
+    hull_triangles(verts, hull, nin, &mut tris);
+    let (mut pos, mut out) = (Vec::new(), Vec::with_capacity(tris.len()));
+    with_hull_flags(&tris, hull, verts.len(), &mut pos, &mut out);
+    out
+}
+
+/// The triangles of [`triangulate_hull`] (vertex indices, no flags), written into `tris`
+/// (cleared first).
+fn hull_triangles(verts: &[[f64; 3]], hull: &[usize], nin: usize, tris: &mut Vec<[usize; 3]>) {
     let nh = hull.len();
     let next = |i: usize| (i + 1) % nh;
     let prev = |i: usize| (i + nh - 1) % nh;
@@ -73,7 +83,8 @@ pub fn triangulate_hull(verts: &[[f64; 3]], hull: &[usize], nin: usize) -> Vec<[
             dmin = d;
         }
     }
-    let mut tris: Vec<[usize; 3]> = vec![[hull[start], hull[left], hull[right]]];
+    tris.clear();
+    tris.push([hull[start], hull[left], hull[right]]);
     while next(left) != right {
         let nleft = next(left);
         let nright = prev(right);
@@ -93,29 +104,40 @@ pub fn triangulate_hull(verts: &[[f64; 3]], hull: &[usize], nin: usize) -> Vec<[
             right = nright;
         }
     }
-    // Hull edge flags: (a, b) are consecutive on the hull.
-    let pos: Vec<Option<usize>> = {
-        let mut p = vec![None; verts.len()];
-        for (k, &h) in hull.iter().enumerate() {
-            p[h] = Some(k);
-        }
-        p
+}
+
+/// The triangles (indices into `nverts` vertices) with their hull edge flags, into `out`
+/// (cleared first): bit k when edge k joins two vertices consecutive on `hull`. `pos` is
+/// scratch.
+fn with_hull_flags(
+    tris: &[[usize; 3]],
+    hull: &[usize],
+    nverts: usize,
+    pos: &mut Vec<usize>,
+    out: &mut Vec<[u8; 4]>,
+) {
+    let nh = hull.len();
+    pos.clear();
+    pos.resize(nverts, usize::MAX);
+    for (k, &h) in hull.iter().enumerate() {
+        pos[h] = k;
+    }
+    let pos: &[usize] = pos;
+    let on_hull = |a: usize, b: usize| {
+        pos[a] != usize::MAX
+            && pos[b] != usize::MAX
+            && ((pos[a] + 1) % nh == pos[b] || (pos[b] + 1) % nh == pos[a])
     };
-    let on_hull = |a: usize, b: usize| match (pos[a], pos[b]) {
-        (Some(pa), Some(pb)) => next(pa) == pb || next(pb) == pa,
-        _ => false,
-    };
-    tris.iter()
-        .map(|t| {
-            let mut f = 0u8;
-            for k in 0..3 {
-                if on_hull(t[k], t[(k + 1) % 3]) {
-                    f |= 1 << k;
-                }
+    out.clear();
+    out.extend(tris.iter().map(|t| {
+        let mut f = 0u8;
+        for k in 0..3 {
+            if on_hull(t[k], t[(k + 1) % 3]) {
+                f |= 1 << k;
             }
-            [t[0] as u8, t[1] as u8, t[2] as u8, f]
-        })
-        .collect()
+        }
+        [t[0] as u8, t[1] as u8, t[2] as u8, f]
+    }));
 }
 
 /// Most vertices (polygon and extra) of one polygon's detail.
@@ -229,7 +251,7 @@ impl Triangulation {
     }
 
     /// Inserts vertex `p` (inside the hull). Returns false when no triangle holds it.
-    fn insert(&mut self, v: &[[f64; 3]], p: usize) -> bool {
+    fn insert(&mut self, v: &[[f64; 3]], p: usize, stack: &mut Vec<(usize, usize)>) -> bool {
         let mut found = None;
         for (t, tri) in self.tris.iter().enumerate() {
             let o = [
@@ -250,7 +272,7 @@ impl Triangulation {
             return false;
         };
         let [a, b, c] = self.tris[t];
-        let mut stack: Vec<(usize, usize)> = Vec::new();
+        stack.clear();
         match on_edge {
             None => {
                 self.tris[t] = [a, b, p];
@@ -316,17 +338,59 @@ impl Triangulation {
     }
 }
 
-/// The detail of one polygon (vertices tile-local X/Z, world Y, in the polygon's order).
+/// The buffers of one polygon's detail, kept from one polygon (and one build) to the next
+/// so the detail stage allocates only what it returns.
+#[derive(Default)]
+pub(crate) struct DetailScratch {
+    /// The polygon's vertices (tile-local X/Z, world Y).
+    poly: Vec<[f64; 3]>,
+    /// The polygon's vertices and then the extra ones.
+    verts: Vec<[f64; 3]>,
+    /// The hull (indices into `verts`).
+    hull: Vec<usize>,
+    /// The triangles being built.
+    tris: Vec<[usize; 3]>,
+    /// The samples of one edge.
+    edge: Vec<[f64; 3]>,
+    /// The samples of one edge kept by the simplification.
+    idx: Vec<usize>,
+    /// The interior samples and whether each was added.
+    samples: Vec<[f64; 3]>,
+    added: Vec<bool>,
+    /// The edges to check for flips after an insertion.
+    stack: Vec<(usize, usize)>,
+    /// Each vertex's position on the hull.
+    pos: Vec<usize>,
+}
+
+/// The detail of one polygon (vertices tile-local X/Z, world Y, in the polygon's order),
+/// with `sc`'s buffers (the polygon itself is `sc.poly`), written into `out` (whatever it
+/// held is replaced, its memory reused).
 fn poly_detail(
-    poly: &[[f64; 3]],
+    sc: &mut DetailScratch,
     regs: &[u16],
     hs: &HeightSource<'_>,
     sample_dist: f64,
     max_error: f64,
-) -> PolyDetail {
+    out: &mut PolyDetail,
+) {
+    let DetailScratch {
+        poly,
+        verts,
+        hull,
+        tris,
+        edge,
+        idx,
+        samples,
+        added,
+        stack,
+        pos,
+    } = sc;
+    let poly: &[[f64; 3]] = poly;
     let nin = poly.len();
-    let mut verts: Vec<[f64; 3]> = poly.to_vec();
-    let mut hull: Vec<usize> = Vec::new();
+    verts.clear();
+    verts.extend_from_slice(poly);
+    hull.clear();
     if sample_dist > 0.0 {
         for i in 0..nin {
             let j = (i + nin - 1) % nin;
@@ -346,7 +410,7 @@ fn poly_detail(
             let mut nn = 1 + (d / sample_dist).floor() as usize;
             nn = nn.min(MAX_EDGE_SAMPLES - 1);
             nn = nn.min(MAX_DETAIL_VERTS.saturating_sub(1 + verts.len()).max(1));
-            let mut edge: Vec<[f64; 3]> = Vec::with_capacity(nn + 1);
+            edge.clear();
             for k in 0..=nn {
                 let u = k as f64 / nn as f64;
                 let p = [vj[0] + dx * u, vj[1] + dy * u, vj[2] + dz * u];
@@ -357,7 +421,8 @@ fn poly_detail(
                 };
                 edge.push([p[0], y, p[2]]);
             }
-            let mut idx = vec![0usize, nn];
+            idx.clear();
+            idx.extend([0usize, nn]);
             let mut k = 0;
             while k + 1 < idx.len() {
                 let (a, b) = (idx[k], idx[k + 1]);
@@ -376,22 +441,31 @@ fn poly_detail(
                 }
             }
             hull.push(j);
-            let inner: Vec<usize> = idx[1..idx.len() - 1].to_vec();
-            let ordered: Vec<usize> = if swapped {
-                inner.into_iter().rev().collect()
-            } else {
-                inner
-            };
-            for m in ordered {
+            let inner = &idx[1..idx.len() - 1];
+            let mut add = |m: usize| {
                 if verts.len() >= MAX_DETAIL_VERTS {
-                    break;
+                    return false;
                 }
                 hull.push(verts.len());
                 verts.push(edge[m]);
+                true
+            };
+            if swapped {
+                for &m in inner.iter().rev() {
+                    if !add(m) {
+                        break;
+                    }
+                }
+            } else {
+                for &m in inner {
+                    if !add(m) {
+                        break;
+                    }
+                }
             }
         }
     } else {
-        hull = (0..nin).collect();
+        hull.extend(0..nin);
     }
     // The hull above starts at the last polygon vertex; rotate so it starts at vertex 0.
     if let Some(z) = hull.iter().position(|&h| h == 0) {
@@ -402,11 +476,9 @@ fn poly_detail(
         let (a, b) = (poly[i], poly[(i + 1) % nin]);
         area2 += a[0] * b[2] - b[0] * a[2];
     }
+    hull_triangles(verts, hull, nin, tris);
     let mut tri = Triangulation {
-        tris: triangulate_hull(&verts, &hull, nin)
-            .iter()
-            .map(|t| [usize::from(t[0]), usize::from(t[1]), usize::from(t[2])])
-            .collect(),
+        tris: std::mem::take(tris),
         sign: if area2 > 0.0 { 1.0 } else { -1.0 },
     };
     if sample_dist > 0.0 {
@@ -425,20 +497,21 @@ fn poly_detail(
             (bmin[1] / sample_dist).floor() as i64,
             (bmax[1] / sample_dist).ceil() as i64,
         );
-        let mut samples: Vec<[f64; 3]> = Vec::new();
+        samples.clear();
         for z in z0..z1 {
             for x in x0..x1 {
                 let (px, pz) = (x as f64 * sample_dist, z as f64 * sample_dist);
                 if inside_distance(poly, area2, px, pz) < sample_dist / 2.0 {
                     continue;
                 }
-                let ref_y = tri.interpolate(&verts, px, pz).unwrap_or(poly[0][1]);
+                let ref_y = tri.interpolate(verts, px, pz).unwrap_or(poly[0][1]);
                 if let Some(y) = hs.height(px, pz, regs, ref_y) {
                     samples.push([px, y, pz]);
                 }
             }
         }
-        let mut added = vec![false; samples.len()];
+        added.clear();
+        added.resize(samples.len(), false);
         for _ in 0..samples.len() {
             if verts.len() >= MAX_DETAIL_VERTS {
                 break;
@@ -448,7 +521,7 @@ fn poly_detail(
                 if added[i] {
                     continue;
                 }
-                if let Some(e) = tri.error(&verts, *s) {
+                if let Some(e) = tri.error(verts, *s) {
                     if best.map_or(true, |(bd, _)| e > bd) {
                         best = Some((e, i));
                     }
@@ -461,40 +534,15 @@ fn poly_detail(
             added[i] = true;
             verts.push(samples[i]);
             let p = verts.len() - 1;
-            if !tri.insert(&verts, p) {
+            if !tri.insert(verts, p, stack) {
                 verts.pop();
             }
         }
     }
-    let next_on_hull = {
-        let nh = hull.len();
-        let mut pos = vec![usize::MAX; verts.len()];
-        for (k, &h) in hull.iter().enumerate() {
-            pos[h] = k;
-        }
-        move |a: usize, b: usize| {
-            pos[a] != usize::MAX
-                && pos[b] != usize::MAX
-                && ((pos[a] + 1) % nh == pos[b] || (pos[b] + 1) % nh == pos[a])
-        }
-    };
-    let tris = tri
-        .tris
-        .iter()
-        .map(|t| {
-            let mut f = 0u8;
-            for k in 0..3 {
-                if next_on_hull(t[k], t[(k + 1) % 3]) {
-                    f |= 1 << k;
-                }
-            }
-            [t[0] as u8, t[1] as u8, t[2] as u8, f]
-        })
-        .collect();
-    PolyDetail {
-        verts: verts[nin..].to_vec(),
-        tris,
-    }
+    with_hull_flags(&tri.tris, hull, verts.len(), pos, &mut out.tris);
+    *tris = tri.tris;
+    out.verts.clear();
+    out.verts.extend_from_slice(&verts[nin..]);
 }
 
 impl Triangulation {
@@ -534,35 +582,58 @@ pub fn build_detail(
     frame: &TileFrame,
     vc: &VoxelConfig,
 ) -> Vec<PolyDetail> {
+    let mut out = Vec::with_capacity(mesh.polys.len());
+    build_detail_into(
+        &mut DetailScratch::default(),
+        &mut out,
+        mesh,
+        chf,
+        regions,
+        frame,
+        vc,
+    );
+    out
+}
+
+/// [`build_detail`] with the buffers of `sc`, into `out[..mesh.polys.len()]` (`out` is
+/// lengthened as needed; the entries it had are overwritten, their memory reused, and any
+/// beyond the polygons are left as they were).
+pub(crate) fn build_detail_into(
+    sc: &mut DetailScratch,
+    out: &mut Vec<PolyDetail>,
+    mesh: &PolyMesh,
+    chf: &CompactHeightfield,
+    regions: &[u16],
+    frame: &TileFrame,
+    vc: &VoxelConfig,
+) {
     let hs = HeightSource {
         chf,
         regions,
         frame,
     };
-    mesh.polys
-        .iter()
-        .enumerate()
-        .map(|(p, poly)| {
-            let verts: Vec<[f64; 3]> = poly
-                .iter()
-                .map(|&v| {
-                    let c = mesh.verts[v as usize];
-                    [
-                        f64::from(frame.local_xz(c[0])),
-                        frame.world_y(c[1]),
-                        f64::from(frame.local_xz(c[2])),
-                    ]
-                })
-                .collect();
-            poly_detail(
-                &verts,
-                &mesh.regs[p],
-                &hs,
-                vc.detail_sample_distance,
-                vc.detail_max_error,
-            )
-        })
-        .collect()
+    if out.len() < mesh.polys.len() {
+        out.resize_with(mesh.polys.len(), PolyDetail::default);
+    }
+    for (p, poly) in mesh.polys.iter().enumerate() {
+        sc.poly.clear();
+        sc.poly.extend(poly.iter().map(|&v| {
+            let c = mesh.verts[v as usize];
+            [
+                f64::from(frame.local_xz(c[0])),
+                frame.world_y(c[1]),
+                f64::from(frame.local_xz(c[2])),
+            ]
+        }));
+        poly_detail(
+            sc,
+            &mesh.regs[p],
+            &hs,
+            vc.detail_sample_distance,
+            vc.detail_max_error,
+            &mut out[p],
+        );
+    }
 }
 #[cfg(test)]
 mod tests {

@@ -176,10 +176,63 @@ pub fn to_tile_data(
     detail: Option<&[PolyDetail]>,
     flags: u16,
 ) -> Result<Option<NavTileData>, BuildError> {
+    to_tile_data_in(
+        &mut TileScratch::default(),
+        params,
+        frame,
+        tile_x,
+        tile_z,
+        layer,
+        mesh,
+        detail,
+        flags,
+    )
+}
+
+/// The working lists of [`to_tile_data`], kept from one tile to the next so the hand-over
+/// allocates only the tile data it returns.
+#[derive(Default)]
+pub(crate) struct TileScratch {
+    /// Kept polygons: (mesh polygon, reversed, first corner in `ring`).
+    polys: Vec<(usize, bool, usize)>,
+    /// The corners of the kept polygons, counter-clockwise.
+    ring: Vec<u32>,
+    /// Compacted index of each mesh vertex (`u32::MAX`: unused).
+    remap: Vec<u32>,
+    /// The mesh vertices used, in order of first use.
+    used: Vec<u32>,
+    /// The directed edges by start vertex and where each start's run begins.
+    out_first: Vec<u32>,
+    fill: Vec<u32>,
+    out: Vec<(u32, u32)>,
+}
+
+/// [`to_tile_data`] with the working lists of `sc`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn to_tile_data_in(
+    sc: &mut TileScratch,
+    params: &NavMeshParams,
+    frame: &TileFrame,
+    tile_x: i32,
+    tile_z: i32,
+    layer: u16,
+    mesh: &PolyMesh,
+    detail: Option<&[PolyDetail]>,
+    flags: u16,
+) -> Result<Option<NavTileData>, BuildError> {
+    let TileScratch {
+        polys,
+        ring,
+        remap,
+        used,
+        out_first,
+        fill,
+        out,
+    } = sc;
     // Keep valid polygons, counter-clockwise: (mesh polygon, reversed, first corner in
     // `ring`), the corners of all of them in one list.
-    let mut polys: Vec<(usize, bool, usize)> = Vec::with_capacity(mesh.polys.len());
-    let mut ring: Vec<u32> = Vec::new();
+    polys.clear();
+    ring.clear();
     for (p, poly) in mesh.polys.iter().enumerate() {
         let Some(reversed) = stored_winding(frame, &mesh.verts, poly) else {
             continue;
@@ -191,6 +244,7 @@ pub fn to_tile_data(
             ring.extend_from_slice(poly);
         }
     }
+    let (polys, ring): (&[(usize, bool, usize)], &[u32]) = (polys, ring);
     let corners_of = |k: usize| -> &[u32] {
         let (p, _, first) = polys[k];
         &ring[first..first + mesh.polys[p].len()]
@@ -199,9 +253,10 @@ pub fn to_tile_data(
         return Ok(None);
     }
     // Compact the vertices to those used, in order of first use.
-    let mut remap = vec![u32::MAX; mesh.verts.len()];
-    let mut used: Vec<u32> = Vec::new();
-    for &v in &ring {
+    remap.clear();
+    remap.resize(mesh.verts.len(), u32::MAX);
+    used.clear();
+    for &v in ring {
         if remap[v as usize] == u32::MAX {
             remap[v as usize] = used.len() as u32;
             used.push(v);
@@ -215,7 +270,7 @@ pub fn to_tile_data(
     }
     // Vertical origin: the lowest vertex (polygon or detail).
     let mut min_y = i32::MAX;
-    for &v in &used {
+    for &v in used.iter() {
         min_y = min_y.min(mesh.verts[v as usize][1]);
     }
     let mut origin_y = frame.world_y(min_y);
@@ -263,7 +318,7 @@ pub fn to_tile_data(
         data.detail_triangles
             .reserve_exact(of_kept().map(|d| d.tris.len()).sum());
     }
-    for &v in &used {
+    for &v in used.iter() {
         let c = mesh.verts[v as usize];
         data.vertices.push([
             frame.local_xz(c[0]),
@@ -274,15 +329,18 @@ pub fn to_tile_data(
     // Directed edges by start vertex (compacted index): `out[out_first[a]..out_first[a +
     // 1]]` holds (end vertex, polygon) of every edge leaving `a`, in polygon order.
     let nv = used.len();
-    let mut out_first = vec![0u32; nv + 1];
-    for &v in &ring {
+    out_first.clear();
+    out_first.resize(nv + 1, 0);
+    for &v in ring {
         out_first[remap[v as usize] as usize + 1] += 1;
     }
     for a in 0..nv {
         out_first[a + 1] += out_first[a];
     }
-    let mut fill: Vec<u32> = out_first[..nv].to_vec();
-    let mut out = vec![(0u32, 0u32); ring.len()];
+    fill.clear();
+    fill.extend_from_slice(&out_first[..nv]);
+    out.clear();
+    out.resize(ring.len(), (0, 0));
     for k in 0..polys.len() {
         let poly = corners_of(k);
         let n = poly.len();

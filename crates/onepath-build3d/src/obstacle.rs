@@ -39,14 +39,25 @@ pub enum Obstacle {
     },
 }
 
-fn check(what: String, v: f64) -> Result<(), BuildError> {
+/// Checks one number; the name of the value is built only for the error (the valid path
+/// allocates nothing).
+fn check(what: impl FnOnce() -> String, v: f64) -> Result<(), BuildError> {
     if v.is_finite() && v.abs() < COORD_BOUND {
         Ok(())
     } else {
         Err(BuildError::input(
-            what,
+            what(),
             format!("{v} is not finite and strictly within ±2^21"),
         ))
+    }
+}
+
+/// `obstacles[index]`, written out only when an error names it.
+struct ObstacleName(usize);
+
+impl std::fmt::Display for ObstacleName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "obstacles[{}]", self.0)
     }
 }
 
@@ -54,7 +65,7 @@ impl Obstacle {
     /// Checks every number (finite, within ±2^21, extents too) and the size rules; the
     /// error names `obstacles[index]` and the value.
     pub fn validate(&self, index: usize) -> Result<(), BuildError> {
-        let name = format!("obstacles[{index}]");
+        let name = ObstacleName(index);
         match *self {
             Obstacle::Cylinder {
                 center,
@@ -62,10 +73,10 @@ impl Obstacle {
                 height,
             } => {
                 for (k, c) in center.iter().enumerate() {
-                    check(format!("{name}.center[{k}]"), *c)?;
+                    check(|| format!("{name}.center[{k}]"), *c)?;
                 }
-                check(format!("{name}.radius"), radius)?;
-                check(format!("{name}.height"), height)?;
+                check(|| format!("{name}.radius"), radius)?;
+                check(|| format!("{name}.height"), height)?;
                 if radius <= 0.0 {
                     return Err(BuildError::input(
                         format!("{name}.radius"),
@@ -88,13 +99,13 @@ impl Obstacle {
                 .into_iter()
                 .enumerate()
                 {
-                    check(format!("{name}.extent[{k}]"), e)?;
+                    check(|| format!("{name}.extent[{k}]"), e)?;
                 }
             }
             Obstacle::Box { min, max } => {
                 for k in 0..3 {
-                    check(format!("{name}.min[{k}]"), min[k])?;
-                    check(format!("{name}.max[{k}]"), max[k])?;
+                    check(|| format!("{name}.min[{k}]"), min[k])?;
+                    check(|| format!("{name}.max[{k}]"), max[k])?;
                     if min[k] > max[k] {
                         return Err(BuildError::input(
                             format!("{name}.max[{k}]"),
@@ -105,10 +116,10 @@ impl Obstacle {
             }
             Obstacle::OrientedBox { center, half, yaw } => {
                 for k in 0..3 {
-                    check(format!("{name}.center[{k}]"), center[k])?;
-                    check(format!("{name}.half[{k}]"), half[k])?;
+                    check(|| format!("{name}.center[{k}]"), center[k])?;
+                    check(|| format!("{name}.half[{k}]"), half[k])?;
                 }
-                check(format!("{name}.yaw"), yaw)?;
+                check(|| format!("{name}.yaw"), yaw)?;
                 if half[0] <= 0.0 || half[2] <= 0.0 || half[1] < 0.0 {
                     return Err(BuildError::input(
                         format!("{name}.half"),
@@ -127,7 +138,7 @@ impl Obstacle {
                 .into_iter()
                 .enumerate()
                 {
-                    check(format!("{name}.extent[{k}]"), e)?;
+                    check(|| format!("{name}.extent[{k}]"), e)?;
                 }
             }
         }

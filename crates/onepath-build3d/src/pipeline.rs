@@ -11,14 +11,15 @@ use crate::chunky::ChunkyTriMesh;
 use crate::compact::{CompactHeightfield, ConvexVolume};
 use crate::config::{BuildConfig, VoxelConfig, MAX_HEIGHT_CELLS};
 use crate::contour::build_contours;
+use crate::detail::{build_detail_into, DetailScratch, PolyDetail};
 use crate::error::BuildError;
-use crate::handover::{convex_in_f32, to_tile_data, TileFrame};
+use crate::handover::{convex_in_f32, to_tile_data_in, TileFrame, TileScratch};
 use crate::heightfield::{Heightfield, ScratchPool};
 use crate::input::{is_walkable_triangle, HeightGrid, TriangleSoup};
 use crate::layers::{is_layer_first, LayerSplit};
 use crate::obstacle::Obstacle;
 use crate::offmesh::bake_off_mesh_links;
-use crate::polymesh::build_poly_mesh;
+use crate::polymesh::{build_poly_mesh_into, PolyMesh, PolyScratch};
 use crate::region;
 
 /// The result of a build: the parameters, every tile in tile order (row `TileZ`, then
@@ -551,7 +552,7 @@ impl Mesh3DPipeline {
 
     /// [`Mesh3DPipeline::polygons_to_data`] from the regions' contours.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn contours_to_data(
+    pub(crate) fn contours_to_data<'c, I>(
         &self,
         params: &NavMeshParams,
         vc: &VoxelConfig,
@@ -561,22 +562,57 @@ impl Mesh3DPipeline {
         layer: u16,
         chf: &CompactHeightfield,
         regions: &[u16],
-        contours: &[crate::contour::Contour],
-    ) -> Result<Option<NavTileData>, BuildError> {
+        contours: I,
+    ) -> Result<Option<NavTileData>, BuildError>
+    where
+        I: IntoIterator<Item = &'c crate::contour::Contour>,
+        I::IntoIter: Clone,
+    {
         let convex_ok = |verts: &[[i32; 3]], poly: &[u32]| convex_in_f32(frame, verts, poly);
-        let mesh = build_poly_mesh(contours, vc.nvp, &convex_ok);
-        let detail = crate::detail::build_detail(&mesh, chf, regions, frame, vc);
-        to_tile_data(
-            params,
-            frame,
-            tile_x,
-            tile_z,
-            layer,
-            &mesh,
-            Some(&detail),
-            self.config.flags,
-        )
+        POLYGON_STAGES.with_borrow_mut(|sc| {
+            let PolygonStageScratch {
+                poly,
+                mesh,
+                detail,
+                details,
+                tile,
+            } = sc;
+            build_poly_mesh_into(poly, mesh, contours, vc.nvp, &convex_ok);
+            build_detail_into(detail, details, mesh, chf, regions, frame, vc);
+            to_tile_data_in(
+                tile,
+                params,
+                frame,
+                tile_x,
+                tile_z,
+                layer,
+                mesh,
+                Some(&details[..mesh.polys.len()]),
+                self.config.flags,
+            )
+        })
     }
+}
+
+/// The working buffers of the polygon, detail and hand-over stages
+/// ([`Mesh3DPipeline::contours_to_data`]), kept per thread so that one layer after another
+/// (a plain build's tiles, a tile cache's rebuilds) reuses them instead of allocating them
+/// again. Every stage clears what it uses first: what a buffer held before never reaches a
+/// result.
+#[derive(Default)]
+struct PolygonStageScratch {
+    poly: PolyScratch,
+    /// The polygon mesh of the last layer (its lists reused by the next).
+    mesh: PolyMesh,
+    detail: DetailScratch,
+    /// The detail of the last layer's polygons (and possibly more entries from an earlier
+    /// layer; only the first `mesh.polys.len()` are the last layer's).
+    details: Vec<PolyDetail>,
+    tile: TileScratch,
+}
+
+thread_local! {
+    static POLYGON_STAGES: std::cell::RefCell<PolygonStageScratch> = std::cell::RefCell::default();
 }
 
 /// The tiles of a column from its layers' results in layer order: layers without a

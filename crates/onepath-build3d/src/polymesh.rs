@@ -166,18 +166,48 @@ impl Ring<'_> {
 /// itself can leave a rest with no ear, even by the loose test; the triangles cut until
 /// then are kept).
 pub fn triangulate(verts: &[[i32; 4]]) -> (Vec<[usize; 3]>, bool) {
+    let mut scratch = RingScratch::default();
+    let mut tris = Vec::with_capacity(verts.len().saturating_sub(2));
+    let complete = triangulate_into(verts, &mut scratch, &mut tris);
+    (tris, complete)
+}
+
+/// The ring buffers of [`triangulate`], kept across contours.
+#[derive(Default)]
+pub(crate) struct RingScratch {
+    idx: Vec<usize>,
+    ear: Vec<bool>,
+}
+
+/// [`triangulate`] into `tris` (cleared first) with the ring buffers of `scratch`; returns
+/// whether the whole contour was triangulated.
+pub(crate) fn triangulate_into(
+    verts: &[[i32; 4]],
+    scratch: &mut RingScratch,
+    tris: &mut Vec<[usize; 3]>,
+) -> bool {
     let n = verts.len();
-    let mut r = Ring {
-        verts,
-        idx: (0..n).collect(),
-        ear: vec![false; n],
-    };
+    tris.clear();
+    let mut idx = std::mem::take(&mut scratch.idx);
+    let mut ear = std::mem::take(&mut scratch.ear);
+    idx.clear();
+    idx.extend(0..n);
+    ear.clear();
+    ear.resize(n, false);
+    let mut r = Ring { verts, idx, ear };
+    let complete = clip_ears(&mut r, tris);
+    scratch.idx = r.idx;
+    scratch.ear = r.ear;
+    complete
+}
+
+fn clip_ears(r: &mut Ring<'_>, tris: &mut Vec<[usize; 3]>) -> bool {
+    let n = r.n();
     for i in 0..n {
         let i2 = r.next(r.next(i));
         let i1 = r.next(i);
         r.ear[i1] = r.diagonal(i, i2, false);
     }
-    let mut tris = Vec::with_capacity(n.saturating_sub(2));
     while r.n() > 3 {
         let mut best: Option<(i64, usize)> = None;
         for i in 0..r.n() {
@@ -202,7 +232,7 @@ pub fn triangulate(verts: &[[i32; 4]]) -> (Vec<[usize; 3]>, bool) {
             }
         }
         let Some((_, i)) = best else {
-            return (tris, false);
+            return false;
         };
         let mut i1 = r.next(i);
         let i2 = r.next(i1);
@@ -219,7 +249,7 @@ pub fn triangulate(verts: &[[i32; 4]]) -> (Vec<[usize; 3]>, bool) {
         r.ear[i1] = r.diagonal(i, ni1, false);
     }
     tris.push([r.idx[0], r.idx[1], r.idx[2]]);
-    (tris, true)
+    true
 }
 
 fn uleft(a: [i32; 3], b: [i32; 3], c: [i32; 3]) -> bool {
@@ -293,43 +323,132 @@ pub type ConvexCheck<'a> = dyn Fn(&[[i32; 3]], &[u32]) -> bool + 'a;
 /// vertices") allows.
 pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck<'_>) -> PolyMesh {
     let mut mesh = PolyMesh::default();
-    let mut lookup = Weld::default();
-    let mut on_border: Vec<bool> = Vec::new();
-    // Buffers of one contour, reused by the next.
-    let mut map = Vec::new();
-    let mut polys: Vec<Vec<u32>> = Vec::new();
+    build_poly_mesh_into(
+        &mut PolyScratch::default(),
+        &mut mesh,
+        contours,
+        nvp,
+        convex_ok,
+    );
+    mesh
+}
+
+/// The buffers of [`build_poly_mesh`], kept from one contour (and one build) to the next so
+/// the polygon stage allocates little more than the polygons it returns.
+#[derive(Default)]
+pub(crate) struct PolyScratch {
+    weld: Weld,
+    on_border: Vec<bool>,
+    /// Mesh vertex of each vertex of the contour.
+    map: Vec<u32>,
+    ring: RingScratch,
+    tris: Vec<[usize; 3]>,
+    /// The polygons of one contour.
+    polys: Vec<Vec<u32>>,
+    merge: MergeScratch,
+    /// Region lists of an earlier mesh, for the next polygons.
+    spare_regs: Vec<Vec<u16>>,
+}
+
+/// [`build_poly_mesh`] with the buffers of `sc`, into `mesh` (whatever it held is replaced;
+/// its polygon and region lists are reused for the new polygons).
+pub(crate) fn build_poly_mesh_into<'c, I>(
+    sc: &mut PolyScratch,
+    mesh: &mut PolyMesh,
+    contours: I,
+    nvp: usize,
+    convex_ok: &ConvexCheck<'_>,
+) where
+    I: IntoIterator<Item = &'c Contour>,
+    I::IntoIter: Clone,
+{
+    let contours = contours.into_iter();
+    // At most every contour vertex, and a triangle per contour vertex beyond two: the
+    // mesh's lists are reserved once.
+    let (mut nverts, mut ntris) = (0, 0);
+    for c in contours.clone().filter(|c| c.verts.len() >= 3) {
+        nverts += c.verts.len();
+        ntris += c.verts.len() - 2;
+    }
+    let PolyScratch {
+        weld,
+        on_border,
+        map,
+        ring,
+        tris,
+        polys,
+        merge,
+        spare_regs,
+    } = sc;
+    merge.spare.append(&mut mesh.polys);
+    spare_regs.append(&mut mesh.regs);
+    mesh.verts.clear();
+    mesh.areas.clear();
+    mesh.verts.reserve(nverts);
+    mesh.polys.reserve(ntris);
+    mesh.regs.reserve(ntris);
+    mesh.areas.reserve(ntris);
+    weld.clear();
+    on_border.clear();
+    polys.clear();
+    // Every polygon buffer holds up to `nvp` vertices, so merges never grow one.
+    let cap = nvp.max(3);
     for c in contours {
         if c.verts.len() < 3 {
             continue;
         }
-        let (tris, _complete) = triangulate(&c.verts);
+        triangulate_into(&c.verts, ring, tris);
         map.clear();
         for v in &c.verts {
-            let k = add_vertex(&mut mesh.verts, &mut lookup, [v[0], v[1], v[2]]);
+            let k = add_vertex(&mut mesh.verts, weld, [v[0], v[1], v[2]]);
             on_border.resize(mesh.verts.len(), false);
             if (v[3] as u32) & BORDER_VERTEX != 0 {
                 on_border[k as usize] = true;
             }
             map.push(k);
         }
-        for t in tris {
+        for t in tris.iter() {
             let (a, b, cc) = (map[t[0]], map[t[1]], map[t[2]]);
             if a != b && a != cc && b != cc {
-                polys.push(vec![a, b, cc]);
+                let mut poly = merge.spare.pop().unwrap_or_else(|| Vec::with_capacity(cap));
+                poly.clear();
+                poly.extend([a, b, cc]);
+                polys.push(poly);
             }
         }
         if polys.is_empty() {
             continue;
         }
-        merge_polygons(&mut polys, &mesh.verts, nvp, convex_ok);
+        merge_polygons_in(merge, polys, &mesh.verts, nvp, convex_ok);
         for p in polys.drain(..) {
             mesh.polys.push(p);
-            mesh.regs.push(vec![c.reg]);
+            let mut regs = spare_regs.pop().unwrap_or_default();
+            regs.clear();
+            regs.push(c.reg);
+            mesh.regs.push(regs);
             mesh.areas.push(c.area);
         }
     }
-    crate::border_vertices::remove_border_vertices(&mut mesh, &on_border, nvp, convex_ok);
-    mesh
+    crate::border_vertices::remove_border_vertices(mesh, on_border, nvp, convex_ok);
+}
+
+/// The buffers of [`merge_polygons`], kept across calls.
+#[derive(Default)]
+pub(crate) struct MergeScratch {
+    /// The candidate merge of a pair.
+    merged: Vec<u32>,
+    /// The pair values.
+    value: Vec<i64>,
+    /// Per polygon, its edge neighbours (only the first `polys.len()` are in use).
+    adj: Vec<Vec<u32>>,
+    /// The buffers of [`edge_neighbours`].
+    first: Vec<u32>,
+    fill: Vec<u32>,
+    by_low: Vec<(u32, u32)>,
+    /// The neighbours of a merged polygon being gathered.
+    union: Vec<u32>,
+    /// Polygon buffers merged away, for the next polygons.
+    spare: Vec<Vec<u32>>,
 }
 
 /// Merges polygons (in place) greedily into convex polygons of at most `nvp` vertices:
@@ -337,6 +456,18 @@ pub fn build_poly_mesh(contours: &[Contour], nvp: usize, convex_ok: &ConvexCheck
 /// passes `convex_ok` (strictly longer wins, so the first pair on ties); the merged polygon
 /// replaces the first and the last polygon takes the second's place.
 pub(crate) fn merge_polygons(
+    polys: &mut Vec<Vec<u32>>,
+    verts: &[[i32; 3]],
+    nvp: usize,
+    convex_ok: &ConvexCheck<'_>,
+) {
+    merge_polygons_in(&mut MergeScratch::default(), polys, verts, nvp, convex_ok);
+}
+
+/// [`merge_polygons`] with the buffers of `sc` (the buffers of polygons merged away go to
+/// `sc.spare`).
+pub(crate) fn merge_polygons_in(
+    sc: &mut MergeScratch,
     polys: &mut Vec<Vec<u32>>,
     verts: &[[i32; 3]],
     nvp: usize,
@@ -360,8 +491,20 @@ pub(crate) fn merge_polygons(
     if p > MAX_TABLE_POLYS {
         return merge_polygons_by_scan(polys, verts, nvp, convex_ok);
     }
-    let mut merged = Vec::with_capacity(2 * nvp);
-    let mut value = vec![NO_MERGE; p * p];
+    let MergeScratch {
+        merged,
+        value,
+        adj,
+        first,
+        fill,
+        by_low,
+        union,
+        spare,
+    } = sc;
+    merged.clear();
+    merged.reserve(nvp.max(3));
+    value.clear();
+    value.resize(p * p, NO_MERGE);
     let pair_value =
         |polys: &[Vec<u32>], merged: &mut Vec<u32>, j: usize, k: usize| match merge_value(
             &polys[j], &polys[k], verts, nvp,
@@ -380,12 +523,16 @@ pub(crate) fn merge_polygons(
     // (`merge_value` is `None`), so only the pairs of `adj` are computed: per polygon, the
     // polygons sharing an edge with it, a symmetric superset kept through the merges (a
     // merged polygon's edges are some of its two polygons' edges).
-    let mut adj = edge_neighbours(polys);
+    if adj.len() < p {
+        adj.resize_with(p, || Vec::with_capacity(4));
+    }
+    let adj = &mut adj[..p];
+    edge_neighbours(polys, adj, first, fill, by_low);
     for (j, near) in adj.iter().enumerate() {
         for &k in near {
             let k = k as usize;
             if k > j {
-                value[j * p + k] = pair_value(polys, &mut merged, j, k);
+                value[j * p + k] = pair_value(polys, merged, j, k);
             }
         }
     }
@@ -413,11 +560,11 @@ pub(crate) fn merge_polygons(
             break;
         };
         // The merged polygon takes the candidate buffer; the replaced polygon's becomes it.
-        merged_into(&mut merged, &polys[pa], &polys[pb], ea, eb);
-        std::mem::swap(&mut polys[pa], &mut merged);
-        polys.swap_remove(pb);
+        merged_into(merged, &polys[pa], &polys[pb], ea, eb);
+        std::mem::swap(&mut polys[pa], merged);
+        spare.push(polys.swap_remove(pb));
         let n = polys.len();
-        merge_neighbours(&mut adj, pa, pb);
+        merge_neighbours(adj, n + 1, pa, pb, union);
         // Only the values of the pairs of `adj` are read, and each is written when the pair
         // enters it. The last polygon now sits at `pb`: its pairs move with it.
         if pb < n {
@@ -434,23 +581,32 @@ pub(crate) fn merge_polygons(
         for &q in &adj[pa] {
             let q = q as usize;
             let (a, b) = if q < pa { (q, pa) } else { (pa, q) };
-            value[a * p + b] = pair_value(polys, &mut merged, a, b);
+            value[a * p + b] = pair_value(polys, merged, a, b);
         }
     }
 }
 
 /// Per polygon, the other polygons sharing an edge with it (as an unordered pair of vertex
 /// indexes), ascending.
-fn edge_neighbours(polys: &[Vec<u32>]) -> Vec<Vec<u32>> {
+fn edge_neighbours(
+    polys: &[Vec<u32>],
+    adj: &mut [Vec<u32>],
+    first: &mut Vec<u32>,
+    fill: &mut Vec<u32>,
+    by_low: &mut Vec<(u32, u32)>,
+) {
     // Edges as (larger vertex, polygon) grouped by their smaller vertex (a counting sort
     // over the contour's vertex range), then matched within each group.
-    let mut adj: Vec<Vec<u32>> = (0..polys.len()).map(|_| Vec::with_capacity(4)).collect();
+    for a in adj.iter_mut() {
+        a.clear();
+    }
     let (Some(&lo), Some(&hi)) = (polys.iter().flatten().min(), polys.iter().flatten().max())
     else {
-        return adj;
+        return;
     };
     let range = (hi - lo) as usize + 1;
-    let mut first = vec![0u32; range + 1];
+    first.clear();
+    first.resize(range + 1, 0);
     let edges = |f: &mut dyn FnMut(u32, u32, u32)| {
         for (i, poly) in polys.iter().enumerate() {
             let n = poly.len();
@@ -464,8 +620,10 @@ fn edge_neighbours(polys: &[Vec<u32>]) -> Vec<Vec<u32>> {
     for v in 0..range {
         first[v + 1] += first[v];
     }
-    let mut fill = first.clone();
-    let mut by_low = vec![(0u32, 0u32); first[range] as usize];
+    fill.clear();
+    fill.extend_from_slice(first);
+    by_low.clear();
+    by_low.resize(first[range] as usize, (0, 0));
     edges(&mut |a, b, i| {
         by_low[fill[a as usize] as usize] = (b, i);
         fill[a as usize] += 1;
@@ -481,37 +639,41 @@ fn edge_neighbours(polys: &[Vec<u32>]) -> Vec<Vec<u32>> {
             }
         }
     }
-    for a in &mut adj {
+    for a in adj.iter_mut() {
         a.sort_unstable();
         a.dedup();
     }
-    adj
 }
 
-/// [`edge_neighbours`] after polygon `pb` was merged into `pa` (`pa < pb`) and the last
-/// polygon moved into `pb`'s place: `pa` gets both polygons' neighbours, every list names
-/// `pa` for `pb` and `pb` for the moved polygon. A symmetric superset of the polygons
-/// sharing an edge stays one.
-fn merge_neighbours(adj: &mut Vec<Vec<u32>>, pa: usize, pb: usize) {
+/// [`edge_neighbours`] after polygon `pb` was merged into `pa` (`pa < pb`) and the last of
+/// the `n` polygons moved into `pb`'s place: `pa` gets both polygons' neighbours, every list
+/// names `pa` for `pb` and `pb` for the moved polygon, and the lists of the `n − 1`
+/// polygons left are `adj[..n − 1]` (`adj[n − 1]` is left empty). A symmetric superset of
+/// the polygons sharing an edge stays one. `union` is scratch.
+fn merge_neighbours(adj: &mut [Vec<u32>], n: usize, pa: usize, pb: usize, union: &mut Vec<u32>) {
     let (a, b) = (pa as u32, pb as u32);
-    let from_b = std::mem::take(&mut adj[pb]);
+    let mut from_b = std::mem::take(&mut adj[pb]);
     for &q in &from_b {
         if q != a {
             rename(&mut adj[q as usize], b, a);
         }
     }
-    let mut union = std::mem::take(&mut adj[pa]);
-    union.extend(from_b);
+    union.clear();
+    union.extend_from_slice(&adj[pa]);
+    union.extend_from_slice(&from_b);
     union.retain(|&q| q != a && q != b);
     union.sort_unstable();
     union.dedup();
-    adj[pa] = union;
-    let last = (adj.len() - 1) as u32;
-    adj.swap_remove(pb);
-    if pb < adj.len() {
+    adj[pa].clear();
+    adj[pa].extend_from_slice(union);
+    from_b.clear();
+    adj[pb] = from_b;
+    let last = n - 1;
+    adj.swap(pb, last);
+    if pb < last {
         for i in 0..adj[pb].len() {
             let q = adj[pb][i];
-            rename(&mut adj[q as usize], last, b);
+            rename(&mut adj[q as usize], last as u32, b);
         }
     }
 }
@@ -583,6 +745,14 @@ fn merged_into(out: &mut Vec<u32>, pa: &[u32], pb: &[u32], ea: usize, eb: usize)
 struct Weld {
     latest: HashMap<u64, u32, BuildHasherDefault<WeldHasher>>,
     earlier: Vec<u32>,
+}
+
+impl Weld {
+    /// Forgets every vertex (keeping the memory).
+    fn clear(&mut self) {
+        self.latest.clear();
+        self.earlier.clear();
+    }
 }
 
 /// No vertex (end of a column's chain).

@@ -10,9 +10,68 @@ use crate::contour::{build_contours_recorded, build_contours_reusing, Contour, L
 use crate::heightfield::NULL_AREA;
 use crate::region::{layer_components_unpainted, paint_ring, BORDER_REG};
 
+/// The working lists of [`LayerMemo::repair`], kept per thread so a tile cache's repairs
+/// (one layer after another) allocate them once. Each repair clears or overwrites what it
+/// reads, except `mark`, whose stamps only grow (see [`LayerMemo::repair`]).
+#[derive(Default)]
+struct RepairScratch {
+    /// The search marks and the last stamp taken.
+    mark: Vec<u32>,
+    stamp_base: u32,
+    /// The removed spans.
+    removed: Vec<u32>,
+    /// Spans each region lost.
+    lost: Vec<u32>,
+    /// The first span of each region after the removal.
+    first: Vec<u32>,
+    /// The repaired regions of every span.
+    reg: Vec<u16>,
+    /// The regions whose contours are traced again.
+    affected: Vec<bool>,
+    /// The first build's loops traced again.
+    dirty: Vec<bool>,
+    /// The spans whose boundary sides may have changed.
+    changed: Vec<u32>,
+    /// The searches of precondition (c).
+    stack: Vec<u32>,
+    group: Vec<u32>,
+    ring: Vec<u32>,
+}
+
 thread_local! {
-    /// The search marks of [`LayerMemo::repair`] and the last stamp taken.
-    static MARKS: std::cell::RefCell<(Vec<u32>, u32)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
+    static REPAIR: std::cell::RefCell<RepairScratch> = std::cell::RefCell::default();
+}
+
+/// The contours of a repaired layer, in order of their keys: the first build's contours of
+/// the regions not traced again and the ones traced again.
+#[derive(Clone)]
+pub(crate) struct RepairedContours<'a> {
+    kept: std::iter::Peekable<std::slice::Iter<'a, (u32, Contour)>>,
+    affected: &'a [bool],
+    fresh: std::iter::Peekable<std::slice::Iter<'a, (u32, Contour)>>,
+}
+
+impl<'a> Iterator for RepairedContours<'a> {
+    type Item = &'a Contour;
+
+    fn next(&mut self) -> Option<&'a Contour> {
+        while self
+            .kept
+            .next_if(|(_, c)| self.affected[usize::from(c.reg)])
+            .is_some()
+        {}
+        let take_kept = match (self.kept.peek(), self.fresh.peek()) {
+            (Some(a), Some(b)) => a.0 < b.0,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if take_kept {
+            self.kept.next()
+        } else {
+            self.fresh.next()
+        }
+        .map(|(_, c)| c)
+    }
 }
 
 /// How many connectivity searches precondition (c) runs (1: only the one through the spans
@@ -106,6 +165,61 @@ impl LayerMemo {
         max_error: f32,
         max_edge_len: i32,
     ) -> Result<(Vec<u16>, Vec<Contour>), ScratchReason> {
+        self.with_repaired(
+            sub,
+            min_region_area,
+            max_error,
+            max_edge_len,
+            |regions, contours| (regions.to_vec(), contours.cloned().collect()),
+        )
+    }
+
+    /// [`LayerMemo::repair`] handing the regions and contours to `f` instead of returning
+    /// them (the regions in a buffer kept per thread, the contours taken over from the first
+    /// build without copies).
+    pub(crate) fn with_repaired<R>(
+        &self,
+        sub: &CompactHeightfield,
+        min_region_area: u32,
+        max_error: f32,
+        max_edge_len: i32,
+        f: impl FnOnce(&[u16], RepairedContours<'_>) -> R,
+    ) -> Result<R, ScratchReason> {
+        REPAIR.with_borrow_mut(|sc| {
+            let fresh = self.repair_in(sub, min_region_area, max_error, max_edge_len, sc)?;
+            let contours = RepairedContours {
+                kept: self.contours.iter().peekable(),
+                affected: &sc.affected,
+                fresh: fresh.iter().peekable(),
+            };
+            Ok(f(&sc.reg, contours))
+        })
+    }
+
+    /// The repair itself: `Ok` with the contours traced again (by key), the regions in
+    /// `sc.reg` and the regions traced again in `sc.affected`.
+    fn repair_in(
+        &self,
+        sub: &CompactHeightfield,
+        min_region_area: u32,
+        max_error: f32,
+        max_edge_len: i32,
+        sc: &mut RepairScratch,
+    ) -> Result<Vec<(u32, Contour)>, ScratchReason> {
+        let RepairScratch {
+            mark,
+            stamp_base,
+            removed,
+            lost,
+            first,
+            reg,
+            affected,
+            dirty,
+            changed,
+            stack,
+            group,
+            ring,
+        } = sc;
         let n = sub.span_count();
         // (Past 0x7FFE components several share the last id; never repaired.)
         if sub.areas.len() != self.areas.len() || n != self.areas.len() || self.size.len() > 0x7FFF
@@ -113,7 +227,7 @@ impl LayerMemo {
             return Err(ScratchReason::NotOnlyRemoved);
         }
         // (a) The removed spans.
-        let mut removed: Vec<u32> = Vec::new();
+        removed.clear();
         for (i, (&now, &was)) in sub.areas.iter().zip(&self.areas).enumerate() {
             if now != was {
                 if now != NULL_AREA {
@@ -123,8 +237,9 @@ impl LayerMemo {
             }
         }
         let nreg = self.size.len();
-        let mut lost = vec![0u32; nreg];
-        for &x in &removed {
+        lost.clear();
+        lost.resize(nreg, 0);
+        for &x in removed.iter() {
             let c = usize::from(self.comp[x as usize]);
             if c != 0 {
                 lost[c] += 1;
@@ -139,7 +254,7 @@ impl LayerMemo {
                 return Err(ScratchReason::SmallRegion);
             }
         }
-        for &x in &removed {
+        for &x in removed.iter() {
             let x = x as usize;
             let mut near = [self.comp[x]; 5];
             for d in 0..4 {
@@ -171,24 +286,20 @@ impl LayerMemo {
         // after the last one's (it uses at most one per region and three per group), so
         // marks left by earlier repairs never equal this one's.
         let stamps = 1 + nreg as u64 + 3 * removed.len() as u64;
-        let (mut mark, mut stamp) = MARKS.with_borrow_mut(|(buf, base)| {
-            let mut buf = std::mem::take(buf);
-            if buf.len() < n {
-                buf.resize(n, 0);
-            }
-            if u64::from(*base) + stamps >= u64::from(u32::MAX) {
-                buf.fill(0);
-                *base = 0;
-            }
-            let first = *base;
-            *base += stamps as u32;
-            (buf, first)
-        });
-        let result = self.check_split(sub, &removed, &lost, budget, &mut mark, &mut stamp);
-        MARKS.with_borrow_mut(|(buf, _)| *buf = mark);
-        result?;
+        if mark.len() < n {
+            mark.resize(n, 0);
+        }
+        if u64::from(*stamp_base) + stamps >= u64::from(u32::MAX) {
+            mark.fill(0);
+            *stamp_base = 0;
+        }
+        let mut stamp = *stamp_base;
+        *stamp_base += stamps as u32;
+        let searches = [stack, group, ring];
+        self.check_split(sub, removed, lost, budget, mark, &mut stamp, searches)?;
         // (d) Numbering: regions stay in order of their first spans.
-        let mut first = self.first.clone();
+        first.clear();
+        first.extend_from_slice(&self.first);
         for c in 1..nreg {
             if lost[c] == 0 || sub.areas[first[c] as usize] != NULL_AREA {
                 continue;
@@ -211,22 +322,25 @@ impl LayerMemo {
         }
         let (w, h) = (sub.width, sub.depth);
         // Regions: the first build's, removed spans 0.
-        let mut reg = self.regions.clone();
-        for &x in &removed {
+        reg.clear();
+        reg.extend_from_slice(&self.regions);
+        for &x in removed.iter() {
             reg[x as usize] = 0;
         }
         // Contours: a region's loops read its spans and the spans within one cell of them,
         // so only regions with a span in the 3 x 3 columns around a removed span change
         // (each column of a layer holds at most one span, but every span of those columns is
         // taken).
-        let mut affected = vec![false; nreg];
+        affected.clear();
+        affected.resize(nreg, false);
         // The loops with an edge from a span within one cell of a removed span are traced
         // again; every other loop of an affected region is taken over as it was.
-        let mut dirty = vec![false; self.loops.loops.len()];
+        dirty.clear();
+        dirty.resize(self.loops.loops.len(), false);
         // The spans whose boundary sides may differ from the first build's: the removed ones
         // and those linked to one, all within those columns.
-        let mut changed: Vec<u32> = Vec::with_capacity(removed.len() * 9);
-        for &x in &removed {
+        changed.clear();
+        for &x in removed.iter() {
             let x = x as usize;
             let old = self.regions[x];
             if old != 0 && old & BORDER_REG == 0 {
@@ -251,45 +365,21 @@ impl LayerMemo {
                 }
             }
         }
-        let fresh = build_contours_reusing(
+        Ok(build_contours_reusing(
             sub,
-            &reg,
+            reg,
             max_error,
             max_edge_len,
-            &affected,
+            affected,
             &self.loops,
-            &dirty,
-            &changed,
-        );
-        let mut contours = Vec::with_capacity(self.contours.len() + fresh.len());
-        let mut kept = self
-            .contours
-            .iter()
-            .filter(|(_, c)| !affected[usize::from(c.reg)])
-            .peekable();
-        let mut fresh = fresh.into_iter().peekable();
-        loop {
-            let take_kept = match (kept.peek(), fresh.peek()) {
-                (Some(a), Some(b)) => a.0 < b.0,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => break,
-            };
-            if take_kept {
-                contours.push(
-                    kept.next()
-                        .map(|(_, c)| c.clone())
-                        .unwrap_or_else(|| unreachable!()),
-                );
-            } else if let Some((_, c)) = fresh.next() {
-                contours.push(c);
-            }
-        }
-        Ok((reg, contours))
+            dirty,
+            changed,
+        ))
     }
 
     /// Precondition (c) for the regions that lost spans, with `mark` (at least a span long,
-    /// no entry above `*stamp`) for its searches.
+    /// no entry above `*stamp`) for its searches and `[stack, group, ring]` as their lists.
+    #[allow(clippy::too_many_arguments)]
     fn check_split(
         &self,
         sub: &CompactHeightfield,
@@ -298,12 +388,10 @@ impl LayerMemo {
         budget: usize,
         mark: &mut [u32],
         stamp: &mut u32,
+        [stack, group, ring]: [&mut Vec<u32>; 3],
     ) -> Result<(), ScratchReason> {
         let nreg = self.size.len();
         let (w, h) = (sub.width, sub.depth);
-        let mut stack: Vec<u32> = Vec::new();
-        let mut group: Vec<u32> = Vec::new();
-        let mut ring: Vec<u32> = Vec::new();
         for c in 1..nreg {
             if lost[c] == 0 {
                 continue;
@@ -336,7 +424,7 @@ impl LayerMemo {
                 }
                 // Its ring: live spans of the region joined by a −x/−z edge to it.
                 ring.clear();
-                for &x in &group {
+                for &x in group.iter() {
                     for_each_edge(sub, x as usize, |j| {
                         if alive(j) {
                             ring.push(j as u32);
@@ -353,7 +441,7 @@ impl LayerMemo {
                 // join the ring, through the whole region within the budget.
                 *stamp += 2;
                 let near = *stamp - 1;
-                for &x in &group {
+                for &x in group.iter() {
                     let x = x as usize;
                     let (cx, cz) = (i32::from(sub.span_x[x]), i32::from(sub.span_z[x]));
                     for zz in (cz - 1).max(0)..=(cz + 1).min(h - 1) {
