@@ -126,6 +126,25 @@ pub struct PortalEdge {
 }
 
 impl PortalEdge {
+    /// Edge `edge` of polygon `poly`, from tile-local vertex `a` to `b`, along `axis`
+    /// (0 = X, 2 = Z), with world heights over `origin_y`.
+    pub fn between(
+        (poly, edge): (u32, u8),
+        a: [f32; 3],
+        b: [f32; 3],
+        axis: usize,
+        origin_y: f64,
+    ) -> PortalEdge {
+        PortalEdge {
+            poly,
+            edge,
+            u0: f64::from(a[axis]),
+            u1: f64::from(b[axis]),
+            h0: origin_y + f64::from(a[1]),
+            h1: origin_y + f64::from(b[1]),
+        }
+    }
+
     /// World height at boundary coordinate `u`, linearly interpolated from the first vertex:
     /// `h0 + (h1 − h0)·((u − u0)/(u1 − u0))`, exact at both vertices.
     pub fn height_at(&self, u: f64) -> f64 {
@@ -192,15 +211,13 @@ fn portal_edges_of(data: &NavTileData, first_corner: &[u32]) -> [Vec<PortalEdge>
             let (Some(a), Some(b)) = (vertex(c), vertex(start + (k + 1) % n)) else {
                 continue;
             };
-            let axis = boundary_axis(side);
-            out[usize::from(side)].push(PortalEdge {
-                poly: p as u32,
-                edge: k as u8,
-                u0: f64::from(a[axis]),
-                u1: f64::from(b[axis]),
-                h0: data.origin_y + f64::from(a[1]),
-                h1: data.origin_y + f64::from(b[1]),
-            });
+            out[usize::from(side)].push(PortalEdge::between(
+                (p as u32, k as u8),
+                a,
+                b,
+                boundary_axis(side),
+                data.origin_y,
+            ));
         }
     }
     out

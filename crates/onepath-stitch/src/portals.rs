@@ -52,14 +52,13 @@ pub fn edge_at(tile: &NavTile, p: usize, k: usize, axis: usize) -> Option<Portal
     let b = *d
         .vertices
         .get(usize::from(*d.corners.get(corners.start + (k + 1) % n)?))?;
-    Some(PortalEdge {
-        poly: p as u32,
-        edge: k as u8,
-        u0: f64::from(a[axis]),
-        u1: f64::from(b[axis]),
-        h0: d.origin_y + f64::from(a[1]),
-        h1: d.origin_y + f64::from(b[1]),
-    })
+    Some(PortalEdge::between(
+        (p as u32, k as u8),
+        a,
+        b,
+        axis,
+        d.origin_y,
+    ))
 }
 
 /// The result of the portal test between edge `a` and edge `b` of facing sides.

@@ -395,6 +395,45 @@ mod tests {
         z ^ (z >> 31)
     }
 
+    /// The two open lists under test, popped alike.
+    trait Pops {
+        fn pop_open(&mut self) -> Option<Open>;
+    }
+
+    impl Pops for OpenList {
+        fn pop_open(&mut self) -> Option<Open> {
+            self.pop()
+        }
+    }
+
+    impl Pops for RunOpenList {
+        fn pop_open(&mut self) -> Option<Open> {
+            self.pop()
+        }
+    }
+
+    /// Pops one entry from both lists and checks they agree; true when one was popped.
+    fn pop_both(ours: &mut impl Pops, reference: &mut BinaryHeap<OpenEntry>) -> bool {
+        let (a, b) = (ours.pop_open(), reference.pop());
+        assert_eq!(
+            a,
+            b.map(|e| Open {
+                g: e.g,
+                node: e.node,
+                tie: tie_key(e.poly)
+            })
+        );
+        a.is_some()
+    }
+
+    /// Pops both lists to the end, checking the order.
+    fn drain_both(ours: &mut impl Pops, reference: &mut BinaryHeap<OpenEntry>) {
+        while let Some(e) = reference.pop() {
+            assert_eq!(ours.pop_open().map(|e| e.node), Some(e.node));
+        }
+        assert_eq!(ours.pop_open(), None);
+    }
+
     #[test]
     fn the_order_key_orders_as_total_cmp_and_gives_back_the_same_bits() {
         let mut s = 7;
@@ -459,16 +498,7 @@ mod tests {
                     }
                     ours.push_run();
                 } else {
-                    let (a, b) = (ours.pop(), reference.pop());
-                    assert_eq!(
-                        a,
-                        b.map(|e| Open {
-                            g: e.g,
-                            node: e.node,
-                            tie: tie_key(e.poly)
-                        })
-                    );
-                    popped += usize::from(a.is_some());
+                    popped += usize::from(pop_both(&mut ours, &mut reference));
                 }
                 assert_eq!(
                     ours.peek().map(|e| e.node),
@@ -476,10 +506,7 @@ mod tests {
                 );
                 assert_eq!(ours.is_empty(), reference.is_empty());
             }
-            while let Some(e) = reference.pop() {
-                assert_eq!(ours.pop().map(|e| e.node), Some(e.node));
-            }
-            assert_eq!(ours.pop(), None);
+            drain_both(&mut ours, &mut reference);
             assert!(popped > 50);
         }
     }
@@ -512,16 +539,7 @@ mod tests {
                         node: step,
                     });
                 } else {
-                    let (a, b) = (ours.pop(), reference.pop());
-                    assert_eq!(
-                        a,
-                        b.map(|e| Open {
-                            g: e.g,
-                            node: e.node,
-                            tie: tie_key(e.poly)
-                        })
-                    );
-                    popped += usize::from(a.is_some());
+                    popped += usize::from(pop_both(&mut ours, &mut reference));
                 }
                 assert_eq!(
                     ours.peek().map(|e| e.node),
@@ -529,10 +547,7 @@ mod tests {
                 );
                 assert_eq!(ours.is_empty(), reference.is_empty());
             }
-            while let Some(e) = reference.pop() {
-                assert_eq!(ours.pop().map(|e| e.node), Some(e.node));
-            }
-            assert_eq!(ours.pop(), None);
+            drain_both(&mut ours, &mut reference);
             assert!(popped > 100);
         }
     }
