@@ -307,10 +307,12 @@ impl Ord for Head {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RunOpenList {
     heap: BinaryHeap<Head>,
-    /// Every run pushed since the last reset, one after another (popped entries stay).
+    /// Every run pushed since the last reset, one after another, each sorted in place
+    /// (popped entries and each run's head stay), then the run being collected
+    /// (`store[collect..]`, [`RunOpenList::add`]).
     store: Vec<Keyed>,
-    /// The run being collected ([`RunOpenList::add`]).
-    run: Vec<Keyed>,
+    /// Where the run being collected starts in `store`.
+    collect: usize,
 }
 
 impl RunOpenList {
@@ -318,7 +320,7 @@ impl RunOpenList {
     pub(crate) fn reset(&mut self) {
         self.heap.clear();
         self.store.clear();
-        self.run.clear();
+        self.collect = 0;
     }
 
     /// True when no entry is left (the run being collected does not count).
@@ -330,7 +332,7 @@ impl RunOpenList {
     /// collected; it counts once [`RunOpenList::push_run`] is called.
     #[inline]
     pub(crate) fn add(&mut self, f: f64, g: f64, poly: PolyRef, node: u32) {
-        self.run.push(Keyed {
+        self.store.push(Keyed {
             f: order_key(f),
             g_inv: !order_key(g),
             tie: tie_key(poly),
@@ -340,8 +342,10 @@ impl RunOpenList {
 
     /// Pushes the entries added since the last call as one run.
     pub(crate) fn push_run(&mut self) {
-        for run in self.run.chunks_mut(RUN) {
-            // Sorted into pop order (insertion sort); the first entry becomes the head.
+        let mut at = self.collect;
+        for run in self.store[self.collect..].chunks_mut(RUN) {
+            // Sorted into pop order in place (insertion sort); the first entry becomes the
+            // head, the rest wait where they are.
             for j in 1..run.len() {
                 let x = run[j];
                 let mut k = j;
@@ -351,15 +355,14 @@ impl RunOpenList {
                 }
                 run[k] = x;
             }
-            let start = self.store.len() as u32;
-            self.store.extend_from_slice(&run[1..]);
             self.heap.push(Head {
                 key: run[0],
-                start,
-                end: self.store.len() as u32,
+                start: (at + 1) as u32,
+                end: (at + run.len()) as u32,
             });
+            at += run.len();
         }
-        self.run.clear();
+        self.collect = at;
     }
 
     /// The entry [`RunOpenList::pop`] would return.
