@@ -307,30 +307,37 @@ impl Ord for Head {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RunOpenList {
     heap: BinaryHeap<Head>,
-    /// Every run pushed since the last reset, one after another (popped entries stay).
+    /// One run head kept outside `heap` (the best head of the latest push, while it stays
+    /// ahead): a pop takes the first of it and `heap`'s top, so a search that keeps taking
+    /// the entries it has just pushed does not move them through the heap.
+    front: Option<Head>,
+    /// Every run pushed since the last reset, one after another, each sorted in place
+    /// (popped entries and each run's head stay), then the run being collected
+    /// (`store[collect..]`, [`RunOpenList::add`]).
     store: Vec<Keyed>,
-    /// The run being collected ([`RunOpenList::add`]).
-    run: Vec<Keyed>,
+    /// Where the run being collected starts in `store`.
+    collect: usize,
 }
 
 impl RunOpenList {
     /// Empties the list, keeping its capacity.
     pub(crate) fn reset(&mut self) {
         self.heap.clear();
+        self.front = None;
         self.store.clear();
-        self.run.clear();
+        self.collect = 0;
     }
 
     /// True when no entry is left (the run being collected does not count).
     pub(crate) fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.is_empty() && self.front.is_none()
     }
 
     /// Adds the entry of `node` (polygon `poly`) with its `f` and `g` to the run being
     /// collected; it counts once [`RunOpenList::push_run`] is called.
     #[inline]
     pub(crate) fn add(&mut self, f: f64, g: f64, poly: PolyRef, node: u32) {
-        self.run.push(Keyed {
+        self.store.push(Keyed {
             f: order_key(f),
             g_inv: !order_key(g),
             tie: tie_key(poly),
@@ -340,8 +347,10 @@ impl RunOpenList {
 
     /// Pushes the entries added since the last call as one run.
     pub(crate) fn push_run(&mut self) {
-        for run in self.run.chunks_mut(RUN) {
-            // Sorted into pop order (insertion sort); the first entry becomes the head.
+        let mut at = self.collect;
+        for run in self.store[self.collect..].chunks_mut(RUN) {
+            // Sorted into pop order in place (insertion sort); the first entry becomes the
+            // head, the rest wait where they are.
             for j in 1..run.len() {
                 let x = run[j];
                 let mut k = j;
@@ -351,24 +360,56 @@ impl RunOpenList {
                 }
                 run[k] = x;
             }
-            let start = self.store.len() as u32;
-            self.store.extend_from_slice(&run[1..]);
-            self.heap.push(Head {
+            let h = Head {
                 key: run[0],
-                start,
-                end: self.store.len() as u32,
-            });
+                start: (at + 1) as u32,
+                end: (at + run.len()) as u32,
+            };
+            match self.front {
+                Some(f) if first(&h.key, &f.key) => {
+                    self.heap.push(f);
+                    self.front = Some(h);
+                }
+                Some(_) => self.heap.push(h),
+                None => self.front = Some(h),
+            }
+            at += run.len();
         }
-        self.run.clear();
+        self.collect = at;
+    }
+
+    /// True when the front head pops before every head in the heap.
+    #[inline(always)]
+    fn front_first(&self) -> bool {
+        match (&self.front, self.heap.peek()) {
+            (Some(f), Some(t)) => first(&f.key, &t.key),
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
     }
 
     /// The entry [`RunOpenList::pop`] would return.
     pub(crate) fn peek(&self) -> Option<Open> {
-        self.heap.peek().map(|h| h.key.open())
+        if self.front_first() {
+            self.front.map(|h| h.key.open())
+        } else {
+            self.heap.peek().map(|h| h.key.open())
+        }
     }
 
     /// Removes and returns the first entry in the search's order.
     pub(crate) fn pop(&mut self) -> Option<Open> {
+        if self.front_first() {
+            let f = self.front.as_mut()?;
+            let out = f.key.open();
+            if f.start < f.end {
+                f.key = self.store[f.start as usize];
+                f.start += 1;
+            } else {
+                self.front = None;
+            }
+            return Some(out);
+        }
         let mut top = self.heap.peek_mut()?;
         let out = top.key.open();
         if top.start < top.end {

@@ -200,6 +200,11 @@ struct PortalState {
     sampling: PortalSampling,
     status: PathStatus,
     best: u32,
+    /// The closest state's `d`, `g` and polygon tie key (kept with `best`, so that the
+    /// closest-state rule reads no node).
+    best_d: f64,
+    best_g: f64,
+    best_tie: u64,
     goal: Option<u32>,
     /// The `f` of the goal state's newest open entry (meaningful once `goal` is set).
     goal_f: f64,
@@ -250,10 +255,10 @@ struct Relax<'a> {
 }
 
 impl Relax<'_> {
-    /// Relaxes the state `key` (`slot`: its node, [`NO_PARENT`] for none yet, written when it
+    /// Relaxes the state `key` (`GOAL`: it is the goal state; `slot`: its node, [`NO_PARENT`] for none yet, written when it
     /// is made; `pos`: its point; `xing`: its crossing-graph node) over an edge of `cost`.
     #[inline(always)]
-    fn relax(
+    fn relax<const GOAL: bool>(
         &mut self,
         key: StateKey,
         slot: &mut u32,
@@ -296,7 +301,7 @@ impl Relax<'_> {
             }
         };
         let f = g + h;
-        if key.2 == GOAL_SAMPLE && key.1 == NO_POLY {
+        if GOAL {
             st.goal = Some(i);
             st.goal_f = f;
             self.open.add(f, g, key.0, i);
@@ -309,14 +314,20 @@ impl Relax<'_> {
         // the search ends there. The state itself is recorded as before (its `g` and parent
         // count for later relaxations, the closest state and a budget-ended search's path),
         // so no pop, iteration or answer changes.
-        let b = &nodes[st.best as usize];
+        // `best_*` are the closest state's values: its `g` can only change here, and a
+        // state improved that is the closest one compares as closer than its old values
+        // (same `d`, smaller `g`), so they are updated with it.
+        let tie = tie_key(key.0);
         let better = d
-            .total_cmp(&b.d)
-            .then(g.total_cmp(&b.g))
-            .then(tie_key(key.0).cmp(&tie_key(b.poly)))
+            .total_cmp(&st.best_d)
+            .then(g.total_cmp(&st.best_g))
+            .then(tie.cmp(&st.best_tie))
             == Ordering::Less;
         if better {
             st.best = i;
+            st.best_d = d;
+            st.best_g = g;
+            st.best_tie = tie;
         }
     }
 }
@@ -398,6 +409,9 @@ impl PortalSearch {
             sampling,
             status: PathStatus::InProgress,
             best: 0,
+            best_d: d,
+            best_g: 0.0,
+            best_tie: tie_key(ends.start_ref),
             goal: None,
             goal_f: f64::INFINITY,
             iterations: 0,
@@ -612,7 +626,7 @@ impl PortalSearch {
                 let cost = ca * dist(node.pos, ends.end_pos);
                 let mut slot = st.goal.unwrap_or(NO_PARENT);
                 let key = StateKey(from, NO_POLY, GOAL_SAMPLE);
-                relax.relax(key, &mut slot, ends.end_pos, NO_NODE, cost, st);
+                relax.relax::<true>(key, &mut slot, ends.end_pos, NO_NODE, cost, st);
             }
             let back = node.came_from;
             let block = &mut self.samples[first as usize..(first + count) as usize];
@@ -623,7 +637,7 @@ impl PortalSearch {
                     let c = &mut block[s.canon as usize];
                     let mut slot = if c.stamp == gen { c.state } else { NO_PARENT };
                     let was = slot;
-                    relax.relax(
+                    relax.relax::<false>(
                         StateKey(s.target, from, s.i),
                         &mut slot,
                         s.arrive,
