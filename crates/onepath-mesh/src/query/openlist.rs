@@ -439,11 +439,19 @@ mod tests {
     /// The two open lists under test, popped alike.
     trait Pops {
         fn pop_open(&mut self) -> Option<Open>;
+        fn peek_open(&mut self) -> Option<Open>;
+        fn no_entry(&self) -> bool;
     }
 
     impl Pops for OpenList {
         fn pop_open(&mut self) -> Option<Open> {
             self.pop()
+        }
+        fn peek_open(&mut self) -> Option<Open> {
+            self.peek()
+        }
+        fn no_entry(&self) -> bool {
+            self.is_empty()
         }
     }
 
@@ -451,6 +459,21 @@ mod tests {
         fn pop_open(&mut self) -> Option<Open> {
             self.pop()
         }
+        fn peek_open(&mut self) -> Option<Open> {
+            self.peek()
+        }
+        fn no_entry(&self) -> bool {
+            self.is_empty()
+        }
+    }
+
+    /// Both lists show the same next entry and agree on being empty.
+    fn same_head(ours: &mut impl Pops, reference: &BinaryHeap<OpenEntry>) {
+        assert_eq!(
+            ours.peek_open().map(|e| e.node),
+            reference.peek().map(|e| e.node)
+        );
+        assert_eq!(ours.no_entry(), reference.is_empty());
     }
 
     /// Pops one entry from both lists and checks they agree; true when one was popped.
@@ -541,11 +564,7 @@ mod tests {
                 } else {
                     popped += usize::from(pop_both(&mut ours, &mut reference));
                 }
-                assert_eq!(
-                    ours.peek().map(|e| e.node),
-                    reference.peek().map(|e| e.node)
-                );
-                assert_eq!(ours.is_empty(), reference.is_empty());
+                same_head(&mut ours, &reference);
             }
             drain_both(&mut ours, &mut reference);
             assert!(popped > 50);
@@ -582,11 +601,7 @@ mod tests {
                 } else {
                     popped += usize::from(pop_both(&mut ours, &mut reference));
                 }
-                assert_eq!(
-                    ours.peek().map(|e| e.node),
-                    reference.peek().map(|e| e.node)
-                );
-                assert_eq!(ours.is_empty(), reference.is_empty());
+                same_head(&mut ours, &reference);
             }
             drain_both(&mut ours, &mut reference);
             assert!(popped > 100);
