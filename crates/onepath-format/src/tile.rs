@@ -174,7 +174,7 @@ impl PortalEdge {
 }
 
 /// The coordinate index (0 = X, 2 = Z) that runs along the boundary of `side`.
-fn boundary_axis(side: u8) -> usize {
+pub fn boundary_axis(side: u8) -> usize {
     if side & 1 == 0 {
         2
     } else {

@@ -1,7 +1,7 @@
 //! Portal links: polygons of neighbouring tile columns joined along the shared tile
 //! boundary ("Stitching (links)", "Portals").
 
-pub use onepath_format::tile::PortalEdge;
+pub use onepath_format::tile::{boundary_axis, PortalEdge};
 use onepath_format::NavTile;
 
 /// (dx, dz) of the neighbouring column across side 0..=3.
@@ -10,15 +10,6 @@ pub const SIDE_OFFSETS: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
 /// The side facing `side` from the neighbouring column (`side ⊕ 2`).
 pub fn opposite_side(side: u8) -> u8 {
     side ^ 2
-}
-
-/// The coordinate index (0 = X, 2 = Z) that runs along the boundary of `side`.
-pub fn boundary_axis(side: u8) -> usize {
-    if side & 1 == 0 {
-        2
-    } else {
-        0
-    }
 }
 
 /// The column across `side` of (x, z), or `None` when it is outside the i32 range.

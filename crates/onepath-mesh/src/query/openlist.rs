@@ -443,29 +443,23 @@ mod tests {
         fn no_entry(&self) -> bool;
     }
 
-    impl Pops for OpenList {
-        fn pop_open(&mut self) -> Option<Open> {
-            self.pop()
-        }
-        fn peek_open(&mut self) -> Option<Open> {
-            self.peek()
-        }
-        fn no_entry(&self) -> bool {
-            self.is_empty()
-        }
+    /// Both lists have `pop`, `peek` and `is_empty` of the same meaning.
+    macro_rules! pops {
+        ($($list:ty),*) => {$(
+            impl Pops for $list {
+                fn pop_open(&mut self) -> Option<Open> {
+                    self.pop()
+                }
+                fn peek_open(&mut self) -> Option<Open> {
+                    self.peek()
+                }
+                fn no_entry(&self) -> bool {
+                    self.is_empty()
+                }
+            }
+        )*};
     }
-
-    impl Pops for RunOpenList {
-        fn pop_open(&mut self) -> Option<Open> {
-            self.pop()
-        }
-        fn peek_open(&mut self) -> Option<Open> {
-            self.peek()
-        }
-        fn no_entry(&self) -> bool {
-            self.is_empty()
-        }
-    }
+    pops!(OpenList, RunOpenList);
 
     /// Both lists show the same next entry and agree on being empty.
     fn same_head(ours: &mut impl Pops, reference: &BinaryHeap<OpenEntry>) {
