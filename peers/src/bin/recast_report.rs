@@ -1289,6 +1289,29 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
             }
         }
         println!("  v2 answers digest: {digest:016x}");
+        // Landmark estimates are admissible, so both searches find the optimum of the same
+        // graph: equal costs up to rounding (the sums are taken in another order only when a
+        // tie picks another path). A pair cheaper with landmarks means the plain search is
+        // wrong; dearer, the estimate is not admissible.
+        let (mut same, mut other_path, mut worst) = (0usize, 0usize, 0.0f64);
+        for p in &pairs {
+            let (_, a) = v2.path_between(p.start_ref, p.start_pos(), p.end_ref, p.end_pos())?;
+            let ca: Vec<_> = v2.corridor().to_vec();
+            let (_, b) = v2l.path_between(p.start_ref, p.start_pos(), p.end_ref, p.end_pos())?;
+            same += usize::from(a.cost.to_bits() == b.cost.to_bits());
+            other_path += usize::from(ca.as_slice() != v2l.corridor());
+            if a.cost > 0.0 {
+                worst = worst.max(((b.cost - a.cost) / a.cost).abs());
+            }
+        }
+        println!(
+            "  v2 + landmarks against v2: cost bits equal {same}/{}, other corridor {other_path}, \
+             largest relative cost difference {worst:.3e}",
+            pairs.len()
+        );
+        if worst > 1e-12 {
+            println!("  v2 + landmarks: COST DIFFERS beyond rounding (estimate not admissible?)");
+        }
         if rounds == 0 {
             continue;
         }
