@@ -175,3 +175,218 @@ pub fn length_row(
     }
     Ok(row)
 }
+
+/// Which state structure [`refined_corridor`] searches (an experiment, issue 14 item 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefinedVariant {
+    /// One state per polygon (Detour's structure).
+    Polygon,
+    /// One state per (polygon, polygon it was entered from).
+    Directed,
+    /// Directed, and a state's cost measured from an anchor: the anchor is kept while the
+    /// X/Z segment from it to the new point crosses the crossing the state was entered
+    /// through (a one-step string pulling), else the state's own point becomes the anchor.
+    Anchor,
+}
+
+/// **Experiment** (issue 14 item 3, not a library model): an A* whose states hold a point on
+/// the crossing they were last improved through, chosen from the parent's point (or anchor)
+/// as where the X/Z line towards `end_pos` crosses the crossing, else the crossing's end
+/// with the smaller detour; costs are X/Z distances between these points (uniform area
+/// costs: the report's levels). Not exact for any fixed graph; measured for its lengths and
+/// expansions against Detour's (`recast_report --paths` with `PATHS_REFINED=polygon|directed|anchor`).
+/// Returns the corridor and the states expanded, or `None` when no path is found.
+pub fn refined_corridor(
+    mesh: &TiledNavMesh,
+    filter: &onepath_mesh::query::QueryFilter,
+    p: &SamePair,
+    variant: RefinedVariant,
+) -> Option<(Vec<PolyRef>, usize)> {
+    use onepath_mesh::query::{Crossing, PathEnds, PathGraph};
+    use std::cmp::Ordering;
+    use std::collections::{BTreeMap, BinaryHeap};
+    type Key = (PolyRef, PolyRef);
+    #[derive(Clone, Copy)]
+    struct St {
+        g: f64,
+        pos: [f64; 3],
+        parent: Option<Key>,
+        closed: bool,
+        anchor: [f64; 3],
+        g_anchor: f64,
+        entry: Option<([f64; 3], [f64; 3])>,
+    }
+    /// Open entry: f, g (larger first on equal f), key (lower first).
+    #[derive(PartialEq)]
+    struct E(f64, f64, Key);
+    impl Eq for E {}
+    impl PartialOrd for E {
+        fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+            Some(self.cmp(o))
+        }
+    }
+    impl Ord for E {
+        fn cmp(&self, o: &Self) -> Ordering {
+            o.0.total_cmp(&self.0)
+                .then(self.1.total_cmp(&o.1))
+                .then((o.2 .0 .0, o.2 .1 .0).cmp(&(self.2 .0 .0, self.2 .1 .0)))
+        }
+    }
+    let d2 = |a: [f64; 3], b: [f64; 3]| ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt();
+    let (start, end) = (p.start_pos(), p.end_pos());
+    let ends = PathEnds {
+        start_ref: p.start_ref,
+        start_pos: start,
+        end_ref: p.end_ref,
+        end_pos: end,
+    };
+    let graph = PathGraph::new(mesh, filter, ends).ok()?;
+    let pick = |from: [f64; 3], a: [f64; 3], b: [f64; 3]| -> [f64; 3] {
+        let (rx, rz) = (end[0] - from[0], end[2] - from[2]);
+        let (sx, sz) = (b[0] - a[0], b[2] - a[2]);
+        let den = rx * sz - rz * sx;
+        if den != 0.0 {
+            let (qx, qz) = (a[0] - from[0], a[2] - from[2]);
+            let t = (qx * rz - qz * rx) / den;
+            let u = (qx * sz - qz * sx) / den;
+            if (0.0..=1.0).contains(&t) && u >= 0.0 {
+                return [a[0] + sx * t, a[1] + (b[1] - a[1]) * t, a[2] + sz * t];
+            }
+        }
+        if d2(from, a) + d2(a, end) <= d2(from, b) + d2(b, end) {
+            a
+        } else {
+            b
+        }
+    };
+    // Whether the X/Z segment u–v crosses the segment a–b (touching counts).
+    let crosses = |u: [f64; 3], v: [f64; 3], a: [f64; 3], b: [f64; 3]| -> bool {
+        let o = |p: [f64; 3], q: [f64; 3], r: [f64; 3]| {
+            (q[0] - p[0]) * (r[2] - p[2]) - (q[2] - p[2]) * (r[0] - p[0])
+        };
+        o(u, v, a) * o(u, v, b) <= 0.0 && o(a, b, u) * o(a, b, v) <= 0.0
+    };
+    let none = PolyRef(0);
+    let start_key = (p.start_ref, none);
+    let mut states: BTreeMap<Key, St> = BTreeMap::new();
+    states.insert(
+        start_key,
+        St {
+            g: 0.0,
+            pos: start,
+            parent: None,
+            closed: false,
+            anchor: start,
+            g_anchor: 0.0,
+            entry: None,
+        },
+    );
+    let mut open = BinaryHeap::new();
+    open.push(E(d2(start, end), 0.0, start_key));
+    let mut goal: Option<(f64, Key)> = None;
+    let mut expanded = 0;
+    let mut out = Vec::new();
+    while let Some(E(f, g, r)) = open.pop() {
+        if goal.is_some_and(|(gg, _)| gg <= f) {
+            break;
+        }
+        let s = states[&r];
+        if s.closed || s.g != g {
+            continue;
+        }
+        expanded += 1;
+        states.get_mut(&r)?.closed = true;
+        if r.0 == p.end_ref {
+            let gg = if variant == RefinedVariant::Anchor
+                && s.entry.is_some_and(|(a, b)| crosses(s.anchor, end, a, b))
+            {
+                s.g_anchor + d2(s.anchor, end)
+            } else {
+                g + d2(s.pos, end)
+            };
+            if goal.map_or(true, |(b, _)| gg < b) {
+                goal = Some((gg, r));
+            }
+        }
+        out.clear();
+        graph
+            .for_each_edge(r.0, s.pos, |nb, _, _| match nb.crossing {
+                Crossing::Edge { left, right, .. } => {
+                    if variant == RefinedVariant::Anchor {
+                        let q = pick(s.anchor, left, right);
+                        if s.entry.is_some_and(|(a, b)| crosses(s.anchor, q, a, b)) {
+                            let ng = s.g_anchor + d2(s.anchor, q);
+                            out.push((nb.target, q, ng, s.anchor, s.g_anchor, Some((left, right))));
+                            return;
+                        }
+                    }
+                    let q = pick(s.pos, left, right);
+                    out.push((
+                        nb.target,
+                        q,
+                        g + d2(s.pos, q),
+                        s.pos,
+                        g,
+                        Some((left, right)),
+                    ));
+                }
+                Crossing::OffMesh {
+                    start: a, end: b, ..
+                } => {
+                    let len =
+                        ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2) + (b[2] - a[2]).powi(2))
+                            .sqrt();
+                    let ng = g + d2(s.pos, a) + len;
+                    out.push((nb.target, b, ng, b, ng, None));
+                }
+            })
+            .ok()?;
+        for &(t, q, ng, anchor, g_anchor, entry) in &out {
+            let key = match variant {
+                RefinedVariant::Polygon => (t, none),
+                _ => (t, r.0),
+            };
+            if Some(t) == s.parent.map(|k| k.0) && variant == RefinedVariant::Polygon || t == r.1 {
+                continue;
+            }
+            // A closed state is final (no reopening), so the parent chains have no cycles.
+            let better = states.get(&key).map_or(true, |e| !e.closed && ng < e.g);
+            if better {
+                states.insert(
+                    key,
+                    St {
+                        g: ng,
+                        pos: q,
+                        parent: Some(r),
+                        closed: false,
+                        anchor,
+                        g_anchor,
+                        entry,
+                    },
+                );
+                open.push(E(ng + d2(q, end) * 0.999999, ng, key));
+            }
+        }
+    }
+    let (_, last) = goal?;
+    let mut corridor = vec![last.0];
+    let mut at = last;
+    while let Some(pr) = states[&at].parent {
+        corridor.push(pr.0);
+        at = pr;
+        if corridor.len() > states.len() {
+            return None;
+        }
+    }
+    corridor.reverse();
+    // Consecutive repeats merged and loops cut, as the library's path writing does.
+    let mut path: Vec<PolyRef> = Vec::with_capacity(corridor.len());
+    for r in corridor {
+        if let Some(at) = path.iter().position(|&q| q == r) {
+            path.truncate(at + 1);
+        } else {
+            path.push(r);
+        }
+    }
+    Some((path, expanded))
+}

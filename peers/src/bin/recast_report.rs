@@ -49,7 +49,9 @@ use onepath_peers::onepath::{
     build_chunk, build_config, build_onepath, build_soup, detour_mesh, level_of, triangle_soup,
     world_polygons, OnePathBuild, OnePathEngine,
 };
-use onepath_peers::paths::{length_row, same_pairs, LengthRow, LENGTH_PAIRS};
+use onepath_peers::paths::{
+    length_row, refined_corridor, same_pairs, LengthRow, RefinedVariant, LENGTH_PAIRS,
+};
 use onepath_peers::recast::{build_tiled, build_tiled_chunky, ChunkyTriMesh, TRIS_PER_CHUNK};
 use onepath_peers::sampling::{
     point_pairs, sample_points, PointPair, SplitMix64, REPORT_PAIRS, REPORT_SEED,
@@ -1184,7 +1186,9 @@ const CHURN_STEPS: usize = 100;
 /// `PATHS_SPACING` (world units) and `PATHS_MAX` override model v2's sampling, for tuning;
 /// `PATHS_PROFILE=v1|v2` runs only that OnePath model's path + straight path, `rounds` times
 /// (for a profiler);
-/// `PATHS_LEVEL=nav_test|one_tile|dungeon|sloped|generated` runs one level.
+/// `PATHS_LEVEL=nav_test|one_tile|dungeon|sloped|generated` runs one level;
+/// `PATHS_REFINED=polygon|directed|anchor` adds the lengths of the refined-points experiment
+/// (`onepath_peers::paths::refined_corridor`).
 fn paths_section(rounds: usize) -> Result<(), PeerError> {
     let only = std::env::var("PATHS_LEVEL").ok();
     let wanted = |name: &str| only.as_deref().map_or(true, |o| o == name);
@@ -1289,6 +1293,43 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
             }
         }
         println!("  v2 answers digest: {digest:016x}");
+        if let Some(variant) = std::env::var("PATHS_REFINED")
+            .ok()
+            .and_then(|v| match v.as_str() {
+                "polygon" => Some(RefinedVariant::Polygon),
+                "directed" => Some(RefinedVariant::Directed),
+                "anchor" => Some(RefinedVariant::Anchor),
+                _ => None,
+            })
+        {
+            let filter = onepath_mesh::query::QueryFilter::new();
+            let (mut td, mut tr, mut worst, mut over, mut exp, mut found) =
+                (0.0, 0.0, f64::NEG_INFINITY, 0usize, 0usize, 0usize);
+            for p in &pairs {
+                let d = detour.path(p.start, p.end)?;
+                let Some((corr, e)) = refined_corridor(mesh, &filter, p, variant) else {
+                    continue;
+                };
+                found += 1;
+                exp += e;
+                if d.partial {
+                    continue;
+                }
+                let corners = v1.straight_path_along(p.start_pos(), p.end_pos(), &corr)?;
+                let (ld, lr) = (d.length(), onepath_peers::metrics::path_length(&corners));
+                td += ld;
+                tr += lr;
+                let x = if ld > 0.0 { (lr - ld) / ld } else { 0.0 };
+                worst = f64::max(worst, x);
+                over += usize::from(x > 0.01);
+            }
+            println!(
+                "  refined {variant:?} (experiment): found {found}, expanded {exp}, length {tr:.3} against \
+                 Detour {td:.3} ({:+.2} %), worst pair {:+.3} %, pairs over +1 %: {over}",
+                (tr - td) / td * 100.0,
+                worst * 100.0
+            );
+        }
         // Landmark estimates are admissible, so both searches find the optimum of the same
         // graph: equal costs up to rounding (the sums are taken in another order only when a
         // tie picks another path). A pair cheaper with landmarks means the plain search is
