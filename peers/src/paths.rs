@@ -187,6 +187,9 @@ pub enum RefinedVariant {
     /// X/Z segment from it to the new point crosses the crossing the state was entered
     /// through (a one-step string pulling), else the state's own point becomes the anchor.
     Anchor,
+    /// Directed, the point chosen from the anchor of [`RefinedVariant::Anchor`], the cost
+    /// measured from the state's own point.
+    AnchorPick,
 }
 
 /// **Experiment** (issue 14 item 3, not a library model): an A* whose states hold a point on
@@ -312,10 +315,14 @@ pub fn refined_corridor(
         graph
             .for_each_edge(r.0, s.pos, |nb, _, _| match nb.crossing {
                 Crossing::Edge { left, right, .. } => {
-                    if variant == RefinedVariant::Anchor {
+                    if matches!(variant, RefinedVariant::Anchor | RefinedVariant::AnchorPick) {
                         let q = pick(s.anchor, left, right);
                         if s.entry.is_some_and(|(a, b)| crosses(s.anchor, q, a, b)) {
-                            let ng = s.g_anchor + d2(s.anchor, q);
+                            let ng = if variant == RefinedVariant::Anchor {
+                                s.g_anchor + d2(s.anchor, q)
+                            } else {
+                                g + d2(s.pos, q)
+                            };
                             out.push((nb.target, q, ng, s.anchor, s.g_anchor, Some((left, right))));
                             return;
                         }

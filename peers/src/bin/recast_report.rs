@@ -1299,6 +1299,7 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                 "polygon" => Some(RefinedVariant::Polygon),
                 "directed" => Some(RefinedVariant::Directed),
                 "anchor" => Some(RefinedVariant::Anchor),
+                "anchor_pick" => Some(RefinedVariant::AnchorPick),
                 _ => None,
             })
         {
@@ -1320,6 +1321,15 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                 td += ld;
                 tr += lr;
                 let x = if ld > 0.0 { (lr - ld) / ld } else { 0.0 };
+                if x > 0.01 && std::env::var_os("PATHS_REFINED_SHOW").is_some() {
+                    println!(
+                        "    pair {:?} -> {:?}: refined {lr:.3} ({} polygons), Detour {ld:.3} ({} polygons)",
+                        p.start_pos(),
+                        p.end_pos(),
+                        corr.len(),
+                        d.corridor_len
+                    );
+                }
                 worst = f64::max(worst, x);
                 over += usize::from(x > 0.01);
             }
