@@ -190,6 +190,10 @@ pub enum RefinedVariant {
     /// Directed, the point chosen from the anchor of [`RefinedVariant::Anchor`], the cost
     /// measured from the state's own point.
     AnchorPick,
+    /// Directed, the anchor kept while the new point lies in the cone of directions from it
+    /// through every crossing since it (a string pulling over all of them), else the
+    /// state's own point becomes the anchor.
+    Cone,
 }
 
 /// **Experiment** (issue 14 item 3, not a library model): an A* whose states hold a point on
@@ -218,6 +222,9 @@ pub fn refined_corridor(
         anchor: [f64; 3],
         g_anchor: f64,
         entry: Option<([f64; 3], [f64; 3])>,
+        /// [`RefinedVariant::Cone`]: the cone from the anchor (`None`: the anchor is the
+        /// state's own point, every direction into the polygon is open).
+        cone: Option<([f64; 3], [f64; 3])>,
     }
     /// Open entry: f, g (larger first on equal f), key (lower first).
     #[derive(PartialEq)]
@@ -269,6 +276,23 @@ pub fn refined_corridor(
         };
         o(u, v, a) * o(u, v, b) <= 0.0 && o(a, b, u) * o(a, b, v) <= 0.0
     };
+    let cr = |o: [f64; 3], a: [f64; 3], b: [f64; 3]| {
+        (a[0] - o[0]) * (b[2] - o[2]) - (a[2] - o[2]) * (b[0] - o[0])
+    };
+    let inside = |o: [f64; 3], cone: Option<([f64; 3], [f64; 3])>, q: [f64; 3]| {
+        cone.map_or(true, |(c1, c2)| cr(o, c1, q) >= 0.0 && cr(o, q, c2) >= 0.0)
+    };
+    // The cone from `o` through segment l–r, cut by `cone`.
+    let wedge = |o: [f64; 3], cone: Option<([f64; 3], [f64; 3])>, l: [f64; 3], r: [f64; 3]| {
+        let (l2, r2) = if cr(o, l, r) >= 0.0 { (l, r) } else { (r, l) };
+        Some(match cone {
+            None => (l2, r2),
+            Some((c1, c2)) => (
+                if cr(o, c1, l2) >= 0.0 { l2 } else { c1 },
+                if cr(o, r2, c2) >= 0.0 { r2 } else { c2 },
+            ),
+        })
+    };
     let none = PolyRef(0);
     let start_key = (p.start_ref, none);
     let mut states: BTreeMap<Key, St> = BTreeMap::new();
@@ -282,6 +306,7 @@ pub fn refined_corridor(
             anchor: start,
             g_anchor: 0.0,
             entry: None,
+            cone: None,
         },
     );
     let mut open = BinaryHeap::new();
@@ -302,6 +327,7 @@ pub fn refined_corridor(
         if r.0 == p.end_ref {
             let gg = if variant == RefinedVariant::Anchor
                 && s.entry.is_some_and(|(a, b)| crosses(s.anchor, end, a, b))
+                || variant == RefinedVariant::Cone && inside(s.anchor, s.cone, end)
             {
                 s.g_anchor + d2(s.anchor, end)
             } else {
@@ -315,6 +341,19 @@ pub fn refined_corridor(
         graph
             .for_each_edge(r.0, s.pos, |nb, _, _| match nb.crossing {
                 Crossing::Edge { left, right, .. } => {
+                    if variant == RefinedVariant::Cone {
+                        let q = pick(s.anchor, left, right);
+                        if inside(s.anchor, s.cone, q) {
+                            let ng = s.g_anchor + d2(s.anchor, q);
+                            let c = wedge(s.anchor, s.cone, left, right);
+                            out.push((nb.target, q, ng, s.anchor, s.g_anchor, c));
+                        } else {
+                            let q = pick(s.pos, left, right);
+                            let c = wedge(s.pos, None, left, right);
+                            out.push((nb.target, q, g + d2(s.pos, q), s.pos, g, c));
+                        }
+                        return;
+                    }
                     if matches!(variant, RefinedVariant::Anchor | RefinedVariant::AnchorPick) {
                         let q = pick(s.anchor, left, right);
                         if s.entry.is_some_and(|(a, b)| crosses(s.anchor, q, a, b)) {
@@ -369,6 +408,7 @@ pub fn refined_corridor(
                         anchor,
                         g_anchor,
                         entry,
+                        cone: entry,
                     },
                 );
                 open.push(E(ng + d2(q, end) * 0.999999, ng, key));

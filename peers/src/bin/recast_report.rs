@@ -1300,6 +1300,7 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                 "directed" => Some(RefinedVariant::Directed),
                 "anchor" => Some(RefinedVariant::Anchor),
                 "anchor_pick" => Some(RefinedVariant::AnchorPick),
+                "cone" => Some(RefinedVariant::Cone),
                 _ => None,
             })
         {
@@ -1321,7 +1322,11 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                 td += ld;
                 tr += lr;
                 let x = if ld > 0.0 { (lr - ld) / ld } else { 0.0 };
-                if x > 0.01 && std::env::var_os("PATHS_REFINED_SHOW").is_some() {
+                if x > std::env::var("PATHS_REFINED_SHOW")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(f64::INFINITY)
+                {
                     println!(
                         "    pair {:?} -> {:?}: refined {lr:.3} ({} polygons), Detour {ld:.3} ({} polygons)",
                         p.start_pos(),
