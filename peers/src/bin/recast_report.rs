@@ -1189,6 +1189,18 @@ const CHURN_STEPS: usize = 100;
 /// `PATHS_LEVEL=nav_test|one_tile|dungeon|sloped|generated` runs one level;
 /// `PATHS_REFINED=polygon|directed|anchor` adds the lengths of the refined-points experiment
 /// (`onepath_peers::paths::refined_corridor`).
+/// The X/Z length of a corner list (float64 sums).
+fn xz_length(corners: &[[f32; 3]]) -> f64 {
+    corners
+        .windows(2)
+        .map(|w| {
+            let dx = f64::from(w[1][0]) - f64::from(w[0][0]);
+            let dz = f64::from(w[1][2]) - f64::from(w[0][2]);
+            (dx * dx + dz * dz).sqrt()
+        })
+        .sum()
+}
+
 fn paths_section(rounds: usize) -> Result<(), PeerError> {
     let only = std::env::var("PATHS_LEVEL").ok();
     let wanted = |name: &str| only.as_deref().map_or(true, |o| o == name);
@@ -1328,11 +1340,13 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                     .unwrap_or(f64::INFINITY)
                 {
                     println!(
-                        "    pair {:?} -> {:?}: refined {lr:.3} ({} polygons), Detour {ld:.3} ({} polygons)",
+                        "    pair {:?} -> {:?}: refined {lr:.3} ({} polygons, X/Z {:.3}), Detour {ld:.3} ({} polygons, X/Z {:.3})",
                         p.start_pos(),
                         p.end_pos(),
                         corr.len(),
-                        d.corridor_len
+                        xz_length(&corners),
+                        d.corridor_len,
+                        xz_length(&d.corners)
                     );
                 }
                 worst = f64::max(worst, x);
