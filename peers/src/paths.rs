@@ -202,13 +202,16 @@ pub enum RefinedVariant {
 /// with the smaller detour; costs are X/Z distances between these points (uniform area
 /// costs: the report's levels). Not exact for any fixed graph; measured for its lengths and
 /// expansions against Detour's (`recast_report --paths` with `PATHS_REFINED=polygon|directed|anchor`).
-/// Returns the corridor and the states expanded, or `None` when no path is found.
+/// `within`: only these polygons (for instance another engine's corridor, to price it).
+/// Returns the corridor, the states expanded and the search's cost, or `None` when no path
+/// is found.
 pub fn refined_corridor(
     mesh: &TiledNavMesh,
     filter: &onepath_mesh::query::QueryFilter,
     p: &SamePair,
     variant: RefinedVariant,
-) -> Option<(Vec<PolyRef>, usize)> {
+    within: Option<&[PolyRef]>,
+) -> Option<(Vec<PolyRef>, usize, f64)> {
     use onepath_mesh::query::{Crossing, PathEnds, PathGraph};
     use std::cmp::Ordering;
     use std::collections::{BTreeMap, BinaryHeap};
@@ -388,6 +391,9 @@ pub fn refined_corridor(
             })
             .ok()?;
         for &(t, q, ng, anchor, g_anchor, entry) in &out {
+            if within.is_some_and(|w| !w.contains(&t)) {
+                continue;
+            }
             let key = match variant {
                 RefinedVariant::Polygon => (t, none),
                 _ => (t, r.0),
@@ -415,7 +421,7 @@ pub fn refined_corridor(
             }
         }
     }
-    let (_, last) = goal?;
+    let (cost, last) = goal?;
     let mut corridor = vec![last.0];
     let mut at = last;
     while let Some(pr) = states[&at].parent {
@@ -435,5 +441,5 @@ pub fn refined_corridor(
             path.push(r);
         }
     }
-    Some((path, expanded))
+    Some((path, expanded, cost))
 }

@@ -1187,8 +1187,9 @@ const CHURN_STEPS: usize = 100;
 /// `PATHS_PROFILE=v1|v2` runs only that OnePath model's path + straight path, `rounds` times
 /// (for a profiler);
 /// `PATHS_LEVEL=nav_test|one_tile|dungeon|sloped|generated` runs one level;
-/// `PATHS_REFINED=polygon|directed|anchor` adds the lengths of the refined-points experiment
-/// (`onepath_peers::paths::refined_corridor`).
+/// `PATHS_REFINED=polygon|directed|anchor|anchor_pick|cone` adds the lengths of the refined-points experiment
+/// (`onepath_peers::paths::refined_corridor`), `PATHS_REFINED_SHOW=x` prints its pairs more
+/// than the fraction `x` longer than Detour's, with both corridors' cost in that search.
 /// The X/Z length of a corner list (float64 sums).
 fn xz_length(corners: &[[f32; 3]]) -> f64 {
     corners
@@ -1321,7 +1322,8 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                 (0.0, 0.0, f64::NEG_INFINITY, 0usize, 0usize, 0usize);
             for p in &pairs {
                 let d = detour.path(p.start, p.end)?;
-                let Some((corr, e)) = refined_corridor(mesh, &filter, p, variant) else {
+                let Some((corr, e, cost)) = refined_corridor(mesh, &filter, p, variant, None)
+                else {
                     continue;
                 };
                 found += 1;
@@ -1348,6 +1350,17 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                         d.corridor_len,
                         xz_length(&d.corners)
                     );
+                    // The search's own cost of its corridor and of Detour's.
+                    let map = onepath_peers::onepath::DetourRefMap::new(mesh);
+                    let dc: Vec<PolyRef> = detour
+                        .corridor(p.start, p.end)?
+                        .0
+                        .iter()
+                        .filter_map(|&r| map.to_onepath(mesh, r))
+                        .collect();
+                    let on_detour = refined_corridor(mesh, &filter, p, variant, Some(&dc))
+                        .map(|(c, _, k)| (c.len(), k));
+                    println!("      search cost {cost:.3}; within Detour's corridor {on_detour:?}");
                 }
                 worst = f64::max(worst, x);
                 over += usize::from(x > 0.01);
