@@ -1189,7 +1189,8 @@ const CHURN_STEPS: usize = 100;
 /// `PATHS_LEVEL=nav_test|one_tile|dungeon|sloped|generated` runs one level;
 /// `PATHS_REFINED=polygon|directed|anchor|anchor_pick|cone` adds the lengths of the refined-points experiment
 /// (`onepath_peers::paths::refined_corridor`), `PATHS_REFINED_SHOW=x` prints its pairs more
-/// than the fraction `x` longer than Detour's, with both corridors' cost in that search.
+/// than the fraction `x` longer than Detour's, with both corridors' cost in that search;
+/// `PATHS_PAIRS_SEED=<hex>` draws other pairs than the length table's.
 /// The X/Z length of a corner list (float64 sums).
 fn xz_length(corners: &[[f32; 3]]) -> f64 {
     corners
@@ -1257,7 +1258,12 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
         if let Some(m) = env_f64("PATHS_MAX") {
             sampling.max_samples = m as u8;
         }
-        let pairs = same_pairs(mesh, &detour, LENGTH_PAIRS, PATHS_SEED)?;
+        // `PATHS_PAIRS_SEED` (hexadecimal) draws other pairs, for a robustness look.
+        let seed = std::env::var("PATHS_PAIRS_SEED")
+            .ok()
+            .and_then(|v| u64::from_str_radix(v.trim_start_matches("0x"), 16).ok())
+            .unwrap_or(PATHS_SEED);
+        let pairs = same_pairs(mesh, &detour, LENGTH_PAIRS, seed)?;
         let mut v1 = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
         let mut v2 = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
         v2.set_path_model(PathModel::Portals(sampling));
