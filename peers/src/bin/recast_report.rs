@@ -1377,6 +1377,32 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                 (tr - td) / td * 100.0,
                 worst * 100.0
             );
+            if rounds > 0 {
+                // The experiment's path + straight path against Detour's, interleaved (the
+                // experiment keeps its states in a BTreeMap and allocates per search: an
+                // upper bound of what the structure costs).
+                let mut run_refined = || {
+                    for p in &pairs {
+                        if let Some((corr, _, _)) =
+                            refined_corridor(mesh, &filter, p, variant, None)
+                        {
+                            let _ = v1.straight_path_along(p.start_pos(), p.end_pos(), &corr);
+                        }
+                    }
+                };
+                let mut run_detour = || {
+                    for p in &pairs {
+                        let _ = detour.path(p.start, p.end);
+                    }
+                };
+                let times = interleaved_rounds(rounds, &mut [&mut run_detour, &mut run_refined]);
+                println!(
+                    "  refined {variant:?} path + straight path: {:.2} us per query, Detour {:.2} us, ratio {:.3}",
+                    median(&times[1]).as_secs_f64() * 1e6 / pairs.len() as f64,
+                    median(&times[0]).as_secs_f64() * 1e6 / pairs.len() as f64,
+                    median(&times[1]).as_secs_f64() / median(&times[0]).as_secs_f64()
+                );
+            }
         }
         // Landmark estimates are admissible, so both searches find the optimum of the same
         // graph: equal costs up to rounding (the sums are taken in another order only when a
