@@ -443,3 +443,313 @@ pub fn refined_corridor(
     }
     Some((path, expanded, cost))
 }
+
+/// One crossing of [`RefinedGraph`]: an edge crossing's ends, or an off-mesh link's start,
+/// end and 3D length.
+#[derive(Debug, Clone, Copy)]
+enum Xing {
+    Edge([f64; 3], [f64; 3]),
+    Link([f64; 3], [f64; 3], f64),
+}
+
+/// **Experiment** (issue 14 item 3): the crossings of every polygon read once into flat
+/// arrays (polygons numbered densely in slot then polygon order), so that the `cone` form of
+/// [`refined_corridor`] can be timed as a table walk, as a library form would run.
+#[derive(Debug)]
+pub struct RefinedGraph {
+    refs: Vec<PolyRef>,
+    index: std::collections::HashMap<PolyRef, u32>,
+    first: Vec<u32>,
+    adj: Vec<(u32, Xing)>,
+}
+
+/// One state of [`RefinedSearch`]: the polygon, the polygon entered from, the point, `g`,
+/// the anchor and its `g`, the cone (ends valid when `has_cone`), the parent.
+#[derive(Debug, Clone, Copy)]
+struct CState {
+    poly: u32,
+    from: u32,
+    pos: [f64; 3],
+    g: f64,
+    anchor: [f64; 3],
+    g_anchor: f64,
+    cone: ([f64; 3], [f64; 3]),
+    has_cone: bool,
+    parent: u32,
+    closed: bool,
+}
+
+/// Reused buffers of the table-driven `cone` search.
+#[derive(Debug, Default)]
+pub struct RefinedSearch {
+    states: Vec<CState>,
+    /// Per polygon: the search number and the first state of its list.
+    head: Vec<(u32, u32)>,
+    /// Next state of the same polygon.
+    next: Vec<u32>,
+    open: std::collections::BinaryHeap<ConeEntry>,
+    search: u32,
+}
+
+/// Open entry: f, g (larger first on equal f), state number (lower first).
+#[derive(Debug, PartialEq)]
+pub struct ConeEntry(f64, f64, u32);
+impl Eq for ConeEntry {}
+impl PartialOrd for ConeEntry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for ConeEntry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        o.0.total_cmp(&self.0)
+            .then(self.1.total_cmp(&o.1))
+            .then(o.2.cmp(&self.2))
+    }
+}
+
+impl RefinedGraph {
+    /// Reads every polygon's crossings under `filter`.
+    pub fn new(mesh: &TiledNavMesh, filter: &onepath_mesh::query::QueryFilter) -> RefinedGraph {
+        use onepath_mesh::query::{Crossing, PathEnds, PathGraph};
+        let mut refs = Vec::new();
+        for t in mesh.tiles() {
+            for p in 0..t.tile().poly_count() {
+                if let Some(r) = t.poly_ref(p as u32) {
+                    refs.push(r);
+                }
+            }
+        }
+        let index: std::collections::HashMap<PolyRef, u32> = refs
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| (r, i as u32))
+            .collect();
+        let (mut first, mut adj) = (Vec::with_capacity(refs.len() + 1), Vec::new());
+        for &r in &refs {
+            first.push(adj.len() as u32);
+            let ends = PathEnds {
+                start_ref: r,
+                start_pos: [0.0; 3],
+                end_ref: r,
+                end_pos: [0.0; 3],
+            };
+            let Ok(graph) = PathGraph::new(mesh, filter, ends) else {
+                continue;
+            };
+            let _ = graph.for_each_edge(r, [0.0; 3], |nb, _, _| {
+                let Some(&t) = index.get(&nb.target) else {
+                    return;
+                };
+                adj.push((
+                    t,
+                    match nb.crossing {
+                        Crossing::Edge { left, right, .. } => Xing::Edge(left, right),
+                        Crossing::OffMesh { start, end, .. } => {
+                            let len = ((end[0] - start[0]).powi(2)
+                                + (end[1] - start[1]).powi(2)
+                                + (end[2] - start[2]).powi(2))
+                            .sqrt();
+                            Xing::Link(start, end, len)
+                        }
+                    },
+                ));
+            });
+        }
+        first.push(adj.len() as u32);
+        RefinedGraph {
+            refs,
+            index,
+            first,
+            adj,
+        }
+    }
+
+    /// The `cone` search of [`refined_corridor`] over the tables (same rules, states found
+    /// through a per-polygon list instead of a map). Writes the corridor into `path`;
+    /// returns the states expanded, or `None` when no path is found.
+    pub fn cone_corridor(
+        &self,
+        s: &mut RefinedSearch,
+        p: &SamePair,
+        path: &mut Vec<PolyRef>,
+    ) -> Option<usize> {
+        const NONE: u32 = u32::MAX;
+        let d2 = |a: [f64; 3], b: [f64; 3]| {
+            let (dx, dz) = (b[0] - a[0], b[2] - a[2]);
+            (dx * dx + dz * dz).sqrt()
+        };
+        let cr = |o: [f64; 3], a: [f64; 3], b: [f64; 3]| {
+            (a[0] - o[0]) * (b[2] - o[2]) - (a[2] - o[2]) * (b[0] - o[0])
+        };
+        let (start, end) = (p.start_pos(), p.end_pos());
+        let pick = |from: [f64; 3], a: [f64; 3], b: [f64; 3]| -> [f64; 3] {
+            let (rx, rz) = (end[0] - from[0], end[2] - from[2]);
+            let (sx, sz) = (b[0] - a[0], b[2] - a[2]);
+            let den = rx * sz - rz * sx;
+            if den != 0.0 {
+                let (qx, qz) = (a[0] - from[0], a[2] - from[2]);
+                let t = (qx * rz - qz * rx) / den;
+                let u = (qx * sz - qz * sx) / den;
+                if (0.0..=1.0).contains(&t) && u >= 0.0 {
+                    return [a[0] + sx * t, a[1] + (b[1] - a[1]) * t, a[2] + sz * t];
+                }
+            }
+            if d2(from, a) + d2(a, end) <= d2(from, b) + d2(b, end) {
+                a
+            } else {
+                b
+            }
+        };
+        let inside = |st: &CState, q: [f64; 3]| {
+            !st.has_cone || cr(st.anchor, st.cone.0, q) >= 0.0 && cr(st.anchor, q, st.cone.1) >= 0.0
+        };
+        let (&sp, &ep) = (self.index.get(&p.start_ref)?, self.index.get(&p.end_ref)?);
+        s.search = s.search.wrapping_add(1);
+        if s.head.len() != self.refs.len() || s.search == 0 {
+            s.head = vec![(0, NONE); self.refs.len()];
+            s.search = 1;
+        }
+        s.states.clear();
+        s.next.clear();
+        s.open.clear();
+        let gen = s.search;
+        s.states.push(CState {
+            poly: sp,
+            from: NONE,
+            pos: start,
+            g: 0.0,
+            anchor: start,
+            g_anchor: 0.0,
+            cone: (start, start),
+            has_cone: false,
+            parent: NONE,
+            closed: false,
+        });
+        s.next.push(NONE);
+        s.head[sp as usize] = (gen, 0);
+        s.open.push(ConeEntry(d2(start, end), 0.0, 0));
+        let mut goal: Option<(f64, u32)> = None;
+        let mut expanded = 0;
+        while let Some(ConeEntry(f, g, i)) = s.open.pop() {
+            if goal.is_some_and(|(gg, _)| gg <= f) {
+                break;
+            }
+            let st = s.states[i as usize];
+            if st.closed || st.g != g {
+                continue;
+            }
+            expanded += 1;
+            s.states[i as usize].closed = true;
+            if st.poly == ep {
+                let gg = if inside(&st, end) {
+                    st.g_anchor + d2(st.anchor, end)
+                } else {
+                    g + d2(st.pos, end)
+                };
+                if goal.map_or(true, |(b, _)| gg < b) {
+                    goal = Some((gg, i));
+                }
+            }
+            let (a0, a1) = (
+                self.first[st.poly as usize],
+                self.first[st.poly as usize + 1],
+            );
+            for &(t, x) in &self.adj[a0 as usize..a1 as usize] {
+                if t == st.from {
+                    continue;
+                }
+                let (q, ng, anchor, g_anchor, cone, has_cone) = match x {
+                    Xing::Edge(l, r) => {
+                        let q = pick(st.anchor, l, r);
+                        let (o, base, keep) = if inside(&st, q) {
+                            (st.anchor, st.g_anchor, st.has_cone)
+                        } else {
+                            (st.pos, g, false)
+                        };
+                        let q = if keep || o == st.anchor {
+                            q
+                        } else {
+                            pick(o, l, r)
+                        };
+                        let (l2, r2) = if cr(o, l, r) >= 0.0 { (l, r) } else { (r, l) };
+                        let cone = if keep {
+                            (
+                                if cr(o, st.cone.0, l2) >= 0.0 {
+                                    l2
+                                } else {
+                                    st.cone.0
+                                },
+                                if cr(o, r2, st.cone.1) >= 0.0 {
+                                    r2
+                                } else {
+                                    st.cone.1
+                                },
+                            )
+                        } else {
+                            (l2, r2)
+                        };
+                        (q, base + d2(o, q), o, base, cone, true)
+                    }
+                    Xing::Link(a, b, len) => {
+                        let ng = g + d2(st.pos, a) + len;
+                        (b, ng, b, ng, (b, b), false)
+                    }
+                };
+                // The state (t, entered from st.poly), through t's list.
+                let mut at = if s.head[t as usize].0 == gen {
+                    s.head[t as usize].1
+                } else {
+                    NONE
+                };
+                while at != NONE && s.states[at as usize].from != st.poly {
+                    at = s.next[at as usize];
+                }
+                let new = CState {
+                    poly: t,
+                    from: st.poly,
+                    pos: q,
+                    g: ng,
+                    anchor,
+                    g_anchor,
+                    cone,
+                    has_cone,
+                    parent: i,
+                    closed: false,
+                };
+                let k = if at == NONE {
+                    let k = s.states.len() as u32;
+                    s.states.push(new);
+                    let h = &mut s.head[t as usize];
+                    s.next.push(if h.0 == gen { h.1 } else { NONE });
+                    *h = (gen, k);
+                    k
+                } else {
+                    let e = &mut s.states[at as usize];
+                    if e.closed || ng.partial_cmp(&e.g) != Some(std::cmp::Ordering::Less) {
+                        continue;
+                    }
+                    *e = new;
+                    at
+                };
+                s.open.push(ConeEntry(ng + d2(q, end) * 0.999999, ng, k));
+            }
+        }
+        let (_, last) = goal?;
+        let mut chain = Vec::new();
+        let mut at = last;
+        while at != NONE {
+            chain.push(self.refs[s.states[at as usize].poly as usize]);
+            at = s.states[at as usize].parent;
+        }
+        path.clear();
+        for &r in chain.iter().rev() {
+            if let Some(k) = path.iter().position(|&q| q == r) {
+                path.truncate(k + 1);
+            } else {
+                path.push(r);
+            }
+        }
+        Some(expanded)
+    }
+}

@@ -50,7 +50,8 @@ use onepath_peers::onepath::{
     world_polygons, OnePathBuild, OnePathEngine,
 };
 use onepath_peers::paths::{
-    length_row, refined_corridor, same_pairs, LengthRow, RefinedVariant, LENGTH_PAIRS,
+    length_row, refined_corridor, same_pairs, LengthRow, RefinedGraph, RefinedSearch,
+    RefinedVariant, LENGTH_PAIRS,
 };
 use onepath_peers::recast::{build_tiled, build_tiled_chunky, ChunkyTriMesh, TRIS_PER_CHUNK};
 use onepath_peers::sampling::{
@@ -1395,12 +1396,47 @@ fn paths_section(rounds: usize) -> Result<(), PeerError> {
                         let _ = detour.path(p.start, p.end);
                     }
                 };
-                let times = interleaved_rounds(rounds, &mut [&mut run_detour, &mut run_refined]);
+                // The `cone` form over flat tables (crossings read once per mesh).
+                let table = RefinedGraph::new(mesh, &filter);
+                let mut v1b = OnePathEngine::new(mesh, ONEPATH_ITERATIONS);
+                let mut search = RefinedSearch::default();
+                let mut corridor = Vec::new();
+                let (mut tl, mut tdl, mut texp, mut tover) = (0.0, 0.0, 0usize, 0usize);
+                for p in &pairs {
+                    let d = detour.path(p.start, p.end)?;
+                    if let Some(e) = table.cone_corridor(&mut search, p, &mut corridor) {
+                        texp += e;
+                        let c = v1b.straight_path_along(p.start_pos(), p.end_pos(), &corridor)?;
+                        let (ld, lr) = (d.length(), onepath_peers::metrics::path_length(&c));
+                        tl += lr;
+                        tdl += ld;
+                        tover += usize::from(ld > 0.0 && (lr - ld) / ld > 0.01);
+                    }
+                }
                 println!(
-                    "  refined {variant:?} path + straight path: {:.2} us per query, Detour {:.2} us, ratio {:.3}",
-                    median(&times[1]).as_secs_f64() * 1e6 / pairs.len() as f64,
-                    median(&times[0]).as_secs_f64() * 1e6 / pairs.len() as f64,
-                    median(&times[1]).as_secs_f64() / median(&times[0]).as_secs_f64()
+                    "  cone over tables: expanded {texp}, length {tl:.3} against Detour {tdl:.3} ({:+.2} %), pairs over +1 %: {tover}",
+                    (tl - tdl) / tdl * 100.0
+                );
+                let mut run_table = || {
+                    for p in &pairs {
+                        if table.cone_corridor(&mut search, p, &mut corridor).is_some() {
+                            let _ = v1b.straight_path_along(p.start_pos(), p.end_pos(), &corridor);
+                        }
+                    }
+                };
+                let times = interleaved_rounds(
+                    rounds,
+                    &mut [&mut run_detour, &mut run_refined, &mut run_table],
+                );
+                let us =
+                    |t: &[std::time::Duration]| median(t).as_secs_f64() * 1e6 / pairs.len() as f64;
+                println!(
+                    "  refined {variant:?} path + straight path: {:.2} us per query (ratio {:.3}); cone over tables {:.2} us (ratio {:.3}); Detour {:.2} us",
+                    us(&times[1]),
+                    us(&times[1]) / us(&times[0]),
+                    us(&times[2]),
+                    us(&times[2]) / us(&times[0]),
+                    us(&times[0]),
                 );
             }
         }
