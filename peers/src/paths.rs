@@ -176,6 +176,34 @@ pub fn length_row(
     Ok(row)
 }
 
+/// The X/Z distance.
+fn xz(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let (dx, dz) = (b[0] - a[0], b[2] - a[2]);
+    (dx * dx + dz * dz).sqrt()
+}
+
+/// The point of crossing `a`–`b` the refined-points experiment moves to from `from`: where
+/// the X/Z line from `from` towards `end` crosses it, else the end of the crossing with the
+/// smaller `|from − e| + |e − end|`.
+fn toward_goal(from: [f64; 3], a: [f64; 3], b: [f64; 3], end: [f64; 3]) -> [f64; 3] {
+    let (rx, rz) = (end[0] - from[0], end[2] - from[2]);
+    let (sx, sz) = (b[0] - a[0], b[2] - a[2]);
+    let den = rx * sz - rz * sx;
+    if den != 0.0 {
+        let (qx, qz) = (a[0] - from[0], a[2] - from[2]);
+        let t = (qx * rz - qz * rx) / den;
+        let u = (qx * sz - qz * sx) / den;
+        if (0.0..=1.0).contains(&t) && u >= 0.0 {
+            return [a[0] + sx * t, a[1] + (b[1] - a[1]) * t, a[2] + sz * t];
+        }
+    }
+    if xz(from, a) + xz(a, end) <= xz(from, b) + xz(b, end) {
+        a
+    } else {
+        b
+    }
+}
+
 /// Which state structure [`refined_corridor`] searches (an experiment, issue 14 item 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefinedVariant {
@@ -254,24 +282,7 @@ pub fn refined_corridor(
         end_pos: end,
     };
     let graph = PathGraph::new(mesh, filter, ends).ok()?;
-    let pick = |from: [f64; 3], a: [f64; 3], b: [f64; 3]| -> [f64; 3] {
-        let (rx, rz) = (end[0] - from[0], end[2] - from[2]);
-        let (sx, sz) = (b[0] - a[0], b[2] - a[2]);
-        let den = rx * sz - rz * sx;
-        if den != 0.0 {
-            let (qx, qz) = (a[0] - from[0], a[2] - from[2]);
-            let t = (qx * rz - qz * rx) / den;
-            let u = (qx * sz - qz * sx) / den;
-            if (0.0..=1.0).contains(&t) && u >= 0.0 {
-                return [a[0] + sx * t, a[1] + (b[1] - a[1]) * t, a[2] + sz * t];
-            }
-        }
-        if d2(from, a) + d2(a, end) <= d2(from, b) + d2(b, end) {
-            a
-        } else {
-            b
-        }
-    };
+    let pick = |from, a, b| toward_goal(from, a, b, end);
     // Whether the X/Z segment u–v crosses the segment a–b (touching counts).
     let crosses = |u: [f64; 3], v: [f64; 3], a: [f64; 3], b: [f64; 3]| -> bool {
         let o = |p: [f64; 3], q: [f64; 3], r: [f64; 3]| {
@@ -583,24 +594,7 @@ impl RefinedGraph {
             (a[0] - o[0]) * (b[2] - o[2]) - (a[2] - o[2]) * (b[0] - o[0])
         };
         let (start, end) = (p.start_pos(), p.end_pos());
-        let pick = |from: [f64; 3], a: [f64; 3], b: [f64; 3]| -> [f64; 3] {
-            let (rx, rz) = (end[0] - from[0], end[2] - from[2]);
-            let (sx, sz) = (b[0] - a[0], b[2] - a[2]);
-            let den = rx * sz - rz * sx;
-            if den != 0.0 {
-                let (qx, qz) = (a[0] - from[0], a[2] - from[2]);
-                let t = (qx * rz - qz * rx) / den;
-                let u = (qx * sz - qz * sx) / den;
-                if (0.0..=1.0).contains(&t) && u >= 0.0 {
-                    return [a[0] + sx * t, a[1] + (b[1] - a[1]) * t, a[2] + sz * t];
-                }
-            }
-            if d2(from, a) + d2(a, end) <= d2(from, b) + d2(b, end) {
-                a
-            } else {
-                b
-            }
-        };
+        let pick = |from, a, b| toward_goal(from, a, b, end);
         let inside = |st: &CState, q: [f64; 3]| {
             !st.has_cone || cr(st.anchor, st.cone.0, q) >= 0.0 && cr(st.anchor, q, st.cone.1) >= 0.0
         };
