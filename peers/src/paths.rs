@@ -229,7 +229,8 @@ pub enum RefinedVariant {
 /// as where the X/Z line towards `end_pos` crosses the crossing, else the crossing's end
 /// with the smaller detour; costs are X/Z distances between these points (uniform area
 /// costs: the report's levels). Not exact for any fixed graph; measured for its lengths and
-/// expansions against Detour's (`recast_report --paths` with `PATHS_REFINED=polygon|directed|anchor`).
+/// expansions against Detour's (`recast_report --paths` with `PATHS_REFINED=...`, one per
+/// [`RefinedVariant`]).
 /// `within`: only these polygons (for instance another engine's corridor, to price it).
 /// Returns the corridor, the states expanded and the search's cost, or `None` when no path
 /// is found.
@@ -273,7 +274,7 @@ pub fn refined_corridor(
                 .then((o.2 .0 .0, o.2 .1 .0).cmp(&(self.2 .0 .0, self.2 .1 .0)))
         }
     }
-    let d2 = |a: [f64; 3], b: [f64; 3]| ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt();
+    let d2 = xz;
     let (start, end) = (p.start_pos(), p.end_pos());
     let ends = PathEnds {
         start_ref: p.start_ref,
@@ -586,10 +587,7 @@ impl RefinedGraph {
         path: &mut Vec<PolyRef>,
     ) -> Option<usize> {
         const NONE: u32 = u32::MAX;
-        let d2 = |a: [f64; 3], b: [f64; 3]| {
-            let (dx, dz) = (b[0] - a[0], b[2] - a[2]);
-            (dx * dx + dz * dz).sqrt()
-        };
+        let d2 = xz;
         let cr = |o: [f64; 3], a: [f64; 3], b: [f64; 3]| {
             (a[0] - o[0]) * (b[2] - o[2]) - (a[2] - o[2]) * (b[0] - o[0])
         };

@@ -1175,6 +1175,18 @@ const SLOPED_SEED: u64 = 0x14_0005;
 /// Tile replacements before the churned measurement.
 const CHURN_STEPS: usize = 100;
 
+/// The X/Z length of a corner list (float64 sums).
+fn xz_length(corners: &[[f32; 3]]) -> f64 {
+    corners
+        .windows(2)
+        .map(|w| {
+            let dx = f64::from(w[1][0]) - f64::from(w[0][0]);
+            let dz = f64::from(w[1][2]) - f64::from(w[0][2]);
+            (dx * dx + dz * dz).sqrt()
+        })
+        .sum()
+}
+
 /// Issue 14 item 2 (`-- --paths [rounds]`, only this part): per level (nav_test tiled and as
 /// one tile, both data-gated; a generated dungeon; a generated sloped terrain; the generated
 /// 32 x 32-tile grid) 64 seeded pairs snapped by Detour whose Detour path completes, the
@@ -1192,18 +1204,6 @@ const CHURN_STEPS: usize = 100;
 /// (`onepath_peers::paths::refined_corridor`), `PATHS_REFINED_SHOW=x` prints its pairs more
 /// than the fraction `x` longer than Detour's, with both corridors' cost in that search;
 /// `PATHS_PAIRS_SEED=<hex>` draws other pairs than the length table's.
-/// The X/Z length of a corner list (float64 sums).
-fn xz_length(corners: &[[f32; 3]]) -> f64 {
-    corners
-        .windows(2)
-        .map(|w| {
-            let dx = f64::from(w[1][0]) - f64::from(w[0][0]);
-            let dz = f64::from(w[1][2]) - f64::from(w[0][2]);
-            (dx * dx + dz * dz).sqrt()
-        })
-        .sum()
-}
-
 fn paths_section(rounds: usize) -> Result<(), PeerError> {
     let only = std::env::var("PATHS_LEVEL").ok();
     let wanted = |name: &str| only.as_deref().map_or(true, |o| o == name);
