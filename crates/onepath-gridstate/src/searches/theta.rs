@@ -201,8 +201,13 @@ impl SlicedSearch<Grid> for ThetaStar {
             self.iterations = self.iterations.saturating_add(1);
             let u = top.node;
             self.buffers.close(u);
+            // The cell's `g` from the buffers, not the entry's: a cell improved to a `g`
+            // whose `f` rounds to the same value keeps its open entry (the open list only
+            // moves an entry forward, and on equal `f` the larger `g` comes first), while
+            // the buffers hold the improved `g` and parent.
+            let gu = self.buffers.g(u);
             if u == self.goal {
-                self.path_cost = top.g;
+                self.path_cost = gu;
                 self.status = SearchStatus::Found;
                 break;
             }
@@ -235,7 +240,7 @@ impl SlicedSearch<Grid> for ThetaStar {
                 };
                 let (via, g) = match pu {
                     Some(p) if sees(p, &mut self.los) => (p, self.buffers.g(p) + dist(w, p, s)),
-                    _ => (u, top.g + dist(w, u, s)),
+                    _ => (u, gu + dist(w, u, s)),
                 };
                 if g < self.buffers.g(s) {
                     self.buffers.visit(s, g, via);
